@@ -1,0 +1,46 @@
+# StoryScope — the two commands of the README: `make run` and `make test`.
+# Both create .venv when missing, install the project, and are fast when already installed.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+STORE  ?= $(or $(STORYSCOPE_STORE),data/storyscope.duckdb)
+SHARED_DATA ?= ../shared/data
+PORT   ?= 8501
+
+.PHONY: run test install browser demo bench clean
+
+install: $(STAMP)
+
+# torch must come first as the CPU build from the local wheel (DESIGN.md); otherwise
+# sentence-transformers would pull a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "torch==2.13.0"
+	$(PY) -m pip install -q -e ".[test]"
+	@touch $(STAMP)
+
+# Debian's chromium for the Playwright browser tests (never a downloaded browser build).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "chromium could not be installed: browser tests will be skipped"; \
+	  else echo "not root: install Debian's chromium to run the browser tests"; fi; }
+
+demo: $(STAMP)
+	@test -f $(STORE) || $(VENV)/bin/storyscope demo --store $(STORE) \
+	  $$(test -d $(SHARED_DATA) && echo --data-dir $(SHARED_DATA))
+
+run: demo
+	STORYSCOPE_STORE=$(STORE) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+test: $(STAMP) browser
+	$(PY) -m pytest -q -n 2 --dist loadfile
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_store.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,146 @@
+"""Row counts for `storyscope stats` and the Overview page."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from data_access.store import Store
+
+# The tables whose sizes tell what a store holds, in the order they are shown.
+COUNTED_TABLES = [
+    "datasets", "films", "scenes", "script_lines", "characters", "subtitles", "scene_events",
+    "presence", "beliefs", "meta_beliefs", "context_sets", "questions", "rubric_claims",
+    "question_evidence", "settings", "answers", "judges", "claim_verdicts", "reported_results",
+    "mcq_questions", "mcq_predictions", "mcq_difficulty", "plottree_nodes", "embeddings",
+    "llm_cache", "llm_calls", "runs", "jobs",
+]
+
+
+def table_counts(store: Store) -> dict[str, int]:
+    """Rows per table, in one round trip."""
+    union = " UNION ALL ".join(
+        f"SELECT '{name}' AS name, count(*) AS n FROM {name}" for name in COUNTED_TABLES
+    )
+    rows = store.rows(union)
+    return {name: int(n) for name, n in rows}
+
+
+def _grouped(store: Store, sql: str) -> dict[str, int]:
+    return {str(key): int(n) for key, n in store.rows(sql)}
+
+
+def store_stats(store: Store) -> dict:
+    """Everything `storyscope stats --json` prints: table counts and per-source/kind counts."""
+    return {
+        "store": str(store.path),
+        "tables": table_counts(store),
+        "mcq_by_source": _grouped(
+            store, "SELECT source, count(*) FROM mcq_questions GROUP BY source ORDER BY source"
+        ),
+        "mcq_by_set": _grouped(
+            store, "SELECT set_name, count(*) FROM mcq_questions GROUP BY set_name ORDER BY 1"
+        ),
+        "films_by_kind": _grouped(store, "SELECT kind, count(*) FROM films GROUP BY kind ORDER BY 1"),
+        "films_by_dataset": _grouped(
+            store, "SELECT dataset_id, count(*) FROM films GROUP BY dataset_id ORDER BY 1"
+        ),
+        "questions_by_type": _grouped(
+            store, "SELECT qtype, count(*) FROM questions GROUP BY qtype ORDER BY 1"
+        ),
+        "questions_by_status": _grouped(
+            store, "SELECT status, count(*) FROM questions GROUP BY status ORDER BY 1"
+        ),
+        "questions_by_source": _grouped(
+            store, "SELECT source, count(*) FROM questions GROUP BY source ORDER BY 1"
+        ),
+        "runs_by_step": _grouped(store, "SELECT step, count(*) FROM runs GROUP BY step ORDER BY 1"),
+    }
+
+
+def datasets_overview(store: Store) -> pd.DataFrame:
+    """One row per dataset with what it holds (films, questions, MCQs)."""
+    return store.df(
+        """
+        SELECT d.dataset_id, d.name, d.kind, d.licence, d.reported_by_paper,
+               (SELECT count(*) FROM films f WHERE f.dataset_id = d.dataset_id) AS films,
+               (SELECT count(*) FROM questions q JOIN films f USING (film_id)
+                 WHERE f.dataset_id = d.dataset_id) AS questions,
+               (SELECT count(*) FROM mcq_questions m WHERE m.dataset_id = d.dataset_id) AS mcqs
+        FROM datasets d ORDER BY d.dataset_id
+        """
+    )
+
+
+def store_version(store: Store) -> str:
+    """A cheap token that changes whenever a run starts or ends: pages key their caches on it,
+    so a run written by another process shows without restarting the app."""
+    row = store.rows(
+        "SELECT count(*), max(started_at), max(finished_at), count(*) FILTER (status = 'running')"
+        " FROM runs"
+    )[0]
+    return "|".join(str(part) for part in row)
+
+
+def recent_runs(store: Store, limit: int = 20) -> pd.DataFrame:
+    """The newest runs with their step, backend, status and size."""
+    return store.df(
+        "SELECT run_id, step, backend, model, status, started_at, finished_at, n_items,"
+        " n_failed, reported_by_paper FROM runs ORDER BY started_at DESC LIMIT ?",
+        [limit],
+    )
+
+
+def overview_counts(store: Store) -> dict[str, int]:
+    """The headline numbers of the Overview page."""
+    row = store.rows(
+        """
+        SELECT (SELECT count(*) FROM films),
+               (SELECT count(*) FROM questions),
+               (SELECT count(*) FROM settings),
+               (SELECT count(*) FROM judges),
+               (SELECT count(*) FROM runs),
+               (SELECT count(DISTINCT set_name || ':' || source) FROM mcq_questions),
+               (SELECT count(*) FROM mcq_questions)
+        """
+    )[0]
+    keys = ["films", "questions", "settings", "judges", "runs", "mcq_sets", "mcq_questions"]
+    return dict(zip(keys, (int(v) for v in row)))
+
+
+def questions_by_type_status(store: Store) -> pd.DataFrame:
+    """Question counts by type and status (Overview bar chart)."""
+    return store.df(
+        "SELECT qtype, status, count(*) AS n FROM questions GROUP BY qtype, status ORDER BY qtype"
+    )
+
+
+def settings_table(store: Store) -> pd.DataFrame:
+    """Every answer setting with how many answers it has."""
+    return store.df(
+        """
+        SELECT s.setting_id, s.label, s.source, s.answerer, s.captioner, s.tier,
+               count(a.answer_id) AS answers
+        FROM settings s LEFT JOIN answers a USING (setting_id)
+        GROUP BY ALL ORDER BY s.label
+        """
+    )
+
+
+def judges_table(store: Store) -> pd.DataFrame:
+    """Every judge with how many verdicts it gave."""
+    return store.df(
+        """
+        SELECT j.judge_id, j.kind, j.backend, j.model, j.prompt_version,
+               count(v.claim_id) AS verdicts
+        FROM judges j LEFT JOIN claim_verdicts v USING (judge_id)
+        GROUP BY ALL ORDER BY j.judge_id
+        """
+    )
+
+
+def mcq_sets(store: Store) -> pd.DataFrame:
+    """MCQ sets per source with their sizes."""
+    return store.df(
+        "SELECT set_name, source, count(*) AS questions, count(DISTINCT vid) AS videos"
+        " FROM mcq_questions GROUP BY set_name, source ORDER BY set_name, source"
+    )

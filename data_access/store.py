@@ -1,0 +1,172 @@
+"""The store: one DuckDB file shared by the app, the CLI and background jobs.
+
+DuckDB lets one process hold a database file at a time. A researcher keeps the app open while
+a CLI import or judge run writes to the same file, so no process keeps the file open while it
+is idle: every unit of work opens the file, runs, and releases it (`Store.session`). Inside one
+process all threads share the single open connection (a cursor per thread, DESIGN.md), and the
+file is released when the last session ends. When another process holds the file, opening is
+retried with backoff until `lock_timeout` passes; only then is `StoreBusy` raised, naming the
+holder. Writers keep their transactions short (jobs commit per batch), so readers wait
+milliseconds, not minutes; a long import holds the file for its own duration only.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+DEFAULT_STORE = Path("data") / "storyscope.duckdb"
+_LOCK_MARKERS = ("could not set lock", "conflicting lock", "resource temporarily unavailable")
+
+
+class StoreBusy(RuntimeError):
+    """Another process held the store for longer than the lock timeout."""
+
+
+def default_store_path() -> Path:
+    """The store path from `STORYSCOPE_STORE`, else `data/storyscope.duckdb`."""
+    return Path(os.environ.get("STORYSCOPE_STORE") or DEFAULT_STORE)
+
+
+@dataclass
+class _OpenFile:
+    """The one connection this process holds on a store file, with its user count."""
+
+    connection: duckdb.DuckDBPyConnection
+    users: int = 0
+
+
+_open_files: dict[Path, _OpenFile] = {}
+_open_files_lock = threading.Lock()
+_migrated: set[Path] = set()
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return any(marker in text for marker in _LOCK_MARKERS)
+
+
+def _holder_hint(exc: Exception) -> str:
+    match = re.search(r"PID (\d+)", str(exc))
+    return f" (held by process {match.group(1)})" if match else ""
+
+
+@dataclass
+class Store:
+    """One DuckDB store file; every SQL statement of the project runs through it.
+
+    Args:
+        path: the database file; created with its schema on first use.
+        lock_timeout: seconds to keep retrying while another process holds the file.
+    """
+
+    path: Path = field(default_factory=default_store_path)
+    lock_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        self.path = Path(self.path).resolve()
+
+    # -- connection life -------------------------------------------------------------
+    def _open_connection(self) -> duckdb.DuckDBPyConnection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.path))
+            except duckdb.IOException as exc:
+                if not _is_lock_error(exc) or time.monotonic() >= deadline:
+                    if _is_lock_error(exc):
+                        raise StoreBusy(
+                            f"store {self.path} is busy{_holder_hint(exc)}; gave up after "
+                            f"{self.lock_timeout:.0f}s"
+                        ) from exc
+                    raise
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 1.6, 0.5)
+
+    def _acquire(self) -> duckdb.DuckDBPyConnection:
+        with _open_files_lock:
+            entry = _open_files.get(self.path)
+            if entry is None:
+                entry = _OpenFile(self._open_connection())
+                _open_files[self.path] = entry
+            entry.users += 1
+            return entry.connection
+
+    def _release(self) -> None:
+        with _open_files_lock:
+            entry = _open_files.get(self.path)
+            if entry is None:
+                return
+            entry.users -= 1
+            if entry.users <= 0:
+                entry.connection.close()
+                del _open_files[self.path]
+
+    @contextmanager
+    def session(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor on the store for one unit of work; the file is released afterwards."""
+        connection = self._acquire()
+        try:
+            self._ensure_schema(connection)
+            cursor = connection.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+        finally:
+            self._release()
+
+    @contextmanager
+    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor inside one transaction: committed on success, rolled back on any error."""
+        with self.session() as cursor:
+            cursor.execute("BEGIN TRANSACTION")
+            try:
+                yield cursor
+            except BaseException:
+                cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
+
+    def _ensure_schema(self, connection: duckdb.DuckDBPyConnection) -> None:
+        if self.path in _migrated:
+            return
+        from data_access.migrations import apply_migrations
+
+        with _open_files_lock:
+            if self.path not in _migrated:
+                apply_migrations(connection)
+                _migrated.add(self.path)
+
+    # -- small helpers used by the query modules ---------------------------------------
+    def df(self, sql: str, params: list | tuple | dict | None = None) -> pd.DataFrame:
+        """Run one bound query and return its rows as a DataFrame."""
+        with self.session() as cursor:
+            return cursor.execute(sql, params or []).df()
+
+    def rows(self, sql: str, params: list | tuple | dict | None = None) -> list[tuple]:
+        """Run one bound query and return its rows as tuples."""
+        with self.session() as cursor:
+            return cursor.execute(sql, params or []).fetchall()
+
+    def scalar(self, sql: str, params: list | tuple | dict | None = None):
+        """Run one bound query and return the first column of its first row (or None)."""
+        found = self.rows(sql, params)
+        return found[0][0] if found else None
+
+
+def forget_schema_cache() -> None:
+    """Make the next session re-check migrations (tests that delete store files use it)."""
+    _migrated.clear()

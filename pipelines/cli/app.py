@@ -1,0 +1,42 @@
+"""The `storyscope` typer application and its command groups.
+
+Commands live in `pipelines/cli/cmd_*.py` modules, each decorating functions on the apps below;
+`pipelines.cli.main` imports them all. Every option is also settable by an env var
+(`STORYSCOPE_<OPTION>`), as inspect_ai does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="storyscope",
+    help="StoryScope: build, grade and explore long-form movie/TV QA benchmarks.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+import_app = typer.Typer(help="Import datasets into the store.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+StoreOption = Annotated[
+    Path | None,
+    typer.Option("--store", envvar="STORYSCOPE_STORE", help="DuckDB store file.", show_default=False),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def open_store(path: Path | None):
+    """The store named by --store / STORYSCOPE_STORE, else the default file."""
+    from data_access.store import Store, default_store_path
+
+    return Store(path or default_store_path())
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error for the user (never a traceback) and return the exit to raise."""
+    typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
+    return typer.Exit(code)
