@@ -9,6 +9,8 @@ import pytest
 
 from data_access.store import Store
 
+pytest_plugins = ["tests.support.fake_llm"]
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("STORYSCOPE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 

@@ -1,0 +1,267 @@
+"""The gateway: every model call of StoryScope goes through `Gateway.run` (DESIGN.md, "LLM calls").
+
+A batch of `LLMRequest`s is answered from the store's cache where possible; the rest are sent
+to the OpenAI-compatible endpoint with at most `config.concurrency` in flight. 429 (honouring
+Retry-After), 5xx, timeouts and dropped connections are retried with exponential backoff;
+malformed or truncated replies are retried `parse_retries` times and then returned as failed
+items carrying the raw text. Results are written to the store in batches: validated replies
+to `llm_cache`, one `llm_calls` row per item, token and cost totals on the run, and, through
+`on_batch`, the caller's own rows in the same transaction (so a killed job loses at most one
+batch and never half of one). Once the run's budget is spent no new request is sent and the
+remaining items come back `skipped`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import duckdb
+import openai
+
+from data_access import llm_log
+from data_access.store import Store
+from pipelines.llm.config import LLMConfig
+from pipelines.llm.redact import redact
+from pipelines.llm.requests import (LLMRequest, LLMResult, Usage, cache_key, parse_reply,
+                                    response_format)
+
+BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
+_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
+              openai.InternalServerError)
+
+
+class _Malformed(Exception):
+    """A reply arrived but is not usable (bad JSON, failed validation, cut short)."""
+
+    def __init__(self, message: str, raw: str | None) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _is_transient(exc: Exception) -> bool:
+    if isinstance(exc, _TRANSIENT):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+
+
+class Gateway:
+    """Sends request batches for one run and records everything under `run_id`.
+
+    Args:
+        store: where the cache, call log and run usage live.
+        config: endpoint, model, limits, prices (see `LLMConfig`).
+        run_id: the run the calls belong to (made with `data_access.runs.start_run`).
+        use_cache: replay cached replies (False forces fresh calls; they are still cached).
+        batch_size: results written per transaction.
+    """
+
+    def __init__(self, store: Store, config: LLMConfig, run_id: str, use_cache: bool = True,
+                 batch_size: int = 64) -> None:
+        self.store = store
+        self.config = config
+        self.run_id = run_id
+        self.use_cache = use_cache
+        self.batch_size = batch_size
+        self.spent = Usage()
+        self.stop_reason: str | None = None
+        self._stop = threading.Event()
+        self._by_key: dict[str, LLMRequest] = {}
+
+    # -- public API ----------------------------------------------------------------------
+    def run(self, requests: Iterable[LLMRequest], on_batch: BatchCallback | None = None
+            ) -> list[LLMResult]:
+        """Answer every request (blocking); results come back in request order."""
+        requests = list(requests)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.arun(requests, on_batch))
+        # Called from inside an event loop (e.g. a notebook): run on a helper thread.
+        box: list = []
+        worker = threading.Thread(target=lambda: box.append(asyncio.run(
+            self.arun(requests, on_batch))))
+        worker.start()
+        worker.join()
+        return box[0]
+
+    def stop(self, reason: str = "stopped") -> None:
+        """Ask a running batch to send nothing more (in-flight calls finish and are kept)."""
+        self.stop_reason = reason
+        self._stop.set()
+
+    def key_of(self, request: LLMRequest) -> str:
+        """The cache key of a request under this gateway's model and output mode."""
+        return cache_key(self.config.model, request.messages, self._key_params(request))
+
+    async def arun(self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
+                   ) -> list[LLMResult]:
+        """The async form of `run`."""
+        keys = [self.key_of(r) for r in requests]
+        self._by_key = dict(zip(keys, requests))
+        results: list[LLMResult | None] = [None] * len(requests)
+        pending: list[LLMResult] = []
+        fresh: list[int] = []
+        cached = llm_log.lookup_cache(self.store, keys) if self.use_cache else {}
+        for index, (request, key) in enumerate(zip(requests, keys)):
+            hit = self._replay(request, key, cached.get(key))
+            if hit is None:
+                fresh.append(index)
+            else:
+                results[index] = hit
+                pending.append(hit)
+                if len(pending) >= self.batch_size:
+                    self._flush(requests, pending, on_batch)
+        if fresh:
+            await self._send_all(requests, keys, fresh, results, pending, on_batch)
+        self._flush(requests, pending, on_batch)
+        return results  # type: ignore[return-value]
+
+    # -- internals -------------------------------------------------------------------------
+    def _key_params(self, request: LLMRequest) -> dict:
+        params = dict(request.params)
+        fmt = response_format(request, self.config.structured)
+        if fmt is not None:
+            params["response_format"] = fmt
+        return params
+
+    def _replay(self, request: LLMRequest, key: str, response: dict | None) -> LLMResult | None:
+        if response is None:
+            return None
+        try:
+            parsed = parse_reply(request, response["content"])
+        except ValueError:
+            return None  # the step's schema changed since: ask again
+        return LLMResult(request.item_id, "ok", parsed, response["content"], cached=True,
+                         cache_key=key)
+
+    async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
+        gate = asyncio.Semaphore(max(1, self.config.concurrency))
+        async with self._client() as client:
+            async def one(index: int) -> None:
+                async with gate:
+                    result = await self._call(client, requests[index], keys[index])
+                results[index] = result
+                pending.append(result)
+                if len(pending) >= self.batch_size:
+                    self._flush(requests, pending, on_batch)
+
+            await asyncio.gather(*(one(i) for i in fresh))
+
+    def _client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=self.config.api_key or "not-needed", base_url=self.config.base_url,
+            timeout=self.config.timeout_s, max_retries=0)
+
+    def _budget_left(self) -> bool:
+        cfg = self.config
+        if cfg.budget_usd is not None and self.spent.cost_usd >= cfg.budget_usd:
+            self.stop("budget")
+        if cfg.budget_tokens is not None and self.spent.tokens >= cfg.budget_tokens:
+            self.stop("budget")
+        return not self._stop.is_set()
+
+    async def _call(self, client, request: LLMRequest, key: str) -> LLMResult:
+        result = LLMResult(request.item_id, "failed", cache_key=key)
+        if not self._budget_left():
+            result.status, result.error = "skipped", f"not sent: {self.stop_reason}"
+            return result
+        started = time.perf_counter()
+        transient_left, malformed_left = self.config.max_retries, self.config.parse_retries
+        while True:
+            result.attempts += 1
+            try:
+                await self._attempt(client, request, result)
+                break
+            except _Malformed as exc:
+                result.raw, result.error = redact(exc.raw, self.config.api_key), str(exc)
+                if malformed_left <= 0:
+                    break
+                malformed_left -= 1
+            except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded item
+                result.error = redact(f"{type(exc).__name__}: {exc}", self.config.api_key)
+                if not _is_transient(exc) or transient_left <= 0:
+                    break
+                transient_left -= 1
+                await asyncio.sleep(self._backoff(result.attempts, _retry_after(exc)))
+        result.latency_ms = (time.perf_counter() - started) * 1000
+        if result.ok:
+            result.error = None
+        return result
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.config.backoff_max_s)
+        base = self.config.backoff_base_s * 2 ** (attempt - 1)
+        return min(base, self.config.backoff_max_s) * (0.5 + random.random() / 2)
+
+    async def _attempt(self, client, request: LLMRequest, result: LLMResult) -> None:
+        kwargs = dict(request.params)
+        fmt = response_format(request, self.config.structured)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        raw = await client.chat.completions.with_raw_response.create(
+            model=self.config.model, messages=request.messages, **kwargs)
+        try:
+            completion = raw.parse()
+            choice = completion.choices[0]
+            content = choice.message.content or ""
+        except Exception as exc:  # noqa: BLE001 - a body that is not a completion
+            raise _Malformed(f"malformed response body: {type(exc).__name__}",
+                             raw.http_response.text) from None
+        self._count(result, completion.usage)
+        if choice.finish_reason == "length":
+            raise _Malformed("truncated reply (finish_reason=length)", content)
+        try:
+            result.parsed = parse_reply(request, content)
+        except ValueError as exc:
+            raise _Malformed(str(exc), content) from None
+        result.status, result.raw = "ok", redact(content, self.config.api_key)
+
+    def _count(self, result: LLMResult, usage) -> None:
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        call = Usage(prompt, completion, self.config.cost(prompt, completion))
+        result.usage.add(call)
+        self.spent.add(call)
+
+    def _flush(self, requests, pending: list[LLMResult], on_batch) -> None:
+        if not pending:
+            return
+        batch = list(pending)
+        pending.clear()
+        entries = [self._cache_entry(r) for r in batch if r.ok and not r.cached]
+        calls = [self._call_row(r) for r in batch if r.status != "skipped"]
+        with self.store.transaction() as cursor:
+            llm_log.record_batch(cursor, self.run_id, entries, calls)
+            if on_batch is not None:
+                on_batch(cursor, batch)
+
+    def _cache_entry(self, result: LLMResult) -> llm_log.CacheEntry:
+        request = self._by_key[result.cache_key]
+        params = self._key_params(request)
+        return llm_log.CacheEntry(
+            result.cache_key, self.config.model,
+            {"model": self.config.model, "messages": request.messages, "params": params},
+            {"content": result.raw}, result.usage.prompt_tokens, result.usage.completion_tokens)
+
+    def _call_row(self, result: LLMResult) -> dict:
+        return {"run_id": self.run_id, "item_id": result.item_id, "cache_key": result.cache_key,
+                "cached": result.cached, "status": result.status,
+                "prompt_tokens": result.usage.prompt_tokens,
+                "completion_tokens": result.usage.completion_tokens,
+                "cost_usd": result.usage.cost_usd, "latency_ms": result.latency_ms,
+                "attempts": result.attempts, "error": result.error,
+                "raw_reply": None if result.ok else result.raw}

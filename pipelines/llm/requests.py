@@ -1,0 +1,126 @@
+"""What the gateway takes and gives back: requests, results, cache keys, reply parsing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+Parser = Callable[[str], Any]
+
+
+@dataclass
+class LLMRequest:
+    """One item to send.
+
+    Attributes:
+        item_id: the caller's id for the item (answer id, scene id, ...); logged per call.
+        messages: OpenAI chat messages.
+        schema: pydantic model the reply must validate against (and, with
+            `structured="json_schema"`, the schema sent to the endpoint).
+        parse: alternative to `schema`: a function from reply text to a value that raises
+            ValueError on a malformed reply.
+        params: sampling parameters (temperature, max_tokens, seed, ...); part of the cache key.
+    """
+
+    item_id: str
+    messages: list[dict]
+    schema: type[BaseModel] | None = None
+    parse: Parser | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Usage:
+    """Tokens and cost of one call or a whole run."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class LLMResult:
+    """The outcome of one request.
+
+    Attributes:
+        status: `ok`, `failed` (after retries; `raw` holds the last reply text) or `skipped`
+            (not sent: the run's budget was spent or the run was stopped).
+        parsed: the validated value (pydantic instance or the parse function's result).
+        raw: the reply text as received (keys redacted).
+        cached: True when replayed from the store's cache.
+    """
+
+    item_id: str
+    status: str
+    parsed: Any = None
+    raw: str | None = None
+    error: str | None = None
+    cached: bool = False
+    usage: Usage = field(default_factory=Usage)
+    attempts: int = 0
+    latency_ms: float = 0.0
+    cache_key: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def cache_key(model: str, messages: list[dict], params: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of (model, messages, params)."""
+    canonical = json.dumps({"model": model, "messages": messages, "params": params},
+                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def strip_fences(text: str) -> str:
+    """The text inside a ```json fence, if the model wrapped its JSON in one."""
+    match = _FENCE.match(text)
+    return match.group(1) if match else text
+
+
+def parse_reply(request: LLMRequest, text: str) -> Any:
+    """Validate reply text against the request's schema or parse function.
+
+    Raises:
+        ValueError: the reply is not what the step expects (message says why, briefly).
+    """
+    if request.schema is not None:
+        try:
+            return request.schema.model_validate_json(strip_fences(text))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
+            raise ValueError(f"malformed reply: {where}: {first.get('msg')}") from None
+    if request.parse is not None:
+        return request.parse(text)
+    return text
+
+
+def response_format(request: LLMRequest, mode: str) -> dict | None:
+    """The `response_format` request field for a structured-output mode."""
+    if request.schema is None or mode == "none":
+        return None
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return {"type": "json_schema",
+            "json_schema": {"name": request.schema.__name__,
+                            "schema": request.schema.model_json_schema()}}
