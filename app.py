@@ -7,8 +7,11 @@ from pages.common import store_sidebar
 st.set_page_config(page_title="StoryScope", layout="wide")
 store_sidebar()
 
+# url_path names are part of shared links (?film=...), so keep them stable.
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("pages/film.py", title="Film", icon=":material/movie:", url_path="film"),
+    st.Page("pages/beliefs.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
 ]
 
 st.navigation(PAGES).run()

@@ -1,0 +1,70 @@
+"""Belief timelines: per-character lanes in the style of the LF-VideoQA paper's Figures 1–4."""
+
+import streamlit as st
+
+from data_access import views_beliefs, views_film
+from pages.common import query
+from pages.filters import url_multiselect, url_selectbox
+from viz.beliefs import belief_lanes_figure, describe_belief
+
+st.title("Belief timelines")
+st.caption("Each box runs from when a belief forms to when it is revised. Dashed red: false belief; "
+           "grey: a claim the character rejects; arrows: revisions; ● witnessed ■ told ▲ inferred; "
+           "★ meta-beliefs (what X thinks Y believes).")
+
+films = query(views_film.film_choices)
+if films.empty:
+    st.info("No films in this store. Build the demo store with `storyscope demo`.")
+    st.stop()
+titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
+film_id = url_selectbox("Film or story", list(films["film_id"]), key="film", format_func=titles.get)
+
+holders = query(views_beliefs.belief_holders, film_id)
+if holders.empty:
+    st.info("No belief records for this film yet (run belief tracking).")
+    st.stop()
+chosen = url_multiselect("Characters (pick two to compare a knowledge split)", list(holders["holder"]),
+                         key="who", default=list(holders["holder"][:2]), max_selections=4)
+if not chosen:
+    st.caption("Pick at least one character.")
+    st.stop()
+
+lanes = query(views_beliefs.belief_lanes, film_id, tuple(chosen))
+meta = query(views_beliefs.meta_belief_lane, film_id, tuple(chosen))
+
+
+def _describe(label: str) -> str:
+    row = lanes.iloc[labels.index(label)]
+    return f"{label} — {row['content']}"
+
+
+labels = [f"{h} · {b}" for h, b in zip(lanes["holder"], lanes["belief_id"])]
+picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
+
+st.plotly_chart(belief_lanes_figure(lanes, meta, picked), key="belief_lanes")
+
+summary = st.columns(4)
+summary[0].metric("Beliefs", len(lanes))
+summary[1].metric("False", int(lanes["is_false"].sum()))
+summary[2].metric("Revisions", int(lanes["revises"].notna().sum()))
+summary[3].metric("Meta-beliefs", len(meta))
+
+if picked:
+    holder, belief_id = picked.split(" · ", 1)
+    row = lanes.iloc[labels.index(picked)]
+    st.subheader(f"{holder}: {belief_id}")
+    st.markdown(describe_belief(row))
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Basis events**")
+        st.dataframe(query(views_beliefs.belief_basis, film_id, holder, belief_id), hide_index=True,
+                     width="stretch")
+    with right:
+        st.markdown("**Questions citing these scenes**")
+        st.dataframe(query(views_beliefs.questions_citing_belief, film_id, holder, belief_id),
+                     hide_index=True, width="stretch")
+
+if not meta.empty:
+    st.subheader("Meta-beliefs")
+    st.dataframe(meta[["holder", "meta_id", "about", "scene_index", "claim", "type", "change", "source",
+                       "order_depth"]], hide_index=True, width="stretch")

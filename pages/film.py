@@ -1,0 +1,60 @@
+"""Film: scene timeline (matched vs interpolated times), presence grid, scene reader, frames."""
+
+import streamlit as st
+
+from data_access import views_film
+from pages.common import query
+from pages.filters import minutes, url_selectbox
+from pages.frames import scene_frames
+from viz.film import presence_grid_figure, scene_timeline_figure
+
+st.title("Film")
+films = query(views_film.film_choices)
+if films.empty:
+    st.info("No films in this store. Build the demo store with `storyscope demo` or import a dataset.")
+    st.stop()
+
+titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
+film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get)
+header = query(views_film.film_header, film_id)
+cols = st.columns(4)
+cols[0].metric("Runtime", minutes(header["runtime_s"]))
+cols[1].metric("Scenes", int(header["scenes"]))
+cols[2].metric("Characters", int(header["characters"]))
+cols[3].metric("Questions", int(header["questions"]))
+
+scenes = query(views_film.scene_timeline, film_id)
+if scenes.empty:
+    st.info("This film has no scenes yet (run preprocessing).")
+    st.stop()
+
+scene = int(url_selectbox(
+    "Scene", [str(i) for i in scenes["scene_index"]], key="scene",
+    format_func=lambda i: f"S{i} · {scenes.set_index('scene_index').loc[int(i), 'heading'] or ''}"))
+st.subheader("Scene timeline")
+counts = scenes["time_source"].value_counts()
+st.caption(" · ".join(f"{n} {source}" for source, n in counts.items()) + " scene times")
+st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
+
+st.subheader("Who is where")
+presence = query(views_film.presence_grid, film_id)
+if presence.empty:
+    st.caption("No presence records for this film.")
+else:
+    st.plotly_chart(presence_grid_figure(presence), key="presence_grid")
+
+st.subheader("Scene reader")
+row = scenes.set_index("scene_index").loc[scene]
+st.markdown(f"**S{scene} · {row['heading'] or ''}** — {minutes(row['start_s'])}–{minutes(row['end_s'])}"
+            f" ({row['time_source']})")
+if row["summary"]:
+    st.caption(row["summary"])
+lines_tab, events_tab, subs_tab, frames_tab = st.tabs(["Lines", "Events", "Subtitles", "Frames"])
+with lines_tab:
+    st.dataframe(query(views_film.scene_lines, film_id, scene), hide_index=True, width="stretch")
+with events_tab:
+    st.dataframe(query(views_film.scene_events, film_id, scene), hide_index=True, width="stretch")
+with subs_tab:
+    st.dataframe(query(views_film.scene_subtitles, film_id, scene), hide_index=True, width="stretch")
+with frames_tab:
+    scene_frames(header.get("video_path"), row["start_s"], row["end_s"])

@@ -1,0 +1,87 @@
+"""Filters bound to the URL: each widget starts from `st.query_params` and writes its value back,
+so the address bar always holds the current view and a shared URL reopens it (issue 8,
+"Shareable, stable views"). Widgets are keyed by their query-parameter name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+
+def _initial(key: str, options: Sequence[str], default: str | None) -> str | None:
+    wanted = st.query_params.get(key)
+    if wanted in options:
+        return wanted
+    if default in options:
+        return default
+    return options[0] if options else None
+
+
+def url_selectbox(label: str, options: Sequence[str], key: str, default: str | None = None,
+                  format_func: Callable[[Any], str] = str, container=st, **kwargs) -> str | None:
+    """A selectbox whose value lives in the URL as `?key=value`.
+
+    Args:
+        label: widget label.
+        options: string options (query parameters are strings).
+        key: widget key and query-parameter name.
+        default: used when the URL has no (valid) value.
+        format_func: how an option is shown.
+        container: where to draw it (st, st.sidebar, a column).
+    """
+    options = [str(o) for o in options]
+    if not options:
+        st.query_params.pop(key, None)
+        return None
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = _initial(key, options, default)
+    value = container.selectbox(label, options, key=key, format_func=format_func, **kwargs)
+    st.query_params[key] = value
+    return value
+
+
+def url_multiselect(label: str, options: Sequence[str], key: str, default: Sequence[str] = (),
+                    container=st, **kwargs) -> list[str]:
+    """A multiselect whose values live in the URL as repeated `?key=a&key=b`."""
+    options = [str(o) for o in options]
+    if key not in st.session_state or not set(st.session_state[key]) <= set(options):
+        wanted = [v for v in st.query_params.get_all(key) if v in options]
+        st.session_state[key] = wanted if key in st.query_params else [d for d in default if d in options]
+    values = container.multiselect(label, options, key=key, **kwargs)
+    st.query_params[key] = values
+    return list(values)
+
+
+def url_radio(label: str, options: Sequence[str], key: str, default: str | None = None,
+              container=st, **kwargs) -> str | None:
+    """A horizontal radio whose value lives in the URL (used for view switches)."""
+    options = [str(o) for o in options]
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = _initial(key, options, default)
+    value = container.radio(label, options, key=key, horizontal=True, **kwargs)
+    st.query_params[key] = value
+    return value
+
+
+def url_text(label: str, key: str, default: str = "", container=st, **kwargs) -> str:
+    """A text input whose value lives in the URL (empty values are dropped from it)."""
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params.get(key, default)
+    value = container.text_input(label, key=key, **kwargs)
+    if value:
+        st.query_params[key] = value
+    else:
+        st.query_params.pop(key, None)
+    return value
+
+
+def minutes(seconds: float | None) -> str:
+    """h:mm:ss (or m:ss) as the paper prints film times (Tables 9–11)."""
+    if seconds is None or seconds != seconds:
+        return "—"
+    total = int(round(seconds))
+    hours, rest = divmod(total, 3600)
+    mins, secs = divmod(rest, 60)
+    return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"

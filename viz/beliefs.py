@@ -1,0 +1,165 @@
+"""Belief lanes in the style of the LF-VideoQA paper's Figures 1–4 (App. E).
+
+Layout, as in the paper: one lane per character, each belief a box from the moment it forms to
+the moment it is revised; a dashed box is a false belief, an arrow a revision, a grey box a
+claim the character rejects. How a belief formed (told / witnessed / inferred) is a marker at
+its left edge. Meta-beliefs (what X thinks Y believes) get their own lane per holder, drawn as
+points at the scene where they form.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+KIND_MARKERS = {"witnessed": ("circle", "witnessed"), "told": ("square", "told"),
+                "inferred": ("triangle-up", "inferred"), "false": ("x", "false belief"),
+                "revised": ("diamond", "revised")}
+TRUE_FILL, FALSE_FILL, REJECTED_FILL = "rgba(31,119,180,0.30)", "rgba(214,39,40,0.18)", "rgba(160,160,160,0.35)"
+META_COLOUR = "#9467bd"
+
+
+def _time_axis(beliefs: pd.DataFrame, meta: pd.DataFrame) -> str:
+    """Minutes when scenes have times (films); scene numbers otherwise (ToM stories)."""
+    has_times = beliefs["start_s"].notna().any() if not beliefs.empty else False
+    if not has_times and not meta.empty:
+        has_times = meta["start_s"].notna().any()
+    return "minutes" if has_times else "scenes"
+
+
+def _span(row: pd.Series, axis: str) -> tuple[float, float]:
+    if axis == "minutes" and pd.notna(row["start_s"]):
+        end = row["end_s"] if pd.notna(row["end_s"]) else row["start_s"]
+        return float(row["start_s"]) / 60.0, float(end) / 60.0
+    return float(row["scene_index"]), float(row["end_scene"])
+
+
+def lane_rows(beliefs: pd.DataFrame, meta: pd.DataFrame) -> list[str]:
+    """Row labels top to bottom: each holder's beliefs, then that holder's meta-belief lane."""
+    rows: list[str] = []
+    holders = list(dict.fromkeys(list(beliefs["holder"]) + list(meta["holder"])))
+    for holder in holders:
+        rows += [f"{holder} · {b}" for b in beliefs.loc[beliefs["holder"] == holder, "belief_id"]]
+        if (meta["holder"] == holder).any():
+            rows.append(f"{holder} · meta")
+    return rows
+
+
+def _add_belief_box(figure: go.Figure, row: pd.Series, y: int, axis: str, selected: bool) -> None:
+    """One belief as a box on its row: dashed red when false, grey when rejected."""
+    x0, x1 = _span(row, axis)
+    x1 = max(x1, x0 + (0.4 if axis == "scenes" else 0.5))
+    rejected = bool(row["rejected"])
+    fill = REJECTED_FILL if rejected else FALSE_FILL if row["is_false"] else TRUE_FILL
+    colour = "#777" if rejected else "#d62728" if row["is_false"] else "#1f77b4"
+    figure.add_shape(type="rect", x0=x0, x1=x1, y0=y - 0.35, y1=y + 0.35, layer="below",
+                     line=dict(color=colour, dash="dash" if row["is_false"] else "solid",
+                               width=4 if selected else 1.5),
+                     fillcolor=fill,
+                     name="false" if row["is_false"] else "rejected" if rejected else "belief")
+
+
+def belief_lanes_figure(beliefs: pd.DataFrame, meta: pd.DataFrame | None = None,
+                        selected: str | None = None) -> go.Figure:
+    """Belief lanes for one or more characters (pick two to compare, as in the paper's Fig. 2).
+
+    Args:
+        beliefs: rows of `views_beliefs.belief_lanes`.
+        meta: rows of `views_beliefs.meta_belief_lane` (may be empty).
+        selected: "holder · belief_id" of a belief to outline.
+
+    Returns:
+        A figure with one y row per belief (rects: solid true, dashed false, grey rejected),
+        kind markers at each start, revision arrows, and a meta-belief lane per holder.
+    """
+    meta = meta if meta is not None else pd.DataFrame(columns=["holder", "start_s", "scene_index"])
+    axis = _time_axis(beliefs, meta)
+    rows = lane_rows(beliefs, meta)
+    figure = go.Figure()
+    figure.update_yaxes(tickmode="array", range=[len(rows) - 0.5, -0.5],
+                        tickvals=list(range(len(rows))), ticktext=rows, zeroline=False)
+    for _, row in beliefs.iterrows():
+        label = f"{row['holder']} · {row['belief_id']}"
+        _add_belief_box(figure, row, rows.index(label), axis, selected == label)
+    _add_kind_markers(figure, beliefs, rows, axis)
+    _add_revision_arrows(figure, beliefs, rows, axis)
+    _add_meta_lane(figure, meta, rows, axis)
+    figure.update_layout(height=140 + 34 * len(rows), margin=dict(l=10, r=10, t=30, b=10),
+                         xaxis_title="film time (min)" if axis == "minutes" else "scene",
+                         legend_title_text="how it formed", hovermode="closest")
+    return figure
+
+
+def _add_kind_markers(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str], axis: str) -> None:
+    for kind, (symbol, name) in KIND_MARKERS.items():
+        group = beliefs[beliefs["kind"] == kind]
+        if group.empty:
+            continue
+        xs = [_span(r, axis)[0] for _, r in group.iterrows()]
+        ys = [rows.index(f"{r['holder']} · {r['belief_id']}") for _, r in group.iterrows()]
+        text = [_hover(r) for _, r in group.iterrows()]
+        figure.add_scatter(name=name, mode="markers", x=xs, y=ys, text=text,
+                           customdata=[f"{r['holder']} · {r['belief_id']}" for _, r in group.iterrows()],
+                           marker=dict(symbol=symbol, size=11, color="#333"),
+                           hovertemplate="%{text}<extra>" + name + "</extra>")
+
+
+def _hover(row: pd.Series) -> str:
+    parts = [f"<b>{row['belief_id']}</b> {row['content']}"]
+    if row["kind"] == "told" and isinstance(row.get("source_character"), str):
+        parts.append(f"told by {row['source_character']}" + (" — rejected" if row["rejected"] else ""))
+    if row["is_false"]:
+        parts.append("false belief")
+    if isinstance(row.get("revises"), str):
+        parts.append(f"revises {row['revises']}")
+    return "<br>".join(parts)
+
+
+def _add_revision_arrows(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str], axis: str) -> None:
+    """An arrow from the end of the revised belief to the start of the one revising it."""
+    for _, row in beliefs[beliefs["revises"].notna()].iterrows():
+        source = f"{row['holder']} · {row['revises']}"
+        target = f"{row['holder']} · {row['belief_id']}"
+        if source not in rows:
+            continue
+        old = beliefs[(beliefs["holder"] == row["holder"]) & (beliefs["belief_id"] == row["revises"])].iloc[0]
+        figure.add_annotation(x=_span(row, axis)[0], y=rows.index(target), ax=_span(old, axis)[1],
+                              ay=rows.index(source), xref="x", yref="y", axref="x", ayref="y",
+                              showarrow=True, arrowhead=3, arrowwidth=1.5, arrowcolor="#444",
+                              text="", name=f"revision:{source}->{target}")
+
+
+def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis: str) -> None:
+    if meta.empty:
+        return
+    xs, ys, text = [], [], []
+    for _, row in meta.iterrows():
+        has_time = axis == "minutes" and pd.notna(row["start_s"])
+        xs.append(float(row["start_s"]) / 60.0 if has_time else float(row["scene_index"]))
+        ys.append(rows.index(f"{row['holder']} · meta"))
+        text.append(f"<b>{row['meta_id']}</b> {row['holder']} about {row['about']}: {row['claim']}")
+    figure.add_scatter(name="meta-belief", mode="markers+text", x=xs, y=ys, text=list(meta["meta_id"]),
+                       textposition="top center", hovertext=text, hoverinfo="text",
+                       marker=dict(symbol="star", size=13, color=META_COLOUR))
+
+
+def _clock(seconds) -> str:
+    if seconds is None or pd.isna(seconds):
+        return "no time"
+    total = int(round(float(seconds)))
+    return f"{total // 3600}:{total % 3600 // 60:02d}:{total % 60:02d}"
+
+
+def describe_belief(row: pd.Series) -> str:
+    """One markdown line for a belief: content, how it formed, false/rejected, its span."""
+    text = f"**{row['content']}** — {row['kind']}"
+    if isinstance(row.get("source_character"), str):
+        text += f" by {row['source_character']}"
+    if row["rejected"]:
+        text += " · **rejected**"
+    if row["is_false"]:
+        text += " · **false**"
+    text += f" · forms in S{int(row['scene_index'])} ({_clock(row['start_s'])})"
+    revised = row.get("revised_at_scene")
+    text += " · held to the end" if revised is None or pd.isna(revised) else f" · revised in S{int(revised)}"
+    return text
