@@ -1,0 +1,136 @@
+"""Query and write functions for StoryVideoQA multiple-choice questions (mcq_* tables).
+
+Readers return DataFrames; writers take the caller's cursor so they run inside the caller's
+transaction (a bad record rolls the whole import back). Lists (choices, characters, times) come
+back as Python lists; reviewer checks come back as JSON text, parsed by pipelines.mcq.reviewers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import duckdb
+import pandas as pd
+
+from data_access.store import Store
+
+MCQ_COLUMNS = (
+    "mcq_id, dataset_id, set_name, source, vid, qid, question, choices, gt, option,"
+    " question_type, story_element, characters, locations, times, evidence_seconds,"
+    " gemini_check, claude_check, gpt_check"
+)
+
+
+def mcq_questions(store: Store, set_name: str | None = None,
+                  source: str | None = None) -> pd.DataFrame:
+    """MCQs, optionally of one set (golden / generated / ...) and one source (Friends, ...)."""
+    return store.df(
+        f"SELECT {MCQ_COLUMNS} FROM mcq_questions"
+        " WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
+        " ORDER BY source, vid, qid, mcq_id",
+        [set_name, set_name, source, source],
+    )
+
+
+def mcq_ids(store: Store) -> set[str]:
+    """Every mcq_id in the store (for validating imports)."""
+    return {row[0] for row in store.rows("SELECT mcq_id FROM mcq_questions")}
+
+
+def mcq_options(cursor: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """mcq_id -> ground-truth option letter, read inside the caller's transaction."""
+    return dict(cursor.execute("SELECT mcq_id, option FROM mcq_questions").fetchall())
+
+
+def insert_mcq_questions(cursor: duckdb.DuckDBPyConnection, records: Iterable[dict],
+                         run_id: str) -> int:
+    """Insert MCQ rows (keys named as the mcq_questions columns); return how many.
+
+    Used for questions StoryScope makes itself (StoryMindv2 generation, test fixtures); the
+    released golden set is imported by `storyscope import storyvideoqa`.
+    """
+    columns = ["mcq_id", "dataset_id", "set_name", "source", "vid", "qid", "question",
+               "choices", "gt", "option", "question_type", "story_element", "characters",
+               "locations", "times", "evidence_seconds", "gemini_check", "claude_check",
+               "gpt_check", "extra", "run_id"]
+    rows = [
+        [r["mcq_id"], r.get("dataset_id", "storyvideoqa"), r.get("set_name", "generated"),
+         r["source"], r["vid"], r.get("qid"), r["question"], [str(c) for c in r["choices"]],
+         r["gt"], r["option"], r.get("question_type"), r.get("story_element"),
+         [str(c) for c in r.get("characters") or []], [str(c) for c in r.get("locations") or []],
+         [str(c) for c in r.get("times") or []], r.get("evidence_seconds"),
+         _json_or_none(r.get("gemini_check")), _json_or_none(r.get("claude_check")),
+         _json_or_none(r.get("gpt_check")), _json_or_none(r.get("extra")), run_id]
+        for r in records
+    ]
+    if rows:
+        # One bulk insert through a registered frame: executemany is ~100x slower in DuckDB.
+        frame = pd.DataFrame(rows, columns=columns)
+        bulk_insert(cursor, "mcq_questions",
+                    frame.astype({"qid": "Int64", "evidence_seconds": "float64"}))
+    return len(rows)
+
+
+def bulk_insert(cursor: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
+    """INSERT a DataFrame's columns into `table` in one statement (within the transaction).
+
+    `table` is one of this module's constant table names, never user input.
+    """
+    name = f"_bulk_{table}"
+    cursor.register(name, frame)
+    try:
+        cols = ", ".join(frame.columns)
+        cursor.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
+    finally:
+        cursor.unregister(name)
+
+
+def _json_or_none(value) -> str | None:
+    return None if value is None else json.dumps(value)
+
+
+# -- difficulty (StoryVideoQA §3.4) -----------------------------------------------------------
+def insert_difficulty(cursor: duckdb.DuckDBPyConnection, frame: pd.DataFrame, run_id: str) -> int:
+    """Write one run's difficulty rows (columns mcq_id, d_q, d_a, d_qa, d, bin)."""
+    columns = ["mcq_id", "d_q", "d_a", "d_qa", "d", "bin"]
+    out = frame[columns].copy()
+    out["bin"] = out["bin"].astype("Int64")
+    out["run_id"] = run_id
+    if len(out):
+        bulk_insert(cursor, "mcq_difficulty", out)
+    return len(out)
+
+
+def current_difficulty(store: Store, set_name: str | None = None) -> pd.DataFrame:
+    """The latest finished difficulty of each MCQ with its topic, source and video."""
+    return store.df(
+        "SELECT d.mcq_id, d.d_q, d.d_a, d.d_qa, d.d, d.bin, d.run_id, q.source, q.vid,"
+        " q.set_name, q.question_type, q.story_element"
+        " FROM current_mcq_difficulty d JOIN mcq_questions q USING (mcq_id)"
+        " WHERE (? IS NULL OR q.set_name = ?) ORDER BY q.source, q.vid, q.qid",
+        [set_name, set_name],
+    )
+
+
+# -- predictions -------------------------------------------------------------------------------
+def insert_predictions(cursor: duckdb.DuckDBPyConnection, rows: list[tuple], run_id: str) -> int:
+    """Write (mcq_id, method, predicted_option, correct) rows under one run."""
+    if rows:
+        frame = pd.DataFrame(rows, columns=["mcq_id", "method", "predicted_option", "correct"])
+        frame["run_id"] = run_id
+        bulk_insert(cursor, "mcq_predictions", frame)
+    return len(rows)
+
+
+def latest_predictions(store: Store) -> pd.DataFrame:
+    """Per (mcq_id, method) the prediction of the latest finished run, with topic and source."""
+    return store.df(
+        "WITH ranked AS ("
+        "  SELECT p.*, row_number() OVER (PARTITION BY p.mcq_id, p.method"
+        "    ORDER BY r.started_at DESC) AS k"
+        "  FROM mcq_predictions p JOIN runs r USING (run_id) WHERE r.status = 'finished')"
+        " SELECT ranked.mcq_id, ranked.method, ranked.predicted_option, ranked.correct,"
+        " q.source, q.vid, q.question_type, q.story_element"
+        " FROM ranked JOIN mcq_questions q USING (mcq_id) WHERE k = 1",
+    )
