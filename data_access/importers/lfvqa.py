@@ -1,0 +1,206 @@
+"""Import a dataset folder in the interchange format (data_access/formats/lfvqa.py).
+
+The whole import is one transaction: the run, the dataset row and every table file are written
+by the same cursor, and any problem raises `ImportFailure` before COMMIT, so the store is left
+exactly as it was. Files are staged and checked in `TABLE_FILES` order (films before scenes,
+questions before claims, ...), and each is inserted as soon as it passes, so a later file's
+references resolve against the store table, which then holds this import's rows too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+from pydantic import ValidationError
+
+from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableFile
+from data_access.importers import checks
+from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
+from data_access.importers.fields import field_specs
+from data_access.importers.staging import StagedFile, stage_jsonl, stage_parquet
+from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.store import Store
+
+MANIFEST = "manifest.json"
+IMPORT_STEP = "import.lfvqa"
+SUFFIXES = (".jsonl", ".parquet")
+
+
+# -- the folder ----------------------------------------------------------------------------
+def _pydantic_problems(file: str, record: str, exc: ValidationError) -> list[Problem]:
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "-"
+        got = f" (got {error['input']!r})" if error["type"] != "missing" else ""
+        problems.append(Problem(file, record, field, error["msg"] + got))
+    return problems
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The folder's `manifest.json`, validated (a UTF-8 BOM is tolerated)."""
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise fail(MANIFEST, "(file)", "-", f"missing: {folder} has no {MANIFEST};"
+                   f" every dataset folder needs one (format {FORMAT_NAME})")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise fail(MANIFEST, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
+    except json.JSONDecodeError as exc:
+        raise fail(MANIFEST, f"line {exc.lineno}", "-",
+                   f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(data, dict):
+        raise fail(MANIFEST, "line 1", "-", "must be a JSON object")
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise ImportFailure(_pydantic_problems(MANIFEST, "(manifest)", exc)) from None
+
+
+def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
+    """The table files present in `folder`, in import order; unknown or doubled files fail."""
+    by_name = {spec.name: spec for spec in TABLE_FILES}
+    present: dict[str, Path] = {}
+    problems = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix not in SUFFIXES:
+            continue
+        if path.stem not in by_name:
+            problems.append(Problem(path.name, "(file)", "-", "not a table of the format; expected"
+                                    f" one of: {', '.join(by_name)} (.jsonl or .parquet)"))
+        elif path.stem in present:
+            problems.append(Problem(path.name, "(file)", "-", f"{present[path.stem].name} is"
+                                    " there too; give each table once"))
+        else:
+            present[path.stem] = path
+    if problems:
+        raise ImportFailure(problems)
+    return [(spec, present[spec.name]) for spec in TABLE_FILES if spec.name in present]
+
+
+# -- one table file ------------------------------------------------------------------------
+def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    rows = cursor.execute("SELECT column_name FROM information_schema.columns"
+                          " WHERE table_name = ? AND table_schema = 'main'", [table]).fetchall()
+    return {row[0] for row in rows}
+
+
+def _key_is_per_run(cursor: duckdb.DuckDBPyConnection, table: str) -> bool:
+    """True when the store keys `table` by run too, so a new import appends a new version."""
+    rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
+                          " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
+                          [table]).fetchall()
+    return bool(rows) and "run_id" in rows[0][0]
+
+
+def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
+    """Every check the model implies on the staged rows; raises on the first faults found."""
+    specs = field_specs(spec.model)
+    found = checks.first_faults(cursor, staged.stage, checks.value_faults(specs))
+    if not found and spec.key:
+        found = checks.duplicate_keys(cursor, staged.stage, spec.key)
+    if not found and spec.key and not _key_is_per_run(cursor, spec.table):
+        found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
+    by_name = {table.name: table for table in TABLE_FILES}
+    for column, ref_file, ref_column in spec.references:
+        if found:
+            break
+        found = checks.unknown_references(cursor, staged.stage, column, by_name[ref_file].table,
+                                          ref_column, f"{ref_file}.jsonl")
+    if found:
+        raise ImportFailure(staged.problems(found))
+
+
+def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile,
+            run_id: str, dataset_id: str) -> int:
+    names = [field.name for field in field_specs(spec.model)]
+    columns = [f'"{name}"' for name in names] + ["run_id"]
+    values = [f'"{name}"' for name in names] + ["?"]
+    params: list = [run_id]
+    if "dataset_id" in _table_columns(cursor, spec.table):
+        columns.append("dataset_id")
+        values.append("?")
+        params.append(dataset_id)
+    cursor.execute(f"INSERT INTO {spec.table} ({', '.join(columns)})"
+                   f" SELECT {', '.join(values)} FROM {staged.stage}", params)
+    count = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
+    cursor.execute(f"DROP TABLE {staged.stage}")
+    return int(count)
+
+
+def _derive_columns(cursor: duckdb.DuckDBPyConnection, table: str, run_id: str) -> None:
+    """Store columns the format does not carry but the import can compute."""
+    if table == "mcq_predictions":
+        cursor.execute("UPDATE mcq_predictions p SET correct = (p.predicted_option = q.option)"
+                       " FROM mcq_questions q WHERE q.mcq_id = p.mcq_id AND p.run_id = ?", [run_id])
+
+
+def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path,
+                      run_id: str, dataset_id: str) -> int:
+    """Stage, check and insert one table file; return the rows written."""
+    fmt = path.suffix.lstrip(".")
+    staged = StagedFile(spec.name, path, fmt, f"_stage_{spec.name}")
+    specs = field_specs(spec.model)
+    (stage_parquet if fmt == "parquet" else stage_jsonl)(cursor, staged, specs)
+    staged.n_rows = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
+    if staged.n_rows == 0:
+        raise fail(path.name, "(file)", "-", "empty: no records (leave the file out when a"
+                   " table has no rows)")
+    _validate(cursor, staged, spec)
+    written = _insert(cursor, staged, spec, run_id, dataset_id)
+    _derive_columns(cursor, spec.table, run_id)
+    return written
+
+
+# -- the whole import ----------------------------------------------------------------------
+def _insert_dataset(cursor: duckdb.DuckDBPyConnection, manifest: Manifest, run_id: str) -> bool:
+    """Add the dataset row unless the store has it already (a second batch of the same set)."""
+    if cursor.execute("SELECT 1 FROM datasets WHERE dataset_id = ?",
+                      [manifest.dataset_id]).fetchall():
+        return False
+    cursor.execute(
+        "INSERT INTO datasets (dataset_id, name, kind, source, licence, reported_by_paper, run_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [manifest.dataset_id, manifest.name, manifest.kind, manifest.source, manifest.licence,
+         manifest.reported_by_paper, run_id],
+    )
+    return True
+
+
+def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
+    """Import one interchange-format folder in a single transaction.
+
+    Args:
+        store: the store to write to.
+        folder: a folder with `manifest.json` and `<table>.jsonl` / `<table>.parquet` files.
+
+    Returns:
+        The run id, dataset id and rows written per store table.
+
+    Raises:
+        ImportFailure: the input is bad; each problem names file, record and field, and
+            nothing was written.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise fail(str(folder), "(folder)", "-", "not a folder")
+    manifest = read_manifest(folder)
+    files = table_files(folder)
+    if not files:
+        raise fail(str(folder), "(folder)", "-", "no table files (.jsonl or .parquet) to import")
+    run_spec = RunSpec(step=IMPORT_STEP, backend="import", source=str(folder.resolve()),
+                       reported_by_paper=manifest.reported_by_paper,
+                       params={"dataset_id": manifest.dataset_id, "format": manifest.format,
+                               "version": manifest.version, "files": [p.name for _, p in files]})
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, run_spec)
+        report = ImportReport(run_id, manifest.dataset_id, str(folder))
+        if not _insert_dataset(cursor, manifest, run_id):
+            report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
+        for spec, path in files:
+            report.rows[spec.table] = import_table_file(cursor, spec, path, run_id,
+                                                        manifest.dataset_id)
+        finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
+    return report

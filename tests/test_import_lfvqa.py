@@ -1,0 +1,118 @@
+"""The interchange-format importer on a small dataset built in code, plus the paper sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from data_access.importers import ImportFailure, import_lfvqa_dir
+from tests.conftest import REPO_ROOT
+
+MANIFEST = {"format": "storyscope-lfvqa", "version": 1, "dataset_id": "tiny", "name": "Tiny set"}
+
+
+def tiny_tables() -> dict[str, list[dict]]:
+    """Two films with scenes, subtitles, a question with claims, an answer and verdicts."""
+    return {
+        "films": [{"film_id": "f1", "title": "One", "year": 2020, "runtime_s": 600.0},
+                  {"film_id": "f2", "title": "Two", "kind": "episode", "series": "S", "season": 1,
+                   "episode": 2}],
+        "scenes": [{"film_id": "f1", "scene_index": i, "location": f"L{i}", "start_s": 10.0 * i,
+                    "end_s": 10.0 * i + 9, "time_source": "matched"} for i in range(3)],
+        "subtitles": [{"film_id": "f1", "cue_index": 0, "start_s": 1.5, "end_s": 2.5, "text": "Hi."}],
+        "questions": [{"question_id": "q1", "film_id": "f1", "qtype": "Q3", "center": "Ann",
+                       "text": "What does Ann believe?", "gold": "That Bob left."}],
+        "rubric_claims": [{"claim_id": "q1.c1", "question_id": "q1", "ord": 1, "role": "core",
+                           "text": "Ann believes Bob left.", "evidence_scenes": [1, 2]},
+                          {"claim_id": "q1.c2", "question_id": "q1", "ord": 2, "role": "context",
+                           "text": "Bob did not leave."}],
+        "settings": [{"setting_id": "s1", "source": "screenplay", "label": "Screenplay / X"}],
+        "answers": [{"answer_id": "a1", "question_id": "q1", "setting_id": "s1", "text": "Bob left."}],
+        "judges": [{"judge_id": "j1", "kind": "lexical", "backend": "lexical"}],
+        "claim_verdicts": [{"judge_id": "j1", "answer_id": "a1", "claim_id": "q1.c1",
+                            "verdict": "asserted"},
+                           {"judge_id": "j1", "answer_id": "a1", "claim_id": "q1.c2",
+                            "verdict": "omitted", "rationale": "not said"}],
+    }
+
+
+def write_dataset(folder: Path, tables: dict[str, list[dict]], manifest: dict | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "manifest.json").write_text(json.dumps(manifest or MANIFEST))
+    for name, rows in tables.items():
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_tiny_dataset_imports_every_table_under_one_run(store, tmp_path):
+    report = import_lfvqa_dir(store, write_dataset(tmp_path / "tiny", tiny_tables()))
+    assert report.rows == {"films": 2, "scenes": 3, "subtitles": 1, "questions": 1,
+                           "rubric_claims": 2, "settings": 1, "answers": 1, "judges": 1,
+                           "claim_verdicts": 2}
+    run = store.rows("SELECT step, backend, status, n_items, reported_by_paper FROM runs"
+                     " WHERE run_id = ?", [report.run_id])
+    assert run == [("import.lfvqa", "import", "finished", 14, False)]
+    for table in report.rows:
+        assert store.scalar(f"SELECT count(*) FROM {table} WHERE run_id <> ?", [report.run_id]) == 0
+    assert store.rows("SELECT dataset_id, name, kind FROM datasets") == [("tiny", "Tiny set", "lfvqa")]
+    # defaults come from the model; typed values survive the JSON staging
+    assert store.rows("SELECT film_id, kind, dataset_id, year FROM films ORDER BY film_id") == [
+        ("f1", "film", "tiny", 2020), ("f2", "episode", "tiny", None)]
+    assert store.scalar("SELECT evidence_scenes FROM rubric_claims WHERE claim_id='q1.c1'") == [1, 2]
+    assert store.scalar("SELECT evidence_scenes FROM rubric_claims WHERE claim_id='q1.c2'") == []
+    assert store.scalar("SELECT status FROM questions") == "released"
+
+
+def test_references_resolve_against_rows_already_in_the_store(store, tmp_path):
+    tables = tiny_tables()
+    import_lfvqa_dir(store, write_dataset(tmp_path / "a", {"films": tables["films"]}))
+    later = {k: v for k, v in tables.items() if k != "films"}
+    report = import_lfvqa_dir(store, write_dataset(tmp_path / "b", later))
+    assert report.rows["scenes"] == 3
+    assert "already in the store" in report.notes[0]
+
+
+def test_parquet_files_import_like_jsonl(store, tmp_path):
+    folder = write_dataset(tmp_path / "pq", {"films": tiny_tables()["films"]})
+    (folder / "films.jsonl").unlink()
+    scenes = tiny_tables()["scenes"]
+    pq.write_table(pa.Table.from_pylist(tiny_tables()["films"]), folder / "films.parquet")
+    pq.write_table(pa.Table.from_pylist(scenes), folder / "scenes.parquet")
+    report = import_lfvqa_dir(store, folder)
+    assert report.rows == {"films": 2, "scenes": 3}
+    assert store.scalar("SELECT sum(end_s) FROM scenes") == pytest.approx(9 + 19 + 29)
+
+
+def test_mcq_predictions_get_correctness_from_their_question(store, tmp_path):
+    mcq = {"mcq_id": "m1", "source": "Friends", "vid": "Friends-S01E01", "question": "Who?",
+           "choices": ["Ross", "Joey"], "gt": "Ross", "option": "A"}
+    preds = [{"mcq_id": "m1", "method": "x", "predicted_option": "A"},
+             {"mcq_id": "m1", "method": "y", "predicted_option": "B"}]
+    import_lfvqa_dir(store, write_dataset(tmp_path / "m", {"mcq_questions": [mcq],
+                                                           "mcq_predictions": preds}))
+    assert store.rows("SELECT method, correct FROM mcq_predictions ORDER BY method") == [
+        ("x", True), ("y", False)]
+
+
+def test_paper_sample_imports_as_reported_by_the_paper(store):
+    folder = REPO_ROOT / "samples" / "lfvqa_paper"
+    if not (folder / "manifest.json").is_file():
+        pytest.skip("samples/lfvqa_paper is not there yet")
+    report = import_lfvqa_dir(store, folder)
+    assert report.rows["questions"] > 0
+    assert store.scalar("SELECT reported_by_paper FROM runs WHERE run_id = ?", [report.run_id])
+
+
+def test_second_import_of_same_rows_is_rejected(store, tmp_path):
+    folder = write_dataset(tmp_path / "tiny", tiny_tables())
+    import_lfvqa_dir(store, folder)
+    with pytest.raises(ImportFailure) as caught:
+        import_lfvqa_dir(store, folder)
+    assert caught.value.first.file == "films.jsonl"
+    assert caught.value.first.record == "line 1"
+    assert "already in the store" in caught.value.first.message
+    assert store.scalar("SELECT count(*) FROM runs") == 1
