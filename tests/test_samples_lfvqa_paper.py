@@ -314,3 +314,40 @@ def test_every_table4_row_is_a_defined_qwen36_setting(sample):
 def test_sample_files_are_small_enough_to_ship():
     total = sum(path.stat().st_size for path in Path(SAMPLE).iterdir())
     assert total < 500_000
+
+
+# -- import into a store (through the importer a user runs, and the demo step) -------------------
+
+
+def test_sample_imports_into_a_store_and_is_marked_reported(store):
+    from data_access.importers import import_lfvqa_dir
+    from data_access.stats import datasets_overview, recent_runs, settings_table, store_stats
+
+    report = import_lfvqa_dir(store, SAMPLE)
+    assert report.rows == {"films": 14, "questions": 14, "rubric_claims": 51,
+                           "question_evidence": 60, "settings": 21, "answers": 12,
+                           "reported_results": 344}
+    stats = store_stats(store)
+    assert stats["films_by_dataset"] == {"lfvqa_paper": 14}
+    assert stats["questions_by_type"]["N2"] == 4 and sum(stats["questions_by_type"].values()) == 14
+    assert stats["questions_by_source"] == {"paper": 14}
+    assert stats["tables"]["claim_verdicts"] == 0
+    dataset = datasets_overview(store).set_index("dataset_id").loc["lfvqa_paper"]
+    assert bool(dataset["reported_by_paper"]) and dataset["questions"] == 14
+    assert bool(recent_runs(store)["reported_by_paper"].iloc[0])
+    answers = settings_table(store).set_index("setting_id")["answers"]
+    assert answers["lfvqa-paper:qwen3.6:agent:oracle"] == 3
+    assert answers["lfvqa-paper:qwen3.6:subtitles"] == 0
+
+
+def test_demo_step_imports_once_and_reruns_as_a_no_op(store):
+    from data_access.stats import table_counts
+    from pipelines.demo import build_demo
+
+    lines: list[str] = []
+    assert build_demo(store, None, lines.append, only={"lfvqa_paper"}) == ["step_10_lfvqa_paper"]
+    first = table_counts(store)
+    build_demo(store, None, lines.append, only={"lfvqa_paper"})
+    assert table_counts(store) == first
+    assert first["reported_results"] == 344 and first["runs"] == 1
+    assert any("already in the store" in line for line in lines)
