@@ -12,6 +12,8 @@ PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page("pages/film.py", title="Film", icon=":material/movie:", url_path="film"),
     st.Page("pages/beliefs.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
+    st.Page("pages/questions.py", title="Questions", icon=":material/help:", url_path="questions"),
+    st.Page("pages/verdicts.py", title="Verdicts", icon=":material/fact_check:", url_path="verdicts"),
 ]
 
 st.navigation(PAGES).run()

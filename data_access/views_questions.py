@@ -1,0 +1,88 @@
+"""Queries of the Questions page: filter options, the filtered list, one question's rubric and
+evidence map (LF-VideoQA App. H, Tables 9–11)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from data_access.store import Store
+
+LIST_LIMIT = 500
+
+
+def question_facets(store: Store, film_id: str | None) -> pd.DataFrame:
+    """Distinct (qtype, center, status, source) with counts, for the filter widgets."""
+    return store.df(
+        "SELECT qtype, center, status, source, count(*) AS n FROM questions"
+        " WHERE (? IS NULL OR film_id = ?) GROUP BY ALL ORDER BY qtype, center",
+        [film_id, film_id],
+    )
+
+
+def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
+                   centers: tuple[str, ...] = (), statuses: tuple[str, ...] = (),
+                   sources: tuple[str, ...] = (), limit: int = LIST_LIMIT) -> pd.DataFrame:
+    """Questions matching the filters (empty tuple = any), with rubric and evidence sizes.
+
+    Columns: question_id, film_id, title, qtype, center, status, source, text, claims, core,
+    evidence_scenes, span_min (evidence span in minutes, as the paper's "over N min").
+    """
+    return store.df(
+        """
+        WITH picked AS (
+            SELECT q.* FROM questions q
+            WHERE (? IS NULL OR q.film_id = ?)
+              AND (len(?) = 0 OR list_contains(?, q.qtype))
+              AND (len(?) = 0 OR list_contains(?, q.center))
+              AND (len(?) = 0 OR list_contains(?, q.status))
+              AND (len(?) = 0 OR list_contains(?, q.source))
+            ORDER BY q.film_id, q.question_id LIMIT ?
+        ),
+        claims AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
+                   FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1),
+        ev AS (SELECT question_id, count(*) FILTER (NOT coalesce(is_anchor, false) OR len(claim_ords) > 0)
+                      AS evidence_scenes, (max(time_s) - min(time_s)) / 60.0 AS span_min
+               FROM question_evidence WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1)
+        SELECT p.question_id, p.film_id, f.title, p.qtype, p.center, p.status, p.source, p.text,
+               coalesce(c.claims, 0) AS claims, coalesce(c.core, 0) AS core,
+               coalesce(ev.evidence_scenes, 0) AS evidence_scenes, round(ev.span_min) AS span_min
+        FROM picked p LEFT JOIN films f USING (film_id) LEFT JOIN claims c USING (question_id)
+        LEFT JOIN ev USING (question_id)
+        ORDER BY p.film_id, p.question_id
+        """,
+        [film_id, film_id, list(qtypes), list(qtypes), list(centers), list(centers),
+         list(statuses), list(statuses), list(sources), list(sources), limit],
+    )
+
+
+def question_detail(store: Store, question_id: str) -> dict | None:
+    """One question with its film title and runtime, or None."""
+    frame = store.df(
+        "SELECT q.*, f.title, f.year, f.runtime_s FROM questions q LEFT JOIN films f USING (film_id)"
+        " WHERE q.question_id = ?",
+        [question_id],
+    )
+    return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def rubric(store: Store, question_id: str) -> pd.DataFrame:
+    """The rubric claims of a question in printed order (ord, role, text, evidence scenes)."""
+    return store.df(
+        "SELECT claim_id, ord, role, text, array_to_string(evidence_scenes, ', ') AS evidence_scenes"
+        " FROM rubric_claims WHERE question_id = ? ORDER BY ord",
+        [question_id],
+    )
+
+
+def evidence_map(store: Store, question_id: str) -> pd.DataFrame:
+    """Evidence points of a question: time, location, scene, claim numbers, anchor flag."""
+    return store.df(
+        """
+        SELECT e.ord, e.time_s, coalesce(e.location, s.location, s.heading) AS location,
+               e.scene_index, coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false) AS is_anchor
+        FROM question_evidence e JOIN questions q USING (question_id)
+        LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
+        WHERE e.question_id = ? ORDER BY e.time_s NULLS LAST, e.ord
+        """,
+        [question_id],
+    )

@@ -1,0 +1,172 @@
+"""Queries of the Verdicts page: judge runs, the claims × settings grid of one question, answers
+side by side, per-answer verdict counts for metrics, verdict pairs for agreement, run diffs."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from data_access.store import Store
+
+
+def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
+    """Finished runs that wrote verdicts (on this film's questions), newest first, labelled."""
+    return store.df(
+        """
+        WITH slice AS (
+            SELECT v.run_id, any_value(v.judge_id) AS judge_id, count(*) AS verdicts
+            FROM claim_verdicts v
+            WHERE ? IS NULL OR v.answer_id IN (
+                SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+            GROUP BY v.run_id
+        )
+        SELECT r.run_id, s.judge_id, r.backend, r.model, r.status, r.started_at, s.verdicts,
+               s.judge_id || ' · ' || coalesce(r.backend, '?') || coalesce(' ' || r.model, '') || ' · '
+                 || strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS label
+        FROM slice s JOIN runs r USING (run_id)
+        WHERE r.status = 'finished' ORDER BY r.started_at DESC
+        """,
+        [film_id, film_id],
+    )
+
+
+def verdict_grid(store: Store, question_id: str, run_id: str) -> pd.DataFrame:
+    """Every (claim, setting) of one question with the verdict a judge run gave (NULL: none).
+
+    Columns: ord, role, claim, setting_id, setting, answer_id, verdict.
+    """
+    return store.df(
+        """
+        SELECT c.ord, c.role, c.text AS claim, s.setting_id, s.label AS setting, a.answer_id, v.verdict
+        FROM rubric_claims c
+        JOIN answers a ON a.question_id = c.question_id
+        JOIN settings s USING (setting_id)
+        LEFT JOIN claim_verdicts v ON v.run_id = ? AND v.answer_id = a.answer_id AND v.claim_id = c.claim_id
+        WHERE c.question_id = ?
+        ORDER BY s.label, c.ord
+        """,
+        [run_id, question_id],
+    )
+
+
+def answers_of_question(store: Store, question_id: str) -> pd.DataFrame:
+    """The answers to one question, one per setting."""
+    return store.df(
+        "SELECT a.answer_id, a.setting_id, s.label AS setting, s.source, a.text FROM answers a"
+        " JOIN settings s USING (setting_id) WHERE a.question_id = ? ORDER BY s.label",
+        [question_id],
+    )
+
+
+def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
+                  qtypes: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Per answer: rubric size, core size and the judge's current asserted/contradicted counts —
+    everything the metrics of LF-VideoQA §3.3 (Eq. 1) need, aggregated in the store.
+
+    Columns: question_id, qtype, setting_id, setting, claims, core, asserted, asserted_core,
+    contradicted.
+    """
+    return store.df(
+        """
+        WITH picked AS (
+            SELECT a.answer_id, a.question_id, a.setting_id, q.qtype FROM answers a
+            JOIN questions q USING (question_id)
+            WHERE (? IS NULL OR q.film_id = ?)
+              AND (len(?) = 0 OR list_contains(?, q.qtype))
+              AND (len(?) = 0 OR list_contains(?, a.setting_id))
+        ),
+        verdicts AS (
+            SELECT v.answer_id, v.claim_id, v.verdict FROM current_claim_verdicts v
+            WHERE v.judge_id = ? AND v.answer_id IN (SELECT answer_id FROM picked)
+        )
+        SELECT p.question_id, p.qtype, p.setting_id, s.label AS setting,
+               count(*) AS claims,
+               count(*) FILTER (c.role = 'core') AS core,
+               count(*) FILTER (v.verdict = 'asserted') AS asserted,
+               count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS asserted_core,
+               count(*) FILTER (v.verdict = 'contradicted') AS contradicted,
+               count(v.verdict) AS judged
+        FROM picked p JOIN rubric_claims c USING (question_id)
+        JOIN settings s ON s.setting_id = p.setting_id
+        LEFT JOIN verdicts v ON v.answer_id = p.answer_id AND v.claim_id = c.claim_id
+        GROUP BY ALL HAVING count(v.verdict) > 0
+        ORDER BY p.setting_id, p.question_id
+        """,
+        [film_id, film_id, list(qtypes), list(qtypes), list(settings), list(settings), judge_id],
+    )
+
+
+def judge_ids(store: Store) -> pd.DataFrame:
+    """Judges with verdicts, with their kind/backend/model (labels for the selectors)."""
+    return store.df(
+        "SELECT j.judge_id, j.kind, j.backend, j.model FROM judges j"
+        " WHERE EXISTS (SELECT 1 FROM claim_verdicts v WHERE v.judge_id = j.judge_id) ORDER BY j.judge_id"
+    )
+
+
+def verdict_pairs(store: Store, film_id: str | None = None) -> pd.DataFrame:
+    """Current verdicts of every judge on the slice, wide: one row per (answer, claim), one
+    column per judge (for κ per pair and Krippendorff's α)."""
+    long = store.df(
+        """
+        SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict FROM current_claim_verdicts v
+        WHERE ? IS NULL OR v.answer_id IN (
+            SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+        """,
+        [film_id, film_id],
+    )
+    if long.empty:
+        return long
+    return long.pivot_table(index=["answer_id", "claim_id"], columns="judge_id", values="verdict",
+                            aggfunc="first").reset_index()
+
+
+def settings_list(store: Store) -> pd.DataFrame:
+    """Settings (id, label) for the selectors."""
+    return store.df("SELECT setting_id, label, source FROM settings ORDER BY label")
+
+
+def run_diff(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
+    """Claims judged by both runs whose verdict differs (the flipped claims), with context."""
+    return store.df(
+        """
+        SELECT q.question_id, q.qtype, s.label AS setting, c.ord, c.role, c.text AS claim,
+               a.verdict AS verdict_a, b.verdict AS verdict_b
+        FROM claim_verdicts a
+        JOIN claim_verdicts b ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id
+        JOIN answers ans ON ans.answer_id = a.answer_id
+        JOIN questions q ON q.question_id = ans.question_id
+        JOIN settings s ON s.setting_id = ans.setting_id
+        JOIN rubric_claims c ON c.claim_id = a.claim_id
+        WHERE a.run_id = ? AND a.verdict <> b.verdict
+        ORDER BY q.question_id, s.label, c.ord
+        """,
+        [run_b, run_a],
+    )
+
+
+def run_overlap(store: Store, run_a: str, run_b: str) -> int:
+    """How many (answer, claim) items both runs judged."""
+    return int(store.scalar(
+        "SELECT count(*) FROM claim_verdicts a JOIN claim_verdicts b"
+        " ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id WHERE a.run_id = ?",
+        [run_b, run_a]) or 0)
+
+
+def reported_figures(store: Store) -> pd.DataFrame:
+    """Figures transcribed from the papers (reported_results), for side-by-side display."""
+    return store.df(
+        "SELECT table_ref, setting_label, setting_id, qtype, metric, value, ci_halfwidth"
+        " FROM reported_results ORDER BY table_ref, setting_label, qtype, metric"
+    )
+
+
+def answered_questions(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
+                       limit: int = 500) -> pd.DataFrame:
+    """Questions that have answers (the Verdicts page's question picker)."""
+    return store.df(
+        "SELECT q.question_id, q.qtype, q.center, q.text FROM questions q"
+        " WHERE (? IS NULL OR q.film_id = ?) AND (len(?) = 0 OR list_contains(?, q.qtype))"
+        " AND EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.question_id)"
+        " ORDER BY q.question_id LIMIT ?",
+        [film_id, film_id, list(qtypes), list(qtypes), limit],
+    )

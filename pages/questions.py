@@ -1,0 +1,57 @@
+"""Questions: a filterable browser and, per question, the rubric (core ■ / context □), the gold
+answer and the evidence map of LF-VideoQA Tables 9–11."""
+
+import streamlit as st
+
+from data_access import views_film, views_questions
+from pages.common import query
+from pages.filters import url_multiselect, url_selectbox
+from viz.questions import (evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown)
+
+ALL = "(all films)"
+st.title("Questions")
+
+films = query(views_film.film_choices)
+titles = {ALL: ALL, **dict(zip(films["film_id"], films["title"]))}
+film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
+film_id = None if film == ALL else film
+
+facets = query(views_questions.question_facets, film_id)
+if facets.empty:
+    st.info("No open-ended questions here. Import LF-VideoQA questions or generate some.")
+    st.stop()
+columns = st.columns(4)
+qtypes = url_multiselect("Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0])
+centers = url_multiselect("Center character", sorted(facets["center"].unique()), key="center",
+                          container=columns[1])
+statuses = url_multiselect("Status", sorted(facets["status"].unique()), key="status", container=columns[2])
+sources = url_multiselect("Source", sorted(facets["source"].unique()), key="source", container=columns[3])
+
+listed = query(views_questions.questions_list, film_id, tuple(qtypes), tuple(centers), tuple(statuses),
+               tuple(sources))
+st.caption(f"{len(listed)} questions" + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT
+                                           else ""))
+st.dataframe(listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table")
+if listed.empty:
+    st.stop()
+
+texts = dict(zip(listed["question_id"], listed["qtype"] + " · " + listed["text"]))
+question_id = url_selectbox("Question", list(listed["question_id"]), key="q",
+                            format_func=lambda q: f"{q} — {texts[q]}")
+detail = query(views_questions.question_detail, question_id)
+rubric = query(views_questions.rubric, question_id)
+evidence = query(views_questions.evidence_map, question_id)
+
+st.subheader(f"{detail['qtype']} · {detail['title']}" + (f" ({detail['year']})" if detail["year"] else ""))
+st.markdown(f"center character: **{detail['center']}** · status: **{detail['status']}** · "
+            f"source: {detail['source']} · {evidence_summary(rubric, evidence)}")
+st.markdown(f"**question:** {detail['text']}")
+if detail["gold"]:
+    st.markdown(f"**gold answer:** {detail['gold']}")
+st.markdown("**rubric** (■ core, □ context)")
+st.markdown(rubric_markdown(rubric))
+if evidence.empty:
+    st.caption("No evidence times recorded for this question.")
+else:
+    st.plotly_chart(evidence_map_figure(evidence, detail["runtime_s"]), key="evidence_map")
+    st.markdown("**evidence in the film:**  \n" + "  \n".join(evidence_lines(evidence)))

@@ -1,0 +1,108 @@
+"""Verdicts: claims × settings grid, answers side by side, metrics with 95% intervals beside the
+paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge runs."""
+
+import streamlit as st
+
+from data_access import views_film, views_verdicts
+from pages.common import query
+from pages.filters import url_multiselect, url_selectbox
+from pages.judge_button import rerun_judge_panel
+from pipelines import verdict_metrics
+from viz.verdicts import (METRIC_LABELS, answer_markdown, metrics_figure, metrics_table, type_table,
+                          verdict_grid_figure)
+
+ALL = "(all films)"
+st.title("Verdicts")
+
+films = query(views_film.film_choices)
+titles = {ALL: ALL, **dict(zip(films["film_id"], films["title"]))}
+film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
+film_id = None if film == ALL else film
+judges = query(views_verdicts.judge_ids)
+if judges.empty:
+    st.info("No judged answers here yet. Import answers and verdicts, or run the judge.")
+    st.stop()
+
+top = st.columns(4)
+judge_id = url_selectbox("Judge (for metrics)", list(judges["judge_id"]), key="judge", container=top[0])
+settings = query(views_verdicts.settings_list)
+labels = dict(zip(settings["setting_id"], settings["label"]))
+chosen_settings = url_multiselect("Settings", list(settings["setting_id"]), key="setting", container=top[1],
+                                  format_func=labels.get)
+qtypes = url_multiselect("Types", ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"],
+                         key="qtype", container=top[2])
+order_by = url_selectbox("Order settings by", list(METRIC_LABELS), key="order", default="f1",
+                         container=top[3], format_func=METRIC_LABELS.get)
+
+tab_grid, tab_metrics, tab_agree, tab_diff = st.tabs(["Claims × settings", "Metrics", "Agreement",
+                                                      "Diff of two runs"])
+runs = query(views_verdicts.judge_runs, film_id)
+
+with tab_grid:
+    questions = query(views_verdicts.answered_questions, film_id, tuple(qtypes))
+    if questions.empty:
+        st.caption("No answered questions in this slice.")
+    else:
+        texts = dict(zip(questions["question_id"], questions["qtype"] + " · " + questions["text"]))
+        question_id = url_selectbox("Question", list(questions["question_id"]), key="q",
+                                    format_func=lambda q: f"{q} — {texts[q]}")
+        run_labels = dict(zip(runs["run_id"], runs["label"]))
+        run_id = url_selectbox("Judge run", list(runs["run_id"]), key="run", format_func=run_labels.get)
+        grid = query(views_verdicts.verdict_grid, question_id, run_id)
+        if chosen_settings:
+            grid = grid[grid["setting_id"].isin(chosen_settings)]
+        cores = verdict_metrics.core_counts(grid)
+        st.plotly_chart(verdict_grid_figure(grid, dict(zip(cores["setting"], cores["label"]))),
+                        key="verdict_grid")
+        st.caption(" · ".join(f"{s}: {label}" for s, label in zip(cores["setting"], cores["label"])))
+        answers = query(views_verdicts.answers_of_question, question_id)
+        if chosen_settings:
+            answers = answers[answers["setting_id"].isin(chosen_settings)]
+        for column, (_, answer) in zip(st.columns(max(1, min(4, len(answers)))), answers.iterrows()):
+            with column:
+                st.markdown(f"**{answer['setting']}**")
+                st.markdown(answer_markdown(answer["text"], grid[grid["setting_id"] == answer["setting_id"]]))
+
+with tab_metrics:
+    counts = query(views_verdicts.answer_counts, judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
+    if counts.empty:
+        st.caption(f"Judge {judge_id} has no verdicts in this slice.")
+    else:
+        per_answer = verdict_metrics.per_answer_metrics(counts)
+        by_setting = verdict_metrics.metrics_by(per_answer, ["setting_id", "setting"])
+        reported = query(views_verdicts.reported_figures)
+        st.markdown(f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)")
+        st.dataframe(metrics_table(by_setting, reported, order_by), hide_index=True, width="stretch",
+                     key="metrics_table")
+        st.plotly_chart(metrics_figure(by_setting, order_by, reported), key="metrics_figure")
+        st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
+        by_type = verdict_metrics.metrics_by(per_answer, ["setting", "qtype"])
+        st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
+
+with tab_agree:
+    wide = query(views_verdicts.verdict_pairs, film_id)
+    judge_cols = [j for j in judges["judge_id"] if j in wide.columns]
+    if len(judge_cols) < 2:
+        st.caption("Agreement needs at least two judges on the same claims.")
+    else:
+        pairs = verdict_metrics.cohen_kappa_pairs(wide, judge_cols)
+        alpha = verdict_metrics.krippendorff_alpha(wide, judge_cols)
+        st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
+        st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
+
+with tab_diff:
+    if len(runs) < 2:
+        st.caption("A diff needs two judge runs.")
+    else:
+        run_labels = dict(zip(runs["run_id"], runs["label"]))
+        left, right = st.columns(2)
+        run_a = url_selectbox("Run A", list(runs["run_id"]), key="run_a", default=runs["run_id"].iloc[1],
+                              format_func=run_labels.get, container=left)
+        run_b = url_selectbox("Run B", list(runs["run_id"]), key="run_b", default=runs["run_id"].iloc[0],
+                              format_func=run_labels.get, container=right)
+        flipped = query(views_verdicts.run_diff, run_a, run_b)
+        overlap = query(views_verdicts.run_overlap, run_a, run_b)
+        st.metric("Flipped claims", f"{len(flipped)} of {overlap}")
+        st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
+
+rerun_judge_panel(film_id, tuple(qtypes), tuple(chosen_settings))
