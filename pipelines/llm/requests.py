@@ -23,8 +23,8 @@ class LLMRequest:
         messages: OpenAI chat messages.
         schema: pydantic model the reply must validate against (and, with
             `structured="json_schema"`, the schema sent to the endpoint).
-        parse: alternative to `schema`: a function from reply text to a value that raises
-            ValueError on a malformed reply.
+        parse: a function from reply text to a value that raises ValueError on a malformed
+            reply; given together with `schema` it receives the validated model instead.
         params: sampling parameters (temperature, max_tokens, seed, ...); part of the cache key.
     """
 
@@ -105,11 +105,13 @@ def parse_reply(request: LLMRequest, text: str) -> Any:
     """
     if request.schema is not None:
         try:
-            return request.schema.model_validate_json(strip_fences(text))
+            value = request.schema.model_validate_json(strip_fences(text))
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
             raise ValueError(f"malformed reply: {where}: {first.get('msg')}") from None
+        # With both, `parse` checks the validated value (e.g. every claim labelled once).
+        return request.parse(value) if request.parse is not None else value
     if request.parse is not None:
         return request.parse(text)
     return text

@@ -1,0 +1,97 @@
+"""The `jobs` table: long work (judge, generation) started by the CLI or the app and polled.
+
+A job row holds the kind, its (key-free) parameters, the run it writes under, its state
+(queued | running | finished | failed | stopped, plus a `stop_requested` marker in `error`
+while a stop is pending), progress counters and the pid of the process running it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import datetime, timezone
+
+import duckdb
+import pandas as pd
+
+from data_access.store import Store
+
+STOP_MARKER = "stop requested"
+
+
+def new_job_id(kind: str) -> str:
+    """A unique job id that sorts by creation time."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    return f"job-{kind.split(':')[-1]}-{stamp}-{secrets.token_hex(3)}"
+
+
+def create_job(store: Store, kind: str, params: dict, total: int = 0) -> str:
+    """Insert a queued job and return its id."""
+    job_id = new_job_id(kind)
+    with store.transaction() as cursor:
+        cursor.execute("INSERT INTO jobs (job_id, kind, params, total) VALUES (?, ?, ?, ?)",
+                       [job_id, kind, json.dumps(params, sort_keys=True, default=str), total])
+    return job_id
+
+
+def get_job(store: Store, job_id: str) -> dict | None:
+    """One job as a dict (params decoded), or None."""
+    frame = store.df("SELECT * FROM jobs WHERE job_id = ?", [job_id])
+    if frame.empty:
+        return None
+    row = frame.iloc[0].to_dict()
+    row["params"] = json.loads(row["params"]) if row["params"] else {}
+    return row
+
+
+def list_jobs(store: Store, kind: str | None = None, limit: int = 100) -> pd.DataFrame:
+    """The newest jobs first."""
+    return store.df("SELECT * FROM jobs WHERE (? IS NULL OR kind = ?)"
+                    " ORDER BY created_at DESC LIMIT ?", [kind, kind, limit])
+
+
+def set_state(store: Store, job_id: str, state: str, *, pid: int | None = None,
+              error: str | None = None, clear_error: bool = False) -> None:
+    """Change a job's state (and pid / error when given)."""
+    with store.transaction() as cursor:
+        cursor.execute(
+            "UPDATE jobs SET state = ?, pid = coalesce(?, pid),"
+            " error = CASE WHEN ? THEN NULL ELSE coalesce(?, error) END,"
+            " updated_at = current_timestamp WHERE job_id = ?",
+            [state, pid, clear_error, error, job_id])
+
+
+def set_pid_if_queued(store: Store, job_id: str, pid: int) -> None:
+    """Note the child process of a job that has not started running yet."""
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE jobs SET pid = ? WHERE job_id = ? AND state = 'queued'",
+                       [pid, job_id])
+
+
+def set_run(store: Store, job_id: str, run_id: str, total: int) -> None:
+    """Attach the job's run and its item total."""
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE jobs SET run_id = ?, total = ?, updated_at = current_timestamp"
+                       " WHERE job_id = ?", [run_id, total, job_id])
+
+
+def set_progress(cursor: duckdb.DuckDBPyConnection, job_id: str, done: int, failed: int,
+                 cost_usd: float, tokens: int) -> None:
+    """Write absolute progress inside the caller's transaction (the batch that made it)."""
+    cursor.execute(
+        "UPDATE jobs SET done = ?, failed = ?, cost_usd = ?, tokens = ?,"
+        " updated_at = current_timestamp WHERE job_id = ?",
+        [done, failed, cost_usd, tokens, job_id])
+
+
+def request_stop(store: Store, job_id: str) -> None:
+    """Ask a running job to stop after its current batch."""
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE jobs SET error = ?, updated_at = current_timestamp"
+                       " WHERE job_id = ? AND state IN ('queued', 'running')",
+                       [STOP_MARKER, job_id])
+
+
+def stop_requested(store: Store, job_id: str) -> bool:
+    """True once `request_stop` was called for the job."""
+    return store.scalar("SELECT error FROM jobs WHERE job_id = ?", [job_id]) == STOP_MARKER

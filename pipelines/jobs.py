@@ -1,0 +1,198 @@
+"""The job runner: long work (judging, generation) off the caller's thread, persisted, resumable.
+
+API (used by the CLI and the app's "rerun judge on this slice" button):
+
+- `start_job(store, kind, params, mode="thread"|"subprocess"|"inline", env=None) -> job_id`
+  records a queued job in `jobs` and runs it: on a daemon thread of this process (the app),
+  in a child `python -m pipelines jobs run JOB_ID` process (the CLI's `--background`, and
+  anything that must survive the caller), or right here (`inline`, the CLI default).
+  `env` adds environment variables for the child only (e.g. an API key given on the command
+  line): keys are never part of `params`, which are stored.
+- `job_status(store, job_id) -> dict`: the row (state, done, failed, total, cost_usd, tokens,
+  run_id, error) plus `alive` and `resumable`. A `running` job whose process is gone is
+  reported with state `interrupted`.
+- `resume_job(store, job_id, mode=...)`: run an unfinished job again under the same run. Job
+  functions write their rows batch by batch in the same transaction as the progress counters
+  and skip items their run already holds, so a job killed with SIGKILL and resumed ends with
+  every item written exactly once.
+- `stop_job(store, job_id)`: ask it to stop after the current batch (state `stopped`).
+
+A job kind is a function `fn(ctx: JobContext) -> str | None` (return "stopped" when it ended
+early). Built-in kinds are listed in `JOB_KINDS`; any other kind may be given as
+"package.module:function", so child processes can import it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from data_access import jobs as job_rows
+from data_access.store import Store
+from pipelines.llm.redact import redact
+
+JOB_KINDS: dict[str, str] = {
+    "judge": "pipelines.judge.job:run_judge_job",
+}
+_threads: dict[str, threading.Thread] = {}
+
+
+@dataclass
+class JobContext:
+    """What a job function gets: its store, params, run, and progress/stop hooks."""
+
+    store: Store
+    job_id: str
+    params: dict[str, Any]
+    run_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def attach_run(self, run_id: str, total: int) -> None:
+        """Record the run the job writes under (done once; a resume reuses it)."""
+        self.run_id = run_id
+        job_rows.set_run(self.store, self.job_id, run_id, total)
+
+    def progress(self, cursor: duckdb.DuckDBPyConnection, done: int, failed: int) -> None:
+        """Write absolute progress, with the run's cost so far, in the batch's transaction."""
+        usage = cursor.execute(
+            "SELECT coalesce(cost_usd, 0), coalesce(prompt_tokens + completion_tokens, 0)"
+            " FROM runs WHERE run_id = ?", [self.run_id]).fetchone() or (0.0, 0)
+        job_rows.set_progress(cursor, self.job_id, done, failed, float(usage[0]), int(usage[1]))
+
+    def should_stop(self) -> bool:
+        """True once someone asked the job to stop."""
+        return job_rows.stop_requested(self.store, self.job_id)
+
+
+def register_job_kind(kind: str, target: str) -> None:
+    """Name a job function ("package.module:function") under a short kind."""
+    JOB_KINDS[kind] = target
+
+
+def _resolve(kind: str) -> Callable[[JobContext], str | None]:
+    target = JOB_KINDS.get(kind, kind)
+    if ":" not in target:
+        raise ValueError(f"unknown job kind {kind!r}; known: {', '.join(sorted(JOB_KINDS))}")
+    module, name = target.split(":", 1)
+    return getattr(importlib.import_module(module), name)
+
+
+def run_job_here(store: Store, job_id: str) -> str:
+    """Execute (or continue) a job in the calling thread; return its final state."""
+    job = job_rows.get_job(store, job_id)
+    if job is None:
+        raise ValueError(f"no job {job_id!r} in {store.path}")
+    job_rows.set_state(store, job_id, "running", pid=os.getpid(), clear_error=True)
+    ctx = JobContext(store, job_id, job["params"], run_id=job["run_id"])
+    try:
+        outcome = _resolve(job["kind"])(ctx)
+    except Exception as exc:  # noqa: BLE001 - the job row must say why it failed
+        job_rows.set_state(store, job_id, "failed",
+                           error=redact(f"{type(exc).__name__}: {exc}", os.environ.get(
+                               "STORYSCOPE_LLM_API_KEY"), os.environ.get("OPENAI_API_KEY")))
+        return "failed"
+    state = "stopped" if outcome == "stopped" else "finished"
+    job_rows.set_state(store, job_id, state)
+    return state
+
+
+def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) -> None:
+    if mode == "inline":
+        run_job_here(store, job_id)
+    elif mode == "thread":
+        thread = threading.Thread(target=run_job_here, args=(store, job_id), daemon=True,
+                                  name=f"job-{job_id}")
+        _threads[job_id] = thread
+        thread.start()
+    elif mode == "subprocess":
+        job_rows.set_state(store, job_id, "queued")
+        command = [sys.executable, "-m", "pipelines", "jobs", "run", job_id,
+                   "--store", str(store.path)]
+        process = subprocess.Popen(command, env={**os.environ, **(env or {})},
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   start_new_session=True)
+        _children[job_id] = process
+        job_rows.set_pid_if_queued(store, job_id, process.pid)
+    else:
+        raise ValueError(f"unknown job mode {mode!r} (inline | thread | subprocess)")
+
+
+_children: dict[str, subprocess.Popen] = {}
+
+
+def start_job(store: Store, kind: str, params: dict[str, Any], mode: str = "thread",
+              env: dict[str, str] | None = None) -> str:
+    """Record a job and run it (see module docstring); returns the job id."""
+    _resolve(kind)  # fail now, not in the background, on an unknown kind
+    job_id = job_rows.create_job(store, kind, params)
+    _launch(store, job_id, mode, env)
+    return job_id
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (ProcessLookupError, PermissionError, OverflowError):
+        return False
+    try:  # a zombie child of ours counts as dead
+        with open(f"/proc/{int(pid)}/stat") as handle:
+            return handle.read().split(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def _alive(job: dict) -> bool:
+    child = _children.get(job["job_id"])
+    if child is not None:
+        return child.poll() is None
+    thread = _threads.get(job["job_id"])
+    if thread is not None:
+        return thread.is_alive()
+    if job["pid"] == os.getpid():
+        return False  # a thread of this process that is no longer registered
+    return _pid_alive(job["pid"])
+
+
+def job_status(store: Store, job_id: str) -> dict[str, Any]:
+    """The job row plus `alive` and `resumable`; a dead `running` job shows `interrupted`."""
+    job = job_rows.get_job(store, job_id)
+    if job is None:
+        raise ValueError(f"no job {job_id!r} in {store.path}")
+    job["alive"] = _alive(job) if job["state"] in ("queued", "running") else False
+    if job["state"] in ("queued", "running") and not job["alive"]:
+        job["state"] = "interrupted"
+    job["resumable"] = job["state"] in ("interrupted", "failed", "stopped")
+    return job
+
+
+def resume_job(store: Store, job_id: str, mode: str = "thread",
+               env: dict[str, str] | None = None) -> None:
+    """Run an interrupted, failed or stopped job again under its run."""
+    status = job_status(store, job_id)
+    if not status["resumable"]:
+        raise ValueError(f"job {job_id} is {status['state']}; only interrupted, failed or"
+                         " stopped jobs resume")
+    _launch(store, job_id, mode, env)
+
+
+def stop_job(store: Store, job_id: str) -> None:
+    """Ask a job to stop after its current batch."""
+    job_rows.request_stop(store, job_id)
+
+
+def wait_for(job_id: str, timeout: float | None = None) -> None:
+    """Wait for a thread or child started by this process (tests and the CLI)."""
+    if job_id in _threads:
+        _threads[job_id].join(timeout)
+    if job_id in _children:
+        _children[job_id].wait(timeout)

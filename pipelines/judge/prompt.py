@@ -1,0 +1,72 @@
+"""The judge prompt (LF-VideoQA App. F.2 / Table 26) as a versioned template, and its reply.
+
+Table 26's text is not reproduced in our copy of the paper, so `judge_claims_v1.txt` is written
+from App. F.2's description of the judge: it labels every rubric claim asserted / contradicted /
+omitted, judging only against the answer's text; content beyond the rubric is not graded; an
+answer that declines the question omits every claim. Changing the template means a new
+version file: the judge's name is model + prompt version, so old verdicts stay comparable.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+PROMPT_VERSION = "judge-claims-v1"
+_TEMPLATE_FILES = {"judge-claims-v1": "judge_claims_v1.txt"}
+VERDICTS = ("asserted", "contradicted", "omitted")
+
+
+class ClaimLabel(BaseModel):
+    claim: int = Field(ge=1)
+    label: Literal["asserted", "contradicted", "omitted"]
+    rationale: str = ""
+
+
+class JudgeReply(BaseModel):
+    """The reply the judge must return: one label per rubric claim."""
+
+    verdicts: list[ClaimLabel]
+
+
+def template(version: str = PROMPT_VERSION) -> str:
+    """The prompt template text of a version."""
+    if version not in _TEMPLATE_FILES:
+        raise ValueError(f"unknown judge prompt version {version!r}; known: "
+                         f"{', '.join(_TEMPLATE_FILES)}")
+    return resources.files("pipelines").joinpath("prompts", _TEMPLATE_FILES[version]).read_text()
+
+
+def render_claims(claims: list[dict]) -> str:
+    """Numbered claim lines, e.g. `1. [core] Miss Crane knows ...`."""
+    return "\n".join(f"{c['ord']}. [{c['role']}] {c['text']}" for c in claims)
+
+
+def judge_messages(question: str, claims: list[dict], answer: str,
+                   version: str = PROMPT_VERSION) -> list[dict]:
+    """Chat messages for one answer: instructions as system prompt, the inputs as user prompt.
+
+    As in App. J, the first paragraph and the rules form the system prompt and the
+    "Input Information" block is the user prompt.
+    """
+    text = template(version)
+    head, rest = text.split("# Input Information", 1)
+    inputs, rules = rest.split("# Labels", 1)
+    user = inputs.strip().format(question=question, claims=render_claims(claims), answer=answer)
+    return [{"role": "system", "content": head.strip() + "\n\n# Labels" + rules.rstrip()},
+            {"role": "user", "content": user}]
+
+
+def checked_labels(claim_ords: list[int]):
+    """A parse hook: the reply must label each rubric claim exactly once."""
+    expected = sorted(claim_ords)
+
+    def check(reply: JudgeReply) -> dict[int, ClaimLabel]:
+        got = sorted(v.claim for v in reply.verdicts)
+        if got != expected:
+            raise ValueError(f"malformed reply: claims labelled {got}, expected {expected}")
+        return {v.claim: v for v in reply.verdicts}
+
+    return check

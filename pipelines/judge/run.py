@@ -1,0 +1,236 @@
+"""Judge a slice of answers (LF-VideoQA §3.3, App. F.2) with the `openai` or `lexical` backend.
+
+Every answer's rubric claims get one verdict each, written batch by batch under one judging
+run, in the same transaction as the job's progress, so a killed job resumed with
+`resume_job` skips the answers its run already holds and writes each verdict exactly once.
+The judge's name is model + prompt version (`gpt-4o-mini@judge-claims-v1`) or `lexical`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from data_access import judging
+from data_access.judging import JudgeFilter
+from data_access.llm_log import lookup_cache
+from data_access.runs import RunSpec, end_run, start_run
+from data_access.store import Store
+from pipelines.judge.lexical import LEXICAL_VERSION, LexicalMatcher, lexical_measures
+from pipelines.judge.prompt import PROMPT_VERSION, JudgeReply, checked_labels, judge_messages
+from pipelines.llm import Gateway, LLMRequest, load_config
+
+BACKENDS = ("openai", "lexical")
+_OUTPUT_TOKENS_PER_CLAIM = 30  # dry-run estimate: label + one-sentence rationale
+
+
+@dataclass
+class JudgeOptions:
+    """What to judge and how (all JSON-serialisable: stored as job params, never a key).
+
+    Attributes:
+        backend: `openai` (any OpenAI-compatible endpoint) or `lexical` (offline).
+        judge_name: the judge id; default model@prompt_version, or `lexical`.
+        llm: gateway overrides (base_url, model, concurrency, budget_usd, ...), no api_key.
+        gold: judge each question's reference answer against its own rubric instead.
+    """
+
+    backend: str = "lexical"
+    judge_name: str | None = None
+    prompt_version: str = PROMPT_VERSION
+    where: dict[str, list[str]] = field(default_factory=dict)
+    limit: int | None = None
+    gold: bool = False
+    batch_size: int = 32
+    llm: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> JudgeOptions:
+        return cls(**params)
+
+    def params(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def config(self):
+        return load_config(self.llm)
+
+    def identity(self) -> tuple[str, str, str | None, str]:
+        """(judge_id, kind, model, prompt_version) of this judge."""
+        if self.backend == "lexical":
+            return self.judge_name or "lexical", "lexical", None, LEXICAL_VERSION
+        model = self.config().model
+        return (self.judge_name or f"{model}@{self.prompt_version}", "llm", model,
+                self.prompt_version)
+
+
+@dataclass
+class Slice:
+    """The answers of a slice and their rubric claims (dicts: claim_id, ord, role, text)."""
+
+    answers: pd.DataFrame
+    claims: dict[str, list[dict]]
+
+    @property
+    def n_claims(self) -> int:
+        return int(sum(len(self.claims.get(q, [])) for q in self.answers.question_id))
+
+
+def load_slice(store: Store, options: JudgeOptions) -> Slice:
+    """The answers (or gold answers) selected by the options, with their claims."""
+    answers = judging.answers_in_slice(store, JudgeFilter(**options.where), options.gold,
+                                       options.limit)
+    frame = judging.claims_of_questions(store, sorted(set(answers.question_id)))
+    claims = {q: group.to_dict("records") for q, group in frame.groupby("question_id")}
+    answers = answers[answers.question_id.isin(claims)].reset_index(drop=True)
+    return Slice(answers, claims)
+
+
+def llm_requests(part: Slice, options: JudgeOptions) -> list[LLMRequest]:
+    """One judge request per answer (App. F.2 / Table 26 template)."""
+    requests = []
+    for row in part.answers.itertuples():
+        claims = part.claims[row.question_id]
+        messages = judge_messages(row.question, claims, row.answer, options.prompt_version)
+        requests.append(LLMRequest(row.answer_id, messages, schema=JudgeReply,
+                                   parse=checked_labels([c["ord"] for c in claims]),
+                                   params={"temperature": 0}))
+    return requests
+
+
+def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
+    """What a run would do: items, claims, cache hits, estimated tokens and cost. Writes nothing."""
+    part = load_slice(store, options)
+    judge_id, _, model, _ = options.identity()
+    plan = {"judge": judge_id, "backend": options.backend, "answers": len(part.answers),
+            "claims": part.n_claims, "cache_hits": 0, "est_prompt_tokens": 0,
+            "est_completion_tokens": 0, "est_cost_usd": 0.0,
+            "items": part.answers[["answer_id", "question_id", "setting_id"]]
+            .to_dict("records")}
+    if options.backend != "openai":
+        return plan
+    config = options.config()
+    requests = llm_requests(part, options)
+    gateway = Gateway(store, config, run_id="dry-run")
+    keys = [gateway.key_of(r) for r in requests]
+    hits = lookup_cache(store, keys)
+    misses = [r for r, k in zip(requests, keys) if k not in hits]
+    prompt = sum(len(str(r.messages)) // 4 for r in misses)
+    completion = sum(_OUTPUT_TOKENS_PER_CLAIM * len(part.claims[q]) for q in
+                     part.answers.question_id[[k not in hits for k in keys]])
+    plan.update(cache_hits=len(requests) - len(misses), est_prompt_tokens=prompt,
+                est_completion_tokens=int(completion),
+                est_cost_usd=config.cost(prompt, int(completion)))
+    return plan
+
+
+def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
+    judge_id, kind, model, version = options.identity()
+    params = options.params()
+    params["llm"] = options.config().public_dict() if options.backend == "openai" else {}
+    spec = RunSpec("judge.gold" if options.gold else "judge", backend=options.backend,
+                   model=model, prompt_version=version, params=params)
+    run_id = start_run(store, spec)
+    with store.transaction() as cursor:
+        judging.ensure_judge(cursor, judge_id, kind, options.backend, model, version, run_id)
+    if ctx is not None:
+        ctx.attach_run(run_id, total)
+    return run_id
+
+
+def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
+    """Judge the slice; with a job context, resume its run and report progress.
+
+    Returns:
+        run_id, judge, answers, done, failed, stopped (and gold_failures in gold mode).
+    """
+    if options.backend not in BACKENDS:
+        raise ValueError(f"unknown judge backend {options.backend!r} (openai | lexical)")
+    part = load_slice(store, options)
+    run_id = ctx.run_id if ctx is not None and ctx.run_id else _start(
+        store, options, len(part.answers), ctx)
+    done_before = judging.answers_done_in_run(store, run_id)
+    todo = Slice(part.answers[~part.answers.answer_id.isin(done_before)], part.claims)
+    writer = _VerdictWriter(store, options, run_id, len(done_before), ctx)
+    if options.backend == "lexical":
+        _judge_lexical(todo, options, writer)
+    else:
+        _judge_llm(store, todo, options, writer)
+    stopped = writer.stopped
+    end_run(store, run_id, "stopped" if stopped else "finished", n_items=writer.done,
+            n_failed=writer.failed)
+    summary = {"run_id": run_id, "judge": options.identity()[0], "answers": len(part.answers),
+               "done": writer.done, "failed": writer.failed, "stopped": stopped}
+    if options.gold:
+        summary["gold_failures"] = judging.gold_core_omissions(store, run_id).to_dict("records")
+    return summary
+
+
+class _VerdictWriter:
+    """Writes one batch of verdicts (+ lexical scores + job progress) per transaction."""
+
+    def __init__(self, store, options, run_id, done_before, ctx) -> None:
+        self.store, self.options, self.run_id, self.ctx = store, options, run_id, ctx
+        self.judge_id = options.identity()[0]
+        self.done, self.failed, self.stopped = done_before, 0, False
+
+    def write(self, cursor, verdicts: list[tuple], n_answers: int, n_failed: int = 0,
+              lexical: list[dict] | None = None) -> None:
+        judging.write_verdicts(cursor, self.run_id, self.judge_id, verdicts)
+        judging.write_lexical_scores(cursor, self.run_id, lexical or [])
+        self.done += n_answers
+        self.failed += n_failed
+        if self.ctx is not None:
+            self.ctx.progress(cursor, self.done, self.failed)
+
+    def should_stop(self) -> bool:
+        if self.ctx is not None and self.ctx.should_stop():
+            self.stopped = True
+        return self.stopped
+
+
+def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
+    matcher = LexicalMatcher()
+    rows = list(part.answers.itertuples())
+    for start in range(0, len(rows), options.batch_size):
+        if writer.should_stop():
+            return
+        verdicts, scores = [], []
+        for row in rows[start:start + options.batch_size]:
+            claims = part.claims[row.question_id]
+            texts = [c["text"] for c in claims]
+            labels = matcher.label_claims(row.answer, texts)
+            verdicts += [(row.answer_id, c["claim_id"], v, why) for c, (v, why) in
+                         zip(claims, labels)]
+            m = lexical_measures(row.answer, None if options.gold else row.reference, texts)
+            scores.append({"answer_id": row.answer_id, "rl": m["RL"], "clm_rl": m["ClmRL"],
+                           "cov50": m["Cov@.5"], "hedge": m["Hedge"]})
+        with writer.store.transaction() as cursor:
+            writer.write(cursor, verdicts, len(scores), lexical=scores)
+
+
+def _judge_llm(store: Store, part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
+    if part.answers.empty:
+        return
+    config = options.config()
+    gateway = Gateway(store, config, writer.run_id, batch_size=options.batch_size)
+    claims_of = dict(zip(part.answers.answer_id, part.answers.question_id))
+
+    def on_batch(cursor, results) -> None:
+        verdicts = []
+        for result in results:
+            if not result.ok:
+                continue
+            for claim in part.claims[claims_of[result.item_id]]:
+                label = result.parsed[claim["ord"]]
+                verdicts.append((result.item_id, claim["claim_id"], label.label,
+                                 label.rationale or None))
+        n_ok = sum(r.ok for r in results)
+        writer.write(cursor, verdicts, n_ok, n_failed=sum(r.status == "failed" for r in results))
+        if writer.should_stop():
+            gateway.stop("stopped")
+
+    gateway.run(llm_requests(part, options), on_batch=on_batch)
+    if gateway.stop_reason == "budget":
+        writer.stopped = True
