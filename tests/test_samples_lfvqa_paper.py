@@ -360,3 +360,19 @@ def test_demo_step_imports_once_and_reruns_as_a_no_op(store):
     assert table_counts(store) == first
     assert first["reported_results"] == 358 and first["runs"] == 1
     assert any("already in the store" in line for line in lines)
+
+
+def test_overview_page_shows_the_paper_sample(store, store_path):
+    from streamlit.testing.v1 import AppTest
+
+    from pipelines.demo import build_demo
+
+    build_demo(store, None, lambda line: None, only={"lfvqa_paper"})
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert (metrics["Films & episodes"], metrics["Questions"], metrics["Settings"]) == ("14", "14", "21")
+    datasets = at.dataframe[0].value.set_index("dataset_id")
+    assert int(datasets.loc["lfvqa_paper", "questions"]) == 14
+    assert bool(datasets.loc["lfvqa_paper", "reported_by_paper"])
