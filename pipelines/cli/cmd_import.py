@@ -40,3 +40,12 @@ def import_lfvqa(folder: FolderArg, store: StoreOption = None, as_json: JsonOpti
     from data_access.importers import import_lfvqa_dir
 
     _run_import(import_lfvqa_dir, folder, store, as_json)
+
+
+@import_app.command("storyvideoqa")
+def import_storyvideoqa(folder: FolderArg, store: StoreOption = None,
+                        as_json: JsonOption = False) -> None:
+    """Import a StoryVideoQA release: golden questions and aligned scripts (.xlsx or JSON)."""
+    from data_access.importers import import_storyvideoqa_dir
+
+    _run_import(import_storyvideoqa_dir, folder, store, as_json)

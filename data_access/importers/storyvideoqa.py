@@ -1,0 +1,163 @@
+"""Import the StoryVideoQA release: golden questions and aligned scripts, in one transaction.
+
+Accepted layouts: the data folder (`golden_questions/`, `aligned_script/<source>/`, `meta/`)
+and the GitHub repository's (`PlotTree/data/golden_questions/`,
+`StoryMindv2/aligned_script/<source>/`). Aligned scripts may be the released `.xlsx`
+workbooks or their JSON conversion; when a video has both, the workbook is used.
+Every video named by a question or an aligned script becomes a film (`film_id` = the release
+`vid`), with runtime and fps from the release's meta files when they list it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
+from data_access.importers.rows import insert_rows, keys_present
+from data_access.importers.svqa_golden import (
+    GOLDEN_SUFFIX, duplicate_problems, parse_vid, read_golden_file,
+)
+from data_access.importers.svqa_scripts import build_aligned_film
+from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.store import Store
+
+IMPORT_STEP = "import.storyvideoqa"
+DATASET = {
+    "dataset_id": "storyvideoqa",
+    "name": "StoryVideoQA-G (golden questions) + aligned scripts",
+    "kind": "storyvideoqa",
+    "source": "https://github.com/nercms-mmap/StoryVideoQA",
+    "licence": "CC-BY-4.0 per the HF dataset card; scripts and subtitles (c) the studios,"
+               " research use only",
+}
+ALIGNMENT_NOTE = ("subtitles.matched_line = results_human.index_result (the release's"
+                  " human-corrected alignment), mapped to our line index; scene times from"
+                  " the matched cues (matched), else interpolated between neighbours")
+
+
+@dataclass
+class ReleaseLayout:
+    """Where the parts of a release folder are."""
+
+    golden: list[Path] = field(default_factory=list)
+    aligned: dict[str, Path] = field(default_factory=dict)  # vid -> file
+    meta: dict[str, dict] = field(default_factory=dict)     # meta file stem -> content
+    notes: list[str] = field(default_factory=list)
+
+
+def _first_dir(folder: Path, *candidates: str) -> Path | None:
+    return next((folder / c for c in candidates if (folder / c).is_dir()), None)
+
+
+def _read_meta(folder: Path, aligned_dir: Path | None) -> dict[str, dict]:
+    meta = {}
+    for name in ("video_length", "videofps", "name2imdbid"):
+        for base in (folder / "meta", folder / "PlotTree" / "data", aligned_dir):
+            path = base / f"{name}.json" if base else None
+            if path and path.is_file():
+                try:
+                    meta[name] = json.loads(path.read_text(encoding="utf-8-sig"))
+                except ValueError as exc:
+                    raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+                break
+    return meta
+
+
+def find_layout(folder: Path) -> ReleaseLayout:
+    """The golden files, aligned scripts and meta files of a release folder."""
+    layout = ReleaseLayout()
+    golden_dir = _first_dir(folder, "golden_questions", "PlotTree/data/golden_questions")
+    aligned_dir = _first_dir(folder, "aligned_script", "StoryMindv2/aligned_script")
+    if golden_dir is None and aligned_dir is None:
+        raise fail(str(folder), "(folder)", "-", "no golden_questions/ or aligned_script/ folder:"
+                   " not a StoryVideoQA release")
+    if golden_dir is not None:
+        layout.golden = sorted(golden_dir.glob(f"*{GOLDEN_SUFFIX}"))
+    if aligned_dir is not None:
+        for path in sorted(aligned_dir.glob("*/*")):
+            if path.suffix not in (".json", ".xlsx"):
+                continue
+            if path.stem in layout.aligned and path.suffix == ".json":
+                layout.notes.append(f"{path.name}: the .xlsx workbook was used instead")
+                continue
+            layout.aligned[path.stem] = path
+    layout.meta = _read_meta(folder, aligned_dir)
+    return layout
+
+
+def _film_rows(vids: list[str], meta: dict[str, dict]) -> list[dict]:
+    rows = []
+    for vid in vids:
+        imdb = meta.get("name2imdbid", {}).get(vid)
+        runtime = meta.get("video_length", {}).get(vid)
+        fps = meta.get("videofps", {}).get(vid)
+        rows.append({"film_id": vid, **parse_vid(vid), "year": None,
+                     "runtime_s": float(runtime) if runtime else None,
+                     "fps": float(fps) if fps else None,
+                     "source": "StoryVideoQA" + (f"; IMDb {imdb}" if imdb else "")})
+    return rows
+
+
+def _read_questions(layout: ReleaseLayout) -> dict[str, list[dict]]:
+    by_file = {path.name: read_golden_file(path) for path in layout.golden}
+    problems = duplicate_problems(by_file)
+    if problems:
+        raise ImportFailure(problems)
+    return by_file
+
+
+def _reject_present(cursor, table: str, column: str, keys: list[str], where: str) -> None:
+    present = keys_present(cursor, table, column, keys)
+    if present:
+        problems = [Problem(where, "(import)", column, f"{key!r} is already in the store"
+                            f" (imported by run {run})") for key, run in sorted(present.items())]
+        raise ImportFailure(problems)
+
+
+def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
+    """Import a StoryVideoQA release folder in a single transaction.
+
+    Args:
+        store: the store to write to.
+        folder: the release folder (data layout or repository layout).
+
+    Returns:
+        The run id and rows written per table (`notes` lists per-source MCQ counts).
+
+    Raises:
+        ImportFailure: a file is bad (file, record, field named); nothing was written.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise fail(str(folder), "(folder)", "-", "not a folder")
+    layout = find_layout(folder)
+    questions = _read_questions(layout)
+    mcq_rows = [row for rows in questions.values() for row in rows]
+    vids = sorted({row["vid"] for row in mcq_rows} | set(layout.aligned))
+    films = _film_rows(vids, layout.meta)
+    runtime = {row["film_id"]: row["runtime_s"] for row in films}
+    aligned = [build_aligned_film(vid, path, runtime.get(vid)) for vid, path in layout.aligned.items()]
+    spec = RunSpec(step=IMPORT_STEP, backend="import", source=str(folder.resolve()),
+                   params={"alignment": ALIGNMENT_NOTE, "golden_files": list(questions),
+                           "aligned_files": len(aligned),
+                           "unresolved_matches": sum(a.unresolved_matches for a in aligned)})
+    with store.transaction() as cursor:
+        _reject_present(cursor, "films", "film_id", vids, "films")
+        _reject_present(cursor, "mcq_questions", "mcq_id", [r["mcq_id"] for r in mcq_rows],
+                        "golden_questions")
+        run_id = insert_run(cursor, spec)
+        report = ImportReport(run_id, DATASET["dataset_id"], str(folder), notes=list(layout.notes))
+        if not keys_present(cursor, "datasets", "dataset_id", [DATASET["dataset_id"]]):
+            insert_rows(cursor, "datasets", [DATASET], run_id)
+        report.rows["films"] = insert_rows(cursor, "films", films, run_id, DATASET["dataset_id"])
+        for table in ("scenes", "script_lines", "subtitles"):
+            rows = [row for film in aligned for row in getattr(film, table)]
+            report.rows[table] = insert_rows(cursor, table, rows, run_id)
+        report.rows["mcq_questions"] = insert_rows(cursor, "mcq_questions", mcq_rows, run_id,
+                                                   DATASET["dataset_id"])
+        finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
+    for file, rows in questions.items():
+        report.notes.append(f"{file}: {len(rows):,} questions")
+    return report

@@ -1,0 +1,192 @@
+"""StoryVideoQA golden questions (`<source>_golden.json`) to `mcq_questions` records.
+
+Each file is a JSON array of items `{id, vid, question, choices, GT, option, question_type,
+story_element, characters, locations, times, gemini_check, claude_check, gpt_check}`
+(StoryVideoQA §4, Table 6 "StoryVideoQA-G"). Items are validated with the interchange model
+`McqQuestion`, so the two import paths accept the same questions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from data_access.formats.lfvqa import McqQuestion
+from data_access.importers.errors import ImportFailure, Problem, fail
+
+GOLDEN_SUFFIX = "_golden.json"
+CHECK_FIELDS = ("gemini_check", "claude_check", "gpt_check")
+# Release fields with a column of their own; anything else goes to `extra`.
+KNOWN_FIELDS = {"id", "vid", "question", "choices", "GT", "option", "question_type",
+                "story_element", "characters", "locations", "times", *CHECK_FIELDS}
+OPTIONS = "ABCDE"
+
+
+def clock_seconds(text: str, like: list[int] | None = None) -> float | None:
+    """Seconds of `H:MM:SS` / `MM:SS`; None when the text is not a clock time.
+
+    The release has a few irregular spans, handled as documented choices:
+    `00:09:41-00:45` (end abbreviated): missing leading parts are taken from the start
+    (`like`); `00:00:02-00:00:21:33` (four parts): a stray leading `00` group is dropped.
+    """
+    parts = text.strip().split(":")
+    if not parts or not all(part.isdigit() for part in parts):
+        return None
+    numbers = [int(part) for part in parts]
+    while len(numbers) > 3 and numbers[0] == 0:
+        numbers = numbers[1:]
+    if len(numbers) > 3:
+        return None
+    if like is not None and len(numbers) < len(like):
+        numbers = like[: len(like) - len(numbers)] + numbers
+    hours, minutes, seconds = ([0] * (3 - len(numbers)) + numbers)
+    return hours * 3600.0 + minutes * 60.0 + seconds
+
+
+def _clock_parts(text: str) -> list[int]:
+    parts = [int(p) for p in text.strip().split(":") if p.isdigit()]
+    while len(parts) > 3 and parts[0] == 0:
+        parts = parts[1:]
+    return [0] * (3 - len(parts)) + parts
+
+
+def span_seconds(span: str) -> float | None:
+    """Length in seconds of one evidence span `start-end` (a single time counts 0 s).
+
+    Returns None for non-spans seen in the release (`cross scene`, `throughout`, ``) and for
+    spans that end before they start.
+    """
+    pieces = span.split("-")
+    if len(pieces) == 1:
+        return 0.0 if clock_seconds(pieces[0]) is not None else None
+    if len(pieces) != 2:
+        return None
+    start = clock_seconds(pieces[0])
+    end = clock_seconds(pieces[1], like=_clock_parts(pieces[0])) if start is not None else None
+    if start is None or end is None or end < start:
+        return None
+    return end - start
+
+
+def evidence_seconds(times: list[str]) -> tuple[float | None, list[str]]:
+    """Total length of the evidence spans (as released, overlaps counted twice) and the
+    spans that could not be read; None when no span could be read."""
+    total, unread = 0.0, []
+    for span in times:
+        length = span_seconds(span)
+        if length is None:
+            unread.append(span)
+        else:
+            total += length
+    return (None if len(unread) == len(times) else total), unread
+
+
+def source_of(path: Path) -> str:
+    """`Friends_golden.json` -> `Friends`."""
+    return path.name[: -len(GOLDEN_SUFFIX)]
+
+
+def _item_problems(file: str, record: str, exc: ValidationError) -> list[Problem]:
+    problems = []
+    for error in exc.errors():
+        loc = ".".join(str(part) for part in error["loc"]) or "-"
+        field = {"gt": "GT", "qid": "id"}.get(loc, loc)
+        problems.append(Problem(file, record, field, error["msg"]))
+    return problems
+
+
+def _record(source: str, item: dict) -> dict:
+    return {
+        "mcq_id": f"{source}:{item.get('vid')}:{item.get('id')}", "set_name": "golden",
+        "source": source, "vid": item.get("vid"), "qid": item.get("id"),
+        "question": item.get("question"), "choices": item.get("choices"), "gt": item.get("GT"),
+        "option": item.get("option"), "question_type": item.get("question_type"),
+        "story_element": item.get("story_element"), "characters": item.get("characters") or [],
+        "locations": item.get("locations") or [], "times": item.get("times") or [],
+    }
+
+
+def _row(source: str, item: dict, question: McqQuestion) -> dict:
+    seconds, unread = evidence_seconds(question.times)
+    extra = {key: value for key, value in item.items() if key not in KNOWN_FIELDS}
+    if unread:
+        extra["unread_times"] = unread
+    row = question.model_dump()
+    row.update({
+        "evidence_seconds": seconds,
+        **{name: json.dumps(item.get(name)) if name in item else None for name in CHECK_FIELDS},
+        "extra": json.dumps(extra) if extra else None,
+    })
+    return row
+
+
+def read_golden_file(path: Path) -> list[dict]:
+    """Every item of one golden file as an `mcq_questions` row; bad items raise."""
+    try:
+        items = json.loads(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
+    except json.JSONDecodeError as exc:
+        raise fail(path.name, f"line {exc.lineno}", "-",
+                   f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(items, list):
+        raise fail(path.name, "(file)", "-", "must be a JSON array of question items")
+    source = source_of(path)
+    rows, problems = [], []
+    for number, item in enumerate(items, start=1):
+        record = f"item {number}" + (f" (id {item.get('id')})" if isinstance(item, dict) else "")
+        if not isinstance(item, dict):
+            problems.append(Problem(path.name, record, "-", "item is not a JSON object"))
+            continue
+        try:
+            question = McqQuestion.model_validate(_record(source, item))
+        except ValidationError as exc:
+            problems += _item_problems(path.name, record, exc)
+            continue
+        if OPTIONS.index(question.option) >= len(question.choices):
+            problems.append(Problem(path.name, record, "option", f"{question.option!r} points past"
+                                    f" the {len(question.choices)} choices"))
+            continue
+        rows.append(_row(source, item, question))
+        if len(problems) >= 10:
+            break
+    if problems:
+        raise ImportFailure(problems)
+    return rows
+
+
+def duplicate_problems(file_rows: dict[str, list[dict]]) -> list[Problem]:
+    """Items whose `<source>:<vid>:<id>` repeats an earlier item."""
+    seen: dict[str, str] = {}
+    problems = []
+    for file, rows in file_rows.items():
+        for number, row in enumerate(rows, start=1):
+            where = f"{file} item {number}"
+            if row["mcq_id"] in seen:
+                problems.append(Problem(file, f"item {number} (id {row['qid']})", "id",
+                                        f"duplicate mcq_id {row['mcq_id']!r}: same as {seen[row['mcq_id']]}"))
+            else:
+                seen[row["mcq_id"]] = where
+    return problems
+
+
+_EPISODE = re.compile(r"^(?P<series>.+)-S(?P<season>\d+)E(?P<episode>\d+)$")
+
+
+def parse_vid(vid: str) -> dict:
+    """Film fields from a release video id (`Friends-S01E01`, `IMDB-001-The Shawshank Redemption`)."""
+    match = _EPISODE.match(vid)
+    if match:
+        series = SERIES_NAMES.get(match["series"], match["series"])
+        season, episode = int(match["season"]), int(match["episode"])
+        return {"kind": "episode", "series": series, "season": season, "episode": episode,
+                "title": f"{series} S{season:02d}E{episode:02d}"}
+    movie = re.match(r"^(?P<list>IMDB|douban)-(?P<rank>\d+)-(?P<title>.+)$", vid)
+    title = movie["title"] if movie else vid
+    return {"kind": "film", "series": None, "season": None, "episode": None, "title": title}
+
+
+SERIES_NAMES = {"Friends": "Friends", "BigBang": "The Big Bang Theory", "GOT": "Game of Thrones"}
