@@ -1,0 +1,64 @@
+"""Question generation commands: `storyscope generate`, `storyscope check-questions`."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+
+WhereOption = Annotated[
+    list[str] | None,
+    typer.Option("--where", envvar="STORYSCOPE_WHERE",
+                 help="Filter KEY=VALUE[,VALUE...] on film_id, qtype, status, source, run_id, "
+                      "center or question_id; repeat for AND."),
+]
+
+
+def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
+    """`["qtype=Q1,Q2", "source=paper"]` -> `{"qtype": ["Q1", "Q2"], "source": ["paper"]}`."""
+    from data_access.qgen import QUESTION_FILTERS
+
+    parsed: dict[str, list[str]] = {}
+    for item in filters or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not value.strip():
+            raise fail(f"--where {item!r}: expected KEY=VALUE[,VALUE...]")
+        if key not in QUESTION_FILTERS:
+            raise fail(f"--where {item!r}: unknown field {key!r}; use one of "
+                       + ", ".join(sorted(QUESTION_FILTERS)))
+        parsed.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
+    return parsed
+
+
+@app.command("check-questions")
+def check_questions(
+    where: WhereOption = None,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Record a check run.")] = True,
+    analytics: Annotated[bool, typer.Option(
+        "--analytics", help="Also store near-duplicates, UMAP, Self-BLEU and opening frames.")] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Run the automatic question checks (LF-VideoQA App. F.2) on stored questions."""
+    from pipelines.qgen.check_run import run_check_questions
+
+    handle = open_store(store)
+    run_id, checks = run_check_questions(handle, parse_where(where), save=save)
+    if analytics and run_id and checks:
+        from pipelines.qgen.analytics import analyze_stored_questions
+
+        analyze_stored_questions(handle, run_id, [item.question_id for item in checks])
+    if as_json:
+        typer.echo(json.dumps({"questions": [item.as_json() for item in checks]}, indent=2,
+                              ensure_ascii=False))
+        return
+    failed = [item for item in checks if not item.result.passed]
+    typer.echo(f"{len(checks)} questions checked, {len(failed)} failed"
+               + (f" (run {run_id})" if run_id else ""))
+    for item in failed:
+        for failure in item.result.failures:
+            typer.echo(f"  {item.question_id} [{item.source}] {failure.check}: {failure.reason}")
