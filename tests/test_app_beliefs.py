@@ -1,0 +1,45 @@
+"""AppTest: the Belief timelines page draws the fixture's lanes, revisions and meta-beliefs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture, figures, metrics, run_page, traces
+
+
+@pytest.fixture
+def fixture_store(store):
+    build_app_fixture(store)
+    return store
+
+
+def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store):
+    at = run_page(REPO_ROOT, "beliefs", {"film": "lighthouse", "who": ["Ann", "Ben"], "belief": "Ann · F1"})
+    assert not at.exception
+    assert metrics(at) == {"Beliefs": "8", "False": "2", "Revisions": "2", "Meta-beliefs": "2"}
+    lanes = figures(at)["belief_lanes"]
+    shapes = [shape for shape in lanes.layout.shapes if shape.type == "rect"]
+    assert sum(shape.line.dash == "dash" for shape in shapes) == 2          # F1 (Ann), F2 (Ben)
+    assert sum(shape.name == "rejected" for shape in shapes) == 1           # Ann rejects Cara's T1
+    assert [a.name for a in lanes.layout.annotations] == ["revision:Ann · F1->Ann · B2",
+                                                          "revision:Ben · F2->Ben · B3"]
+    kinds = {name: len(trace.x) for name, trace in traces(lanes).items()}
+    assert kinds == {"witnessed": 2, "told": 2, "inferred": 1, "false belief": 1, "revised": 2,
+                     "meta-belief": 2}
+    assert list(lanes.layout.yaxis.ticktext) == ["Ann · B1", "Ann · F1", "Ann · B3", "Ann · T1", "Ann · B2",
+                                                 "Ann · meta", "Ben · B1", "Ben · F2", "Ben · B3"]
+    # the picked belief: told by Ben, false, revised in scene 4; its basis event and the
+    # question whose evidence cites scene 1
+    assert any("told by Ben" in m.value and "revised in S4" in m.value for m in at.markdown)
+    basis, citing = at.dataframe[0].value, at.dataframe[1].value
+    assert list(basis["event_id"]) == ["e_001_1"]
+    assert list(citing["question_id"]) == ["q1"]
+
+
+def test_story_without_times_uses_scene_axis(fixture_store):
+    at = run_page(REPO_ROOT, "beliefs", {"film": "tom-story-1", "who": ["Sally", "Anne"]})
+    assert not at.exception
+    lanes = figures(at)["belief_lanes"]
+    assert lanes.layout.xaxis.title.text == "scene"
+    assert metrics(at)["Meta-beliefs"] == "1"

@@ -1,0 +1,47 @@
+"""AppTest: the Film page shows the fixture film's scenes, presence and scene reader."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture, figures, metrics, run_page, traces
+
+
+@pytest.fixture
+def fixture_store(store):
+    build_app_fixture(store)
+    return store
+
+
+def test_film_page_shows_timeline_presence_and_reader(fixture_store):
+    at = run_page(REPO_ROOT, "film", {"film": "lighthouse", "scene": "3"})
+    assert not at.exception
+    assert metrics(at) == {"Runtime": "1:00:00", "Scenes": "6", "Characters": "3", "Questions": "3"}
+    specs = figures(at)
+    timeline = traces(specs["scene_timeline"])
+    # 4 scenes matched to subtitles, 2 interpolated (fixture SCENES)
+    assert list(timeline["matched"].base) == [0, 5, 25, 50] and len(timeline["interpolated"].base) == 2
+    presence = {name: len(trace.x) for name, trace in traces(specs["presence_grid"]).items()}
+    assert presence == {"on screen": 13, "offscreen aware": 1, "offscreen unaware": 1, "absent unmentioned": 3}
+    lines, events, subtitles = (frame.value for frame in at.dataframe[:3])
+    assert list(lines["text"]) == ["Wind batters the lamp room.", "Ann speaks in scene 3."]
+    assert list(events["witnesses"]) == ["Ann, Cara"]
+    assert list(subtitles["start_s"]) == [1510.0]
+    assert any("No video registered" in caption.value for caption in at.caption)
+
+
+def test_film_page_restores_scene_from_url_and_changes_with_it(fixture_store):
+    at = run_page(REPO_ROOT, "film", {"film": "lighthouse", "scene": "5"})
+    assert at.selectbox(key="scene").value == "5"
+    assert list(at.dataframe[0].value["text"])[1] == "Cara speaks in scene 5."
+    at.selectbox(key="scene").set_value("0").run()
+    assert at.query_params["scene"] == ["0"] or at.query_params["scene"] == "0"
+    assert list(at.dataframe[0].value["text"])[1] == "Ann speaks in scene 0."
+
+
+def test_film_page_on_a_story_without_times(fixture_store):
+    at = run_page(REPO_ROOT, "film", {"film": "tom-story-1"})
+    assert not at.exception
+    assert metrics(at)["Scenes"] == "3"
+    assert any("3 none scene times" in caption.value for caption in at.caption)

@@ -1,0 +1,39 @@
+"""AppTest: the Questions page filters and shows a rubric with its evidence map."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture, figures, run_page, traces
+
+
+@pytest.fixture
+def fixture_store(store):
+    build_app_fixture(store)
+    return store
+
+
+def test_question_rubric_and_evidence_map(fixture_store):
+    at = run_page(REPO_ROOT, "questions", {"q": "q1"})
+    assert not at.exception
+    listed = at.dataframe[0].value
+    assert list(listed["question_id"]) == ["q1", "q2", "q3"]
+    assert list(listed["core"]) == [2, 1, 2] and list(listed["span_min"]) == [35, 35, 10]
+    text = "\n".join(m.value for m in at.markdown)
+    assert "2 core / 3 claims · evidence: 2 scenes over 35 min" in text
+    assert "■ 1 Ann believes the supply boat comes on Friday." in text
+    assert "□ 3 The supply boat was cancelled." in text
+    assert "5:00 Kitchen (claims 1, 2)" in text and "40:00 Jetty (claim 3)" in text
+    evidence = traces(figures(at)["evidence_map"])
+    assert list(evidence["evidence"].x) == [5.0, 40.0]
+    assert list(evidence["anchor ▲"].x) == [40.0]
+
+
+def test_filters_come_from_the_url_and_narrow_the_list(fixture_store):
+    at = run_page(REPO_ROOT, "questions", {"qtype": ["N2", "Q1"], "status": "candidate"})
+    assert not at.exception
+    assert at.multiselect(key="qtype").value == ["N2", "Q1"]
+    assert list(at.dataframe[0].value["question_id"]) == ["q2"]
+    at.multiselect(key="status").set_value([]).run()
+    assert list(at.dataframe[0].value["question_id"]) == ["q2", "q3"]

@@ -1,0 +1,42 @@
+"""AppTest: the Verdicts page over the fixture's two judge runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import JUDGE_LLM, build_app_fixture, figures, metrics, run_page, traces
+
+
+@pytest.fixture
+def fixture_store(store):
+    return build_app_fixture(store)
+
+
+def test_grid_metrics_agreement_and_diff(fixture_store):
+    runs = fixture_store
+    at = run_page(REPO_ROOT, "verdicts", {"q": "q1", "run": runs["judge_lexical"]})
+    assert not at.exception
+    grid = traces(figures(at)["verdict_grid"])
+    assert len(grid["asserted"].x) == 3 and len(grid["contradicted"].x) == 1 and len(grid["omitted"].x) == 2
+    assert any("Screenplay / Qwen3.6: 2/2 core" in c.value and "Subtitles / Qwen3.6: 1/2 core" in c.value
+               for c in at.caption)
+    table = at.dataframe[0].value.set_index("setting")
+    # Eq. (1) by hand: screenplay F1 = mean(1, 1, 2/3) = 88.9; subtitles = mean(.5, 0, 0) = 16.7
+    assert table.loc["Screenplay / Qwen3.6", "F1"].startswith("88.9")
+    assert table.loc["Subtitles / Qwen3.6", "F1"].startswith("16.7")
+    assert table.loc["Subtitles / Qwen3.6", "Contra"].startswith("27.8")
+    assert table.loc["Screenplay / Qwen3.6", "F1 (paper)"] == "61.0"
+    assert list(table.index) == ["Screenplay / Qwen3.6", "Subtitles / Qwen3.6"]      # ordered by F1
+    assert metrics(at)["Flipped claims"] == "2 of 14"
+    kappa = at.dataframe[2].value
+    assert kappa.loc[0, "items"] == 14 and abs(kappa.loc[0, "agreement"] - 12 / 14) < 1e-3
+
+
+def test_judge_and_order_from_url(fixture_store):
+    at = run_page(REPO_ROOT, "verdicts", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen"})
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["setting"]) == ["Subtitles / Qwen3.6"]
+    # the LLM run flips q1.c2 and q2.c1 to asserted: subtitles Contra = mean(1/3, 0, 0)
+    assert table.loc[0, "Contra"].startswith("11.1")
