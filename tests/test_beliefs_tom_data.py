@@ -1,0 +1,87 @@
+"""The tracker against the real ToM datasets in ../shared/data (figures for the closing note).
+
+Every miss that remains is listed here by item and explained in pipelines/beliefs/hitom.py's
+and opentom.py's docstrings and the closing note, so a change in behaviour shows up by name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.beliefs import bigtom, hitom, opentom, perceptom
+
+# Hi-ToM items whose labels contradict the rule their own half follows (see closing note):
+# 189/657 name a container of another object; 527-529, 582-583 and 594 disagree with the
+# CoTP half's own rule on the same event pattern.
+HITOM_UNFIXABLE = {"hitom-0189", "hitom-0527", "hitom-0528", "hitom-0529", "hitom-0582",
+                   "hitom-0583", "hitom-0594", "hitom-0657"}
+
+
+@pytest.fixture(scope="module")
+def hitom_result(request):
+    from tests.conftest import SHARED_DATA
+
+    path = SHARED_DATA / "hi-tom" / "Hi-ToM_data.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is absent (a user's machine)")
+    return hitom.evaluate(path)
+
+
+def test_hitom_accuracy_by_order(hitom_result):
+    figures = hitom_result.as_json()
+    assert figures["n"] == 895
+    assert figures["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
+    assert figures["by_order"] == pytest.approx(
+        {"0": 1.0, "1": 1.0, "2": 176 / 179, "3": 177 / 179, "4": 176 / 179}, abs=1e-4)
+    assert figures["by_condition"]["no_deception"] == pytest.approx(439 / 440, abs=1e-4)
+    assert {m.story_id for m in hitom_result.misses} == HITOM_UNFIXABLE
+
+
+def test_hitom_under_stated_assumptions_only(shared_data):
+    # Without the per-half rule the VP half (older generator) costs ~10 points at orders 2-4.
+    figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="symmetric")
+    assert figures.by_order()["0"] == 1.0 and figures.by_order()["1"] == 1.0
+    assert 0.75 < figures.accuracy < 0.92
+
+
+def test_perceptom_tomi_questions_and_perceivers(shared_data):
+    figures = perceptom.evaluate(shared_data / "perceptom").as_json()
+    assert figures["n"] == 600 and figures["accuracy"] == 1.0
+    assert figures["perceiver_sentences"] == 5934
+    # 66 gold perceiver sets contradict the story's own enter/exit lines (closing note).
+    assert figures["perceiver_agreement"] == pytest.approx(1 - 66 / 5934, abs=1e-4)
+    assert sum(figures["perceiver_disagreements"].values()) == 66
+    assert figures["fantom"]["utterances"] == 7129
+    assert figures["fantom"]["perceiver_agreement"] == pytest.approx(0.9286, abs=0.002)
+
+
+def test_bigtom_beliefs_and_actions(shared_data):
+    figures = bigtom.evaluate(shared_data / "bigtom" / "bigtom.csv").as_json()
+    assert figures["n"] == 800 and figures["accuracy"] == 1.0
+
+
+def test_opentom_location_questions(shared_data):
+    figures = opentom.evaluate(shared_data / "opentom").as_json()
+    assert figures["n"] == 5960
+    assert figures["by_order"]["location_cg_fo"] > 0.99
+    assert figures["by_order"]["location_fg_fo"] > 0.99
+    # Second order from the mover's view depends on the narrative, not the plot events.
+    assert figures["by_perspective"]["observer->mover"] > 0.98
+    assert 0.6 < figures["by_perspective"]["mover->observer"] < 0.7
+    assert figures["plot_contradicts_observed"] == 45
+
+
+def test_bad_files_name_file_record_and_field(tmp_path):
+    broken = tmp_path / "hitom.json"
+    broken.write_text('{"data": [{"story": "1 A entered the hall.", "question": "Where?"}]}')
+    with pytest.raises(hitom.TomFormatError, match=r"hitom.json: record 0: missing field 'answer'"):
+        hitom.load_stories(broken)
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"data": [{"story": "1 A entered the hall.", "question": "Why?",'
+                   ' "answer": "x", "question_order": 0}]}')
+    with pytest.raises(hitom.TomFormatError, match="record 0: field 'question'"):
+        hitom.load_stories(odd)
+    csv_file = tmp_path / "bigtom.csv"
+    csv_file.write_text("a;b;c\n")
+    with pytest.raises(hitom.TomFormatError, match="record 0: expected 19"):
+        bigtom.read_rows(csv_file)
