@@ -25,50 +25,42 @@ KNOWN_FIELDS = {"id", "vid", "question", "choices", "GT", "option", "question_ty
 OPTIONS = "ABCDE"
 
 
-def clock_seconds(text: str, like: list[int] | None = None) -> float | None:
+def clock_seconds(text: str) -> float | None:
     """Seconds of `H:MM:SS` / `MM:SS`; None when the text is not a clock time.
 
-    The release has a few irregular spans, handled as documented choices:
-    `00:09:41-00:45` (end abbreviated): missing leading parts are taken from the start
-    (`like`); `00:00:02-00:00:21:33` (four parts): a stray leading `00` group is dropped.
+    A stray leading `00` group (`00:00:21:33`, seen in the release) is dropped.
     """
     parts = text.strip().split(":")
-    if not parts or not all(part.isdigit() for part in parts):
+    if not all(part.isdigit() for part in parts):
         return None
     numbers = [int(part) for part in parts]
     while len(numbers) > 3 and numbers[0] == 0:
         numbers = numbers[1:]
     if len(numbers) > 3:
         return None
-    if like is not None and len(numbers) < len(like):
-        numbers = like[: len(like) - len(numbers)] + numbers
-    hours, minutes, seconds = ([0] * (3 - len(numbers)) + numbers)
+    hours, minutes, seconds = [0] * (3 - len(numbers)) + numbers
     return hours * 3600.0 + minutes * 60.0 + seconds
-
-
-def _clock_parts(text: str) -> list[int]:
-    parts = [int(p) for p in text.strip().split(":") if p.isdigit()]
-    while len(parts) > 3 and parts[0] == 0:
-        parts = parts[1:]
-    return [0] * (3 - len(parts)) + parts
 
 
 def span_seconds(span: str) -> float | None:
     """Length in seconds of one evidence span `start-end` (a single time counts 0 s).
 
     Returns None for non-spans seen in the release (`cross scene`, `throughout`, ``) and for
-    spans that end before they start.
+    spans that end before they start. An abbreviated end that would end before the start
+    (`00:09:41-00:45`) keeps the start's hours and minutes: its last number is the seconds
+    (00:09:45) — the reading that makes every such span in the release a few seconds long.
     """
     pieces = span.split("-")
     if len(pieces) == 1:
         return 0.0 if clock_seconds(pieces[0]) is not None else None
     if len(pieces) != 2:
         return None
-    start = clock_seconds(pieces[0])
-    end = clock_seconds(pieces[1], like=_clock_parts(pieces[0])) if start is not None else None
-    if start is None or end is None or end < start:
+    start, end = clock_seconds(pieces[0]), clock_seconds(pieces[1])
+    if start is None or end is None:
         return None
-    return end - start
+    if end < start and pieces[1].count(":") < pieces[0].count(":"):
+        end = start - start % 60 + int(pieces[1].rsplit(":", 1)[-1])
+    return end - start if end >= start else None
 
 
 def evidence_seconds(times: list[str]) -> tuple[float | None, list[str]]:
