@@ -214,7 +214,8 @@ _PARQUET_FAMILIES["list_int"] = tuple(t + "[]" for t in _PARQUET_FAMILIES["int"]
 
 
 def _parquet_type_ok(spec: FieldSpec, column_type: str) -> bool:
-    base = column_type.split("(")[0] + ("[]" if column_type.endswith("[]") else "")
+    is_list = column_type.endswith("[]")
+    base = column_type.removesuffix("[]").split("(")[0] + ("[]" if is_list else "")
     return base in _PARQUET_FAMILIES[spec.kind] or column_type == '"NULL"'
 
 
