@@ -1,0 +1,105 @@
+"""Result tables: Eq. 1 means with bootstrap intervals by setting (Table 3 layout) and by
+setting × question type (Table 4 layout)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from data_access.store import Store
+from data_access.verdict_counts import judges_with_answer_verdicts, lexical_means, verdict_counts
+from pipelines.metrics.bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_means,
+                                         percentile_interval)
+from pipelines.metrics.eq1 import METRICS, per_question_scores
+
+BY_CHOICES = ("setting", "setting,type")
+
+
+@dataclass
+class MetricsTable:
+    """Rows (dicts in the `storyscope metrics --json` layout) and how they were made."""
+
+    judge: str
+    by: str
+    rows: list[dict]
+    incomplete_answers: int
+    resamples: int
+    seed: int
+
+
+def pick_judge(store: Store, judge: str | None) -> str:
+    """The named judge, or the only judge with verdicts on model answers.
+
+    Raises:
+        ValueError: no such judge, none at all, or several and none named.
+    """
+    judges = judges_with_answer_verdicts(store)
+    if judge is not None:
+        if judge not in judges:
+            raise ValueError(f"judge {judge!r} has no verdicts on answers; judges: "
+                             f"{', '.join(judges) or 'none'}")
+        return judge
+    if not judges:
+        raise ValueError("no claim verdicts on answers yet: run `storyscope judge` first")
+    if len(judges) > 1:
+        raise ValueError(f"several judges have verdicts; choose one with --judge: "
+                         f"{', '.join(judges)}")
+    return judges[0]
+
+
+def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: int,
+                  rng: np.random.Generator) -> list[dict]:
+    """Means and bootstrap CIs of every group, resampling questions within each pool.
+
+    The pool is all questions (by setting) or the questions of one type (by setting × type);
+    all settings of a pool share its resamples, so each pool costs one matrix product.
+    """
+    rows = []
+    pool_key = [k for k in group_keys if k != "setting_id"]
+    pools = per_question.groupby(pool_key) if pool_key else [((), per_question)]
+    for _, pool in pools:
+        wide = pool.pivot(index="question_id", columns="setting_id", values=list(METRICS))
+        settings = sorted(pool.setting_id.unique())
+        wide = wide.reindex(columns=pd.MultiIndex.from_product([list(METRICS), settings]))
+        values = wide.to_numpy(float)  # questions × (metric, setting)
+        low, high = percentile_interval(bootstrap_means(values, resamples, rng))
+        means = np.nanmean(values, axis=0)
+        counts = (~np.isnan(wide.xs("precision", axis=1, level=0).to_numpy(float))).sum(0)
+        qtype = pool.qtype.iloc[0] if pool_key else None
+        for s_index, setting in enumerate(settings):
+            row = {"setting": setting, "type": qtype, "n": int(counts[s_index])}
+            for m_index, metric in enumerate(METRICS):
+                column = m_index * len(settings) + s_index
+                row[metric] = _num(means[column])
+                row[f"{metric}_ci"] = [_num(low[column]), _num(high[column])]
+            rows.append(row)
+    return sorted(rows, key=lambda r: (r["setting"], r["type"] or ""))
+
+
+def _num(value: float) -> float | None:
+    return None if np.isnan(value) else round(float(value), 6)
+
+
+def metrics_table(store: Store, judge: str | None = None, by: str = "setting",
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> MetricsTable:
+    """Eq. 1 means with 95% bootstrap CIs per setting (or setting × type) for one judge."""
+    if by not in BY_CHOICES:
+        raise ValueError(f"--by {by!r}: expected one of {', '.join(BY_CHOICES)}")
+    judge_id = pick_judge(store, judge)
+    per_question, incomplete = per_question_scores(verdict_counts(store, judge_id))
+    keys = ["setting_id"] if by == "setting" else ["setting_id", "qtype"]
+    rng = np.random.default_rng(seed)
+    rows = interval_rows(per_question, keys, resamples, rng) if len(per_question) else []
+    return MetricsTable(judge_id, by, rows, incomplete, resamples, seed)
+
+
+def lexical_table(store: Store, judge: str) -> pd.DataFrame:
+    """Mean RL, ClmRL, Cov@.5, Hedge per setting (Table 3's lexical columns), if recorded."""
+    scores = lexical_means(store, judge)
+    if scores.empty:
+        return scores
+    counts = verdict_counts(store, judge)[["answer_id", "setting_id"]]
+    merged = counts.merge(scores, on="answer_id")
+    return merged.groupby("setting_id")[["rl", "clm_rl", "cov50", "hedge"]].mean()
