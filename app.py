@@ -14,6 +14,10 @@ PAGES = [
     st.Page("pages/beliefs.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
     st.Page("pages/questions.py", title="Questions", icon=":material/help:", url_path="questions"),
     st.Page("pages/verdicts.py", title="Verdicts", icon=":material/fact_check:", url_path="verdicts"),
+    st.Page("pages/distributions.py", title="Distributions", icon=":material/bar_chart:",
+            url_path="distributions"),
+    st.Page("pages/plottree.py", title="PlotTree", icon=":material/account_tree:", url_path="plottree"),
+    st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]
 
 st.navigation(PAGES).run()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.runs import RunSpec, add_run_usage, finish_run, insert_run
 from data_access.store import Store
 
 FILM = "lighthouse"
@@ -248,6 +248,17 @@ def _answers_and_verdicts(cursor, answers_run: str, lexical_run: str, llm_run: s
                                                   metric, value, ci, answers_run])
 
 
+def _checks(qid: int, gt: str) -> list[str]:
+    """Reviewer checks [correctness, answer]: all agree, except GPT doubts MCQ 3 and Claude
+    picks another answer on MCQ 5 (so 6 of 8 are kept by StoryMindv2's voting)."""
+    gemini, claude, gpt = ["True", gt], ["True", gt], ["True", gt]
+    if qid == 3:
+        gpt = ["False", gt]
+    if qid == 5:
+        claude, gpt = ["True", "choice E"], ["True", "choice E"]
+    return [json.dumps(gemini), json.dumps(claude), json.dumps(gpt)]
+
+
 def _mcq(cursor, run_id: str, difficulty_run: str, prediction_run: str) -> None:
     letters = "ABCDE"
     for qid, qtype, element, option, d in MCQS:
@@ -255,10 +266,11 @@ def _mcq(cursor, run_id: str, difficulty_run: str, prediction_run: str) -> None:
         choices = [f"choice {letter}" for letter in letters]
         cursor.execute(
             "INSERT INTO mcq_questions (mcq_id, dataset_id, set_name, source, vid, qid, question, choices,"
-            " gt, option, question_type, story_element, characters, times, evidence_seconds, run_id)"
-            " VALUES (?, 'fixture-mcq', 'golden', 'Movie', 'lighthouse', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " gt, option, question_type, story_element, characters, times, evidence_seconds,"
+            " gemini_check, claude_check, gpt_check, run_id)"
+            " VALUES (?, 'fixture-mcq', 'golden', 'Movie', 'lighthouse', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [mcq_id, qid, f"MCQ {qid} about the lighthouse?", choices, f"choice {option}", option,
-             qtype, element, ["Ann"], ["00:05:00-00:06:00"], 60.0, run_id])
+             qtype, element, ["Ann"], ["00:05:00-00:06:00"], 60.0, *_checks(qid, f"choice {option}"), run_id])
         cursor.execute("INSERT INTO mcq_difficulty VALUES (?, ?, ?, ?, ?, ?, ?)",
                        [mcq_id, d / 2, d, d * 0.8, d, min(int(d * 5), 4), difficulty_run])
         for method, correct in MCQ_CORRECT.items():
@@ -334,6 +346,7 @@ def build_app_fixture(store: Store) -> dict[str, str]:
         _mcq(cursor, runs["mcq"], runs["difficulty"], runs["predictions"])
         _plottree_and_embeddings(cursor, runs["plottree"], runs["embeddings"])
         _jobs_and_calls(cursor, runs["judge_llm"], runs["failed"])
+        add_run_usage(cursor, runs["judge_llm"], 620, 84, 0.0021)
     return runs
 
 

@@ -1,0 +1,40 @@
+"""Queries of the PlotTree page: films with a tree, one film's nodes, node embeddings."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from data_access.store import Store
+
+
+def films_with_tree(store: Store) -> pd.DataFrame:
+    """Films that have a current PlotTree, with node counts and depth."""
+    return store.df(
+        "SELECT n.film_id, f.title, count(*) AS nodes, max(n.level) AS top_level"
+        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY f.title"
+    )
+
+
+def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
+    """Every node of a film's current tree (level 0 = leaves)."""
+    return store.df(
+        "SELECT node_id, parent_id, level, start_s, end_s, summary, summary_backend,"
+        " len(coalesce(leaf_indices, [])) AS leaves, array_to_string(coalesce(characters, []), ', ') AS characters,"
+        " array_to_string(coalesce(children, []), ', ') AS children, run_id"
+        " FROM current_plottree_nodes WHERE film_id = ? ORDER BY level DESC, start_s, node_id",
+        [film_id],
+    )
+
+
+def node_embeddings(store: Store, film_id: str, model: str) -> pd.DataFrame:
+    """Stored embeddings of a film's current tree nodes for one model (latest run per node)."""
+    return store.df(
+        """
+        SELECT e.item_id AS node_id, arg_max(e.vector, r.started_at) AS vector
+        FROM embeddings e JOIN runs r USING (run_id)
+        WHERE e.item_kind = 'plottree_node' AND e.model = ? AND r.status = 'finished'
+          AND e.item_id IN (SELECT node_id FROM current_plottree_nodes WHERE film_id = ?)
+        GROUP BY e.item_id
+        """,
+        [model, film_id],
+    )

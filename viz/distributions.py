@@ -1,0 +1,80 @@
+"""Figures of the Distributions page: LF-VideoQA question shape and StoryVideoQA MCQ topics,
+difficulty and accuracy."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+QUESTION_TYPE_ORDER = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
+STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
+MEASURE_LABELS = {"d_q": "D_q (question)", "d_a": "D_a (answer)", "d_qa": "D_qa (question–answer)",
+                  "d": "D (overall)"}
+_LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
+
+
+def count_bars(values: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
+    """Bars of how many questions take each value (types, claim counts, anchor fifths...)."""
+    counts = values.dropna().value_counts().rename_axis("value").reset_index(name="questions")
+    if order is None:
+        counts = counts.sort_values("value")
+        order = list(counts["value"])
+    figure = px.bar(counts, x="value", y="questions", title=title, category_orders={"value": order},
+                    labels={"value": x_label})
+    figure.update_xaxes(type="category")
+    figure.update_layout(**_LAYOUT)
+    return figure
+
+
+def span_histogram(spans: pd.Series) -> go.Figure:
+    """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1)."""
+    figure = px.histogram(spans.dropna().rename("span (min)"), nbins=30,
+                          title=f"Evidence span (mean {spans.mean():.1f} min)")
+    figure.update_layout(**_LAYOUT, showlegend=False, yaxis_title="questions")
+    return figure
+
+
+def topic_bars(counts: pd.DataFrame) -> go.Figure:
+    """The 14 topics: perception / inference × story elements (StoryVideoQA Fig. 3)."""
+    full = pd.MultiIndex.from_product([["P", "I"], STORY_ELEMENTS], names=["question_type", "story_element"])
+    table = counts.set_index(["question_type", "story_element"])["n"].reindex(full, fill_value=0).reset_index()
+    table["type"] = table["question_type"].map({"P": "perception", "I": "inference"})
+    figure = px.bar(table, x="story_element", y="n", color="type", barmode="group",
+                    category_orders={"story_element": STORY_ELEMENTS}, title="MCQ topics (14)",
+                    labels={"n": "questions", "story_element": "story element"})
+    figure.update_layout(**_LAYOUT)
+    return figure
+
+
+def difficulty_figure(buckets: pd.DataFrame) -> go.Figure:
+    """Histograms of D_q, D_a, D_qa and D from pre-aggregated buckets, one panel each."""
+    buckets = buckets.assign(measure=buckets["measure"].map(MEASURE_LABELS).fillna(buckets["measure"]))
+    figure = px.bar(buckets, x="left_edge", y="n", facet_col="measure", facet_col_wrap=4,
+                    category_orders={"measure": list(MEASURE_LABELS.values())},
+                    labels={"left_edge": "difficulty", "n": "questions"}, title="Difficulty")
+    figure.update_traces(width=buckets["bucket_width"].iloc[0] if not buckets.empty else None)
+    figure.update_xaxes(matches=None)
+    figure.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
+    figure.update_layout(**_LAYOUT)
+    return figure
+
+
+def accuracy_by_bin_figure(table: pd.DataFrame) -> go.Figure:
+    """Accuracy per difficulty bin, one line per method (StoryVideoQA Fig. 20)."""
+    figure = px.line(table, x="bin", y="accuracy", color="method", markers=True,
+                     labels={"accuracy": "accuracy (%)", "bin": "difficulty bin"},
+                     title="Accuracy by difficulty bin")
+    figure.update_layout(**_LAYOUT)
+    return figure
+
+
+def accuracy_by_topic_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Methods × topics (P-C … I-CAL) in percent, the layout of StoryVideoQA Tables 8–9."""
+    table = table.assign(topic=table["question_type"] + "-" + table["story_element"])
+    wide = table.pivot_table(index="method", columns="topic", values="accuracy").round(1)
+    order = [f"{t}-{e}" for t in ("P", "I") for e in STORY_ELEMENTS if f"{t}-{e}" in wide.columns]
+    overall = (table.assign(hits=table["accuracy"] * table["n"]).groupby("method")[["hits", "n"]].sum())
+    wide = wide[order]
+    wide["Avg"] = (overall["hits"] / overall["n"]).round(1)
+    return wide.reset_index()
