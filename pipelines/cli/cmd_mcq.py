@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -64,3 +65,51 @@ def reviewers(store: StoreOption = None, set_name: SetOption = None,
         typer.echo(f"{row['set']:<8} n={row['n']:<5} unanimous-correct {row['unanimous_correct']:.4f}"
                    f"  majority-answer {row['majority_answer']:.4f}  strict {row['strict_consistency']:.4f}"
                    f"  kept {row['kept']:.4f}  picked GT: {rates}")
+
+
+@app.command()
+def difficulty(store: StoreOption = None, set_name: SetOption = None,
+               recompute: Annotated[bool, typer.Option(
+                   "--recompute/--no-recompute",
+                   help="Score the MCQs now (default: only when no difficulty is stored).")] = False,
+               as_json: JsonOption = False) -> None:
+    """QA difficulty D_q, D_a, D_qa, D (§3.4) with BERTScore on MiniLM; nine equal-count bins."""
+    from pipelines.mcq.difficulty_run import difficulty_summary, run_difficulty
+
+    handle = open_store(store)
+    summary = difficulty_summary(handle, set_name)
+    if recompute or summary["n"] == 0:
+        try:
+            summary = run_difficulty(handle, set_name, echo=lambda m: typer.echo(m, err=True))
+        except ValueError as exc:
+            raise fail(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    mean = summary["mean"]
+    typer.echo(f"n={summary['n']}  mean D_q {mean['d_q']}  D_a {mean['d_a']}  "
+               f"D_qa {mean['d_qa']}  D {mean['d']}  (BERTScore: all-MiniLM-L6-v2)")
+    for row in summary["bins"]:
+        acc = row.get("accuracy") or {}
+        extra = "  " + ", ".join(f"{m} {a:.1f}%" for m, a in acc.items()) if acc else ""
+        typer.echo(f"  bin {row['bin']}: n={row['n']:<5} D {row['d_min']:.3f}-{row['d_max']:.3f}{extra}")
+
+
+@mcq_app.command("import-predictions")
+def import_predictions_cmd(
+    path: Annotated[Path, typer.Argument(help="CSV, JSON or JSONL: mcq_id, method, predicted_option.")],
+    store: StoreOption = None, as_json: JsonOption = False,
+) -> None:
+    """Import method predictions (question id, method, predicted option) for MCQs."""
+    from pipelines.mcq.predictions import PredictionsError, import_predictions
+
+    try:
+        result = import_predictions(open_store(store), path)
+    except PredictionsError as exc:
+        raise fail(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    typer.echo(f"imported {result['n']} predictions (run {result['run_id']})")
+    for method, row in result["methods"].items():
+        typer.echo(f"  {method}: n={row['n']}  accuracy {row['accuracy']:.2f}%")

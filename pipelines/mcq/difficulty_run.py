@@ -1,0 +1,71 @@
+"""Compute and store difficulty for the MCQs in the store; summarise it for the CLI and pages.
+
+One run (step `mcq.difficulty`, backend `bertscore`, model all-MiniLM-L6-v2) writes a row per
+question into mcq_difficulty; `current_mcq_difficulty` then serves the latest finished run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pandas as pd
+
+from data_access.mcq import (
+    current_difficulty, insert_difficulty, latest_predictions, mcq_questions,
+)
+from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.store import Store
+from pipelines.mcq.accuracy import accuracy_by_bin
+from pipelines.mcq.bertscore import BACKBONE, DEFAULT_LAYER
+from pipelines.mcq.difficulty import N_BINS, PairScorer, compute_difficulty, minilm_f1_scorer
+
+
+def run_difficulty(store: Store, set_name: str | None = None,
+                   scorer: PairScorer | None = None,
+                   echo: Callable[[str], None] = lambda _: None) -> dict:
+    """Score every MCQ (of one set, or all), store the run, and return the summary.
+
+    Raises:
+        ValueError: when the store holds no MCQs.
+    """
+    frame = mcq_questions(store, set_name=set_name)
+    if frame.empty:
+        raise ValueError("no MCQs in the store; run `storyscope import storyvideoqa` first")
+    started = time.perf_counter()
+    result = compute_difficulty(frame, scorer or minilm_f1_scorer())
+    seconds = time.perf_counter() - started
+    echo(f"difficulty: {len(result)} questions scored in {seconds:.1f}s")
+    spec = RunSpec(step="mcq.difficulty", backend="bertscore", model=BACKBONE,
+                   params={"set": set_name, "num_layers": DEFAULT_LAYER, "idf": False,
+                           "rescale": False, "bins": N_BINS, "seconds": round(seconds, 1)})
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, spec)
+        insert_difficulty(cursor, result, run_id)
+        finish_run(cursor, run_id, n_items=len(result))
+    return {**difficulty_summary(store, set_name), "run_id": run_id,
+            "seconds": round(seconds, 1)}
+
+
+def _bin_rows(frame: pd.DataFrame, accuracy: pd.DataFrame) -> list[dict]:
+    rows = []
+    for number, part in frame.groupby("bin", sort=True):
+        row = {"bin": int(number), "n": int(len(part)), "d_min": round(float(part["d"].min()), 4),
+               "d_max": round(float(part["d"].max()), 4),
+               "d_mean": round(float(part["d"].mean()), 4)}
+        if not accuracy.empty:
+            sel = accuracy[accuracy["bin"] == number]
+            row["accuracy"] = {m: float(a) for m, a in zip(sel["method"], sel["accuracy"])}
+        rows.append(row)
+    return rows
+
+
+def difficulty_summary(store: Store, set_name: str | None = None) -> dict:
+    """`{"n", "mean": {d_q, d_a, d_qa, d}, "bins": [...]}` of the current difficulty."""
+    frame = current_difficulty(store, set_name)
+    predictions = latest_predictions(store)
+    accuracy = (accuracy_by_bin(predictions, frame) if not predictions.empty and not frame.empty
+                else pd.DataFrame())
+    means = {k: (round(float(frame[k].mean()), 4) if len(frame) else None)
+             for k in ("d_q", "d_a", "d_qa", "d")}
+    return {"n": int(len(frame)), "mean": means, "bins": _bin_rows(frame, accuracy)}

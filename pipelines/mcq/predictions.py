@@ -1,0 +1,106 @@
+"""`storyscope mcq import-predictions FILE`: method answers to StoryVideoQA MCQs.
+
+Accepted files: CSV (header row), JSON (a list of objects) or JSON Lines. Each record names the
+question (`mcq_id`, or `question_id` / `id`, as "<source>:<vid>:<id>"), the `method`, and the
+predicted option letter (`predicted_option`, or `predicted` / `prediction` / `option`): A-E, or
+empty for "no answer" (counted wrong). Every record is checked before anything is written; the
+first bad one is reported with its file, record number and field, and the store is unchanged.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from data_access.mcq import insert_predictions, mcq_options
+from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.store import Store
+
+ID_FIELDS = ("mcq_id", "question_id", "id")
+OPTION_FIELDS = ("predicted_option", "predicted", "prediction", "option")
+LETTERS = "ABCDE"
+
+
+class PredictionsError(ValueError):
+    """A predictions file that cannot be imported (message names file, record, field)."""
+
+
+def read_records(path: Path) -> list[dict]:
+    """The file's records as dicts (CSV, JSON list, or JSON Lines)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PredictionsError(f"{path}: cannot read file ({exc})") from exc
+    if path.suffix.lower() == ".csv":
+        return list(csv.DictReader(text.splitlines()))
+    if path.suffix.lower() == ".jsonl":
+        return [_json_line(path, n, line) for n, line in enumerate(text.splitlines(), 1)
+                if line.strip()]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PredictionsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    if not isinstance(data, list):
+        raise PredictionsError(f"{path}: expected a JSON list of prediction objects")
+    return data
+
+
+def _json_line(path: Path, number: int, line: str) -> dict:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise PredictionsError(f"{path}: record {number}: not valid JSON ({exc.msg})") from exc
+
+
+def _field(record: dict, names: tuple[str, ...], path: Path, number: int, required=True):
+    for name in names:
+        if name in record and record[name] is not None:
+            return str(record[name]).strip()
+    if required:
+        raise PredictionsError(f"{path}: record {number}: missing field '{names[0]}'")
+    return ""
+
+
+def validate(records: list, path: Path, options: dict[str, str]) -> list[tuple]:
+    """(mcq_id, method, predicted_option, correct) rows, or PredictionsError on the first bad one."""
+    rows, seen = [], set()
+    for number, record in enumerate(records, 1):
+        if not isinstance(record, dict):
+            raise PredictionsError(f"{path}: record {number}: expected an object")
+        mcq_id = _field(record, ID_FIELDS, path, number)
+        method = _field(record, ("method",), path, number)
+        predicted = _field(record, OPTION_FIELDS, path, number, required=False).upper()
+        if mcq_id not in options:
+            raise PredictionsError(f"{path}: record {number}: field 'mcq_id': unknown question "
+                                   f"'{mcq_id}'")
+        if not method:
+            raise PredictionsError(f"{path}: record {number}: field 'method' is empty")
+        if predicted and (len(predicted) != 1 or predicted not in LETTERS):
+            raise PredictionsError(f"{path}: record {number}: field 'predicted_option': "
+                                   f"'{predicted}' is not one of A-E")
+        if (mcq_id, method) in seen:
+            raise PredictionsError(f"{path}: record {number}: duplicate prediction for "
+                                   f"'{mcq_id}' by '{method}'")
+        seen.add((mcq_id, method))
+        rows.append((mcq_id, method, predicted or None, predicted == options[mcq_id].upper()))
+    return rows
+
+
+def import_predictions(store: Store, path: Path) -> dict:
+    """Validate and write a predictions file in one transaction; return counts per method."""
+    records = read_records(path)
+    with store.transaction() as cursor:
+        rows = validate(records, path, mcq_options(cursor))
+        run_id = insert_run(cursor, RunSpec(step="mcq.predictions", backend="import",
+                                            source=str(path)))
+        insert_predictions(cursor, rows, run_id)
+        finish_run(cursor, run_id, n_items=len(rows))
+    per_method: dict[str, list[int]] = {}
+    for _, method, _, correct in rows:
+        per_method.setdefault(method, [0, 0])
+        per_method[method][0] += 1
+        per_method[method][1] += int(correct)
+    return {"run_id": run_id, "n": len(rows),
+            "methods": {m: {"n": n, "accuracy": round(100 * c / n, 2)}
+                        for m, (n, c) in sorted(per_method.items())}}
