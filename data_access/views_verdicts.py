@@ -59,36 +59,38 @@ def answers_of_question(store: Store, question_id: str) -> pd.DataFrame:
 
 def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
                   qtypes: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Per answer: rubric size, core size and the judge's current asserted/contradicted counts —
-    everything the metrics of LF-VideoQA §3.3 (Eq. 1) need, aggregated in the store.
-
-    Columns: question_id, qtype, setting_id, setting, claims, core, asserted, asserted_core,
-    contradicted.
+    """Per answer in the slice: rubric size, core size and the judge's current asserted /
+    contradicted counts — the inputs of LF-VideoQA Eq. 1, in the column layout of
+    `data_access.verdict_counts` so `pipelines.metrics` scores them; scoped by film, type and
+    setting in the store, so a page never pulls the whole verdict table.
     """
     return store.df(
         """
         WITH picked AS (
-            SELECT a.answer_id, a.question_id, a.setting_id, q.qtype FROM answers a
+            SELECT a.answer_id, a.question_id, a.setting_id, q.qtype, q.film_id FROM answers a
             JOIN questions q USING (question_id)
             WHERE (? IS NULL OR q.film_id = ?)
               AND (len(?) = 0 OR list_contains(?, q.qtype))
               AND (len(?) = 0 OR list_contains(?, a.setting_id))
         ),
-        verdicts AS (
-            SELECT v.answer_id, v.claim_id, v.verdict FROM current_claim_verdicts v
+        rubric AS (
+            SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
+            FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1
+        ),
+        judged AS (
+            SELECT v.answer_id, count(*) AS n_judged,
+                   count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
+                   count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
+                   count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
+            FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
             WHERE v.judge_id = ? AND v.answer_id IN (SELECT answer_id FROM picked)
+            GROUP BY v.answer_id
         )
-        SELECT p.question_id, p.qtype, p.setting_id, s.label AS setting,
-               count(*) AS claims,
-               count(*) FILTER (c.role = 'core') AS core,
-               count(*) FILTER (v.verdict = 'asserted') AS asserted,
-               count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS asserted_core,
-               count(*) FILTER (v.verdict = 'contradicted') AS contradicted,
-               count(v.verdict) AS judged
-        FROM picked p JOIN rubric_claims c USING (question_id)
-        JOIN settings s ON s.setting_id = p.setting_id
-        LEFT JOIN verdicts v ON v.answer_id = p.answer_id AND v.claim_id = c.claim_id
-        GROUP BY ALL HAVING count(v.verdict) > 0
+        SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS setting_label,
+               p.qtype, p.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
+               j.n_core_asserted
+        FROM judged j JOIN picked p USING (answer_id) JOIN rubric r USING (question_id)
+        LEFT JOIN settings s ON s.setting_id = p.setting_id
         ORDER BY p.setting_id, p.question_id
         """,
         [film_id, film_id, list(qtypes), list(qtypes), list(settings), list(settings), judge_id],

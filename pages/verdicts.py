@@ -68,15 +68,14 @@ with tab_metrics:
     if counts.empty:
         st.caption(f"Judge {judge_id} has no verdicts in this slice.")
     else:
-        per_answer = verdict_metrics.per_answer_metrics(counts)
-        by_setting = verdict_metrics.metrics_by(per_answer, ["setting_id", "setting"])
+        by_setting = verdict_metrics.slice_metrics(counts)
         reported = query(views_verdicts.reported_figures)
         st.markdown(f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)")
         st.dataframe(metrics_table(by_setting, reported, order_by), hide_index=True, width="stretch",
                      key="metrics_table")
         st.plotly_chart(metrics_figure(by_setting, order_by, reported), key="metrics_figure")
         st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
-        by_type = verdict_metrics.metrics_by(per_answer, ["setting", "qtype"])
+        by_type = verdict_metrics.slice_metrics(counts, by_type=True)
         st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
 
 with tab_agree:

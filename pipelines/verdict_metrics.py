@@ -1,14 +1,10 @@
-"""Claim-level metrics and judge agreement for the Verdicts page.
+"""Slice metrics and judge agreement for the Verdicts page.
 
-Metrics follow LF-VideoQA §3.3, Eq. (1): for a question q with rubric K_q, core claims C_q, and
-the answer's asserted A_q and contradicted X_q claims,
-    R_q = |A_q ∩ C_q| / |C_q|,  P_q = |A_q| / (|A_q| + |X_q|),  F1_q = 2 P R / (P + R),
-    contradiction rate = |X_q| / |K_q|,
-each averaged over questions. The paper leaves P_q undefined when an answer asserts and
-contradicts nothing; we then set P_q = 0 (the answer commits to no rubric claim, so it earns no
-precision credit) and F1_q = 0 — documented choice, tested in tests/test_viz_verdicts.py.
-Intervals are 95% percentile bootstrap intervals over questions (Table 4: "w/ 95% bootstrap
-interval"), with a fixed seed so a page shows the same numbers on every rerun.
+Eq. 1 (LF-VideoQA §3.3) and the question bootstrap are `pipelines.metrics` (the same code as
+`storyscope metrics`), so the page and the CLI print the same numbers; this module only feeds
+them the page's slice (film, types, settings) and reshapes the rows for the Table 3 / Table 4
+layouts. Agreement (Cohen's κ per judge pair, Krippendorff's α) uses scikit-learn and the
+`krippendorff` package.
 """
 
 from __future__ import annotations
@@ -18,56 +14,43 @@ import itertools
 import numpy as np
 import pandas as pd
 
-METRICS = ("recall", "precision", "f1", "contradiction")
-BOOTSTRAP_SAMPLES = 1000
-SEED = 20260
+from pipelines.metrics import METRICS, per_question_scores
+from pipelines.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from pipelines.metrics.tables import interval_rows
 
 
-def per_answer_metrics(counts: pd.DataFrame) -> pd.DataFrame:
-    """Add recall, precision, f1, contradiction columns (Eq. 1) to per-answer counts.
+def slice_metrics(counts: pd.DataFrame, by_type: bool = False, resamples: int = DEFAULT_RESAMPLES,
+                  seed: int = DEFAULT_SEED) -> pd.DataFrame:
+    """Question means of recall, precision, F1 and contradiction with 95% bootstrap intervals.
 
     Args:
-        counts: columns claims, core, asserted, asserted_core, contradicted (one row per answer).
+        counts: `views_verdicts.answer_counts` rows (the `verdict_counts` layout).
+        by_type: group by setting × question type (Table 4) instead of setting (Table 3).
+
+    Returns:
+        Columns setting_id, setting, qtype, questions, and per metric <m>, <m>_lo, <m>_hi.
     """
-    out = counts.copy()
-    core = out["core"].where(out["core"] > 0)
-    out["recall"] = (out["asserted_core"] / core).fillna(0.0)
-    committed = out["asserted"] + out["contradicted"]
-    out["precision"] = (out["asserted"] / committed.where(committed > 0)).fillna(0.0)
-    both = out["precision"] + out["recall"]
-    out["f1"] = (2 * out["precision"] * out["recall"] / both.where(both > 0)).fillna(0.0)
-    out["contradiction"] = out["contradicted"] / out["claims"].where(out["claims"] > 0)
-    return out
-
-
-def bootstrap_ci(values: np.ndarray, samples: int = BOOTSTRAP_SAMPLES, seed: int = SEED) -> tuple[float, float]:
-    """95% percentile bootstrap interval of the mean of `values`."""
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if len(values) < 2:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(samples, len(values)))].mean(axis=1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def metrics_by(per_answer: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Mean of each metric per group with its bootstrap interval (columns <m>, <m>_lo, <m>_hi)."""
-    rows = []
-    for key_values, group in per_answer.groupby(keys, sort=True):
-        key_values = key_values if isinstance(key_values, tuple) else (key_values,)
-        row = dict(zip(keys, key_values))
-        row["questions"] = len(group)
+    per_question, _ = per_question_scores(counts)
+    if per_question.empty:
+        return pd.DataFrame()
+    keys = ["setting_id", "qtype"] if by_type else ["setting_id"]
+    rows = interval_rows(per_question, keys, resamples, np.random.default_rng(seed))
+    labels = dict(zip(counts["setting_id"], counts["setting_label"]))
+    out = []
+    for row in rows:
+        flat = {"setting_id": row["setting"], "setting": labels.get(row["setting"], row["setting"]),
+                "qtype": row["type"], "questions": row["n"]}
         for metric in METRICS:
-            row[metric] = float(group[metric].mean())
-            row[f"{metric}_lo"], row[f"{metric}_hi"] = bootstrap_ci(group[metric].to_numpy())
-        rows.append(row)
-    return pd.DataFrame(rows)
+            low, high = row[f"{metric}_ci"]
+            flat[metric] = np.nan if row[metric] is None else row[metric]
+            flat[f"{metric}_lo"] = np.nan if low is None else low
+            flat[f"{metric}_hi"] = np.nan if high is None else high
+        out.append(flat)
+    return pd.DataFrame(out)
 
 
 def cohen_kappa_pairs(wide: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
-    """Cohen's κ for every pair of judges on the items both labelled."""
+    """Cohen's κ and raw agreement for every pair of judges on the items both labelled."""
     from sklearn.metrics import cohen_kappa_score
 
     rows = []
