@@ -153,3 +153,17 @@ def anchor_contexts(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:
         " WHERE list_contains(?, q.question_id)",
         [list(question_ids)],
     )
+
+
+def scene_texts(store: Store, film_id: str, scene_indices: Sequence[int]) -> dict[int, str]:
+    """Full screenplay text of the given scenes (the Stage 3 verifier reads it, Table 25)."""
+    frame = store.df(
+        "SELECT scene_index, kind, character, text FROM current_script_lines"
+        " WHERE film_id = ? AND list_contains(?, scene_index) ORDER BY line_index",
+        [film_id, [int(s) for s in scene_indices]],
+    )
+    texts: dict[int, list[str]] = {}
+    for row in frame.itertuples():
+        line = f"{row.character}: {row.text}" if row.kind == "dialogue" and row.character else row.text
+        texts.setdefault(int(row.scene_index), []).append(line)
+    return {scene: "\n".join(lines) for scene, lines in texts.items()}

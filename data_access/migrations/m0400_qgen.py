@@ -26,7 +26,7 @@ QGEN_TABLES = [
         run_id VARCHAR NOT NULL,
         question_id VARCHAR NOT NULL,
         context_set_id VARCHAR NOT NULL,
-        final_status VARCHAR NOT NULL,    -- candidate | retired
+        final_status VARCHAR NOT NULL,    -- candidate | retired | thin | failed
         retire_rule VARCHAR,              -- checks | too_few_core | contradicted_core | rewrite_failed_checks | gold_omits_core
         retire_reason VARCHAR,
         distractor VARCHAR,

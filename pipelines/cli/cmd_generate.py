@@ -62,3 +62,56 @@ def check_questions(
     for item in failed:
         for failure in item.result.failures:
             typer.echo(f"  {item.question_id} [{item.source}] {failure.check}: {failure.reason}")
+
+
+def _split(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+@app.command()
+def generate(
+    film: Annotated[str, typer.Option("--film", envvar="STORYSCOPE_FILM", help="Film id.")],
+    types: Annotated[str | None, typer.Option("--types", help="Question types, e.g. Q1,N2.")] = None,
+    centers: Annotated[str | None, typer.Option("--centers", help="Center characters, comma-separated.")] = None,
+    n: Annotated[int, typer.Option("--n", help="Context-sets to sample.")] = 20,
+    backend: Annotated[str, typer.Option("--backend", envvar="STORYSCOPE_QGEN_BACKEND",
+                                         help="template (offline) or openai (the LLM gateway).")] = "template",
+    model: Annotated[str | None, typer.Option("--model", help="LLM model (openai backend).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Build and sample context-sets only.")] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Generate questions on a film: context-sets, Stages 1–3, checks, retirement (App. F)."""
+    from pipelines.qgen.entries import ALL_TYPES
+    from pipelines.qgen.generate import GenerationError
+    from pipelines.qgen.generate import generate as run_generation
+
+    config = None
+    if backend == "openai":
+        from pipelines.llm import load_config
+
+        try:
+            config = load_config({"model": model})
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+    echo = (lambda _: None) if as_json else typer.echo
+    try:
+        report = run_generation(open_store(store), film, _split(types) or list(ALL_TYPES),
+                                _split(centers) or None, n, backend, dry_run, seed, config,
+                                echo=echo)
+    except GenerationError as exc:
+        raise fail(str(exc)) from None
+    summary = {"run_id": report.run_id, "film_id": report.film_id, "backend": report.backend,
+               "dry_run": dry_run, "context_sets": report.discards, "sampled": report.sampled,
+               "statuses": report.statuses, "retired_by": report.retire_rules}
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2))
+        return
+    typer.echo(f"context-sets: {report.discards}")
+    if not dry_run:
+        typer.echo(f"run {report.run_id} [{report.backend}]: {report.statuses}; "
+                   f"retired by {report.retire_rules}")
+        for draft in report.drafts:
+            if draft.question:
+                typer.echo(f"  [{draft.status}] {draft.qtype} {draft.question}")

@@ -1,0 +1,114 @@
+"""A film's stored records as plain Python objects, indexed the way context-sets need them.
+
+Built once per generation run from `data_access.qgen.film_records` (current runs only).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from data_access.qgen import FilmRecords
+
+
+def _clean(value):
+    """NaN / NA from pandas -> None; numpy arrays -> lists."""
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "tolist") and not isinstance(value, (str, bytes)):
+        return value.tolist()
+    try:
+        import pandas as pd
+
+        if pd.isna(value) is True:
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value
+
+
+def _records(frame) -> list[dict]:
+    return [{key: _clean(value) for key, value in row.items()} for row in frame.to_dict("records")]
+
+
+@dataclass
+class FilmView:
+    """Scenes, characters, presence, beliefs, meta-beliefs and events of one film."""
+
+    film_id: str
+    title: str
+    runtime_s: float | None
+    scenes: dict[int, dict]
+    characters: list[dict]
+    presence: dict[tuple[int, str], str]
+    beliefs: list[dict]
+    meta_beliefs: list[dict]
+    events: dict[str, dict]
+    events_by_scene: dict[int, list[dict]] = field(default_factory=dict)
+
+    @classmethod
+    def from_records(cls, records: FilmRecords) -> "FilmView":
+        events = {e["event_id"]: e for e in _records(records.scene_events)}
+        by_scene: dict[int, list[dict]] = defaultdict(list)
+        for event in events.values():
+            by_scene[event["scene_index"]].append(event)
+        return cls(
+            film_id=records.film["film_id"],
+            title=records.film["title"],
+            runtime_s=_clean(records.film.get("runtime_s")),
+            scenes={s["scene_index"]: s for s in _records(records.scenes)},
+            characters=_records(records.characters),
+            presence={(p["scene_index"], p["character"]): p["status"]
+                      for p in _records(records.presence)},
+            beliefs=_records(records.beliefs),
+            meta_beliefs=_records(records.meta_beliefs),
+            events=events,
+            events_by_scene=dict(by_scene),
+        )
+
+    # -- questions a context-set builder asks ----------------------------------------------
+    def scene_time(self, scene_index: int) -> float | None:
+        return (self.scenes.get(scene_index) or {}).get("start_s")
+
+    def film_end(self) -> float | None:
+        ends = [s.get("end_s") for s in self.scenes.values() if s.get("end_s") is not None]
+        return self.runtime_s or (max(ends) if ends else None)
+
+    def is_present(self, scene_index: int, character: str) -> bool:
+        """On screen, or taking part in one of the scene's events (Table 19's top rung)."""
+        if self.presence.get((scene_index, character)) == "on_screen":
+            return True
+        return any(character in (e.get("participants") or [])
+                   for e in self.events_by_scene.get(scene_index, []))
+
+    def character(self, name: str) -> dict | None:
+        """The character row whose canonical name or alias is `name` (case-insensitive)."""
+        lowered = name.lower()
+        for row in self.characters:
+            names = [row["canonical_name"]] + list(row.get("aliases") or [])
+            if lowered in (n.lower() for n in names):
+                return row
+        return None
+
+    def first_spoken(self, name: str) -> float | None:
+        row = self.character(name)
+        return row.get("first_spoken_s") if row else None
+
+    def beliefs_of(self, holder: str) -> list[dict]:
+        return [b for b in self.beliefs if b["holder"] == holder]
+
+    def active_at(self, holder: str, scene_index: int) -> list[dict]:
+        """Beliefs the holder has formed by the scene and not revised before it."""
+        return [b for b in self.beliefs_of(holder)
+                if b["scene_index"] <= scene_index
+                and (b.get("revised_at_scene") is None or b["revised_at_scene"] > scene_index)]
+
+    def holders(self) -> list[str]:
+        return sorted({b["holder"] for b in self.beliefs} | {m["holder"] for m in self.meta_beliefs})
+
+    def location_key(self, scene_index: int) -> str:
+        scene = self.scenes.get(scene_index) or {}
+        return " ".join(str(scene.get("location") or scene.get("heading") or "").lower().split())

@@ -1,0 +1,194 @@
+"""A generation run end to end (LF-VideoQA §3.2, App. F): context-sets → discard rules →
+sampling → Stage 1 → checks → Stage 2 → Stage 3 → retirement → gold self-check → analytics.
+
+Everything the run derives is written under its run id in one transaction at the end (context-
+sets with their discard reasons, stage outputs, questions with final status, rubric claims,
+outcomes, check results, analytics), so a failed run leaves no half-written rows; LLM calls are
+cached by the gateway as they go, so rerunning a failed run replays them instead of paying again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from data_access import qgen as db
+from data_access.runs import RunSpec, finish_run, insert_run, new_run_id
+from data_access.store import Store
+from pipelines.qgen.analytics import QuestionAnalytics, analyze_questions, write_analytics
+from pipelines.qgen.check_run import QuestionCheck, check_rows
+from pipelines.qgen.context_sets import ContextSet, build_context_set, discard_counts
+from pipelines.qgen.drafts import Draft
+from pipelines.qgen.entries import ALL_TYPES, candidates
+from pipelines.qgen.film_view import FilmView
+from pipelines.qgen.prompts import PROMPT_VERSION, TYPE_SPECS
+from pipelines.qgen.sampling import sample_context_sets
+from pipelines.qgen.stages import apply_self_check, apply_stage1, apply_stage2, apply_stage3, new_draft
+
+
+class GenerationError(ValueError):
+    """A user error: unknown film, type or center (the CLI prints it without a traceback)."""
+
+
+@dataclass
+class GenerationReport:
+    """What a generation run did, for the CLI and tests."""
+
+    run_id: str | None
+    film_id: str
+    backend: str
+    discards: dict[str, int]
+    sampled: int
+    statuses: dict[str, int] = field(default_factory=dict)
+    retire_rules: dict[str, int] = field(default_factory=dict)
+    drafts: list[Draft] = field(default_factory=list)
+    context_sets: list[ContextSet] = field(default_factory=list)
+    analytics: QuestionAnalytics | None = None
+
+
+def build_context_sets(view: FilmView, qtypes: Sequence[str],
+                       centers: Sequence[str] | None = None) -> list[ContextSet]:
+    """Every context-set of the requested types (and centers), discard reasons applied."""
+    wanted = {c.lower() for c in centers or []}
+    built = []
+    for candidate in candidates(view, tuple(qtypes)):
+        if wanted and not wanted & {m.lower() for m in candidate.members}:
+            continue
+        built.append(build_context_set(view, candidate, TYPE_SPECS[candidate.qtype]))
+    return built
+
+
+def _validate(qtypes: Sequence[str], n: int) -> None:
+    unknown = [t for t in qtypes if t not in ALL_TYPES]
+    if unknown:
+        raise GenerationError(f"unknown question type(s) {unknown}; use {', '.join(ALL_TYPES)}")
+    if n < 1:
+        raise GenerationError(f"--n must be at least 1, got {n}")
+
+
+def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambda _: None) -> None:
+    """Stages 1–3 and the self-check over the drafts still active after each step."""
+    steps = ((1, "stage1", apply_stage1), (2, "stage2", apply_stage2),
+             (3, "stage3", apply_stage3), (4, "self_check", apply_self_check))
+    for number, method, apply in steps:
+        active = [d for d in drafts if d.active]
+        if not active:
+            return
+        echo(f"  stage {number}: {len(active)} item(s)")
+        for draft, result in zip(active, getattr(backend, method)(active)):
+            apply(draft, result)
+
+
+def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
+             centers: Sequence[str] | None = None, n: int = 20, backend: str = "template",
+             dry_run: bool = False, seed: int = 0, llm_config=None, with_analytics: bool = True,
+             echo: Callable[[str], None] = lambda _: None) -> GenerationReport:
+    """Run question generation on one film and store the run (unless `dry_run`).
+
+    Args:
+        store: the store holding the film's belief records.
+        film_id: the film.
+        qtypes: question types to generate.
+        centers: restrict to these center characters (any member, for Q1).
+        n: how many context-sets to sample for generation.
+        backend: "template" (offline) or "openai" (the gateway; needs `llm_config`).
+        dry_run: build, discard and sample context-sets only; write nothing.
+        seed: sampling seed.
+        llm_config: `LLMConfig` for the openai backend.
+        with_analytics: also compute and store near-duplicates, UMAP, Self-BLEU, frames.
+        echo: progress printer.
+
+    Raises:
+        GenerationError: unknown film / type, no belief records, bad n.
+    """
+    _validate(qtypes, n)
+    records = db.film_records(store, film_id)
+    if records is None:
+        raise GenerationError(f"film {film_id!r} is not in the store")
+    if records.beliefs.empty and records.meta_beliefs.empty:
+        raise GenerationError(f"film {film_id!r} has no belief records: run the belief pipeline first")
+    view = FilmView.from_records(records)
+    context_sets = build_context_sets(view, qtypes, centers)
+    picked = sample_context_sets(context_sets, n, view.film_end(), seed)
+    report = GenerationReport(None, film_id, backend, discard_counts(context_sets), len(picked),
+                              context_sets=context_sets)
+    echo(f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
+         f"{len(picked)} sampled")
+    if dry_run:
+        return report
+    run_id = new_run_id("qgen.generate")
+    for cs in context_sets:
+        cs.context_set_id = f"{run_id}/{cs.context_set_id}"
+    worker = _backend(backend, store, llm_config, run_id, view)
+    spec = RunSpec(step="qgen.generate", backend=worker.name, model=worker.model,
+                   prompt_version=PROMPT_VERSION if backend != "template" else "template-v1",
+                   params={"qtypes": list(qtypes), "centers": list(centers or []), "n": n,
+                           "seed": seed}, source=film_id)
+    with store.transaction() as cursor:
+        insert_run(cursor, spec, run_id)
+    drafts = [new_draft(cs, run_id) for cs in picked]
+    try:
+        run_stages(worker, drafts, echo)
+        report.analytics = _analytics(drafts) if with_analytics else None
+        _store_run(store, run_id, view, context_sets, drafts, report.analytics, worker.name)
+    except BaseException:
+        with store.transaction() as cursor:
+            finish_run(cursor, run_id, status="failed")
+        raise
+    report.run_id, report.drafts = run_id, drafts
+    report.statuses = dict(Counter(d.status for d in drafts))
+    report.retire_rules = dict(Counter(d.retire_rule for d in drafts if d.retire_rule))
+    return report
+
+
+def _backend(name: str, store: Store, llm_config, run_id: str, view: FilmView):
+    if name == "template":
+        from pipelines.qgen.template_backend import TemplateBackend
+
+        return TemplateBackend()
+    if name == "openai":
+        if llm_config is None:
+            raise GenerationError("the openai backend needs an LLM configuration")
+        from pipelines.qgen.llm_backend import LLMBackend
+
+        return LLMBackend(store, llm_config, run_id, view)
+    raise GenerationError(f"unknown backend {name!r}; use template or openai")
+
+
+def _analytics(drafts: list[Draft]) -> QuestionAnalytics | None:
+    import pandas as pd
+
+    written = [d for d in drafts if d.question]
+    if not written:
+        return None
+    frame = pd.DataFrame({"question_id": [d.question_id for d in written],
+                          "qtype": [d.qtype or d.context_set.qtype for d in written],
+                          "text": [d.question for d in written]})
+    return analyze_questions(frame)
+
+
+def _store_run(store: Store, run_id: str, view: FilmView, context_sets: list[ContextSet],
+               drafts: list[Draft], analytics: QuestionAnalytics | None, backend: str) -> None:
+    from pipelines.qgen.records import (claim_rows, name_violations, outcome_rows, question_rows,
+                                        stage_rows)
+
+    checks = [QuestionCheck(d.question_id, "generated", view.film_id, d.qtype, d.checks,
+                            name_violations(d), d.context_set.payload.get("anchor_location_rivals"))
+              for d in drafts if d.checks is not None]
+    results, failures = check_rows(run_id, checks)
+    with store.transaction() as cursor:
+        db.insert_rows(cursor, "context_sets", [
+            {"context_set_id": cs.context_set_id, "film_id": cs.film_id, "qtype": cs.qtype,
+             "center": cs.center, "anchor_scene": cs.anchor_scene, "payload": cs.payload,
+             "discard_reason": cs.discard_reason, "run_id": run_id} for cs in context_sets])
+        db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
+        db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
+        db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
+        db.insert_rows(cursor, "qgen_outcomes", outcome_rows(run_id, drafts))
+        db.insert_rows(cursor, "question_check_results", results)
+        db.insert_rows(cursor, "question_check_failures", failures)
+        if analytics is not None:
+            write_analytics(cursor, run_id, analytics)
+        finish_run(cursor, run_id, n_items=len(drafts),
+                   n_failed=sum(d.status == "failed" for d in drafts))
