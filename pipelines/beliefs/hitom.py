@@ -82,7 +82,11 @@ def build_story(item: dict, index: int, path: Path | str = "") -> TomStory:
                              f" {item['question']!r}")
     chain, obj = parsed
     deception = bool(item.get("deception"))
-    story_id = f"hitom-{index:04d}"
+    # (prompting style, sample id) is unique in the released file and stable across subsets.
+    if item.get("prompting_type") and isinstance(item.get("sample_id"), int):
+        story_id = f"hitom-{item['prompting_type'].lower()}-{item['sample_id']:04d}"
+    else:
+        story_id = f"hitom-{index:04d}"
     question = TomQuestion(
         question_id=f"{story_id}-q", text=item["question"], chain=chain, obj=obj,
         gold=str(item["answer"]), group=str(item["question_order"]),

@@ -78,6 +78,7 @@ class Trace:
     updates: list[BeliefUpdate]
     world_log: list[tuple[int, str, str]]           # (step, obj, container) in order
     trusted: list[tuple[int, str, str, bool]] = field(default_factory=list)  # step, listener, speaker, trusts
+    rooms: list[str | None] = field(default_factory=list)   # the room each step happens in
 
     def reality(self, obj: str, step: int | None = None) -> str | None:
         """Where `obj` really is after `step` (default: the end of the story)."""
@@ -102,6 +103,15 @@ class Trace:
             if update.obj == obj and (step is None or update.step <= step) and update.applies(chain):
                 return update
         return None
+
+    def history(self, chain: Chain, obj: str) -> list[tuple[int, str, BeliefUpdate]]:
+        """Each step where the chain's belief about `obj` changes: (step, new value, update)."""
+        changes, current = [], None
+        for update in self.updates:
+            if update.obj == obj and update.applies(chain) and update.value != current:
+                changes.append((update.step, update.value, update))
+                current = update.value
+        return changes
 
     def objects(self) -> list[str]:
         """Every object whose location the story tracks, in order of first mention."""
@@ -257,6 +267,8 @@ class BeliefTracker:
             else:
                 perceivers = self._perceive(event)
             self.trace.perceivers.append(perceivers)
+            self.trace.rooms.append(self._event_room(event) if event.kind != OTHER
+                                    else self.current_room)
         return self.trace
 
 

@@ -1,0 +1,139 @@
+"""Belief records in the store: the write path of the belief pipelines and the queries the
+belief pages need beyond `data_access.views_beliefs` (which serves lanes, a belief's basis and
+the questions citing it).
+
+Rows arrive as plain dicts per table; they are written with the caller's cursor so that an
+import is one transaction (DESIGN.md: bad input leaves the store as it was).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+
+from data_access.store import Store
+
+_S, _I, _F, _B, _L = pa.string(), pa.int32(), pa.float64(), pa.bool_(), pa.list_(pa.string())
+
+# Columns written per table with their Arrow types: typed on the way in, so a column that is
+# empty or all NULL in one import still lands with the table's type.
+COLUMNS: dict[str, dict[str, pa.DataType]] = {
+    "scenes": {"film_id": _S, "scene_index": _I, "heading": _S, "location": _S,
+               "time_of_day": _S, "start_s": _F, "end_s": _F, "time_source": _S,
+               "summary": _S, "summary_backend": _S},
+    "script_lines": {"film_id": _S, "line_index": _I, "scene_index": _I, "kind": _S,
+                     "character": _S, "parenthetical": _S, "text": _S, "start_s": _F,
+                     "end_s": _F},
+    "scene_events": {"film_id": _S, "event_id": _S, "scene_index": _I, "ord": _I,
+                     "description": _S, "participants": _L, "witnesses": _L},
+    "presence": {"film_id": _S, "scene_index": _I, "character": _S, "status": _S,
+                 "witnessed_events": _L},
+    "beliefs": {"film_id": _S, "belief_id": _S, "holder": _S, "scene_index": _I, "kind": _S,
+                "content": _S, "source_character": _S, "believed": _B, "basis": _L,
+                "confidence": _S, "is_false": _B, "revises": _S, "revised_at_scene": _I,
+                "trigger": _S},
+    "meta_beliefs": {"film_id": _S, "meta_id": _S, "holder": _S, "about": _S,
+                     "scene_index": _I, "claim": _S, "type": _S, "change": _S, "source": _S,
+                     "basis": _L, "confidence": _S, "order_depth": _I},
+}
+_FILM_COLUMNS = ("film_id", "dataset_id", "title", "year", "kind", "source")
+
+
+def insert_rows(cursor, table: str, rows: list[dict], run_id: str) -> int:
+    """Append `rows` to one belief-record table under `run_id`; returns the count."""
+    if not rows:
+        return 0
+    columns = COLUMNS[table]                  # fixed table names only: never user input
+    schema = pa.schema([*columns.items(), ("run_id", _S)])
+    arrow = pa.Table.from_pylist([{**row, "run_id": run_id} for row in rows], schema=schema)
+    cursor.register("_belief_rows", arrow)
+    names = ", ".join([*columns, "run_id"])
+    cursor.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _belief_rows")
+    cursor.unregister("_belief_rows")
+    return len(rows)
+
+
+def ensure_dataset(cursor, dataset_id: str, name: str, source: str, licence: str | None,
+                   run_id: str) -> None:
+    """Register a ToM dataset once (later imports keep the first registration)."""
+    cursor.execute(
+        "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id)"
+        " VALUES (?, ?, 'tom', ?, ?, ?) ON CONFLICT DO NOTHING",
+        [dataset_id, name, source, licence, run_id])
+
+
+def ensure_films(cursor, films: list[dict], run_id: str) -> None:
+    """Add films not yet in the store (a re-import appends new runs of their rows)."""
+    if not films:
+        return
+    schema = pa.schema([("film_id", _S), ("dataset_id", _S), ("title", _S), ("year", _I),
+                        ("kind", _S), ("source", _S), ("run_id", _S)])
+    arrow = pa.Table.from_pylist([{**film, "run_id": run_id} for film in films], schema=schema)
+    cursor.register("_belief_films", arrow)
+    cursor.execute(
+        f"INSERT INTO films ({', '.join(_FILM_COLUMNS)}, run_id)"
+        f" SELECT {', '.join(_FILM_COLUMNS)}, run_id FROM _belief_films n"
+        " WHERE NOT EXISTS (SELECT 1 FROM films f WHERE f.film_id = n.film_id)")
+    cursor.unregister("_belief_films")
+
+
+def film_exists(store: Store, film_id: str) -> bool:
+    """Whether the store has this film."""
+    return bool(store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [film_id]))
+
+
+def belief_state_at(store: Store, film_id: str, holder: str, scene_index: int) -> pd.DataFrame:
+    """What `holder` believes at scene `scene_index`: beliefs formed at or before it and not
+    yet revised, excluding rejected tells."""
+    return store.df(
+        """
+        SELECT belief_id, kind, content, source_character, is_false, scene_index,
+               revised_at_scene, array_to_string(coalesce(basis, []), ', ') AS basis
+        FROM current_beliefs
+        WHERE film_id = ? AND holder = ? AND scene_index <= ?
+          AND (revised_at_scene IS NULL OR revised_at_scene > ?)
+          AND coalesce(believed, true)
+        ORDER BY scene_index, belief_id
+        """,
+        [film_id, holder, scene_index, scene_index],
+    )
+
+
+def meta_beliefs_about(store: Store, film_id: str, holder: str, about: str | None = None,
+                       up_to_scene: int | None = None) -> pd.DataFrame:
+    """What `holder` thinks `about` (or anyone) believes, in film order."""
+    return store.df(
+        """
+        SELECT meta_id, about, scene_index, claim, type, change, source, confidence,
+               order_depth, array_to_string(coalesce(basis, []), ', ') AS basis
+        FROM current_meta_beliefs
+        WHERE film_id = ? AND holder = ? AND (? IS NULL OR about = ?)
+          AND (? IS NULL OR scene_index <= ?)
+        ORDER BY scene_index, order_depth, meta_id
+        """,
+        [film_id, holder, about, about, up_to_scene, up_to_scene],
+    )
+
+
+def film_scene_text(store: Store, film_id: str) -> pd.DataFrame:
+    """A film's scenes with their characters and script lines, for the annotation backends."""
+    return store.df(
+        """
+        SELECT l.scene_index, s.heading, s.location, s.summary, l.line_index, l.kind,
+               l.character, l.parenthetical, l.text
+        FROM current_script_lines l
+        LEFT JOIN current_scenes s ON s.film_id = l.film_id AND s.scene_index = l.scene_index
+        WHERE l.film_id = ? AND l.scene_index IS NOT NULL
+        ORDER BY l.scene_index, l.line_index
+        """,
+        [film_id],
+    )
+
+
+def film_characters(store: Store, film_id: str) -> pd.DataFrame:
+    """The film's canonical characters and their aliases."""
+    return store.df(
+        "SELECT character_id, canonical_name, aliases FROM current_characters"
+        " WHERE film_id = ? ORDER BY canonical_name",
+        [film_id],
+    )
