@@ -18,8 +18,9 @@ def count_bars(values: pd.Series, title: str, x_label: str, order: list | None =
     """Bars of how many questions take each value (types, claim counts, anchor fifths...)."""
     counts = values.dropna().value_counts().rename_axis("value").reset_index(name="questions")
     if order is None:
-        counts = counts.sort_values("value")
-        order = list(counts["value"])
+        order = sorted(counts["value"])
+    rank = {value: i for i, value in enumerate(order)}
+    counts = counts.sort_values("value", key=lambda column: column.map(lambda v: rank.get(v, len(rank))))
     figure = px.bar(counts, x="value", y="questions", title=title, category_orders={"value": order},
                     labels={"value": x_label})
     figure.update_xaxes(type="category")

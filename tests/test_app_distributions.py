@@ -1,0 +1,41 @@
+"""AppTest: the Distributions page over the fixture (3 questions, 8 MCQs, 2 methods)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture, figures, metrics, run_page, traces
+
+
+@pytest.fixture
+def fixture_store(store):
+    return build_app_fixture(store)
+
+
+def test_question_shape_and_mcq_figures(fixture_store):
+    at = run_page(REPO_ROOT, "distributions")
+    assert not at.exception
+    shown = metrics(at)
+    assert shown["Questions"] == "3" and shown["Claims per question"] == "2.3"
+    assert shown["Evidence span (min, mean)"] == "26.7"                     # (35 + 35 + 10) / 3
+    # 8 MCQs over 8 distinct topics: Gini-Simpson 1 - 8/64, entropy log2 8
+    assert shown["Gini (topics)"] == "0.875" and shown["Entropy (bits)"] == "3.000"
+    assert shown["Kept (both rules)"] == "75.0%"                            # MCQs 3 and 5 dropped
+    specs = figures(at)
+    assert list(specs["types"].data[0].x) == ["Q1", "Q3", "N2"]
+    assert list(specs["anchor_fifths"].data[0].y) == [1, 1, 1]              # fifths 3, 4, 5
+    topics = traces(specs["topics"])
+    assert sum(topics["perception"].y) == 4 and sum(topics["inference"].y) == 4
+    assert len(specs["difficulty"].data) == 4                               # D_q, D_a, D_qa, D
+    by_bin = traces(specs["accuracy_by_bin"])
+    assert list(by_bin["plottree"].y) == [100.0, 100.0, 50.0, 100.0, 0.0]
+    by_topic = at.dataframe[0].value.set_index("method")
+    assert by_topic.loc["plottree", "Avg"] == 62.5 and by_topic.loc["random", "Avg"] == 25.0
+
+
+def test_mcq_filters_from_url(fixture_store):
+    at = run_page(REPO_ROOT, "distributions", {"set": "golden", "source": "Movie"})
+    assert not at.exception
+    assert at.selectbox(key="set").value == "golden"
+    assert metrics(at)["MCQs"] == "8"
