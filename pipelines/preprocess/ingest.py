@@ -48,7 +48,9 @@ class IngestReport:
 
 
 def slugify(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "film"
+    """'The Keeper's Ledger 2026' -> 'the-keepers-ledger-2026'."""
+    text = re.sub(r"['’]", "", text.lower())
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "film"
 
 
 def probe_video(path: Path) -> tuple[float, float | None]:
@@ -114,6 +116,7 @@ def build_rows(film: dict, screenplay: Screenplay, subtitles: SubtitleFile, timi
 def ingest_film(store: Store, screenplay_path: Path | str, subtitles_path: Path | str, *,
                 title: str | None = None, year: int | None = None, video: Path | str | None = None,
                 film_id: str | None = None, dataset_id: str = "ingested_films",
+                dataset_name: str = "Ingested screenplays", licence: str | None = None,
                 lenient_subtitles: bool = False) -> IngestReport:
     """Parse, align and store one film as one run (all or nothing).
 
@@ -136,7 +139,7 @@ def ingest_film(store: Store, screenplay_path: Path | str, subtitles_path: Path 
                            "subtitle_encoding": subtitles.encoding, "skipped_cues": len(subtitles.skipped)})
     with store.transaction() as cursor:
         run_id = insert_run(cursor, spec)
-        ensure_dataset(cursor, dataset_id, "Ingested screenplays", "lfvqa", "storyscope film ingest", None, run_id)
+        ensure_dataset(cursor, dataset_id, dataset_name, "lfvqa", "storyscope film ingest", licence, run_id)
         write_film(cursor, rows, run_id)
         finish_run(cursor, run_id, n_items=len(rows.lines))
     return IngestReport(film["film_id"], run_id, title, len(screenplay.scenes), len(timing.line_refs),
