@@ -79,6 +79,8 @@ def generate(
     model: Annotated[str | None, typer.Option("--model", help="LLM model (openai backend).")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed.")] = 0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Build and sample context-sets only.")] = False,
+    analytics: Annotated[bool, typer.Option(
+        "--analytics/--no-analytics", help="Store near-duplicates, UMAP, Self-BLEU, frames.")] = True,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -99,7 +101,7 @@ def generate(
     try:
         report = run_generation(open_store(store), film, _split(types) or list(ALL_TYPES),
                                 _split(centers) or None, n, backend, dry_run, seed, config,
-                                echo=echo)
+                                with_analytics=analytics, echo=echo)
     except GenerationError as exc:
         raise fail(str(exc)) from None
     summary = {"run_id": report.run_id, "film_id": report.film_id, "backend": report.backend,
