@@ -17,6 +17,7 @@ PAGES = [
     st.Page("pages/distributions.py", title="Distributions", icon=":material/bar_chart:",
             url_path="distributions"),
     st.Page("pages/plottree.py", title="PlotTree", icon=":material/account_tree:", url_path="plottree"),
+    st.Page("pages/qlab.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
     st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]
 

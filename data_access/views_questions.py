@@ -21,17 +21,28 @@ def question_facets(store: Store, film_id: str | None) -> pd.DataFrame:
 
 def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
                    centers: tuple[str, ...] = (), statuses: tuple[str, ...] = (),
-                   sources: tuple[str, ...] = (), limit: int = LIST_LIMIT) -> pd.DataFrame:
+                   sources: tuple[str, ...] = (), checks: str | None = None,
+                   limit: int = LIST_LIMIT) -> pd.DataFrame:
     """Questions matching the filters (empty tuple = any), with rubric and evidence sizes.
+
+    `checks` is "passed", "failed" or "unchecked": the outcome of the question's latest
+    finished check run (question_check_results, m0400); None = any.
 
     Columns: question_id, film_id, title, qtype, center, status, source, text, claims, core,
     evidence_scenes, span_min (evidence span in minutes, as the paper's "over N min").
     """
     return store.df(
         """
-        WITH picked AS (
-            SELECT q.* FROM questions q
+        WITH checked AS (
+            SELECT c.question_id, arg_max(c.passed, r.started_at) AS passed
+            FROM question_check_results c JOIN runs r USING (run_id)
+            WHERE r.status = 'finished' AND ? IS NOT NULL GROUP BY c.question_id
+        ),
+        picked AS (
+            SELECT q.*, ch.passed AS checks_passed FROM questions q LEFT JOIN checked ch USING (question_id)
             WHERE (? IS NULL OR q.film_id = ?)
+              AND (? IS NULL OR (? = 'passed' AND ch.passed) OR (? = 'failed' AND NOT ch.passed)
+                   OR (? = 'unchecked' AND ch.passed IS NULL))
               AND (len(?) = 0 OR list_contains(?, q.qtype))
               AND (len(?) = 0 OR list_contains(?, q.center))
               AND (len(?) = 0 OR list_contains(?, q.status))
@@ -45,12 +56,14 @@ def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, 
                FROM question_evidence WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1)
         SELECT p.question_id, p.film_id, f.title, p.qtype, p.center, p.status, p.source, p.text,
                coalesce(c.claims, 0) AS claims, coalesce(c.core, 0) AS core,
-               coalesce(ev.evidence_scenes, 0) AS evidence_scenes, round(ev.span_min) AS span_min
+               coalesce(ev.evidence_scenes, 0) AS evidence_scenes, round(ev.span_min) AS span_min,
+               p.checks_passed
         FROM picked p LEFT JOIN films f USING (film_id) LEFT JOIN claims c USING (question_id)
         LEFT JOIN ev USING (question_id)
         ORDER BY p.film_id, p.question_id
         """,
-        [film_id, film_id, list(qtypes), list(qtypes), list(centers), list(centers),
+        [checks, film_id, film_id, checks, checks, checks, checks, list(qtypes), list(qtypes),
+         list(centers), list(centers),
          list(statuses), list(statuses), list(sources), list(sources), limit],
     )
 

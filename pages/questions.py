@@ -20,15 +20,17 @@ facets = query(views_questions.question_facets, film_id)
 if facets.empty:
     st.info("No open-ended questions here. Import LF-VideoQA questions or generate some.")
     st.stop()
-columns = st.columns(4)
+columns = st.columns(5)
 qtypes = url_multiselect("Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0])
 centers = url_multiselect("Center character", sorted(facets["center"].unique()), key="center",
                           container=columns[1])
 statuses = url_multiselect("Status", sorted(facets["status"].unique()), key="status", container=columns[2])
 sources = url_multiselect("Source", sorted(facets["source"].unique()), key="source", container=columns[3])
+check_choice = url_selectbox("Checks (latest run)", ["any", "passed", "failed", "unchecked"], key="checks",
+                             container=columns[4])
 
 listed = query(views_questions.questions_list, film_id, tuple(qtypes), tuple(centers), tuple(statuses),
-               tuple(sources))
+               tuple(sources), None if check_choice == "any" else check_choice)
 st.caption(f"{len(listed)} questions" + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT
                                            else ""))
 st.dataframe(listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table")

@@ -37,3 +37,12 @@ def test_filters_come_from_the_url_and_narrow_the_list(fixture_store):
     assert list(at.dataframe[0].value["question_id"]) == ["q2"]
     at.multiselect(key="status").set_value([]).run()
     assert list(at.dataframe[0].value["question_id"]) == ["q2", "q3"]
+
+
+def test_checks_filter_uses_the_latest_check_run(fixture_store):
+    at = run_page(REPO_ROOT, "questions", {"checks": "failed"})
+    assert not at.exception
+    listed = at.dataframe[0].value
+    assert list(listed["question_id"]) == ["q2", "q3"] and not listed["checks_passed"].any()
+    at.selectbox(key="checks").set_value("passed").run()
+    assert list(at.dataframe[0].value["question_id"]) == ["q1"]

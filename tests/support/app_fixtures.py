@@ -280,7 +280,7 @@ def _mcq(cursor, run_id: str, difficulty_run: str, prediction_run: str) -> None:
                            [mcq_id, method, predicted, right, prediction_run])
 
 
-def _plottree_and_embeddings(cursor, tree_run: str, embed_run: str) -> None:
+def _plottree(cursor, tree_run: str) -> None:
     children: dict[str, list[str]] = {}
     for node_id, parent, *_ in PLOTTREE:
         if parent:
@@ -289,9 +289,33 @@ def _plottree_and_embeddings(cursor, tree_run: str, embed_run: str) -> None:
         cursor.execute("INSERT INTO plottree_nodes VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'extractive', ?, ?, ?)",
                        [FILM, node_id, parent, level, start, end, leaves, summary,
                         children.get(node_id, []), characters, tree_run])
+
+
+# Question Lab (G's m0400 tables): q1 passes; q2 reveals how the center learned; q3 leaks the
+# gold and names a character not yet named on screen. q1 and q3 are near-duplicates.
+CHECK_FAILURES = [("q2", "no_reveal", "reveals how the center character learned it"),
+                  ("q3", "leak", "leak score 0.62 ≥ 0.5"),
+                  ("q3", "forbidden_names", "names Cara before the film names her")]
+
+
+def _question_lab(cursor, run_id: str) -> None:
+    leaks = {"q1": 0.12, "q2": 0.31, "q3": 0.62}
     for n, (qid, qtype, *_rest) in enumerate(QUESTIONS):
-        cursor.execute("INSERT INTO embeddings VALUES (?, 'question', ?, 'all-MiniLM-L6-v2', ?, ?, ?)",
-                       [embed_run, qid, [0.1 * n, 0.2, 0.3], float(n), float(n * n)])
+        cursor.execute("INSERT INTO question_check_results VALUES (?, ?, 'synthetic', ?, ?, ?, ?, 9, 0, ?, 'checks-v1')",
+                       [run_id, qid, FILM, qtype, qid == "q1", leaks[qid], ["Cara"] if qid == "q3" else []])
+        cursor.execute("INSERT INTO embeddings VALUES (?, 'question', ?, 'all-MiniLM-L6-v2+umap', ?, ?, ?)",
+                       [run_id, qid, [0.1 * n, 0.2, 0.3], float(n), float(n * n)])
+    for qid, check, reason in CHECK_FAILURES:
+        cursor.execute("INSERT INTO question_check_failures VALUES (?, ?, ?, ?)", [run_id, qid, check, reason])
+    cursor.execute("INSERT INTO question_near_duplicates VALUES (?, 'q1', 'q3', 0.91)", [run_id])
+    for qid in ("q1", "q3"):
+        cursor.execute("INSERT INTO question_clusters VALUES (?, ?, 1, 2)", [run_id, qid])
+    for qtype, n, b2, b4 in [("*", 3, 41.5, 12.25), ("Q1", 1, None, None), ("Q3", 1, None, None),
+                             ("N2", 1, None, None)]:
+        cursor.execute("INSERT INTO question_diversity VALUES (?, ?, ?, ?, ?)", [run_id, qtype, n, b2, b4])
+    for qtype, frame, count in [("*", "in the", 2, ), ("*", "on the", 1)]:
+        cursor.execute("INSERT INTO question_opening_frames VALUES (?, ?, ?, 2, ?, ?)",
+                       [run_id, qtype, frame, count, count / 3])
 
 
 def _jobs_and_calls(cursor, judge_run: str, failed_run: str) -> None:
@@ -328,7 +352,7 @@ def build_app_fixture(store: Store) -> dict[str, str]:
             "difficulty": _run(cursor, "difficulty", "embedding", n_items=8),
             "predictions": _run(cursor, "mcq.predict", "import", n_items=16),
             "plottree": _run(cursor, "plottree", "extractive", n_items=7),
-            "embeddings": _run(cursor, "embed", "sentence-transformers", model="all-MiniLM-L6-v2"),
+            "qcheck": _run(cursor, "qgen.check", "rules", n_items=3, n_failed=2),
             "failed": _run(cursor, "generate", "openai", model="gpt-test", status="failed",
                            n_items=2, n_failed=1),
         }
@@ -344,7 +368,8 @@ def build_app_fixture(store: Store) -> dict[str, str]:
         _questions(cursor, runs["questions"])
         _answers_and_verdicts(cursor, runs["answers"], runs["judge_lexical"], runs["judge_llm"])
         _mcq(cursor, runs["mcq"], runs["difficulty"], runs["predictions"])
-        _plottree_and_embeddings(cursor, runs["plottree"], runs["embeddings"])
+        _plottree(cursor, runs["plottree"])
+        _question_lab(cursor, runs["qcheck"])
         _jobs_and_calls(cursor, runs["judge_llm"], runs["failed"])
         add_run_usage(cursor, runs["judge_llm"], 620, 84, 0.0021)
     return runs
@@ -397,3 +422,13 @@ def traces(figure) -> dict:
 def metrics(at) -> dict[str, str]:
     """Metric label -> shown value."""
     return {m.label: m.value for m in at.metric}
+
+
+def frame(at, *columns: str):
+    """The first DataFrame on the page that has all these columns (st.dataframe keys are not
+    visible to AppTest)."""
+    for element in at.dataframe:
+        value = element.value
+        if all(column in value.columns for column in columns):
+            return value
+    raise KeyError(f"no dataframe with columns {columns}")

@@ -1,0 +1,64 @@
+"""Question Lab: per check run, the failures with reasons, leak scores, name-budget violations;
+per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening frames."""
+
+import streamlit as st
+
+from data_access import views_qlab
+from pages.common import query
+from pages.filters import url_multiselect, url_radio, url_selectbox
+from pipelines.qgen.checks import LEAK_THRESHOLD
+from viz.qlab import leak_histogram, question_map_figure
+
+st.title("Question Lab")
+checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
+check_runs = query(views_qlab.check_runs)
+check_run = None
+
+with checks_tab:
+    if check_runs.empty:
+        st.caption("No question checks yet: run `storyscope check-questions`.")
+    else:
+        labels = {r: f"{r} · {p}/{n} passed" for r, p, n in
+                  zip(check_runs["run_id"], check_runs["passed"], check_runs["questions"])}
+        check_run = url_selectbox("Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get)
+        results = query(views_qlab.check_results, check_run)
+        cols = st.columns(4)
+        cols[0].metric("Checked", len(results))
+        cols[1].metric("Passed", int(results["passed"].sum()))
+        cols[2].metric(f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum()))
+        cols[3].metric("Name-budget violations", int((results["name_violations"] != "").sum()))
+        counts = query(views_qlab.failure_counts, check_run)
+        st.dataframe(counts, hide_index=True, key="failure_counts")
+        chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
+        st.dataframe(query(views_qlab.check_failures, check_run, tuple(chosen)), hide_index=True,
+                     width="stretch", key="failures")
+        st.plotly_chart(leak_histogram(results, LEAK_THRESHOLD), key="leak_histogram")
+        violations = results[results["name_violations"] != ""]
+        if not violations.empty:
+            st.markdown("**Name-budget violations** (names the film has not yet spoken at the anchor)")
+            st.dataframe(violations[["question_id", "qtype", "name_violations"]], hide_index=True,
+                         key="violations")
+
+with analytics_tab:
+    runs = query(views_qlab.analytics_runs)
+    if runs.empty:
+        st.caption("No question analytics yet: run `storyscope check-questions` with analytics.")
+        st.stop()
+    run_id = url_selectbox("Analytics run", list(runs["run_id"]), key="analytics_run")
+    pairs = query(views_qlab.near_duplicates, run_id)
+    st.markdown(f"**Near-duplicate pairs**: {len(pairs)}")
+    st.dataframe(pairs.round({"cosine": 3}), hide_index=True, width="stretch", key="pairs")
+    points = query(views_qlab.question_map, run_id, check_run)
+    if not points.empty:
+        colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
+        st.plotly_chart(question_map_figure(points, colour_by), key="question_map")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
+        st.dataframe(query(views_qlab.diversity, run_id), hide_index=True, width="stretch", key="diversity")
+    with right:
+        kinds = query(views_qlab.diversity, run_id)["qtype"].tolist() or ["*"]
+        frame_type = url_selectbox("Opening frames of type", kinds, key="frame_type",
+                                   format_func=lambda t: "all questions" if t == "*" else t)
+        st.dataframe(query(views_qlab.opening_frames, run_id, frame_type), hide_index=True, width="stretch",
+                     key="frames")
