@@ -137,3 +137,23 @@ def film_characters(store: Store, film_id: str) -> pd.DataFrame:
         " WHERE film_id = ? ORDER BY canonical_name",
         [film_id],
     )
+
+
+def film_record(store: Store, film_id: str) -> dict | None:
+    """One film's row as a dict, or None."""
+    frame = store.df("SELECT * FROM films WHERE film_id = ?", [film_id])
+    return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def write_annotation(store: Store, spec, tables: dict[str, list[dict]]) -> tuple[str, dict]:
+    """Write one annotation run's rows (scene_events, presence, beliefs, meta_beliefs) in one
+    transaction; returns the run id and the row counts."""
+    from data_access.runs import finish_run, insert_run
+
+    counts = {}
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, spec)
+        for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
+            counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
+        finish_run(cursor, run_id, n_items=sum(counts.values()), n_failed=0)
+    return run_id, counts

@@ -96,3 +96,45 @@ def _print_result(payload: dict) -> None:
     for key, value in payload.items():
         if not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
             typer.echo(f"  {key}: {value}")
+
+
+class Backend(str, Enum):
+    rules = "rules"
+    openai = "openai"
+
+
+@beliefs_app.command("annotate")
+def annotate_film(
+    film: Annotated[str, typer.Option("--film", help="Film id in the store.")],
+    store: StoreOption = None,
+    backend: Annotated[Backend, typer.Option(help="rules (offline) or openai (Tables 18-21"
+                                                  " through the gateway).")] = Backend.rules,
+    characters: Annotated[str | None, typer.Option(help="Comma-separated character names.")] = None,
+    scenes: Annotated[str | None, typer.Option(help="Scene range a:b (0-based, end excluded).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Compute (or count calls) without"
+                                                            " writing.")] = False,
+    budget: Annotated[float | None, typer.Option(help="openai: USD budget for this run.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Belief records for a stored film: presence, witnessed events, told / inferred / false
+    beliefs, revisions and meta-beliefs."""
+    from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse_scene_range
+
+    try:
+        first, stop = parse_scene_range(scenes)
+        names = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
+        options = {"budget_usd": budget} if backend is Backend.openai else {}
+        result = annotate(open_store(store), film, backend.value,
+                          Selection(first, stop, names), dry_run=dry_run, **options)
+    except AnnotateError as exc:
+        raise fail(str(exc)) from None
+    payload = {"film_id": result.film_id, "backend": result.backend, "run_id": result.run_id,
+               "dry_run": dry_run, "rows": result.counts,
+               **{k: v for k, v in result.params.items() if k in ("calls", "failed", "unparsed")}}
+    if as_json:
+        typer.echo(json.dumps(payload, default=str))
+        return
+    rows = ", ".join(f"{table} {n:,}" for table, n in result.counts.items())
+    verb = "would write" if dry_run else "wrote"
+    typer.echo(f"{film} (backend: {result.backend}): {verb} {rows}"
+               + (f" (run {result.run_id})" if result.run_id else ""))

@@ -1,0 +1,203 @@
+"""The offline 'rules' backend: presence, witnessed events and told beliefs from a parsed
+screenplay already in the store (scenes + script lines), without any model.
+
+It follows the rules the LF-VideoQA prompts state, where they can be read off the text:
+- scene events (Table 18): one event per script line (a direction paragraph or a spoken line),
+  ids `e_<scene:03d>_<n>`; witnesses = the characters present, minus V.O.-only speakers and
+  anyone a direction marks unconscious / asleep / knocked out (until the scene ends);
+- presence ladder (Table 19), top-down: on_screen = speaks in person (O.S./O.C. count, V.O. does
+  not) or is named in a direction; offscreen_aware = speaks only by V.O. (a phone voice is a
+  concrete channel) or was on_screen in the previous scene at the same location and is not
+  shown leaving; offscreen_unaware = named in this scene's dialogue while absent (the scene
+  bears on them); absent_unmentioned = everyone else;
+- told (Table 20, TOLD): every spoken line of four words or more is told to each other
+  witness, as its wording (no proposition extraction offline), believed left open.
+Names in directions match a roster name in capitals or title case only ("GITTES", "Gittes"),
+so "a secretary" does not place SECRETARY in the scene. Written here: no library does this.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+BACKEND = "rules"
+MIN_TOLD_WORDS = 4
+_PHONE = re.compile(r"\b(?:v\.?\s?o\.?|voice[- ]over|on (?:the )?phone|over (?:the )?phone|"
+                    r"filtered|phone|radio|intercom|recorded|tape|answering machine)\b", re.I)
+_OFFSCREEN = re.compile(r"\b(?:o\.?\s?s\.?|o\.?\s?c\.?|off(?:-| )?screen|off)\b", re.I)
+_INCAPACITATED = r"(?:unconscious|asleep|sleeping|passes out|passed out|knocked out|out cold|" \
+                 r"blindfolded|faints|collapses)"
+
+
+@dataclass
+class ScriptLine:
+    """One stored script line with its voice mode: in_person | offscreen | voice_over."""
+
+    line_index: int
+    kind: str
+    text: str
+    character: str | None = None
+    parenthetical: str | None = None
+    mode: str = "in_person"
+
+
+@dataclass
+class SceneAnnotation:
+    """The rules backend's output for one scene."""
+
+    scene_index: int
+    events: list[dict] = field(default_factory=list)
+    presence: dict[str, str] = field(default_factory=dict)
+    witnessed: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    told: list[dict] = field(default_factory=list)
+
+
+def voice_mode(character: str | None, parenthetical: str | None,
+               extensions: tuple[str, ...] = (), raw_cue: str | None = None) -> str:
+    """How a spoken line is delivered (Table 18/19: V.O. is narration, O.S. is presence)."""
+    marks = " ".join([*extensions, parenthetical or ""])
+    if any(e.replace(" ", "").upper() in ("V.O.", "VO") for e in extensions) or _PHONE.search(marks):
+        return "voice_over"
+    if _OFFSCREEN.search(" ".join(extensions)) or (raw_cue and re.search(r"\bVOICE$", raw_cue, re.I)):
+        return "offscreen"
+    return "in_person"
+
+
+def name_pattern(names: list[str]) -> re.Pattern | None:
+    """A pattern matching any of `names` in capitals or title case, as a whole word."""
+    forms = set()
+    for name in names:
+        clean = re.sub(r"(?:'S|'|’S|’)\s+VOICE$", "", name.strip(), flags=re.I)
+        if len(clean) < 2:
+            continue
+        forms |= {clean.upper(), clean.title()}
+    if not forms:
+        return None
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"(?<![\w'])(?:{alternatives})(?![\w])")
+
+
+class Roster:
+    """The film's characters and how to spot each in text."""
+
+    def __init__(self, names: dict[str, list[str]]):
+        self.names = names
+        self.patterns = {c: p for c, aliases in names.items()
+                         if (p := name_pattern([c, *aliases])) is not None}
+
+    def mentioned(self, text: str) -> list[str]:
+        """Characters named in `text`, in roster order."""
+        return [c for c, pattern in self.patterns.items() if pattern.search(text)]
+
+    def incapacitated(self, text: str) -> list[str]:
+        """Characters a direction marks as unable to perceive."""
+        found = []
+        for character, pattern in self.patterns.items():
+            for match in pattern.finditer(text):
+                window = text[match.end():match.end() + 60]
+                if re.match(rf"[^.;]*?\b{_INCAPACITATED}\b", window, re.I):
+                    found.append(character)
+                    break
+        return found
+
+
+def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
+                   previous: SceneAnnotation | None, same_place_as_previous: bool) -> SceneAnnotation:
+    """Events, presence, witnessed events and told lines of one scene."""
+    result = SceneAnnotation(scene_index)
+    speakers = {l.character: l.mode for l in lines if l.kind == "dialogue" and l.character}
+    in_person = {c for c in speakers if any(l.character == c and l.mode != "voice_over"
+                                             for l in lines)}
+    in_directions = {c for l in lines if l.kind == "direction" for c in roster.mentioned(l.text)}
+    present = in_person | in_directions
+    voice_only = set(speakers) - in_person
+    mentioned_in_talk = {c for l in lines if l.kind == "dialogue" for c in roster.mentioned(l.text)}
+    _set_presence(result, roster, present, voice_only, mentioned_in_talk, previous,
+                  same_place_as_previous)
+    out_of_it: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        event_id = f"e_{scene_index:03d}_{number}"
+        if line.kind == "direction":
+            out_of_it |= set(roster.incapacitated(line.text))
+        witnesses = sorted(present - out_of_it)
+        participants = ([line.character] if line.kind == "dialogue" and line.character
+                        else roster.mentioned(line.text))
+        description = f"{line.character}: {line.text}" if line.kind == "dialogue" else line.text
+        result.events.append({"event_id": event_id, "scene_index": scene_index, "ord": number,
+                              "description": description, "participants": participants,
+                              "witnesses": witnesses})
+        for character in witnesses:
+            result.witnessed[character].append(event_id)
+        if line.kind == "dialogue" and line.mode != "voice_over" \
+                and len(line.text.split()) >= MIN_TOLD_WORDS:
+            for listener in witnesses:
+                if listener != line.character:
+                    result.told.append({"holder": listener, "source": line.character,
+                                        "content": line.text, "event_id": event_id})
+    return result
+
+
+def _set_presence(result, roster, present, voice_only, mentioned, previous, same_place) -> None:
+    stayed = set()
+    if previous is not None and same_place:
+        stayed = {c for c, s in previous.presence.items() if s == "on_screen"}
+    for character in roster.names:
+        if character in present:
+            status = "on_screen"
+        elif character in voice_only or character in stayed:
+            status = "offscreen_aware"
+        elif character in mentioned:
+            status = "offscreen_unaware"
+        else:
+            status = "absent_unmentioned"
+        result.presence[character] = status
+
+
+def lines_from_frame(frame: pd.DataFrame, voices: dict[int, tuple] | None = None
+                     ) -> dict[int, list[ScriptLine]]:
+    """Stored script lines grouped by scene, each with its voice mode.
+
+    Args:
+        frame: `data_access.beliefs.film_scene_text` rows.
+        voices: dialogue ordinal -> (extensions, raw cue), recovered from the source file.
+    """
+    scenes: dict[int, list[ScriptLine]] = defaultdict(list)
+    dialogue_ordinal = 0
+    for row in frame.itertuples(index=False):
+        line = ScriptLine(int(row.line_index), row.kind, row.text, _text(row.character),
+                          _text(row.parenthetical))
+        if line.kind == "dialogue":
+            extensions, raw_cue = (voices or {}).get(dialogue_ordinal, ((), None))
+            line.mode = voice_mode(line.character, line.parenthetical, extensions, raw_cue)
+            dialogue_ordinal += 1
+        scenes[int(row.scene_index)].append(line)
+    return scenes
+
+
+def _text(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def recover_voices(source: str | None, dialogue_count: int) -> dict[int, tuple] | None:
+    """Cue extensions (V.O., O.S.) of every spoken line, re-read from the film's source file.
+
+    The stored lines keep canonical speakers only; when the source screenplay is still readable
+    and parses to the same number of spoken lines, its cues give the extensions back.
+    """
+    if not source or not Path(source).is_file():
+        return None
+    from pipelines.preprocess.files import ScreenplayError, parse_screenplay_file
+
+    try:
+        screenplay = parse_screenplay_file(source)
+    except (ScreenplayError, OSError, UnicodeError):
+        return None
+    spoken = [event for _, event in screenplay.events if event.kind == "dialogue"]
+    if len(spoken) != dialogue_count:
+        return None
+    return {i: (event.extensions, event.character) for i, event in enumerate(spoken)}

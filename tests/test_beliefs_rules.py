@@ -1,0 +1,149 @@
+"""The offline 'rules' backend over a screenplay in the store (fixture film + real Chinatown)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from data_access import beliefs as belief_store
+from data_access.runs import RunSpec, finish_run, insert_run
+from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse_scene_range
+from pipelines.beliefs.rules_backend import Roster, voice_mode
+from pipelines.cli import app, load_commands
+
+load_commands()
+FILM = "rules-fixture"
+# (scene, kind, character, parenthetical, text); scene 1 and 2 share a location.
+LINES = [
+    (0, "direction", None, None, "NORA sits at the desk. Sam enters, soaked."),
+    (0, "dialogue", "SAM", None, "The bridge is out, we are stuck here."),
+    (0, "dialogue", "NORA", None, "Then we wait."),
+    (0, "dialogue", "VICTOR", "V.O.", "Nobody leaves the valley tonight, I made sure of it."),
+    (1, "direction", None, None, "Sam hits NORA with the lamp. Nora is unconscious on the floor."),
+    (1, "dialogue", "SAM", None, "I am taking the ledger to Victor right now."),
+    (1, "dialogue", "ELLEN", "O.S.", "Sam? Is that you down there?"),
+    (2, "direction", None, None, "The empty office. Rain on the window."),
+    (2, "dialogue", "ELLEN", None, "Where did everyone go this evening?"),
+]
+LOCATIONS = {0: "OFFICE", 1: "OFFICE", 2: "OFFICE"}
+
+
+@pytest.fixture
+def fixture_film(store):
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
+        belief_store.ensure_films(cursor, [{"film_id": FILM, "dataset_id": "fixture",
+                                            "title": "Rules fixture", "kind": "film"}], run_id)
+        belief_store.insert_rows(cursor, "scenes", [
+            {"film_id": FILM, "scene_index": i, "heading": f"INT. OFFICE - {i}",
+             "location": LOCATIONS[i], "time_source": "none"} for i in LOCATIONS], run_id)
+        belief_store.insert_rows(cursor, "script_lines", [
+            {"film_id": FILM, "line_index": n, "scene_index": s, "kind": k, "character": c,
+             "parenthetical": p, "text": t} for n, (s, k, c, p, t) in enumerate(LINES)], run_id)
+        finish_run(cursor, run_id)
+    return store
+
+
+def _presence(store):
+    frame = store.df("SELECT scene_index, character, status, witnessed_events FROM presence")
+    return {(r.scene_index, r.character): (r.status, list(r.witnessed_events))
+            for r in frame.itertuples()}
+
+
+def test_presence_ladder_and_witnesses(fixture_film):
+    result = annotate(fixture_film, FILM, "rules")
+    assert result.backend == "rules" and result.run_id
+    presence = _presence(fixture_film)
+    assert presence[(0, "NORA")][0] == "on_screen"
+    assert presence[(0, "SAM")] == ("on_screen", ["e_000_1", "e_000_2", "e_000_3", "e_000_4"])
+    assert presence[(0, "VICTOR")] == ("offscreen_aware", [])        # V.O. only
+    assert presence[(1, "VICTOR")][0] == "offscreen_unaware"          # named, absent
+    assert presence[(1, "ELLEN")][0] == "on_screen"                   # O.S. is presence
+    # Nora is knocked out in the first direction: a participant, not a witness (Table 18's
+    # "unconscious victim"), and she witnesses nothing after it.
+    assert presence[(1, "NORA")] == ("on_screen", [])
+    knock = fixture_film.df("SELECT participants FROM scene_events WHERE event_id = 'e_001_1'")
+    assert sorted(knock["participants"].iloc[0]) == ["NORA", "SAM"]
+    # Scene 2 is at the same place; Sam and Nora were on screen there and are not shown leaving.
+    assert presence[(2, "SAM")][0] == "offscreen_aware"
+    assert presence[(2, "ELLEN")][0] == "on_screen"
+    run = fixture_film.df("SELECT backend, step FROM runs WHERE run_id = ?", [result.run_id])
+    assert run.iloc[0].to_dict() == {"backend": "rules", "step": "beliefs.annotate"}
+
+
+def test_told_lines_reach_present_listeners_only(fixture_film):
+    annotate(fixture_film, FILM, "rules")
+    told = fixture_film.df("SELECT holder, source_character, content, basis FROM beliefs"
+                           " WHERE kind = 'told' ORDER BY scene_index, holder")
+    pairs = {(r.holder, r.source_character, r.content) for r in told.itertuples()}
+    assert ("NORA", "SAM", "The bridge is out, we are stuck here.") in pairs
+    assert not any(r.content.startswith("Then we wait") for r in told.itertuples())  # < 4 words
+    assert not any(r.source_character == "VICTOR" for r in told.itertuples())        # V.O.
+    ledger = [r for r in told.itertuples() if "ledger" in r.content]
+    assert {r.holder for r in ledger} == {"ELLEN"}                  # Nora is unconscious
+    assert list(ledger[0].basis) == ["e_001_2"]
+
+
+def test_selection_dry_run_and_errors(fixture_film):
+    result = annotate(fixture_film, FILM, "rules", Selection(1, 2, ["SAM"]), dry_run=True)
+    assert result.run_id is None
+    assert {row["scene_index"] for row in result.tables["scene_events"]} == {1}
+    assert {row["character"] for row in result.tables["presence"]} == {"SAM"}
+    assert fixture_film.scalar("SELECT count(*) FROM presence") == 0
+    with pytest.raises(AnnotateError, match="no film"):
+        annotate(fixture_film, "missing", "rules")
+    assert parse_scene_range("3:") == (3, None)
+    with pytest.raises(AnnotateError):
+        parse_scene_range("x:y")
+
+
+def test_cli_annotate(fixture_film):
+    result = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--store",
+                                      str(fixture_film.path), "--scenes", "0:1"])
+    assert result.exit_code == 0, result.output
+    assert "backend: rules" in result.output
+    assert fixture_film.scalar("SELECT count(DISTINCT scene_index) FROM presence") == 1
+
+
+@pytest.mark.parametrize("parenthetical, extensions, cue, mode", [
+    (None, ("V.O.",), "NORA", "voice_over"),
+    ("on phone", (), "NORA", "voice_over"),
+    (None, ("O.S.",), "NORA", "offscreen"),
+    ("crying out", (), "CURLY'S VOICE", "offscreen"),
+    ("quietly", (), "NORA", "in_person"),
+])
+def test_voice_modes(parenthetical, extensions, cue, mode):
+    assert voice_mode("NORA", parenthetical, extensions, cue) == mode
+
+
+def test_names_in_directions_need_capitals_or_title_case():
+    roster = Roster({"SECRETARY": [], "GITTES": ["GITTES' VOICE"]})
+    assert roster.mentioned("A secretary types. Gittes waits.") == ["GITTES"]
+    assert roster.mentioned("The SECRETARY looks up.") == ["SECRETARY"]
+
+
+def test_demo_step_skips_without_films(store):
+    from pipelines.demo import step_45_sample_film_beliefs
+
+    messages = []
+    step_45_sample_film_beliefs.run(store, None, messages.append)
+    assert "skipped" in messages[0]
+
+
+@pytest.mark.slow
+def test_real_screenplay_chinatown(store, shared_data):
+    from pipelines.preprocess.ingest import ingest_film
+
+    folder = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles"
+    ingest_film(store, folder / "chinatown.txt", folder / "chinatown.srt")
+    result = annotate(store, "chinatown", "rules")
+    assert result.params["voices_from_source"] is True
+    presence = _presence(store)
+    # Scene 1: Curly weeps in Gittes' office (INT. GITTES' OFFICE), both on screen.
+    assert presence[(1, "GITTES")][0] == "on_screen"
+    assert presence[(1, "CURLY")][0] == "on_screen"
+    assert result.counts["scene_events"] == store.scalar(
+        "SELECT count(*) FROM script_lines WHERE film_id = 'chinatown' AND scene_index IS NOT NULL")
+    assert result.counts["beliefs"] > 1000
+    statuses = set(store.df("SELECT DISTINCT status FROM presence")["status"])
+    assert {"on_screen", "offscreen_unaware", "absent_unmentioned"} <= statuses
