@@ -1,0 +1,119 @@
+"""`docs/FORMAT.md`, generated from the interchange models (`storyscope format-doc`).
+
+The models in data_access/formats/lfvqa.py are the single source of truth; this module only
+renders them, with the same `FieldSpec` reading the importer validates against, so the document
+says exactly what the importer checks.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+from data_access.formats import lfvqa
+from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, TABLE_FILES, Manifest, Record
+from data_access.importers.fields import FieldSpec, field_specs, type_words
+
+HEADER = f"""# StoryScope interchange format — `{FORMAT_NAME}` version {FORMAT_VERSION}
+
+<!-- Generated from data_access/formats/lfvqa.py by `storyscope format-doc`. Do not edit by
+hand: change the models, then run `storyscope format-doc` (a test checks this file is current). -->
+"""
+
+RULES = """## Files and encoding
+
+- A dataset is a folder with `manifest.json` and any subset of the table files below, each
+  either `<table>.jsonl` (one JSON object per line, UTF-8) or `<table>.parquet` — never both.
+  Other `.jsonl`/`.parquet` names are rejected, so a misspelt file name cannot be skipped.
+- JSONL: blank lines are ignored (line numbers in errors still count them); a UTF-8 byte-order
+  mark at the very start of a file is ignored (RFC 8259 §8.1), anywhere else it is an error;
+  text in any other encoding (e.g. Latin-1) is an error that names the line and field.
+  `null` and an absent key mean the same: the field's default.
+- Parquet: column names are the field names; column types must fit the field type (any
+  integer type for integers, any numeric type for numbers, string lists as `LIST<VARCHAR>`).
+- An empty table file is an error: leave the file out when a table has no rows.
+
+## What an import checks
+
+Everything runs inside one store transaction: on any problem nothing is written.
+
+1. The manifest validates against the model below.
+2. Every record is a JSON object whose keys are fields of its table (unknown fields are
+   errors, with the closest field name suggested).
+3. Every value has its field's JSON type (no silent coercion: `"600"` is not a number).
+4. Required fields are present; enums, bounds (`≥`, `>`, `≤`), minimum lengths hold;
+   `end_s ≥ start_s` in tables that have both.
+5. Keys are unique within the file and, for tables keyed without a run, not already in the
+   store. Tables whose store key includes the run (scenes, lines, cues, beliefs, ...)
+   append a new version instead: the "current" views show the latest finished run.
+6. References name a record of this import or one already in the store.
+
+Errors name the file, the record (`line N` for JSONL, `row N` for Parquet, `(schema)`,
+`(file)`, `(manifest)`) and the field, e.g.
+
+    films.jsonl, line 2, field 'year': must be an integer (got "nineteen")
+    rubric_claims.jsonl, line 7, field 'question_id': unknown question_id 'q404': not in
+    questions.jsonl of this import nor in the store
+
+Every imported row carries the import's `run_id` (step `import.lfvqa`, backend `import`);
+the manifest's `reported_by_paper` is recorded on that run.
+"""
+
+
+def _constraints(spec: FieldSpec) -> str:
+    parts = []
+    for attr, word in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
+        if getattr(spec, attr) is not None:
+            parts.append(f"{word} {getattr(spec, attr):g}")
+    if spec.min_length is not None:
+        unit = "items" if spec.is_list else "chars"
+        parts.append(f"at least {spec.min_length} {unit}")
+    return ", ".join(parts)
+
+
+def _default(spec: FieldSpec) -> str:
+    if spec.required:
+        return "**required**"
+    if spec.default is None:
+        return "null"
+    return f"`{json.dumps(spec.default)}`"
+
+
+def _cell(text: str | None) -> str:
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def field_table(model: type[Record]) -> str:
+    """The markdown table of one model's fields."""
+    lines = ["| field | type | default | constraints | description |",
+             "|---|---|---|---|---|"]
+    for spec in field_specs(model):
+        kind = type_words(spec) + (" or null" if spec.nullable else "")
+        description = model.model_fields[spec.name].description
+        lines.append(f"| `{spec.name}` | {_cell(kind)} | {_default(spec)} |"
+                     f" {_cell(_constraints(spec))} | {_cell(description)} |")
+    return "\n".join(lines)
+
+
+def _table_section(table) -> str:
+    facts = [f"store table `{table.table}`"]
+    if table.key:
+        facts.append("key " + " + ".join(f"`{k}`" for k in table.key))
+    for column, ref_file, ref_column in table.references:
+        facts.append(f"`{column}` → `{ref_file}.{ref_column}`")
+    doc = inspect.cleandoc(table.model.__doc__ or "") if table.model.__doc__ != Record.__doc__ else ""
+    body = [f"### `{table.name}.jsonl` / `{table.name}.parquet`", "", "; ".join(facts) + ".", ""]
+    if doc:
+        body += [doc, ""]
+    return "\n".join(body + [field_table(table.model), ""])
+
+
+def format_doc() -> str:
+    """The whole of docs/FORMAT.md."""
+    intro = inspect.cleandoc(lfvqa.__doc__ or "")
+    order = ", ".join(f"`{t.name}`" for t in TABLE_FILES)
+    parts = [HEADER, intro, "", RULES, "## `manifest.json`", "", field_table(Manifest), "",
+             "## Table files", "", f"Imported in this order (references point backwards): {order}.",
+             ""]
+    parts += [_table_section(table) for table in TABLE_FILES]
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,32 @@
+"""`storyscope format-doc [--check]`: write or check docs/FORMAT.md from the format models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import app, fail
+
+DEFAULT_DOC = Path("docs") / "FORMAT.md"
+
+
+@app.command("format-doc")
+def format_doc_command(
+    check: Annotated[bool, typer.Option("--check", help="Fail if the file differs; write nothing.")] = False,
+    out: Annotated[Path, typer.Option("--out", help="The document to write or check.")] = DEFAULT_DOC,
+) -> None:
+    """Generate docs/FORMAT.md from the interchange models (data_access/formats/lfvqa.py)."""
+    from data_access.importers.format_doc import format_doc
+
+    text = format_doc()
+    if check:
+        current = out.read_text(encoding="utf-8") if out.is_file() else None
+        if current != text:
+            raise fail(f"{out} is out of date with the format models; run `storyscope format-doc`", 1)
+        typer.echo(f"{out} is current")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {out} ({len(text.splitlines())} lines)")
