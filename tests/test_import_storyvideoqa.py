@@ -140,3 +140,19 @@ def test_bad_golden_item_names_file_item_and_field(store, tmp_path):
     assert (problem.file, problem.record, problem.field) == ("Friends_golden.json", "item 1 (id 7)",
                                                              "option")
     assert store.scalar("SELECT count(*) FROM runs") == 0
+
+
+@pytest.mark.realdata
+def test_demo_step_imports_the_release_once(store, shared_data, tmp_path):
+    from pipelines.demo import step_20_storyvideoqa as step
+
+    messages: list[str] = []
+    step.run(store, None, messages.append)
+    assert store.scalar("SELECT count(*) FROM runs") == 0
+    data_dir = tmp_path / "data"
+    _one_episode_release(shared_data, data_dir / "storyvideoqa", as_xlsx=False)
+    step.run(store, data_dir, messages.append)
+    step.run(store, data_dir, messages.append)
+    assert store.scalar("SELECT count(*) FROM mcq_questions") == 49
+    assert store.scalar("SELECT count(*) FROM runs WHERE step = 'import.storyvideoqa'") == 1
+    assert "skipped" in messages[0] and "already in the store" in messages[-1]
