@@ -64,3 +64,20 @@ def test_parquet_predictions_are_plain_strings_to_readers(tmp_path):
     assert len(rows) == 100 * 3
     assert {r["predicted_option"] for r in rows} <= set("ABCDE")
     assert rows[0]["mcq_id"].startswith("synth:")
+
+
+def test_small_synthetic_dataset_imports_with_scored_predictions(tmp_path, store):
+    from data_access.importers import import_lfvqa_dir
+    from data_access.stats import table_counts
+
+    counts = write_synthetic_dataset(tmp_path / "small", scale="small", fmt="parquet")
+    import_lfvqa_dir(store, tmp_path / "small")
+    stored = table_counts(store)
+    for table in ("films", "questions", "rubric_claims", "answers", "claim_verdicts", "mcq_questions", "mcq_predictions"):
+        assert stored[table] == counts[table], table
+    # `correct` is derived on import: predicted option equals the question's GT option.
+    mismatches = store.scalar(
+        "SELECT count(*) FROM mcq_predictions p JOIN mcq_questions q USING (mcq_id)"
+        " WHERE p.correct IS DISTINCT FROM (p.predicted_option = q.option)")
+    assert mismatches == 0
+    assert 0 < store.scalar("SELECT avg(correct::INT) FROM mcq_predictions") < 1

@@ -123,18 +123,18 @@ def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFi
         columns.append("dataset_id")
         values.append("?")
         params.append(dataset_id)
+    source = staged.stage
+    if spec.table == "mcq_predictions":
+        # `correct` is derived while inserting: an UPDATE afterwards rewrites millions of rows.
+        columns.append("correct")
+        values = [f"s.{value}" if value != "?" else value for value in values]
+        values.append("s.predicted_option = q.option")
+        source = f"{staged.stage} s LEFT JOIN mcq_questions q ON q.mcq_id = s.mcq_id"
     cursor.execute(f"INSERT INTO {spec.table} ({', '.join(columns)})"
-                   f" SELECT {', '.join(values)} FROM {staged.stage}", params)
+                   f" SELECT {', '.join(values)} FROM {source}", params)
     count = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
     cursor.execute(f"DROP TABLE {staged.stage}")
     return int(count)
-
-
-def _derive_columns(cursor: duckdb.DuckDBPyConnection, table: str, run_id: str) -> None:
-    """Store columns the format does not carry but the import can compute."""
-    if table == "mcq_predictions":
-        cursor.execute("UPDATE mcq_predictions p SET correct = (p.predicted_option = q.option)"
-                       " FROM mcq_questions q WHERE q.mcq_id = p.mcq_id AND p.run_id = ?", [run_id])
 
 
 def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path,
@@ -149,9 +149,7 @@ def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: 
         raise fail(path.name, "(file)", "-", "empty: no records (leave the file out when a"
                    " table has no rows)")
     _validate(cursor, staged, spec)
-    written = _insert(cursor, staged, spec, run_id, dataset_id)
-    _derive_columns(cursor, spec.table, run_id)
-    return written
+    return _insert(cursor, staged, spec, run_id, dataset_id)
 
 
 # -- the whole import ----------------------------------------------------------------------
