@@ -18,6 +18,9 @@ from pipelines.preprocess.model import Event, Scene, Screenplay
 from pipelines.preprocess.screenplay_text import normalise_lines
 
 TITLE_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*(.*)$")
+# Keys the spec and common tools use; a first line like "CUT TO:" is not a title page.
+TITLE_KEYS = {"title", "credit", "author", "authors", "source", "draft date", "date", "contact",
+              "copyright", "notes", "revision", "format", "font", "watermark"}
 PAGE_BREAK_RE = re.compile(r"^\s*={3,}\s*$")
 SCENE_NUMBER_RE = re.compile(r"\s*#([^#\s]+)#\s*$")
 INLINE_NOTE_RE = re.compile(r"\[\[.*?\]\]")
@@ -46,7 +49,8 @@ class FountainDocument:
 
 def _title_page(lines: list[str], roles: dict[int, str]) -> tuple[list[tuple[str, str]], int]:
     """Leading `Key: value` block (values may continue on indented lines); returns (pairs, next)."""
-    if not lines or not TITLE_KEY_RE.match(lines[0]):
+    first = TITLE_KEY_RE.match(lines[0]) if lines else None
+    if not first or first.group(1).strip().lower() not in TITLE_KEYS:
         return [], 0
     pairs: list[tuple[str, list[str]]] = []
     index = 0
@@ -170,6 +174,8 @@ def _note_end(lines: list[str], index: int) -> int | None:
 def _is_character(stripped: str) -> bool:
     if stripped.startswith("@"):
         return True
+    if stripped.startswith(("!", "~", ">", "[[")):
+        return False
     name = re.sub(r"\(.*?\)", "", stripped).rstrip("^ ").strip()
     return bool(name) and is_upper(name) and parse_cue(stripped.rstrip("^ ")) is not None
 

@@ -75,8 +75,10 @@ def _guess_legacy_encoding(data: bytes) -> str:
 
 
 def _seconds(stamp: str) -> float:
-    stamp = re.sub(r"[.:](\d{1,3})$", r",\1", stamp.strip())
-    return srt.srt_timestamp_to_timedelta(stamp).total_seconds()
+    """'0:00:01.5' -> 1.5: the fraction is decimal (right-padded to milliseconds), then `srt`
+    converts the canonical form."""
+    head, fraction = re.match(r"^(.*)[,.:](\d{1,3})$", stamp.strip()).groups()
+    return srt.srt_timestamp_to_timedelta(f"{head},{fraction.ljust(3, '0')}").total_seconds()
 
 
 def parse_srt(text: str, source: str = "<text>", lenient: bool = False) -> SubtitleFile:
