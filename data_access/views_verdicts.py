@@ -172,3 +172,12 @@ def answered_questions(store: Store, film_id: str | None = None, qtypes: tuple[s
         " ORDER BY q.question_id LIMIT ?",
         [film_id, film_id, list(qtypes), list(qtypes), limit],
     )
+
+
+def latest_run_of_judge(store: Store, judge_id: str) -> str | None:
+    """The newest finished run that wrote verdicts for `judge_id` (the baseline of a rerun)."""
+    return store.scalar(
+        "SELECT r.run_id FROM runs r WHERE r.status = 'finished' AND r.run_id IN"
+        " (SELECT DISTINCT run_id FROM claim_verdicts WHERE judge_id = ?) ORDER BY r.started_at DESC LIMIT 1",
+        [judge_id],
+    )

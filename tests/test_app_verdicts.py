@@ -40,3 +40,26 @@ def test_judge_and_order_from_url(fixture_store):
     assert list(table["setting"]) == ["Subtitles / Qwen3.6"]
     # the LLM run flips q1.c2 and q2.c1 to asserted: subtitles Contra = mean(1/3, 0, 0)
     assert table.loc[0, "Contra"].startswith("11.1")
+
+
+@pytest.mark.slow
+def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
+    """Offline (no endpoint): the lexical judge is the only backend, labelled; the dry run
+    counts the slice; the job runs on a thread and its new run is diffed on completion."""
+    from pipelines.jobs import wait_for
+
+    for name in ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = run_page(REPO_ROOT, "verdicts", {"film": "lighthouse"}, timeout=180)
+    assert at.radio(key="judge_backend").options == ["lexical — offline ROUGE-L/MiniLM matcher (no LLM)"]
+    at.button(key="judge_dry_run").click().run()
+    shown = metrics(at)
+    assert shown["Answers"] == "6" and shown["Claims"] == "14" and shown["Est. cost (USD)"] == "0.0000"
+    at.button(key="judge_start").click().run()
+    wait_for(at.session_state["judge_job"]["job_id"], 300)
+    at.run()
+    assert not at.exception
+    assert at.success[0].value.startswith("Job job-judge-") and "(6 answers)" in at.success[0].value
+    flipped = metrics(at)["Flipped against the previous run"]
+    assert flipped.endswith("of 14")                 # every (answer, claim) was judged by both runs
+    assert any("a different judge" in c.value for c in at.caption)
