@@ -31,6 +31,11 @@ def _grouped(store: Store, sql: str) -> dict[str, int]:
 
 def store_stats(store: Store) -> dict:
     """Everything `storyscope stats --json` prints: table counts and per-source/kind counts."""
+    with store.session():  # one open of the file for the ten queries below
+        return _store_stats(store)
+
+
+def _store_stats(store: Store) -> dict:
     return {
         "store": str(store.path),
         "tables": table_counts(store),

@@ -44,6 +44,7 @@ class _OpenFile:
 
     connection: duckdb.DuckDBPyConnection
     users: int = 0
+    closer: threading.Timer | None = None
 
 
 _open_files: dict[Path, _OpenFile] = {}
@@ -68,10 +69,14 @@ class Store:
     Args:
         path: the database file; created with its schema on first use.
         lock_timeout: seconds to keep retrying while another process holds the file.
+        linger_s: seconds to keep the file open after the last session ends, so a burst of
+            queries (one page render) pays one open; other processes wait at most this long.
+            0 releases the file at once (CLI and jobs).
     """
 
     path: Path = field(default_factory=default_store_path)
     lock_timeout: float = 60.0
+    linger_s: float = 0.0
 
     def __post_init__(self) -> None:
         self.path = Path(self.path).resolve()
@@ -101,6 +106,9 @@ class Store:
             if entry is None:
                 entry = _OpenFile(self._open_connection())
                 _open_files[self.path] = entry
+            if entry.closer is not None:
+                entry.closer.cancel()
+                entry.closer = None
             entry.users += 1
             return entry.connection
 
@@ -110,7 +118,20 @@ class Store:
             if entry is None:
                 return
             entry.users -= 1
-            if entry.users <= 0:
+            if entry.users > 0:
+                return
+            if self.linger_s > 0:
+                entry.closer = threading.Timer(self.linger_s, self._close_if_idle)
+                entry.closer.daemon = True
+                entry.closer.start()
+            else:
+                entry.connection.close()
+                del _open_files[self.path]
+
+    def _close_if_idle(self) -> None:
+        with _open_files_lock:
+            entry = _open_files.get(self.path)
+            if entry is not None and entry.users <= 0:
                 entry.connection.close()
                 del _open_files[self.path]
 

@@ -18,9 +18,14 @@ from data_access.stats import store_version
 from data_access.store import Store, default_store_path
 
 
+# A page render runs a burst of queries: keep the file open for a moment after the last one
+# (data_access.store, "linger") instead of reopening it for each; other processes wait ≤ 1 s.
+APP_LINGER_S = 1.0
+
+
 @st.cache_resource
 def _store_for(path: str) -> Store:
-    return Store(Path(path))
+    return Store(Path(path), linger_s=APP_LINGER_S)
 
 
 def current_store() -> Store:

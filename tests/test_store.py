@@ -87,3 +87,16 @@ def test_file_released_between_sessions(store):
     out = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')"],
                          capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_linger_keeps_the_file_for_a_burst_then_releases_it(store):
+    lingering = Store(store.path, lock_timeout=5, linger_s=0.3)
+    lingering.rows("SELECT 1")
+    from data_access import store as store_module
+
+    assert store.path in store_module._open_files  # still open right after the query
+    time.sleep(0.8)
+    assert store.path not in store_module._open_files  # released once idle
+    out = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
