@@ -157,3 +157,27 @@ def write_annotation(store: Store, spec, tables: dict[str, list[dict]]) -> tuple
             counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
         finish_run(cursor, run_id, n_items=sum(counts.values()), n_failed=0)
     return run_id, counts
+
+
+def write_run_rows(store: Store, run_id: str, tables: dict[str, list[dict]],
+                   issues: list[dict], status: str = "finished", n_failed: int = 0) -> dict:
+    """Write an LLM annotation run's rows and parse issues in one transaction and close the run
+    (started earlier so the gateway could log its calls under it); returns the row counts."""
+    from data_access.runs import finish_run
+
+    counts = {}
+    with store.transaction() as cursor:
+        for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
+            counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
+        for issue in issues:
+            cursor.execute("INSERT INTO belief_parse_issues (run_id, item_id, stage, issue)"
+                           " VALUES (?, ?, ?, ?)",
+                           [run_id, issue["item_id"], issue["stage"], issue["issue"]])
+        finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
+    return counts
+
+
+def parse_issues(store: Store, run_id: str) -> pd.DataFrame:
+    """What the parsers of one annotation run could not use."""
+    return store.df("SELECT item_id, stage, issue FROM belief_parse_issues WHERE run_id = ?"
+                    " ORDER BY item_id", [run_id])

@@ -1,0 +1,53 @@
+"""The belief annotation prompts (LF-VideoQA App. D, Tables 18–21) as versioned templates.
+
+The tables print each prompt's rules and strict output format; those are reproduced in
+`pipelines/prompts/beliefs_*_v1.txt` (typography normalised to ASCII). The opening instruction
+paragraph and the "Input Information" block are ours, written from App. D's description (the
+scene, its events and the record so far). As in App. J, the instructions and rules form the
+system prompt and the input block the user prompt. A wording change means a new version file.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from string import Template
+
+PROMPT_VERSION = "beliefs-v1"
+STAGES = {"events": "beliefs_events_v1.txt", "presence": "beliefs_presence_v1.txt",
+          "first_order": "beliefs_first_order_v1.txt", "meta": "beliefs_meta_v1.txt"}
+TABLES = {"events": "Table 18", "presence": "Table 19", "first_order": "Table 20",
+          "meta": "Table 21"}
+
+
+def template(stage: str) -> str:
+    """The template text of one stage."""
+    return resources.files("pipelines").joinpath("prompts", STAGES[stage]).read_text()
+
+
+def messages(stage: str, **values: str) -> list[dict]:
+    """System + user messages of one stage with its inputs filled in."""
+    head, rest = template(stage).split("# Input Information", 1)
+    inputs, rules = rest.split("# Rules", 1)
+    user = Template(inputs.strip()).substitute(values)
+    return [{"role": "system", "content": head.strip() + "\n\n" + rules.strip()},
+            {"role": "user", "content": user}]
+
+
+def scene_block(lines) -> str:
+    """A scene's script lines in Table 15's event format."""
+    out = []
+    for line in lines:
+        if line.kind == "dialogue":
+            out.append(f"- DIALOGUE | {line.character} | {line.parenthetical or '-'} | {line.text}")
+        else:
+            out.append(f"- DIRECTION: {line.text}")
+    return "\n".join(out) or "(no lines)"
+
+
+def events_block(events: list[dict]) -> str:
+    """Canonical events as the later stages see them."""
+    if not events:
+        return "(no events)"
+    return "\n".join(f"{e['event_id']}: {e['description']} | participants:"
+                     f" {', '.join(e['participants']) or '(none)'} | witnesses:"
+                     f" {', '.join(e['witnesses']) or '(none)'}" for e in events)

@@ -1,0 +1,178 @@
+"""The LLM annotation stages (Tables 18–21) against the scripted local OpenAI-compatible server,
+with replies in the tables' formats, small format drift, and malformed replies."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from data_access import beliefs as belief_store
+from pipelines.beliefs import llm_parsers as parsers
+from pipelines.beliefs.annotate import Selection, annotate
+from pipelines.beliefs.llm_prompts import STAGES, messages
+from tests.test_beliefs_rules import FILM, fixture_film  # noqa: F401 (fixture)
+
+EVENTS = {
+    "s_000": "**EVENT 1**\nDescription: Sam tells Nora the bridge is out.\nParticipants: SAM, NORA\n"
+             "Witnesses: SAM, NORA, GHOST\n\nEvent 2:\nDescription: Victor says nobody leaves.\n"
+             "Participants: VICTOR\nWitnesses: (none)",
+    "s_001": "EVENT 1\nDescription: Sam knocks Nora out with a lamp.\nParticipants: SAM, NORA\n"
+             "Witnesses: SAM\n\nEVENT 2\nDescription: Sam says he takes the ledger to Victor.\n"
+             "Participants: SAM\nWitnesses: SAM, ELLEN",
+}
+PRESENCE = {
+    ("SAM", "s_000"): "Presence: on_screen\nWitnessed event IDs: e_000_1, e_000_2, e_009_9",
+    ("NORA", "s_000"): "Presence: on_screen\nWitnessed event IDs: e_000_1",
+    ("VICTOR", "s_000"): "- Presence: **offscreen aware**\n- Witnessed event IDs: (none)",
+    ("SAM", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1, e_001_2",
+    ("NORA", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1",
+    ("ELLEN", "s_001"): "I am not sure where Ellen is.",          # malformed, every attempt
+}
+FIRST_ORDER = {
+    ("NORA", "s_000"): "TOLD\n- Proposition: the bridge is out\nSource: SAM\nBelieved: yes\n\n"
+                       "INFERRED\n- Claim: they are stranded for the night\nBasis: e_000_1, e_777_1\n"
+                       "Confidence: medium\n\nFALSE BELIEFS HELD\n- Sam is on her side\n\n"
+                       "REVISIONS\n(none)",
+    ("NORA", "s_001"): "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n"
+                       "- Sam is on her side\n\nREVISIONS\n- Prior: [F1]\n"
+                       "Revised to: Sam is working for Victor\nTrigger: e_001_1",
+    ("SAM", "s_000"): "## TOLD\n(none)\n\n**INFERRED**\n- Claim: Nora trusts him\nBasis: s_000\n"
+                      "Confidence: high\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
+}
+META = {
+    ("SAM", "s_000"): "- About: NORA\nClaim: NORA believes the bridge is out\nType: first_order_about_d\n"
+                      "Source: c_told_d\nBasis: e_000_1\nConfidence: high\n"
+                      "- About: VICTOR\nClaim: the valley is sealed\nType: first_order_about_d\n"
+                      "Source: shared_prior_context\nBasis: e_123_4\nConfidence: low\n"
+                      "- About: WALDO\nClaim: nothing\nType: about_self\nSource: c_told_d\n"
+                      "Basis: s_000\nConfidence: low",
+}
+
+
+def _route(body: dict, number: int) -> str:
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    scene = re.search(r"Scene id: (s_\d{3})", user).group(1)
+    who = re.search(r"^(?:Character|c): (\S+)", user, re.M)
+    key = (who.group(1), scene) if who else None
+    if "Decompose the scene" in system:
+        return EVENTS.get(scene, "NO EVENTS")
+    if "decide whether the character is present" in system:
+        return PRESENCE.get(key, "Presence: absent_unmentioned\nWitnessed event IDs: (none)")
+    if "record what the character is told" in system:
+        return FIRST_ORDER.get(key, "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n"
+                                    "(none)\n\nREVISIONS\n(none)")
+    return META.get(key, "NONE")
+
+
+@pytest.fixture
+def run_llm(fixture_film, fake_llm):  # noqa: F811
+    server = fake_llm(_route)
+    config = fake_llm.config(server, structured="none")
+
+    def go():
+        return annotate(fixture_film, FILM, "openai", Selection(0, 2), config=config)
+    return go
+
+
+def test_llm_annotation_end_to_end(fixture_film, run_llm):  # noqa: F811
+    # One scripted run, checked stage by stage (each run costs seconds of loopback HTTP).
+    result = run_llm()
+    _check_rows(fixture_film, result)
+    _check_belief_state(fixture_film, result)
+    _check_meta_and_issues(fixture_film, result)
+
+
+def _check_rows(store, result):
+    run = store.df("SELECT backend, prompt_version, status, n_failed FROM runs WHERE run_id = ?",
+                   [result.run_id]).iloc[0].to_dict()
+    assert run == {"backend": "openai", "prompt_version": "beliefs-v1", "status": "finished",
+                   "n_failed": 1}
+    events = store.df("SELECT event_id, witnesses FROM scene_events WHERE run_id = ?"
+                      " ORDER BY event_id", [result.run_id])
+    assert list(events["event_id"]) == ["e_000_1", "e_000_2", "e_001_1", "e_001_2"]
+    assert sorted(events["witnesses"].iloc[0]) == ["NORA", "SAM"]       # GHOST dropped
+    presence = store.df("SELECT character, scene_index, status, witnessed_events FROM presence"
+                        " WHERE run_id = ?", [result.run_id])
+    by_key = {(r.character, r.scene_index): r for r in presence.itertuples()}
+    assert list(by_key[("SAM", 0)].witnessed_events) == ["e_000_1", "e_000_2"]
+    assert by_key[("VICTOR", 0)].status == "offscreen_aware"
+    assert ("ELLEN", 1) not in by_key                                   # the malformed reply
+
+
+def _check_belief_state(fixture_film, result):
+    beliefs = belief_store.belief_state_at(fixture_film, FILM, "NORA", 1)
+    rows = fixture_film.df("SELECT belief_id, scene_index, kind, content, basis, is_false,"
+                           " revises, revised_at_scene, source_character, believed FROM beliefs"
+                           " WHERE holder = 'NORA' AND run_id = ? ORDER BY belief_id",
+                           [result.run_id])
+    tags = {r.belief_id: r for r in rows.itertuples()}
+    assert tags["B1"].kind == "told" and tags["B1"].source_character == "SAM"
+    assert tags["B2"].kind == "inferred" and list(tags["B2"].basis) == ["e_000_1"]
+    assert tags["F1"].kind == "false" and tags["F1"].is_false
+    assert tags["F1"].revised_at_scene == 1              # carried to s_001, then revised there
+    assert tags["B3"].kind == "revised" and tags["B3"].revises == "F1"
+    assert "Sam is on her side" not in set(beliefs["content"])
+    assert "Sam is working for Victor" in set(beliefs["content"])
+
+
+def _check_meta_and_issues(fixture_film, result):
+    # Meta-beliefs need a valid basis and a target in the group.
+    meta = fixture_film.df("SELECT holder, about, claim, type, source, basis FROM meta_beliefs"
+                           " WHERE run_id = ?", [result.run_id])
+    assert meta.to_dict("records") == [{
+        "holder": "SAM", "about": "NORA", "claim": "the bridge is out",
+        "type": "first_order_about_d", "source": "c_told_d", "basis": ["e_000_1"]}]
+    issues = belief_store.parse_issues(fixture_film, result.run_id)
+    text = " | ".join(issues["issue"])
+    assert "no valid basis" in text and "WALDO" in text
+    assert "GHOST" in text and "e_009_9" in text and "e_777_1" in text
+    assert "call failed" in text                                         # ELLEN's presence
+    calls = fixture_film.df("SELECT status, raw_reply FROM llm_calls WHERE run_id = ?"
+                            " AND status = 'failed'", [result.run_id])
+    assert calls["raw_reply"].iloc[0].startswith("I am not sure")
+
+
+def test_rerun_replays_from_cache(fixture_film, run_llm):  # noqa: F811
+    first = run_llm()
+    second = run_llm()
+    assert second.counts == first.counts
+    cached = fixture_film.df("SELECT cached, count(*) AS n FROM llm_calls WHERE run_id = ?"
+                             " GROUP BY cached", [second.run_id])
+    assert set(cached["cached"]) == {True, False}        # only the failed call is re-sent
+    assert int(cached.loc[~cached["cached"], "n"].sum()) <= 2
+
+
+def test_dry_run_counts_calls_without_any(fixture_film):  # noqa: F811
+    result = annotate(fixture_film, FILM, "openai", Selection(0, 2), dry_run=True)
+    assert result.run_id is None and result.params["calls"] > 0
+    assert fixture_film.scalar("SELECT count(*) FROM runs WHERE step = 'beliefs.annotate'") == 0
+
+
+def test_templates_fill_every_placeholder():
+    values = {name: "x" for name in ("scene_id", "heading", "characters", "scene_text", "events",
+                                     "character", "previous_scene_id", "previous_presence",
+                                     "belief_state", "presence", "witnessed", "group",
+                                     "prior_scenes", "meta_so_far")}
+    for stage in STAGES:
+        system, user = messages(stage, **values)
+        assert "$" not in user["content"] and "OUTPUT" in system["content"].upper()
+
+
+@pytest.mark.parametrize("text", ["", "Sure! Here you go.", "EVENTS: none really"])
+def test_unreadable_event_replies_raise_for_a_retry(text):
+    with pytest.raises(ValueError, match="malformed"):
+        parsers.parse_events(text, ["A"])
+
+
+def test_parsers_tolerate_drift():
+    assert parsers.parse_events("NO EVENTS.", ["A"]).items == []
+    got = parsers.parse_presence("presence: On-Screen\nwitnessed event ids: [e_001_2]", ["e_001_2"])
+    assert got.value == {"presence": "on_screen", "witnessed": ["e_001_2"]}
+    parsed = parsers.parse_first_order("TOLD:\n1. Proposition: x is y\n   Source: A\n"
+                                       "   Believed: No\nREVISIONS\n- Prior: [B2]\n"
+                                       "Revised to: z\nTrigger: e_003_1")
+    assert parsed.value["told"][0]["believed"] is False
+    assert parsed.value["revisions"][0]["prior_tag"] == "B2"
+    assert any("INFERRED missing" in p for p in parsed.problems)
+    assert parsers.parse_meta("NONE", ["A"], set()).items == []
