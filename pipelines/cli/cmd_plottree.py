@@ -1,0 +1,111 @@
+"""`storyscope plottree build|ask|ask-mcqs` (StoryVideoQA §5)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+
+plottree_app = typer.Typer(help="PlotTree: build hierarchical plot trees and ask them (§5).",
+                           no_args_is_help=True)
+app.add_typer(plottree_app, name="plottree")
+
+FilmOption = Annotated[str, typer.Option("--film", help="Film / episode id (e.g. Friends-S01E01).")]
+BackendOption = Annotated[str, typer.Option(
+    "--backend", envvar="STORYSCOPE_PLOTTREE_BACKEND",
+    help="offline (extractive summaries, no answer) or openai (the LLM gateway).")]
+ModelOption = Annotated[str | None, typer.Option("--model", help="LLM model (openai backend).")]
+
+
+def _llm_config(backend: str, model: str | None):
+    if backend == "offline":
+        return None
+    if backend != "openai":
+        raise fail(f"--backend {backend!r}: expected offline or openai")
+    from pipelines.llm import load_config
+
+    try:
+        return load_config({"model": model})
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+
+
+@plottree_app.command("build")
+def build(film: Annotated[str | None, typer.Option("--film", help="Film / episode id.")] = None,
+          all_films: Annotated[bool, typer.Option("--all", help="Every film with subtitles.")] = False,
+          leaf_seconds: Annotated[float, typer.Option(
+              "--leaf-seconds", help="Seconds per leaf (1 = the paper's 1 fps).")] = 1.0,
+          backend: BackendOption = "offline", model: ModelOption = None,
+          store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Build a film's PlotTree from its aligned subtitles and script (leaves -> root)."""
+    from data_access.plottree import films_with_timeline
+    from pipelines.plottree.build import build_film_tree
+
+    if leaf_seconds <= 0:
+        raise fail("--leaf-seconds must be positive")
+    handle = open_store(store)
+    films = list(films_with_timeline(handle)["film_id"]) if all_films else [film] if film else []
+    if not films:
+        raise fail("give --film F or --all (no film with subtitles in the store)")
+    config = _llm_config(backend, model)
+    echo = (lambda m: typer.echo(m, err=True)) if as_json else typer.echo
+    built = []
+    for film_id in films:
+        try:
+            built.append(build_film_tree(handle, film_id, leaf_seconds, config, echo).__dict__)
+        except ValueError as exc:
+            raise fail(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps({"trees": built}, indent=2))
+
+
+@plottree_app.command("ask")
+def ask_cmd(question: Annotated[str, typer.Argument(help="The question.")], film: FilmOption,
+            top_m: Annotated[int, typer.Option("--top-m", help="M nodes to retrieve.")] = 32,
+            backend: BackendOption = "offline", model: ModelOption = None,
+            store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Retrieve the top-M nodes for a question (and answer it through the gateway)."""
+    from pipelines.plottree.ask import ask, free_question
+
+    if top_m < 1:
+        raise fail("--top-m must be at least 1")
+    config = _llm_config(backend, model)
+    try:
+        [(retrieval, answer)] = ask(open_store(store), film, [free_question(question)], top_m, config)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    nodes = [{"id": r.node_id, "level": int(r.level), "score": round(float(r.score), 4),
+              "start": float(r.start_s), "end": float(r.end_s)}
+             for r in retrieval.nodes.itertuples()]
+    if as_json:
+        typer.echo(json.dumps({"nodes": nodes, "answer": answer}, indent=2))
+        return
+    for node in nodes:
+        typer.echo(f"{node['score']:.3f}  L{node['level']}  {node['start'] / 60:6.1f}-"
+                   f"{node['end'] / 60:6.1f} min  {node['id']}")
+    typer.echo(f"answer: {answer if answer is not None else '(none: offline backend)'}")
+
+
+@plottree_app.command("ask-mcqs")
+def ask_mcqs(film: FilmOption, top_m: Annotated[int, typer.Option("--top-m")] = 32,
+             backend: BackendOption = "offline", model: ModelOption = None,
+             store: StoreOption = None, as_json: JsonOption = False) -> None:
+    """Run retrieval (and QA) for every MCQ of a film; store the retrievals for the page."""
+    from pipelines.plottree.ask import ask, film_questions
+
+    handle = open_store(store)
+    questions = film_questions(handle, film)
+    if not questions:
+        raise fail(f"no MCQs for film '{film}' in the store")
+    config = _llm_config(backend, model)
+    try:
+        results = ask(handle, film, questions, top_m, config)
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    answered = sum(a is not None for _, a in results)
+    summary = {"film": film, "questions": len(results), "answered": answered}
+    typer.echo(json.dumps(summary) if as_json else
+               f"{film}: {len(results)} MCQs retrieved, {answered} answered")
