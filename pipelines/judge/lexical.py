@@ -124,18 +124,33 @@ class LexicalMatcher:
 
     def label_claims(self, answer: str, claims: list[str]) -> list[tuple[str, str]]:
         """(verdict, rationale) per claim, in claim order."""
-        if not claims:
-            return []
-        if is_declining(answer):
-            return [("omitted", "answer declines the question")] * len(claims)
-        sentences = split_sentences(answer) or [answer]
+        return self.label_many([(answer, claims)])[0]
+
+    def label_many(self, items: list[tuple[str, list[str]]]) -> list[list[tuple[str, str]]]:
+        """Label many (answer, claims) items with one embedding pass over all their texts
+        (the model's per-call overhead dominates for short texts)."""
         from pipelines.embeddings import embed_texts
 
+        split = [split_sentences(answer) or [answer] for answer, _ in items]
         # Content is compared with negation removed, so "X knows" and "X does not know" match
         # on content and the negation cues alone decide asserted vs contradicted.
-        vectors = embed_texts([strip_negation(t) for t in claims + sentences])
-        similarity = vectors[: len(claims)] @ vectors[len(claims):].T
-        return [self._label(claim, sentences, row) for claim, row in zip(claims, similarity)]
+        texts = sorted({strip_negation(t) for (_, claims), sentences in zip(items, split)
+                        for t in [*claims, *sentences]})
+        index = {text: i for i, text in enumerate(texts)}
+        vectors = embed_texts(texts) if texts else np.zeros((0, 1))
+        labelled = []
+        for (answer, claims), sentences in zip(items, split):
+            if not claims:
+                labelled.append([])
+                continue
+            if is_declining(answer):
+                labelled.append([("omitted", "answer declines the question")] * len(claims))
+                continue
+            left = vectors[[index[strip_negation(c)] for c in claims]]
+            right = vectors[[index[strip_negation(s)] for s in sentences]]
+            labelled.append([self._label(claim, sentences, row)
+                             for claim, row in zip(claims, left @ right.T)])
+        return labelled
 
     def _label(self, claim: str, sentences: list[str], similarities: np.ndarray
                ) -> tuple[str, str]:

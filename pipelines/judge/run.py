@@ -197,13 +197,15 @@ def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -
         if writer.should_stop():
             return
         verdicts, scores = [], []
-        for row in rows[start:start + options.batch_size]:
-            claims = part.claims[row.question_id]
-            texts = [c["text"] for c in claims]
-            labels = matcher.label_claims(row.answer, texts)
+        batch = rows[start:start + options.batch_size]
+        claim_lists = [part.claims[row.question_id] for row in batch]
+        labels = matcher.label_many([(row.answer, [c["text"] for c in claims])
+                                     for row, claims in zip(batch, claim_lists)])
+        for row, claims, labelled in zip(batch, claim_lists, labels):
             verdicts += [(row.answer_id, c["claim_id"], v, why) for c, (v, why) in
-                         zip(claims, labels)]
-            m = lexical_measures(row.answer, None if options.gold else row.reference, texts)
+                         zip(claims, labelled)]
+            m = lexical_measures(row.answer, None if options.gold else row.reference,
+                                 [c["text"] for c in claims])
             scores.append({"answer_id": row.answer_id, "rl": m["RL"], "clm_rl": m["ClmRL"],
                            "cov50": m["Cov@.5"], "hedge": m["Hedge"]})
         with writer.store.transaction() as cursor:

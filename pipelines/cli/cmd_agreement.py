@@ -1,0 +1,112 @@
+"""`storyscope agreement` and the judge-label importers (`import storysumm`, `import fables`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import JsonOption, StoreOption, app, fail, import_app, open_store
+
+
+@import_app.command("storysumm")
+def import_storysumm_cmd(
+    directory: Annotated[Path, typer.Argument(help="StorySumm checkout (storysumm.json + "
+                                              "predicted_labels/).")],
+    file: Annotated[Path | None, typer.Option(help="Main labels file (default "
+                                              "DIR/storysumm.json).")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Import StorySumm human sentence labels and recorded judge predictions."""
+    from pipelines.agreement import import_storysumm
+
+    if not directory.is_dir():
+        raise fail(f"{directory}: not a directory")
+    try:
+        report = import_storysumm(open_store(store), directory, file)
+    except (ValueError, OSError) as exc:
+        raise fail(str(exc)) from None
+    for note in report.notes:
+        typer.echo(f"note: {note}")
+    typer.echo(f"storysumm: {report.summaries} summaries; sentence labels "
+               + ", ".join(f"{k} {v}" for k, v in report.sentence_labels.items()))
+    typer.echo("storysumm-summary: summary labels "
+               + ", ".join(f"{k} {v}" for k, v in report.summary_labels.items()))
+    for item in report.skipped:
+        typer.echo(f"skipped: {item}")
+
+
+@import_app.command("fables")
+def import_fables_cmd(
+    file: Annotated[Path, typer.Argument(help="FABLES.json (with or without its wrapper).")],
+    lexical_evidence: Annotated[bool, typer.Option(
+        "--lexical-evidence", help="Also label each claim against its evidence quotes with the "
+        "offline lexical matcher (judge 'lexical-evidence').")] = False,
+    books: Annotated[int | None, typer.Option(help="Only the first N books.")] = None,
+    store: StoreOption = None,
+) -> None:
+    """Import FABLES human claim labels (Yes/No/PartialSupport/Inapplicable)."""
+    from pipelines.agreement import import_fables
+
+    if not file.is_file():
+        raise fail(f"{file}: no such file")
+    try:
+        report = import_fables(open_store(store), file, lexical_evidence, books)
+    except (ValueError, OSError) as exc:
+        raise fail(str(exc)) from None
+    labels = ", ".join(f"{k} {v}" for k, v in sorted(report.by_label.items()))
+    typer.echo(f"fables: {report.books} books, {report.summaries} summaries, {report.claims} "
+               f"claims ({labels})" + (f"; lexical-evidence labels {report.lexical}"
+                                       if report.lexical else ""))
+
+
+def _pick_dataset(store, dataset: str | None) -> str:
+    from data_access.agreement_labels import LFVQA, labelled_datasets
+
+    available = labelled_datasets(store)
+    if dataset:
+        return dataset
+    if len(available) == 1:
+        return available[0]
+    if LFVQA in available:
+        return LFVQA
+    raise ValueError("choose --dataset: " + (", ".join(available) or "no labelled datasets;"
+                                              " import storysumm / fables or run a judge"))
+
+
+@app.command()
+def agreement(
+    store: StoreOption = None,
+    dataset: Annotated[str | None, typer.Option(help="storysumm | storysumm-summary | fables | "
+                                                "lfvqa | another imported dataset")] = None,
+    judges: Annotated[str | None, typer.Option(help="Comma-separated judges (default: all).")]
+    = None,
+    show_confusion: Annotated[bool, typer.Option("--confusion", help="Print each pair's "
+                                                 "confusion matrix.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Cohen's κ, raw agreement and n for every judge pair; Fleiss' κ; Krippendorff's α."""
+    from pipelines.agreement import agreement_report
+
+    handle = open_store(store)
+    try:
+        name = _pick_dataset(handle, dataset)
+        report = agreement_report(handle, name, judges.split(",") if judges else None)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(report.as_json()))
+        return
+    typer.echo(f"dataset {report.dataset}: {len(report.judges)} judges")
+    typer.echo(f"{'a':<32} {'b':<32} {'kappa':>7} {'agree':>7} {'n':>6}")
+    for pair in report.pairs:
+        kappa = "—" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
+        agree = "—" if pair["agreement"] is None else f"{pair['agreement']:.3f}"
+        typer.echo(f"{pair['a']:<32} {pair['b']:<32} {kappa:>7} {agree:>7} {pair['n']:>6}")
+        if show_confusion:
+            typer.echo(report.confusions[(pair["a"], pair["b"])].to_string() + "\n")
+    fleiss = "—" if report.fleiss is None else f"{report.fleiss:.3f} (n={report.fleiss_n})"
+    alpha = "—" if report.alpha is None else f"{report.alpha:.3f} (n={report.alpha_n})"
+    typer.echo(f"Fleiss' kappa: {fleiss}   Krippendorff's alpha (nominal): {alpha}")
