@@ -176,3 +176,85 @@ def test_parsers_tolerate_drift():
     assert parsed.value["revisions"][0]["prior_tag"] == "B2"
     assert any("INFERRED missing" in p for p in parsed.problems)
     assert parsers.parse_meta("NONE", ["A"], set()).items == []
+
+
+def _faithful_reply(body: dict, number: int) -> str:
+    """Replies in the tables' formats built from the prompt itself (for a real screenplay)."""
+    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+    listed = re.search(r"^Listed characters: (.*)$", user, re.M)
+    listed = [n.strip() for n in listed.group(1).split(",")] if listed else []
+    event_ids = re.findall(r"^(e_\d{3}_\d+):", user, re.M)
+    who = re.search(r"^(?:Character|c): (.+)$", user, re.M)
+    if "Decompose the scene" in system:
+        lines = re.findall(r"^- (?:DIRECTION: (.*)|DIALOGUE \| ([^|]+) \| [^|]* \| (.*))$", user, re.M)
+        blocks = [f"EVENT {n}\nDescription: {(d or t)[:80]}\nParticipants: {s.strip() or '(none)'}"
+                  f"\nWitnesses: {', '.join(listed) or '(none)'}"
+                  for n, (d, s, t) in enumerate(lines[:6], start=1)]
+        return "\n\n".join(blocks) or "NO EVENTS"
+    if "decide whether the character is present" in system:
+        if who.group(1) in listed:
+            return f"Presence: on_screen\nWitnessed event IDs: {', '.join(event_ids) or '(none)'}"
+        return "Presence: absent_unmentioned\nWitnessed event IDs: (none)"
+    if "record what the character is told" in system:
+        spoken = re.findall(r"^- DIALOGUE \| ([^|]+) \| [^|]* \| (.*)$", user, re.M)
+        told = [f"- Proposition: {text[:60]}\nSource: {speaker.strip()}\nBelieved: yes"
+                for speaker, text in spoken if speaker.strip() != who.group(1)][:2]
+        return ("TOLD\n" + ("\n\n".join(told) or "(none)") + "\n\nINFERRED\n(none)\n\n"
+                "FALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)")
+    group = re.search(r"^Target group: (.*)$", user, re.M).group(1).split(", ")
+    if not event_ids:
+        return "NONE"
+    return (f"- About: {group[0]}\nClaim: {group[0]} was there when it happened\n"
+            f"Type: about_third_party\nSource: shared_witnessing\nBasis: {event_ids[0]}\n"
+            "Confidence: high")
+
+
+@pytest.mark.slow
+def test_real_screenplay_through_the_llm_path(store, shared_data, fake_llm):
+    from pipelines.preprocess.ingest import ingest_film
+
+    folder = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles"
+    ingest_film(store, folder / "chinatown.txt", folder / "chinatown.srt")
+    config = fake_llm.config(fake_llm(_faithful_reply), structured="none")
+    result = annotate(store, "chinatown", "openai", Selection(1, 3, ["GITTES", "CURLY", "WALSH"]),
+                      config=config)
+    counts = store.df("SELECT 'presence' AS t, count(*) AS n FROM presence WHERE run_id = ?"
+                      " UNION ALL SELECT 'beliefs', count(*) FROM beliefs WHERE run_id = ?"
+                      " UNION ALL SELECT 'events', count(*) FROM scene_events WHERE run_id = ?",
+                      [result.run_id] * 3)
+    n = dict(zip(counts["t"], counts["n"]))
+    assert n["presence"] == 2 * 3 and n["events"] > 0 and n["beliefs"] > 0
+    presence = store.df("SELECT scene_index, character, status FROM presence WHERE run_id = ?",
+                        [result.run_id])
+    on = {(r.scene_index, r.character) for r in presence.itertuples() if r.status == "on_screen"}
+    assert {(1, "GITTES"), (1, "CURLY")} <= on         # Curly weeps in Gittes' office
+    told = store.df("SELECT holder, source_character FROM beliefs WHERE run_id = ? AND"
+                    " kind = 'told'", [result.run_id])
+    assert ("CURLY", "GITTES") in set(zip(told["holder"], told["source_character"]))
+    assert result.params["failed"] == 0
+
+
+def test_cli_openai_backend_reads_the_endpoint_from_env(fixture_film, fake_llm,  # noqa: F811
+                                                         monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app, load_commands
+
+    load_commands()
+    server = fake_llm(_route)
+    monkeypatch.setenv("STORYSCOPE_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-SECRET-0123456789abcdef")
+    monkeypatch.setenv("STORYSCOPE_LLM_STRUCTURED", "none")
+    monkeypatch.setenv("STORYSCOPE_LLM_MAX_RETRIES", "0")
+    result = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--backend",
+                                      "openai", "--scenes", "0:1", "--characters", "SAM,NORA",
+                                      "--store", str(fixture_film.path), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["backend"] == "openai" and payload["rows"]["presence"] == 2
+    assert "SECRET" not in result.output
+    dry = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--backend", "openai",
+                                   "--dry-run", "--store", str(fixture_film.path)])
+    assert dry.exit_code == 0 and "would write" in dry.output

@@ -135,6 +135,10 @@ def annotate_film(
         typer.echo(json.dumps(payload, default=str))
         return
     rows = ", ".join(f"{table} {n:,}" for table, n in result.counts.items())
+    if dry_run and "calls" in result.params:
+        rows = f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
     verb = "would write" if dry_run else "wrote"
-    typer.echo(f"{film} (backend: {result.backend}): {verb} {rows}"
+    extra = "".join(f", {k} {result.params[k]}" for k in ("failed", "unparsed", "status")
+                    if k in result.params)
+    typer.echo(f"{film} (backend: {result.backend}): {verb} {rows}{extra}"
                + (f" (run {result.run_id})" if result.run_id else ""))
