@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from data_access import qgen_lab
 from pipelines.qgen.analytics import (
     analyze_questions,
     clusters_of,
@@ -14,6 +17,8 @@ from pipelines.qgen.analytics import (
     project_2d,
     self_bleu,
 )
+from pipelines.qgen.generate import generate
+from tests.qgen_film import build_film
 
 
 def test_self_bleu_of_identical_questions_is_100_and_of_disjoint_ones_near_0():
@@ -81,3 +86,32 @@ def test_minilm_finds_the_paraphrase_pair():
     assert len(analytics.points[0]["vector"]) == 384
     by_type = {row["qtype"]: row for row in analytics.diversity}
     assert by_type["*"]["n_questions"] == 6 and by_type["Q7"]["self_bleu_2"] > by_type["Q2"]["self_bleu_2"]
+
+
+@pytest.mark.slow
+def test_lab_queries_read_what_the_run_stored(store):
+    report = generate(store, build_film(store), n=20)
+    run_id = report.run_id
+    runs = qgen_lab.qgen_runs(store)
+    assert runs.iloc[0]["run_id"] == run_id and runs.iloc[0]["backend"] == "template"
+
+    points = qgen_lab.umap_points(store, run_id)
+    assert len(points) == 20 and points[["x", "y"]].notna().all().all()
+    assert set(points["projection"]) == {"all-MiniLM-L6-v2+umap"}
+    diversity = qgen_lab.self_bleu(store, run_id)
+    assert diversity.iloc[0]["qtype"] == "*" and diversity.iloc[0]["n_questions"] == 20
+    assert 0 < diversity.iloc[0]["self_bleu_4"] < diversity.iloc[0]["self_bleu_2"] <= 100
+    frames = qgen_lab.opening_frames(store, run_id, 2)
+    assert (frames.groupby("qtype")["share"].sum() <= 1.0 + 1e-9).all()
+    # template Q4 questions about the same holder share most words: some pairs are near-duplicates
+    pairs = qgen_lab.near_duplicate_pairs(store, run_id)
+    assert (pairs["cosine"] >= 0.8).all() and pairs["text_a"].notna().all()
+    discards = qgen_lab.discard_counts(store, run_id)
+    assert discards.set_index(["qtype", "outcome"]).loc[("Q4", "center_never_named"), "n"] == 1
+    results = qgen_lab.check_results(store, run_id)
+    assert len(results) == 20 and results["leak_score"].between(0, 1).all()
+    outcomes = qgen_lab.outcomes(store, run_id)
+    assert len(outcomes) == 20 and set(outcomes["final_status"]) <= {"candidate", "retired"}
+    stages = qgen_lab.stage_outputs(store, run_id, outcomes.iloc[0]["question_id"])
+    assert stages["stage"].tolist() == [1, 2, 3, 4]
+    assert json.loads(stages.iloc[0]["payload"])["verdict"] == "ok"

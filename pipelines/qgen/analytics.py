@@ -89,7 +89,7 @@ def project_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, str]:
     import umap
 
     reducer = umap.UMAP(n_components=2, n_neighbors=min(15, n - 1), metric="cosine",
-                        random_state=seed, init="random" if n < 20 else "spectral")
+                        random_state=seed, n_jobs=1, init="random" if n < 20 else "spectral")
     return reducer.fit_transform(vectors), "umap"
 
 

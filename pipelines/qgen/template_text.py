@@ -61,7 +61,9 @@ class TemplateClaim:
 def display_name(name: str | None) -> str:
     """Screenplay capitals to normal case ("CHARLIE CALE" -> "Charlie Cale"), Table 24."""
     name = (name or "someone").strip()
-    return name.title() if name.isupper() else name
+    if not name.isupper():
+        return name
+    return " ".join(word[:1] + word[1:].lower() for word in name.split())
 
 
 def _place(payload: dict) -> str:
@@ -90,7 +92,11 @@ def anchor_phrase(payload: dict) -> str:
 def _names(payload: dict) -> dict[str, str]:
     members = [display_name(m) for m in payload.get("members") or [payload.get("holder")]]
     listed = ", ".join(members[:-1]) + f" and {members[-1]}" if len(members) > 1 else members[0]
-    return {"h": members[0], "members": listed, "about": display_name(payload.get("about"))}
+    about = payload.get("about")
+    # NAMING (Table 23): never a name the film does not speak aloud; refer to the role instead.
+    forbidden = {n.lower() for n in (payload.get("name_budget") or {}).get("forbidden_names", [])}
+    about = "the speaker" if about and about.lower() in forbidden else display_name(about)
+    return {"h": members[0], "members": listed, "about": about}
 
 
 def question_for(payload: dict) -> str:
