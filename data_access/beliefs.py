@@ -53,15 +53,6 @@ def insert_rows(cursor, table: str, rows: list[dict], run_id: str) -> int:
     return len(rows)
 
 
-def ensure_dataset(cursor, dataset_id: str, name: str, source: str, licence: str | None,
-                   run_id: str) -> None:
-    """Register a ToM dataset once (later imports keep the first registration)."""
-    cursor.execute(
-        "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id)"
-        " VALUES (?, ?, 'tom', ?, ?, ?) ON CONFLICT DO NOTHING",
-        [dataset_id, name, source, licence, run_id])
-
-
 def ensure_films(cursor, films: list[dict], run_id: str) -> None:
     """Add films not yet in the store (a re-import appends new runs of their rows)."""
     if not films:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from data_access import beliefs as belief_store
+from data_access.films import ensure_dataset
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 from pipelines.beliefs import bigtom, hitom, opentom, perceptom
@@ -105,8 +106,8 @@ def import_tom(store: Store, name: str, path: Path, limit: int | None = None) ->
                                                  params=params, source=str(path),
                                                  note="symbolic belief tracker over the"
                                                       " dataset's events (no LLM)"))
-        belief_store.ensure_dataset(cursor, source.dataset_id, source.name, source.source,
-                                    source.licence, import_run)
+        ensure_dataset(cursor, source.dataset_id, source.name, "tom", source.source,
+                       source.licence, import_run)
         belief_store.ensure_films(cursor, [r.film for r in records], import_run)
         for table, run_id in (("scenes", import_run), ("script_lines", import_run),
                               ("scene_events", import_run), ("presence", tracker_run),
