@@ -67,11 +67,10 @@ def similarity_matrix(cue_texts: list[str], line_texts: list[str]) -> np.ndarray
     vectoriser = CountVectorizer(binary=True, token_pattern=TOKEN_PATTERN,
                                  preprocessor=normalise_for_matching, dtype=np.float32)
     try:
-        vectoriser.fit(list(cue_texts) + list(line_texts))
+        both = vectoriser.fit_transform(list(cue_texts) + list(line_texts)).tocsr()   # tokenise once
     except ValueError:                       # no token anywhere
         return np.zeros((len(cue_texts), len(line_texts)), dtype=np.float32)
-    cues = vectoriser.transform(cue_texts)
-    lines = vectoriser.transform(line_texts)
+    cues, lines = both[:len(cue_texts)], both[len(cue_texts):]
     document_frequency = np.asarray(lines.sum(axis=0)).ravel() + np.asarray(cues.sum(axis=0)).ravel()
     idf = np.log((len(cue_texts) + len(line_texts) + 1) / (document_frequency + 1)) + 1.0
     weighted = cues.multiply(idf.reshape(1, -1)).tocsr()
@@ -84,37 +83,37 @@ def monotonic_path(score: np.ndarray, skip_cost: float = 0.02) -> list[int]:
     """The monotonic cue → line path maximising total score minus skip costs.
 
     dp[i, j] = score[i, j] + max(dp[i-1, j], max_{k<j} dp[i-1, k] - skip_cost * (j - k - 1)).
+    The inner max is a running maximum of dp[i-1, k] + skip_cost * (k + 1), so each cue costs a
+    few vector operations; the rows are kept and the path is recovered by one argmax per cue.
     """
     n_cues, n_lines = score.shape
     if n_cues == 0 or n_lines == 0:
         return []
-    positions = np.arange(n_lines, dtype=np.float64)
-    back = np.zeros((n_cues, n_lines), dtype=np.int32)
+    offsets = skip_cost * np.arange(1, n_lines + 1, dtype=np.float64)      # skip_cost * (k + 1)
+    rows = np.empty((n_cues, n_lines), dtype=np.float64)
     # Leading lines cut from the film cost the same per line as any other skip.
-    previous = score[0].astype(np.float64) - skip_cost * positions
+    rows[0] = score[0] - (offsets - skip_cost)
+    from_before = np.full(n_lines, -np.inf)
     for i in range(1, n_cues):
-        shifted = previous + skip_cost * (positions + 1)        # from k, as seen by j > k
-        best_before = np.maximum.accumulate(shifted)
-        from_before = np.full(n_lines, -np.inf)
-        from_before[1:] = best_before[:-1] - skip_cost * positions[1:]
-        arg_before = _running_argmax(shifted)
-        stay = previous
-        use_before = from_before > stay
-        back[i] = np.where(use_before, np.concatenate(([0], arg_before[:-1])), np.arange(n_lines))
-        previous = score[i] + np.where(use_before, from_before, stay)
-    path = [int(np.argmax(previous))]
-    for i in range(n_cues - 1, 0, -1):
-        path.append(int(back[i, path[-1]]))
+        best_before = np.maximum.accumulate(rows[i - 1] + offsets)
+        from_before[1:] = best_before[:-1] - offsets[:-1]
+        rows[i] = score[i] + np.maximum(rows[i - 1], from_before)
+    return _backtrack(rows, offsets)
+
+
+def _backtrack(rows: np.ndarray, offsets: np.ndarray) -> list[int]:
+    """Recover the path: stay on the line when that was best, else the best earlier line."""
+    path = [int(np.argmax(rows[-1]))]
+    for i in range(len(rows) - 1, 0, -1):
+        j = path[-1]
+        previous = rows[i - 1]
+        if j == 0:
+            path.append(0)
+            continue
+        earlier = previous[:j] + offsets[:j]
+        k = int(np.argmax(earlier))
+        path.append(j if previous[j] >= earlier[k] - offsets[j - 1] else k)
     return path[::-1]
-
-
-def _running_argmax(values: np.ndarray) -> np.ndarray:
-    """Index of the running maximum (first occurrence) at every position."""
-    running = np.maximum.accumulate(values)
-    is_new_max = np.concatenate(([True], values[1:] >= running[:-1]))
-    is_new_max &= values >= running
-    indices = np.where(is_new_max, np.arange(len(values)), 0)
-    return np.maximum.accumulate(indices)
 
 
 def line_coverage(cue_texts: list[str], line_texts: list[str], cue_to_line: list[int]) -> list[float]:
