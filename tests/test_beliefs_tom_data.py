@@ -85,3 +85,17 @@ def test_bad_files_name_file_record_and_field(tmp_path):
     csv_file.write_text("a;b;c\n")
     with pytest.raises(hitom.TomFormatError, match="record 0: expected 19"):
         bigtom.read_rows(csv_file)
+
+
+def test_opentom_import_keeps_mistaken_beliefs_about_others(store, shared_data):
+    from pipelines.beliefs.importers import import_tom
+
+    summary = import_tom(store, "opentom", shared_data / "opentom", limit=40)
+    assert summary.stories == 40
+    scarf = store.df("SELECT holder, content, is_false FROM beliefs"
+                     " WHERE film_id = 'opentom-75682867' AND kind = 'false'")
+    assert scarf.to_dict("records") == [{"holder": "Amir", "content": "Diego likes scarf",
+                                         "is_false": True}]
+    witnessed = store.df("SELECT holder, content FROM beliefs WHERE film_id = 'opentom-75682867'"
+                         " AND kind = 'witnessed' AND revised_at_scene IS NULL ORDER BY holder")
+    assert set(witnessed["content"]) == {"the scarf is in a donation bin"}

@@ -79,8 +79,25 @@ def load_stories(folder: Path) -> list[TomStory]:
         stories.append(TomStory(f"opentom-{story_id}", DATASET_ID, sentences, events, questions,
                                 {"plot_info": record["plot_info"],
                                  "observed": record.get("observed"),
-                                 "plot_contradicts_observed": conflict}, unparsed))
+                                 "plot_contradicts_observed": conflict,
+                                 "stated_beliefs": mistaken_beliefs(record)}, unparsed))
     return stories
+
+
+_MISTAKEN = re.compile(r"^(?P<holder>[\w'\-]+) mistakenly thinks? that (?P<claim>.+?)\.?$")
+
+
+def mistaken_beliefs(record: dict) -> list[dict]:
+    """OpenToM's stated mistaken beliefs about another character ("Amir mistakenly think that
+    Diego likes scarf.") as false first-order beliefs held from the story's start."""
+    found = []
+    for text in (record.get("preferences") or {}).values():
+        match = _MISTAKEN.match(str(text).strip())
+        if match:
+            found.append({"holder": match["holder"], "content": match["claim"], "scene_index": 0,
+                          "kind": "false", "is_false": True,
+                          "trigger": "stated by the dataset (preferences)"})
+    return found
 
 
 def _apply_observed_flag(events: list, record: dict) -> tuple[list, bool]:

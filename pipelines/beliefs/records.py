@@ -14,6 +14,7 @@ scene event `e_<scene:03d>_1` (the paper's `e_017_3` form). From the trace:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from pipelines.beliefs.events import PRIVATE_TELL, PUBLIC_CLAIM, TomStory
@@ -28,8 +29,10 @@ def event_id(step: int, ordinal: int = 1) -> str:
 
 
 def proposition(obj: str, container: str) -> str:
-    """A location belief as a sentence."""
-    return f"the {obj} is in the {container}"
+    """A location belief as a sentence ('a donation bin' and "Oliver's closet" keep their own
+    determiner)."""
+    place = container if re.match(r"^(?:a|an|the)\s|.*'s\s", container) else f"the {container}"
+    return f"the {obj} is in {place}"
 
 
 @dataclass
@@ -64,7 +67,7 @@ def story_records(story: TomStory, trace: Trace, title: str,
             "witnesses": sorted(trace.perceivers[step])})
     agents = story.agents
     records.presence = presence_rows(film_id, trace, agents)
-    records.beliefs = belief_rows(film_id, trace, agents)
+    records.beliefs = belief_rows(film_id, trace, agents, story.meta.get("stated_beliefs"))
     records.meta_beliefs = meta_belief_rows(film_id, trace, agents, deep_chains)
     return records
 
@@ -92,7 +95,8 @@ def _now_false_for(trace: Trace, agent: str, obj: str, step: int) -> bool:
         step == 0 or held == trace.reality(obj, step - 1))
 
 
-def belief_rows(film_id: str, trace: Trace, agents: list[str]) -> list[dict]:
+def belief_rows(film_id: str, trace: Trace, agents: list[str],
+                stated: list[dict] | None = None) -> list[dict]:
     """First-order belief records with stable per-holder tags (B1, B2, ...)."""
     rows = []
     last_step = len(trace.events) - 1
@@ -117,7 +121,17 @@ def belief_rows(film_id: str, trace: Trace, agents: list[str]) -> list[dict]:
                 })
                 previous = tag
         rows.extend(_rejected_tells(film_id, trace, holder, tags))
+        rows.extend(_stated_beliefs(film_id, stated or [], holder, tags))
     return rows
+
+
+def _stated_beliefs(film_id: str, stated: list[dict], holder: str, tags) -> list[dict]:
+    """Beliefs a dataset states outright (OpenToM's mistaken beliefs about others)."""
+    return [{"film_id": film_id, "belief_id": f"B{next(tags)}", "holder": holder,
+             "scene_index": item["scene_index"], "kind": item["kind"], "content": item["content"],
+             "is_false": item.get("is_false", False), "basis": [event_id(item["scene_index"])],
+             "trigger": item.get("trigger")}
+            for item in stated if item["holder"] == holder]
 
 
 def _false_while_held(trace: Trace, obj: str, value: str, start: int, end: int | None,
