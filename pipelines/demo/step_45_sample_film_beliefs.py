@@ -1,5 +1,6 @@
-"""Demo step 45: belief records from the offline 'rules' backend for every ingested
-screenplay film in the demo store (engineer C's original sample film arrives in step 30).
+"""Demo step 45: belief records from the offline 'rules' backend for the ingested screenplays:
+the original sample film of step 30 and, with --data-dir, the real screenplay pairs of step 31
+(StoryVideoQA's hundreds of aligned episodes are left to `storyscope beliefs annotate`).
 Skips with a message when no such film exists; reruns skip films already annotated."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     """
     films = store.df(
         "SELECT f.film_id FROM films f WHERE f.kind = 'film'"
+        " AND f.dataset_id IN ('storyscope_samples', 'screenplay_pairs')"
         " AND EXISTS (SELECT 1 FROM script_lines l WHERE l.film_id = f.film_id)"
         " AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.film_id = f.film_id)"
         " ORDER BY f.film_id")
