@@ -258,3 +258,15 @@ def test_cli_openai_backend_reads_the_endpoint_from_env(fixture_film, fake_llm, 
     dry = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--backend", "openai",
                                    "--dry-run", "--store", str(fixture_film.path)])
     assert dry.exit_code == 0 and "would write" in dry.output
+
+
+def test_budget_stops_the_run_and_keeps_what_was_done(fixture_film, fake_llm):  # noqa: F811
+    server = fake_llm(_route)
+    config = fake_llm.config(server, structured="none", budget_tokens=1, concurrency=1)
+    result = annotate(fixture_film, FILM, "openai", Selection(0, 2), config=config)
+    run = fixture_film.df("SELECT status FROM runs WHERE run_id = ?", [result.run_id])
+    assert run["status"].iloc[0] == "stopped"
+    sent = fixture_film.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [result.run_id])
+    assert sent >= 1
+    assert result.counts["scene_events"] == 2                # scene 0's events call went out
+    assert result.counts["presence"] == 0
