@@ -57,16 +57,18 @@ def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: 
     all settings of a pool share its resamples, so each pool costs one matrix product.
     """
     rows = []
+    per_question = per_question.assign(
+        _q=pd.factorize(per_question.question_id.astype(object))[0],
+        _s=pd.Categorical(per_question.setting_id.astype(object)))
     pool_key = [k for k in group_keys if k != "setting_id"]
     pools = per_question.groupby(pool_key) if pool_key else [((), per_question)]
     for _, pool in pools:
-        wide = pool.pivot(index="question_id", columns="setting_id", values=list(METRICS))
-        settings = sorted(pool.setting_id.unique())
-        wide = wide.reindex(columns=pd.MultiIndex.from_product([list(METRICS), settings]))
-        values = wide.to_numpy(float)  # questions × (metric, setting)
+        values, settings = _wide(pool)  # questions × (metric, setting)
         low, high = percentile_interval(bootstrap_means(values, resamples, rng))
-        means = np.nanmean(values, axis=0)
-        counts = (~np.isnan(wide.xs("precision", axis=1, level=0).to_numpy(float))).sum(0)
+        with np.errstate(invalid="ignore"):
+            means = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(0)
+        counts = (~np.isnan(values[:, METRICS.index("precision") * len(settings):][:, :len(
+            settings)])).sum(0)
         qtype = pool.qtype.iloc[0] if pool_key else None
         for s_index, setting in enumerate(settings):
             row = {"setting": setting, "type": qtype, "n": int(counts[s_index])}
@@ -76,6 +78,17 @@ def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: 
                 row[f"{metric}_ci"] = [_num(low[column]), _num(high[column])]
             rows.append(row)
     return sorted(rows, key=lambda r: (r["setting"], r["type"] or ""))
+
+
+def _wide(pool: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """questions × (metric-major, setting) matrix of one pool, NaN where unanswered."""
+    q_codes, _ = pd.factorize(pool._q.to_numpy())
+    present = pool._s.cat.remove_unused_categories()
+    s_codes, settings = present.cat.codes.to_numpy(), list(present.cat.categories)
+    n_q, n_s = q_codes.max() + 1, len(settings)
+    wide = np.full((n_q, len(METRICS), n_s), np.nan)
+    wide[q_codes, :, s_codes] = pool[list(METRICS)].to_numpy(float)
+    return wide.reshape(n_q, len(METRICS) * n_s), settings
 
 
 def _num(value: float) -> float | None:
