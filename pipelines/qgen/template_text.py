@@ -85,7 +85,9 @@ def anchor_phrase(payload: dict) -> str:
     phrase = f"{'In' if _INDOOR.search(place) else 'At'} {place}"
     time_s = (payload.get("anchor") or {}).get("time_s")
     if payload.get("anchor_location_rivals", 0) >= 1 and time_s is not None:
-        phrase += f", {int(time_s // 60)} minutes in"
+        minutes = int(time_s // 60)
+        phrase += (", in the opening minute" if minutes == 0 else
+                   ", a minute in" if minutes == 1 else f", {minutes} minutes in")
     return phrase
 
 
@@ -108,7 +110,19 @@ def question_for(payload: dict) -> str:
 
 
 def _prop(text: str) -> str:
-    return re.sub(r"\s+", " ", text or "").strip().rstrip(".;:")
+    """A proposition to follow "that": whitespace normalised, final stop dropped, and a
+    sentence-initial capital lowered unless the word is a name ("A diver" -> "a diver")."""
+    text = re.sub(r"\s+", " ", text or "").strip().rstrip(".;:")
+    first = text.split(" ", 1)[0]
+    if first[:1].isupper() and first.lower() in _LOWER_OPENERS:
+        text = text[:1].lower() + text[1:]
+    return text
+
+
+_LOWER_OPENERS = frozenset(
+    "a an the this that these those it its there here he she they we you his her their our my "
+    "your some every no nobody someone everyone nothing something all in on at by for with if "
+    "when after before".split())
 
 
 def _holds_at_anchor(entry: dict, payload: dict) -> bool:
