@@ -99,3 +99,27 @@ def test_opentom_import_keeps_mistaken_beliefs_about_others(store, shared_data):
     witnessed = store.df("SELECT holder, content FROM beliefs WHERE film_id = 'opentom-75682867'"
                          " AND kind = 'witnessed' AND revised_at_scene IS NULL ORDER BY holder")
     assert set(witnessed["content"]) == {"the scarf is in a donation bin"}
+
+
+def test_perceptom_import_brings_fantom_conversations(store, shared_data):
+    from pipelines.beliefs.importers import import_tom
+
+    summary = import_tom(store, "perceptom", shared_data / "perceptom", limit=5)
+    assert summary.stories == 10                       # 5 Percept-ToMi + 5 Percept-FANToM
+    backends = set(store.df("SELECT backend FROM runs WHERE step = 'beliefs.track'")["backend"])
+    assert backends == {"symbolic-tracker", "dataset-perceivers"}
+    # Part 3-0: Richard says goodbye at utterance 3; utterance 4 is heard by Kobe and Elena only.
+    heard = store.df("SELECT character FROM presence WHERE film_id = 'perceptom-fantom-3-0'"
+                     " AND scene_index = 4 AND status = 'on_screen' ORDER BY character")
+    assert list(heard["character"]) == ["Elena", "Kobe"]
+    told = store.scalar("SELECT count(*) FROM beliefs WHERE film_id = 'perceptom-fantom-3-0'"
+                        " AND holder = 'Richard' AND scene_index BETWEEN 4 AND 8")
+    assert told == 0
+
+
+def test_perceptom_bad_list_cell_names_record_and_field(tmp_path):
+    bad = tmp_path / "Percept-ToMi.csv"
+    bad.write_text("index,story,perceivers,question,answer\n"
+                   "7,\"['A entered the hall']\",\"[['A'\",Where will A look for the x?,hall\n")
+    with pytest.raises(perceptom.TomFormatError, match="record 0: field 'perceivers'"):
+        perceptom.load_tomi(bad)

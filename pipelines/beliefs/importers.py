@@ -17,7 +17,8 @@ from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 from pipelines.beliefs.events import TomStory
-from pipelines.beliefs.records import BACKEND, StoryRecords, story_records
+from pipelines.beliefs.records import (BACKEND, StoryRecords, labelled_perceiver_records,
+                                       story_records)
 from pipelines.beliefs.tracker import Trace, track
 
 
@@ -93,27 +94,49 @@ def build_records(name: str, path: Path, limit: int | None = None) -> list[Story
     return records
 
 
+def fantom_records(path: Path, limit: int | None = None) -> list[StoryRecords]:
+    """Percept-FANToM parts with the dataset's labelled perceivers (no tracker involved)."""
+    stories = perceptom.load_fantom(path)[:limit] if limit else perceptom.load_fantom(path)
+    return [labelled_perceiver_records(s, f"Percept-FANToM part {s.meta['part_id']}")
+            for s in stories]
+
+
 def import_tom(store: Store, name: str, path: Path, limit: int | None = None) -> ImportSummary:
-    """Import one ToM dataset (all of it, or its first `limit` stories) in one transaction."""
-    source = SOURCES[name]
-    records = build_records(name, path, limit)
+    """Import one ToM dataset (all of it, or its first `limit` stories) in one transaction.
+
+    For PercepToM given as a folder, the Percept-FANToM conversations come too, their presence
+    and told rows under a run labelled 'dataset-perceivers' (the dataset's labels, not ours).
+    """
+    source, path = SOURCES[name], Path(path)
+    groups = [(build_records(name, path, limit), BACKEND,
+               "symbolic belief tracker over the dataset's events (no LLM)")]
+    fantom = path / "Percept-FANToM.csv"
+    if name == "perceptom" and path.is_dir() and fantom.is_file():
+        groups.append((fantom_records(fantom, limit), "dataset-perceivers",
+                       "presence and told lines from Percept-FANToM's labelled perceivers"))
+    records = [r for group, _, _ in groups for r in group]
     params = {"dataset": name, "limit": limit, "stories": len(records)}
     counts: dict[str, int] = {}
     with store.transaction() as cursor:
         import_run = insert_run(cursor, RunSpec(f"import.{name}", backend="import",
                                                 params=params, source=str(path)))
-        tracker_run = insert_run(cursor, RunSpec("beliefs.track", backend=BACKEND,
-                                                 params=params, source=str(path),
-                                                 note="symbolic belief tracker over the"
-                                                      " dataset's events (no LLM)"))
         ensure_dataset(cursor, source.dataset_id, source.name, "tom", source.source,
                        source.licence, import_run)
         belief_store.ensure_films(cursor, [r.film for r in records], import_run)
-        for table, run_id in (("scenes", import_run), ("script_lines", import_run),
-                              ("scene_events", import_run), ("presence", tracker_run),
-                              ("beliefs", tracker_run), ("meta_beliefs", tracker_run)):
-            rows = [row for r in records for row in getattr(r, table)]
-            counts[table] = belief_store.insert_rows(cursor, table, rows, run_id)
+        _write_tables(cursor, records, ("scenes", "script_lines", "scene_events"), import_run,
+                      counts)
+        belief_runs = []
+        for group, backend, note in groups:
+            run_id = insert_run(cursor, RunSpec("beliefs.track", backend=backend, params=params,
+                                                source=str(path), note=note))
+            _write_tables(cursor, group, ("presence", "beliefs", "meta_beliefs"), run_id, counts)
+            finish_run(cursor, run_id, n_items=len(group), n_failed=0)
+            belief_runs.append(run_id)
         finish_run(cursor, import_run, n_items=len(records), n_failed=0)
-        finish_run(cursor, tracker_run, n_items=len(records), n_failed=0)
-    return ImportSummary(source.dataset_id, len(records), counts, import_run, tracker_run)
+    return ImportSummary(source.dataset_id, len(records), counts, import_run, belief_runs[0])
+
+
+def _write_tables(cursor, records: list[StoryRecords], tables, run_id: str, counts: dict) -> None:
+    for table in tables:
+        rows = [row for r in records for row in getattr(r, table)]
+        counts[table] = counts.get(table, 0) + belief_store.insert_rows(cursor, table, rows, run_id)

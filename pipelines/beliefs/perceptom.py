@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
-from pipelines.beliefs.events import TomQuestion, TomStory
+from pipelines.beliefs.events import OTHER, StoryEvent, TomQuestion, TomStory
 from pipelines.beliefs.grammar import normalise_name, parse_story
 from pipelines.beliefs.hitom import TomFormatError
 from pipelines.beliefs.tracker import track
@@ -183,3 +183,21 @@ def evaluate(path: Path) -> EvalResult:
     if fantom is not None and fantom.is_file():
         result.notes["fantom"] = evaluate_fantom(fantom)
     return result
+
+
+def load_fantom(path: Path) -> list[TomStory]:
+    """Percept-FANToM conversation parts as stories: one utterance per step, the dataset's own
+    perceivers kept in `meta["gold_perceivers"]` (they are labels, not computed)."""
+    parts: dict[str, list[tuple[str, str, list[str]]]] = {}
+    for index, row in enumerate(_read_rows(path, ("part_id", "utterance", "perceivers"))):
+        speaker, _, text = row["utterance"].partition(":")
+        perceivers = [n for n in _literal(path, index, "perceivers", row["perceivers"]) if n]
+        parts.setdefault(row["part_id"], []).append((speaker.strip(), text.strip(), perceivers))
+    stories = []
+    for part_id, turns in parts.items():
+        sentences = [f"{speaker}: {text}" for speaker, text, _ in turns]
+        events = [StoryEvent(i, OTHER, sentence, agents=(speaker,))
+                  for i, (sentence, (speaker, _, _)) in enumerate(zip(sentences, turns))]
+        stories.append(TomStory(f"perceptom-fantom-{part_id}", DATASET_ID, sentences, events, [],
+                                {"gold_perceivers": [p for _, _, p in turns], "part_id": part_id}))
+    return stories

@@ -185,3 +185,34 @@ def _meta_row(film_id, meta_id, chain, obj, value, step, update, change) -> dict
             "type": "first_order_about_d" if len(chain) == 2 else "about_third_party",
             "change": change, "source": source, "basis": [event_id(step)],
             "confidence": "high", "order_depth": len(chain)}
+
+
+def labelled_perceiver_records(story: TomStory, title: str) -> StoryRecords:
+    """Rows of a conversation whose perceivers the dataset labels (Percept-FANToM): each
+    utterance is heard by its labelled perceivers, who are on screen and are told it."""
+    film_id = story.story_id
+    records = StoryRecords({"film_id": film_id, "dataset_id": story.dataset_id, "title": title,
+                            "kind": "story", "source": story.dataset_id})
+    agents = list(dict.fromkeys(a for p in story.meta["gold_perceivers"] for a in p))
+    tags: dict[str, int] = {}
+    for step, (event, heard) in enumerate(zip(story.events, story.meta["gold_perceivers"])):
+        speaker, text = event.agents[0], event.text.partition(":")[2].strip()
+        records.scenes.append({"film_id": film_id, "scene_index": step, "heading": event.text[:80],
+                               "summary": event.text, "time_source": "none"})
+        records.script_lines.append({"film_id": film_id, "line_index": step, "scene_index": step,
+                                     "kind": "dialogue", "character": speaker, "text": text})
+        records.scene_events.append({"film_id": film_id, "event_id": event_id(step),
+                                     "scene_index": step, "ord": 1, "description": event.text,
+                                     "participants": [speaker], "witnesses": sorted(heard)})
+        for agent in agents:
+            present = agent in heard
+            records.presence.append({"film_id": film_id, "scene_index": step, "character": agent,
+                                     "status": "on_screen" if present else "absent_unmentioned",
+                                     "witnessed_events": [event_id(step)] if present else []})
+            if present and agent != speaker:
+                tags[agent] = tags.get(agent, 0) + 1
+                records.beliefs.append({
+                    "film_id": film_id, "belief_id": f"B{tags[agent]}", "holder": agent,
+                    "scene_index": step, "kind": "told", "content": text,
+                    "source_character": speaker, "basis": [event_id(step)], "is_false": False})
+    return records
