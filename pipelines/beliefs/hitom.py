@@ -126,5 +126,6 @@ def evaluate(path: Path, nesting: str = "auto") -> EvalResult:
             tell = "deception" if question.extra["deception"] else "no_deception"
             result.add(ok, question.group,
                        Miss(story.story_id, question.text, question.gold, predicted, question.group),
-                       also={"condition": tell, "order_condition": f"{question.group}/{tell}"})
+                       also={"condition": tell, "order_condition": f"{question.group}/{tell}",
+                             "prompting_type": str(question.extra["prompting_type"])})
     return result

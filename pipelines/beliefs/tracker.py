@@ -92,10 +92,8 @@ class Trace:
         """Where chain[0] thinks chain[1] thinks ... the object is; () asks for reality."""
         if not chain:
             return self.reality(obj, step)
-        for update in reversed(self.updates):
-            if update.obj == obj and (step is None or update.step <= step) and update.applies(chain):
-                return update.value
-        return None
+        update = self.last_update(chain, obj, step)
+        return update.value if update else None
 
     def last_update(self, chain: Chain, obj: str, step: int | None = None) -> BeliefUpdate | None:
         """The update that set the current belief of `chain` (its basis)."""
