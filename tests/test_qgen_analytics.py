@@ -115,3 +115,25 @@ def test_lab_queries_read_what_the_run_stored(store):
     stages = qgen_lab.stage_outputs(store, run_id, outcomes.iloc[0]["question_id"])
     assert stages["stage"].tolist() == [1, 2, 3, 4]
     assert json.loads(stages.iloc[0]["payload"])["verdict"] == "ok"
+
+
+@pytest.mark.slow
+def test_check_questions_with_analytics_on_the_paper_sample(store, store_path):
+    """`check-questions --analytics` stores the same analytics for questions of any source."""
+    from typer.testing import CliRunner
+
+    from data_access.importers import import_lfvqa_dir
+    from pipelines.cli import app, load_commands
+    from tests.conftest import REPO_ROOT
+
+    load_commands()
+    import_lfvqa_dir(store, REPO_ROOT / "samples" / "lfvqa_paper")
+    result = CliRunner().invoke(app, ["check-questions", "--analytics", "--where", "source=paper",
+                                      "--store", str(store_path)])
+    assert result.exit_code == 0, result.output
+    run_id = qgen_lab.qgen_runs(store).iloc[0]["run_id"]
+    assert len(qgen_lab.umap_points(store, run_id)) == 14
+    # the released questions are not near-duplicates of one another
+    assert qgen_lab.near_duplicate_pairs(store, run_id).empty
+    diversity = qgen_lab.self_bleu(store, run_id).set_index("qtype")
+    assert diversity.loc["*", "n_questions"] == 14 and diversity.loc["*", "self_bleu_2"] < 60
