@@ -34,7 +34,7 @@ demo: $(STAMP)
 	  $$(test -d $(SHARED_DATA) && echo --data-dir $(SHARED_DATA))
 
 run: demo
-	STORYSCOPE_STORE=$(STORE) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	STORYSCOPE_STORE=$(STORE) $(PY) -m pages.serve run app.py --server.port $(PORT)
 
 test: $(STAMP) browser
 	$(PY) -m pytest -q -n 2 --dist loadfile

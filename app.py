@@ -7,18 +7,21 @@ from pages.common import store_sidebar
 st.set_page_config(page_title="StoryScope", layout="wide")
 store_sidebar()
 
-# url_path names are part of shared links (?film=...), so keep them stable.
+# url_path names are part of shared links (/film?film=...), so keep them stable. Page files end
+# in `_page.py` on purpose: Streamlit's legacy multipage mode maps a URL path that equals a file
+# name in pages/ straight to that file, skipping this script (no sidebar, no st.navigation), when
+# a shared deep link is the first request a fresh server sees.
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page("pages/film.py", title="Film", icon=":material/movie:", url_path="film"),
-    st.Page("pages/beliefs.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
-    st.Page("pages/questions.py", title="Questions", icon=":material/help:", url_path="questions"),
-    st.Page("pages/verdicts.py", title="Verdicts", icon=":material/fact_check:", url_path="verdicts"),
-    st.Page("pages/distributions.py", title="Distributions", icon=":material/bar_chart:",
+    st.Page("pages/film_page.py", title="Film", icon=":material/movie:", url_path="film"),
+    st.Page("pages/beliefs_page.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
+    st.Page("pages/questions_page.py", title="Questions", icon=":material/help:", url_path="questions"),
+    st.Page("pages/verdicts_page.py", title="Verdicts", icon=":material/fact_check:", url_path="verdicts"),
+    st.Page("pages/distributions_page.py", title="Distributions", icon=":material/bar_chart:",
             url_path="distributions"),
-    st.Page("pages/plottree.py", title="PlotTree", icon=":material/account_tree:", url_path="plottree"),
-    st.Page("pages/qlab.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
-    st.Page("pages/runs.py", title="Runs", icon=":material/history:", url_path="runs"),
+    st.Page("pages/plottree_page.py", title="PlotTree", icon=":material/account_tree:", url_path="plottree"),
+    st.Page("pages/qlab_page.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
+    st.Page("pages/runs_page.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]
 
 st.navigation(PAGES).run()

@@ -15,7 +15,7 @@ def fixture_store(store):
 
 
 def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store):
-    at = run_page(REPO_ROOT, "beliefs", {"film": "lighthouse", "who": ["Ann", "Ben"], "belief": "Ann · F1"})
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann", "Ben"], "belief": "Ann · F1"})
     assert not at.exception
     assert metrics(at) == {"Beliefs": "8", "False": "2", "Revisions": "2", "Meta-beliefs": "2"}
     lanes = figures(at)["belief_lanes"]
@@ -38,7 +38,7 @@ def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store
 
 
 def test_story_without_times_uses_scene_axis(fixture_store):
-    at = run_page(REPO_ROOT, "beliefs", {"film": "tom-story-1", "who": ["Sally", "Anne"]})
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "tom-story-1", "who": ["Sally", "Anne"]})
     assert not at.exception
     lanes = figures(at)["belief_lanes"]
     assert lanes.layout.xaxis.title.text == "scene"

@@ -14,7 +14,7 @@ def fixture_store(store):
 
 
 def test_question_shape_and_mcq_figures(fixture_store):
-    at = run_page(REPO_ROOT, "distributions")
+    at = run_page(REPO_ROOT, "distributions_page")
     assert not at.exception
     shown = metrics(at)
     assert shown["Questions"] == "3" and shown["Claims per question"] == "2.3"
@@ -35,7 +35,7 @@ def test_question_shape_and_mcq_figures(fixture_store):
 
 
 def test_mcq_filters_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "distributions", {"set": "golden", "source": "Movie"})
+    at = run_page(REPO_ROOT, "distributions_page", {"set": "golden", "source": "Movie"})
     assert not at.exception
     assert at.selectbox(key="set").value == "golden"
     assert metrics(at)["MCQs"] == "8"

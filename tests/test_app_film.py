@@ -15,7 +15,7 @@ def fixture_store(store):
 
 
 def test_film_page_shows_timeline_presence_and_reader(fixture_store):
-    at = run_page(REPO_ROOT, "film", {"film": "lighthouse", "scene": "3"})
+    at = run_page(REPO_ROOT, "film_page", {"film": "lighthouse", "scene": "3"})
     assert not at.exception
     assert metrics(at) == {"Runtime": "1:00:00", "Scenes": "6", "Characters": "3", "Questions": "3"}
     specs = figures(at)
@@ -32,7 +32,7 @@ def test_film_page_shows_timeline_presence_and_reader(fixture_store):
 
 
 def test_film_page_restores_scene_from_url_and_changes_with_it(fixture_store):
-    at = run_page(REPO_ROOT, "film", {"film": "lighthouse", "scene": "5"})
+    at = run_page(REPO_ROOT, "film_page", {"film": "lighthouse", "scene": "5"})
     assert at.selectbox(key="scene").value == "5"
     assert list(at.dataframe[0].value["text"])[1] == "Cara speaks in scene 5."
     at.selectbox(key="scene").set_value("0").run()
@@ -41,7 +41,7 @@ def test_film_page_restores_scene_from_url_and_changes_with_it(fixture_store):
 
 
 def test_film_page_on_a_story_without_times(fixture_store):
-    at = run_page(REPO_ROOT, "film", {"film": "tom-story-1"})
+    at = run_page(REPO_ROOT, "film_page", {"film": "tom-story-1"})
     assert not at.exception
     assert metrics(at)["Scenes"] == "3"
     assert any("3 none scene times" in caption.value for caption in at.caption)

@@ -14,7 +14,7 @@ def fixture_store(store):
 
 
 def test_tree_views_and_node_detail(fixture_store):
-    at = run_page(REPO_ROOT, "plottree", {"node": "n1_1", "view": "sunburst"})
+    at = run_page(REPO_ROOT, "plottree_page", {"node": "n1_1", "view": "sunburst"})
     assert not at.exception
     assert metrics(at) == {"Nodes": "7", "Leaves": "4", "Levels": "3"}
     specs = figures(at)
@@ -30,7 +30,7 @@ def test_tree_views_and_node_detail(fixture_store):
 
 @pytest.mark.slow
 def test_retrieval_preview_ranks_the_matching_leaf_first(fixture_store):
-    at = run_page(REPO_ROOT, "plottree", {"ask": "When does Ann learn the boat was cancelled?", "m": "2"},
+    at = run_page(REPO_ROOT, "plottree_page", {"ask": "When does Ann learn the boat was cancelled?", "m": "2"},
                   timeout=180)
     assert not at.exception
     retrieved = at.dataframe[0].value

@@ -14,7 +14,7 @@ def fixture_store(store):
 
 
 def test_checks_failures_leaks_names_duplicates_map(fixture_store):
-    at = run_page(REPO_ROOT, "qlab", {"colour": "check_status"})
+    at = run_page(REPO_ROOT, "qlab_page", {"colour": "check_status"})
     assert not at.exception
     assert metrics(at) == {"Checked": "3", "Passed": "1", "Leak ≥ 0.5": "1", "Name-budget violations": "1"}
     failures = frame(at, "check_name", "reason")
@@ -31,7 +31,7 @@ def test_checks_failures_leaks_names_duplicates_map(fixture_store):
 
 
 def test_failed_check_filter_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "qlab", {"check": "leak"})
+    at = run_page(REPO_ROOT, "qlab_page", {"check": "leak"})
     assert not at.exception
     failures = frame(at, "check_name", "reason")
     assert list(failures["question_id"]) == ["q3"] and list(failures["reason"]) == ["leak score 0.62 ≥ 0.5"]

@@ -15,7 +15,7 @@ def fixture_store(store):
 
 
 def test_question_rubric_and_evidence_map(fixture_store):
-    at = run_page(REPO_ROOT, "questions", {"q": "q1"})
+    at = run_page(REPO_ROOT, "questions_page", {"q": "q1"})
     assert not at.exception
     listed = at.dataframe[0].value
     assert list(listed["question_id"]) == ["q1", "q2", "q3"]
@@ -31,7 +31,7 @@ def test_question_rubric_and_evidence_map(fixture_store):
 
 
 def test_filters_come_from_the_url_and_narrow_the_list(fixture_store):
-    at = run_page(REPO_ROOT, "questions", {"qtype": ["N2", "Q1"], "status": "candidate"})
+    at = run_page(REPO_ROOT, "questions_page", {"qtype": ["N2", "Q1"], "status": "candidate"})
     assert not at.exception
     assert at.multiselect(key="qtype").value == ["N2", "Q1"]
     assert list(at.dataframe[0].value["question_id"]) == ["q2"]
@@ -40,7 +40,7 @@ def test_filters_come_from_the_url_and_narrow_the_list(fixture_store):
 
 
 def test_checks_filter_uses_the_latest_check_run(fixture_store):
-    at = run_page(REPO_ROOT, "questions", {"checks": "failed"})
+    at = run_page(REPO_ROOT, "questions_page", {"checks": "failed"})
     assert not at.exception
     listed = at.dataframe[0].value
     assert list(listed["question_id"]) == ["q2", "q3"] and not listed["checks_passed"].any()

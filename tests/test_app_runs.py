@@ -15,7 +15,7 @@ def fixture_store(store):
 
 def test_runs_jobs_usage_and_raw_reply_of_failure(fixture_store):
     runs = fixture_store
-    at = run_page(REPO_ROOT, "runs", {"run": runs["failed"]})
+    at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
     assert not at.exception
     shown = metrics(at)
     assert shown["Runs shown"] == "13" and shown["Tokens"] == "704" and shown["Cost (USD)"] == "0.0021"
@@ -27,7 +27,7 @@ def test_runs_jobs_usage_and_raw_reply_of_failure(fixture_store):
 
 
 def test_filter_by_step_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "runs", {"step": "judge"})
+    at = run_page(REPO_ROOT, "runs_page", {"step": "judge"})
     assert not at.exception
     runs = at.dataframe[1].value
     assert set(runs["step"]) == {"judge"} and len(runs) == 2

@@ -15,7 +15,7 @@ def fixture_store(store):
 
 def test_grid_metrics_agreement_and_diff(fixture_store):
     runs = fixture_store
-    at = run_page(REPO_ROOT, "verdicts", {"q": "q1", "run": runs["judge_lexical"]})
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": runs["judge_lexical"]})
     assert not at.exception
     grid = traces(figures(at)["verdict_grid"])
     assert len(grid["asserted"].x) == 3 and len(grid["contradicted"].x) == 1 and len(grid["omitted"].x) == 2
@@ -34,7 +34,7 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
 
 
 def test_judge_and_order_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "verdicts", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen"})
+    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen"})
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["setting"]) == ["Subtitles / Qwen3.6"]
@@ -50,7 +50,7 @@ def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
 
     for name in ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    at = run_page(REPO_ROOT, "verdicts", {"film": "lighthouse"}, timeout=180)
+    at = run_page(REPO_ROOT, "verdicts_page", {"film": "lighthouse"}, timeout=180)
     assert at.radio(key="judge_backend").options == ["lexical — offline ROUGE-L/MiniLM matcher (no LLM)"]
     at.button(key="judge_dry_run").click().run()
     shown = metrics(at)

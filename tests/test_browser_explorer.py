@@ -1,0 +1,182 @@
+"""End-to-end in headless Chromium (Debian package, Playwright): the real `streamlit run app.py`
+on a free loopback port over the fixture store, with the judge pointed at the local scripted
+OpenAI-compatible server. One server per module; screenshots go to test-artifacts/.
+
+Skipped (with the reason) only where /usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from data_access.store import Store
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+PAGES = {  # url path -> the page title it must show
+    "": "StoryScope", "film": "Film", "beliefs": "Belief timelines", "questions": "Questions",
+    "verdicts": "Verdicts", "distributions": "Distributions", "plottree": "PlotTree",
+    "qlab": "Question Lab", "runs": "Runs",
+}
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed at /usr/bin/chromium "
+                                                     "(run `make browser`)"),
+    pytest.mark.slow,
+]
+
+
+def judge_everything_asserted(body: dict, number: int) -> str:
+    """Scripted judge: label every numbered rubric claim of the request 'asserted'."""
+    user = body["messages"][-1]["content"]
+    claims = sorted({int(n) for n in re.findall(r"^(\d+)\. \[(?:core|context)\]", user, re.MULTILINE)})
+    return json.dumps({"verdicts": [{"claim": c, "label": "asserted", "rationale": "scripted"} for c in claims]})
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early: {process.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("streamlit did not become healthy")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """Fixture store + scripted LLM server + `streamlit run app.py`; yields the base URL."""
+    from pipelines.llm.fake_server import FakeLLMServer
+
+    store_path = tmp_path_factory.mktemp("browser") / "store.duckdb"
+    build_app_fixture(Store(store_path, lock_timeout=30))
+    port = _free_port()
+    with FakeLLMServer(judge_everything_asserted) as llm:
+        env = {**os.environ, "STORYSCOPE_STORE": str(store_path), "STORYSCOPE_LLM_BASE_URL": llm.base_url,
+               "STORYSCOPE_LLM_MODEL": "scripted-judge", "STORYSCOPE_LLM_API_KEY": "test-key-not-secret"}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+            cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_healthy(url, process)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        handle = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield handle
+        handle.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2200})
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def _open(page, url: str, title: str) -> None:
+    page.goto(url)
+    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=60000)
+    page.wait_for_load_state("networkidle")
+    _settle(page)
+
+
+def _settle(page) -> None:
+    """Wait until the script run is over (no 'Running…' status widget)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60000)
+
+
+def _figure(page, index: int = 0) -> dict:
+    """The data of the index-th Plotly chart on the page (Plotly keeps it on its div)."""
+    page.wait_for_selector(".js-plotly-plot", timeout=30000)
+    return page.evaluate(
+        "(i) => { const el = document.querySelectorAll('.js-plotly-plot')[i];"
+        " return {data: el._fullData.map(t => ({name: t.name, x: Array.from(t.x || [])})),"
+        " yticks: (el.layout.yaxis || {}).ticktext || []}; }", index)
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick an option of the Streamlit selectbox with this label."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.locator("input").click()
+    page.get_by_role("option", name=option).first.click()
+    _settle(page)
+
+
+def test_every_page_renders(page, app_url):
+    ARTIFACTS.mkdir(exist_ok=True)
+    for path, title in PAGES.items():
+        _open(page, f"{app_url}/{path}", title)
+        assert page.locator('[data-testid="stException"]').count() == 0, f"exception on /{path}"
+        page.screenshot(path=str(ARTIFACTS / f"page-{path or 'overview'}.png"), full_page=True)
+
+
+def test_filter_changes_the_figure(page, app_url):
+    _open(page, f"{app_url}/questions?q=q1", "Questions")
+    before = {t["name"]: t["x"] for t in _figure(page)["data"]}
+    assert before["anchor ▲"] == [40]
+    _choose(page, "Question", "q2 — N2")
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot')._fullData"
+                           ".find(t => t.name === 'anchor ▲').x[0] === 50", timeout=30000)
+    assert "q=q2" in page.url
+    page.screenshot(path=str(ARTIFACTS / "questions-after-filter.png"), full_page=True)
+
+
+def test_shared_url_restores_the_view(page, app_url):
+    _open(page, f"{app_url}/beliefs?film=lighthouse&who=Ben&belief=Ben+%C2%B7+F2", "Belief timelines")
+    figure = _figure(page)
+    assert figure["yticks"] == ["Ben · B1", "Ben · F2", "Ben · B3"]
+    page.get_by_text("Ann fixed the lamp.").first.wait_for(timeout=30000)
+    page.screenshot(path=str(ARTIFACTS / "beliefs-from-url.png"), full_page=True)
+
+
+def test_judge_button_runs_a_job_against_the_local_server(page, app_url):
+    _open(page, f"{app_url}/verdicts?film=lighthouse", "Verdicts")
+    page.screenshot(path=str(ARTIFACTS / "verdicts-deep-link.png"), full_page=True)
+    page.get_by_text("openai · scripted-judge").first.wait_for(timeout=60000)
+    page.get_by_role("button", name="Dry run").click()
+    page.get_by_text("dry run · judge").first.wait_for(timeout=60000)
+    page.get_by_role("button", name="Start judge job").click()
+    page.get_by_text("finished: new run").first.wait_for(timeout=120000)
+    page.get_by_text("Flipped against the previous run").first.wait_for(timeout=30000)
+    page.screenshot(path=str(ARTIFACTS / "verdicts-after-judge-job.png"), full_page=True)
