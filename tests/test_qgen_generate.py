@@ -67,6 +67,11 @@ def test_user_errors_name_the_problem(store):
         generate(store, "no-such-film")
     with pytest.raises(GenerationError, match="unknown question type"):
         generate(store, film, qtypes=["Q9"])
+    with pytest.raises(GenerationError, match="holders with belief records: Ivy, Line Judge, Mara"):
+        generate(store, film, centers=["Nobody"])
+    only_ivy = generate(store, film, centers=["ivy"], n=50, with_analytics=False)
+    assert {d.context_set.center for d in only_ivy.drafts} <= {"Ivy", "Ivy + Mara", "Ivy + Mara + Tom",
+                                                               "Ivy + Tom"}
 
 
 def test_cli_generate_json_and_errors(store, store_path):

@@ -110,6 +110,9 @@ def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
         raise GenerationError(f"film {film_id!r} has no belief records: run the belief pipeline first")
     view = FilmView.from_records(records)
     context_sets = build_context_sets(view, qtypes, centers)
+    if centers and not context_sets:
+        raise GenerationError(f"no context-set has center(s) {list(centers)}; holders with belief "
+                              f"records: {', '.join(view.holders()[:20])}")
     picked = sample_context_sets(context_sets, n, view.film_end(), seed)
     report = GenerationReport(None, film_id, backend, discard_counts(context_sets), len(picked),
                               context_sets=context_sets)
