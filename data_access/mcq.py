@@ -134,3 +134,38 @@ def latest_predictions(store: Store) -> pd.DataFrame:
         " q.source, q.vid, q.question_type, q.story_element"
         " FROM ranked JOIN mcq_questions q USING (mcq_id) WHERE k = 1",
     )
+
+
+# -- StoryMindv2 stage outputs (m0501) ---------------------------------------------------------
+def insert_storymind_items(cursor: duckdb.DuckDBPyConnection, rows: list[dict], run_id: str) -> int:
+    """Write stage rows (vid, batch, stage, item_id, topic, payload as JSON text)."""
+    if rows:
+        frame = pd.DataFrame(rows)
+        frame["run_id"] = run_id
+        bulk_insert(cursor, "storymind_items", frame)
+    return len(rows)
+
+
+def storymind_faults(store: Store, vid: str) -> pd.DataFrame:
+    """The fault archive of one video across runs (QAs the supervisor deleted), with vectors."""
+    return store.df(
+        "SELECT i.item_id, i.payload, e.vector FROM storymind_items i"
+        " LEFT JOIN embeddings e ON e.run_id = i.run_id AND e.item_kind = 'fault'"
+        "   AND e.item_id = i.item_id"
+        " WHERE i.vid = ? AND i.stage = 'supervisor_deleted' ORDER BY i.created_at, i.item_id",
+        [vid])
+
+
+def insert_fault_vectors(cursor: duckdb.DuckDBPyConnection, item_ids: list[str], vectors,
+                         model: str, run_id: str) -> None:
+    """Store the embeddings of archived faults (item_kind 'fault')."""
+    if item_ids:
+        bulk_insert(cursor, "embeddings", pd.DataFrame({
+            "run_id": run_id, "item_kind": "fault", "item_id": item_ids, "model": model,
+            "vector": [list(map(float, v)) for v in vectors]}))
+
+
+def storymind_stage_counts(store: Store, run_id: str) -> dict[str, int]:
+    """Rows per stage of one StoryMindv2 run."""
+    return dict(store.rows("SELECT stage, count(*) FROM storymind_items WHERE run_id = ?"
+                           " GROUP BY stage ORDER BY stage", [run_id]))

