@@ -147,3 +147,33 @@ def test_real_screenplay_chinatown(store, shared_data):
     assert result.counts["beliefs"] > 1000
     statuses = set(store.df("SELECT DISTINCT status FROM presence")["status"])
     assert {"on_screen", "offscreen_unaware", "absent_unmentioned"} <= statuses
+
+
+def test_joint_cues_are_their_speakers():
+    from pipelines.beliefs.rules_backend import split_group
+
+    assert split_group("Phoebe, Ross, Chandler, and Joey") == ["Phoebe", "Ross", "Chandler", "Joey"]
+    assert split_group("JOEY/CHANDLER") == ["JOEY", "CHANDLER"]
+    assert split_group("MRS. MULWRAY") == ["MRS. MULWRAY"]
+
+
+@pytest.mark.slow
+def test_storyvideoqa_aligned_episode(store, shared_data, tmp_path):
+    import shutil
+
+    from data_access.importers.storyvideoqa import import_storyvideoqa_dir
+
+    episode = shared_data / "storyvideoqa" / "aligned_script" / "Friends" / "Friends-S01E01.json"
+    layout = tmp_path / "svqa"
+    (layout / "aligned_script" / "Friends").mkdir(parents=True)
+    (layout / "golden_questions").mkdir()
+    shutil.copy(episode, layout / "aligned_script" / "Friends")
+    shutil.copytree(shared_data / "storyvideoqa" / "meta", layout / "meta")
+    import_storyvideoqa_dir(store, layout)
+    result = annotate(store, "Friends-S01E01", "rules")
+    characters = set(store.df("SELECT DISTINCT character FROM presence")["character"])
+    assert {"Monica", "Joey", "Chandler", "Phoebe", "Ross", "Rachel"} <= characters
+    assert not any("," in c for c in characters)             # joint cues split into speakers
+    presence = _presence(store)
+    assert presence[(2, "Phoebe")][0] == "on_screen"
+    assert result.counts["beliefs"] > 500

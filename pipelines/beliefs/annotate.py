@@ -81,6 +81,11 @@ def load_film(store: Store, film_id: str):
              for row in cast.itertuples(index=False)}
     if not names:
         names = {c: [] for c in frame.loc[frame["kind"] == "dialogue", "character"].dropna().unique()}
+    # A joint cue is not a character: its members are (added when the roster lacks them).
+    for joint in [n for n in names if len(rules.split_group(n)) > 1]:
+        del names[joint]
+        for member in rules.split_group(joint):
+            names.setdefault(member, [])
     return film, scenes, locations, rules.Roster(names), voices is not None
 
 

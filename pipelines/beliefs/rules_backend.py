@@ -68,6 +68,14 @@ def voice_mode(character: str | None, parenthetical: str | None,
     return "in_person"
 
 
+def split_group(name: str | None) -> list[str]:
+    """A joint cue ("Phoebe, Ross, Chandler, and Joey", "JOEY/CHANDLER") -> its speakers."""
+    if not name:
+        return []
+    parts = [p.strip() for p in re.split(r",|/|&|\band\b", name) if p.strip()]
+    return parts if len(parts) > 1 else [name.strip()]
+
+
 def name_pattern(names: list[str]) -> re.Pattern | None:
     """A pattern matching any of `names` in capitals or title case, as a whole word."""
     forms = set()
@@ -110,9 +118,9 @@ def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
                    previous: SceneAnnotation | None, same_place_as_previous: bool) -> SceneAnnotation:
     """Events, presence, witnessed events and told lines of one scene."""
     result = SceneAnnotation(scene_index)
-    speakers = {l.character: l.mode for l in lines if l.kind == "dialogue" and l.character}
-    in_person = {c for c in speakers if any(l.character == c and l.mode != "voice_over"
-                                             for l in lines)}
+    spoken = [(line, split_group(line.character)) for line in lines if line.kind == "dialogue"]
+    speakers = {name for _, names in spoken for name in names}
+    in_person = {name for line, names in spoken if line.mode != "voice_over" for name in names}
     in_directions = {c for l in lines if l.kind == "direction" for c in roster.mentioned(l.text)}
     present = in_person | in_directions
     voice_only = set(speakers) - in_person
@@ -125,8 +133,8 @@ def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
         if line.kind == "direction":
             out_of_it |= set(roster.incapacitated(line.text))
         witnesses = sorted(present - out_of_it)
-        participants = ([line.character] if line.kind == "dialogue" and line.character
-                        else roster.mentioned(line.text))
+        talkers = split_group(line.character) if line.kind == "dialogue" else []
+        participants = talkers or roster.mentioned(line.text)
         description = f"{line.character}: {line.text}" if line.kind == "dialogue" else line.text
         result.events.append({"event_id": event_id, "scene_index": scene_index, "ord": number,
                               "description": description, "participants": participants,
@@ -136,7 +144,7 @@ def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
         if line.kind == "dialogue" and line.mode != "voice_over" \
                 and len(line.text.split()) >= MIN_TOLD_WORDS:
             for listener in witnesses:
-                if listener != line.character:
+                if listener not in talkers:
                     result.told.append({"holder": listener, "source": line.character,
                                         "content": line.text, "event_id": event_id})
     return result
