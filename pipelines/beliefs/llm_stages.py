@@ -21,6 +21,7 @@ from data_access import beliefs as belief_store
 from data_access.runs import RunSpec, start_run
 from data_access.store import Store
 from pipelines.beliefs import llm_parsers as parsers
+from pipelines.beliefs import rules_backend
 from pipelines.beliefs.annotate import AnnotationResult, Selection, load_film
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION, events_block, messages, scene_block
 from pipelines.llm import Gateway, LLMRequest, load_config
@@ -109,7 +110,8 @@ class BeliefAnnotator:
 
     def listed(self, lines) -> list[str]:
         """Scene roster: speakers and characters named in directions."""
-        names = {l.character for l in lines if l.kind == "dialogue" and l.character}
+        names = {name for l in lines if l.kind == "dialogue"
+                 for name in rules_backend.split_group(l.character)}
         names |= {c for l in lines if l.kind == "direction" for c in self.roster.mentioned(l.text)}
         return [c for c in self.roster.names if c in names] + sorted(names - set(self.roster.names))
 
