@@ -31,7 +31,7 @@ def synthetic_film(n_lines: int, n_cues: int, seed: int = 7) -> tuple[list[str],
     """Script lines, cues and the true line of every cue (None for ad-libs)."""
     rng = random.Random(seed)
     lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 18))) for _ in range(n_lines)]
-    words_per_cue = sum(len(line.split()) for line in lines) * 0.8 / n_cues
+    words_per_cue = sum(len(line.split()) for line in lines) * 1.05 / n_cues
     cues, truth = [], []
     for index, line in enumerate(lines):
         if rng.random() < 0.05:

@@ -31,7 +31,15 @@ def test_split_and_merged_cues_and_cut_lines():
     ]
     result = align_cues_to_lines(cues, LINES)
     assert result.cue_to_line == [0, 1, 1, 2, 5]
-    assert result.line_matched == [True, True, True, False, False, True]
+    assert result.line_matched == [True, True, True, True, False, True]   # both merged lines heard
+
+
+def test_two_speaker_cue_belongs_to_the_first_speakers_line_and_covers_both():
+    lines = ["Where is the harbour master?", "Will you shut up?", "Who have we here?"]
+    cues = ["- Where's the harbour master? - Will you shut up?", "Who have we here?"]
+    result = align_cues_to_lines(cues, lines)
+    assert result.cue_to_line == [0, 2]
+    assert result.line_matched == [True, True, True]
 
 
 def test_half_of_the_tokens_rule():

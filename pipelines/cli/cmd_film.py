@@ -78,8 +78,11 @@ def align_eval(
     if as_json:
         typer.echo(json.dumps(summary))   # exactly {"files": [...], "ours_mean", "automatic_mean"}
         return
-    for row in summary["files"]:
-        typer.echo(f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}")
+    for row, result in zip(summary["files"], results):
+        corrected = (f"  human corrections {result.corrected}, ours agrees on {result.ours_on_corrected:.0%}"
+                     if result.corrected else "")
+        typer.echo(f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}"
+                   f"{corrected}")
     typer.echo(f"mean: ours {summary['ours_mean']:.3f}  automatic {summary['automatic_mean']:.3f}")
     for group, values in groups.items():
         typer.echo(f"  {group}: ours {values['ours_mean']:.3f}  automatic {values['automatic_mean']:.3f}"

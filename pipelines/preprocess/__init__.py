@@ -26,19 +26,31 @@ each character's first-spoken time.
 Coreference (Table 17 rules) — `resolve_characters(names_by_scene, descriptions)` →
 `[CharacterGroup(canonical, aliases, evidence)]`.
 
-Ingest — `ingest_film(store, screenplay_path, subtitles_path, ...)` parses, aligns, resolves and
-writes film, scenes, script lines, characters and subtitles as one run in one transaction.
+Ingest — `pipelines.preprocess.ingest.ingest_film(store, screenplay_path, subtitles_path, ...)`
+parses, aligns, resolves and writes film, scenes, script lines, characters and subtitles as one
+run (step `preprocess.film`, backend `rules`) in one transaction; `AlignmentFailed` when the
+subtitles do not fit (another film), `ScreenplayError` for PDFs/empty/non-screenplays.
 
-Engineer E (beliefs) reads scenes from the store (`data_access.films.scene_events`) or calls
+StoryVideoQA check — `pipelines.preprocess.aligned_script.evaluate_file(path)` scores our cue →
+script-row assignment and the release's automatic one against `results_human`.
+
+Belief tracking (rules backend) reads the ingested scenes from the store (`current_scenes`,
+`current_script_lines`; `data_access.films` has the film queries) or calls
 `parse_screenplay_file(path).scenes` directly.
 """
 
+from pipelines.preprocess.align import Alignment, align_cues_to_lines
+from pipelines.preprocess.coref import CharacterGroup, resolve_characters
+from pipelines.preprocess.files import ScreenplayError, parse_screenplay_file
 from pipelines.preprocess.fountain import parse_fountain, parse_fountain_elements
 from pipelines.preprocess.model import Event, Scene, Screenplay
 from pipelines.preprocess.screenplay_text import parse_screenplay_text
 from pipelines.preprocess.srt_reader import Cue, SubtitleError, SubtitleFile, parse_srt, read_srt
+from pipelines.preprocess.timing import AlignmentFailed, FilmTiming, time_film
 
 __all__ = [
-    "Cue", "Event", "Scene", "Screenplay", "SubtitleError", "SubtitleFile",
-    "parse_fountain", "parse_fountain_elements", "parse_screenplay_text", "parse_srt", "read_srt",
+    "Alignment", "AlignmentFailed", "CharacterGroup", "Cue", "Event", "FilmTiming", "Scene", "Screenplay",
+    "ScreenplayError", "SubtitleError", "SubtitleFile", "align_cues_to_lines", "parse_fountain",
+    "parse_fountain_elements", "parse_screenplay_file", "parse_screenplay_text", "parse_srt", "read_srt",
+    "resolve_characters", "time_film",
 ]

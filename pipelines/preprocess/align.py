@@ -27,6 +27,8 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 TOKEN_PATTERN = r"(?u)\b\w+\b"
+# "- Where's the Imp? - Will you shut up?": one cue, two speakers (a dash opens each turn).
+SPEAKER_DASH_RE = re.compile(r"(?:^|\s)-+\s*(?=\S)")
 PARENTHETICAL_RE = re.compile(r"\([^)]*\)")
 
 
@@ -129,6 +131,15 @@ def line_coverage(cue_texts: list[str], line_texts: list[str], cue_to_line: list
     return coverage
 
 
+def split_turns(cue_text: str) -> list[str]:
+    """The speaker turns of a cue: '- Tell me. - There was a raven.' -> ['Tell me.', 'There was a raven.']."""
+    text = cue_text.strip()
+    if not text.startswith("-"):
+        return [text]
+    parts = [p.strip() for p in SPEAKER_DASH_RE.split(text) if p.strip()]
+    return parts or [text]
+
+
 def align_cues_to_lines(cue_texts: list[str], line_texts: list[str],
                         skip_cost: float = 0.02, match_share: float = 0.5) -> Alignment:
     """Align subtitle cues to screenplay dialogue lines, monotonically.
@@ -142,12 +153,22 @@ def align_cues_to_lines(cue_texts: list[str], line_texts: list[str],
     """
     if not line_texts:
         return Alignment([None] * len(cue_texts), [0.0] * len(cue_texts), [], [])
-    score = similarity_matrix(cue_texts, line_texts)
+    # A two-speaker cue is aligned turn by turn (each turn may match its own line); the cue
+    # belongs to the line of its first turn, and both lines count as heard.
+    turns, owner = [], []
+    for index, text in enumerate(cue_texts):
+        for turn in split_turns(text):
+            turns.append(turn)
+            owner.append(index)
+    score = similarity_matrix(turns, line_texts)
     path = monotonic_path(score, skip_cost)
-    coverage = line_coverage(cue_texts, line_texts, path)
+    coverage = line_coverage(turns, line_texts, path)
+    first_turn = {}
+    for position, cue in enumerate(owner):
+        first_turn.setdefault(cue, position)
     return Alignment(
-        cue_to_line=list(path),
-        cue_score=[float(score[i, j]) for i, j in enumerate(path)],
+        cue_to_line=[path[first_turn[i]] for i in range(len(cue_texts))],
+        cue_score=[float(score[first_turn[i], path[first_turn[i]]]) for i in range(len(cue_texts))],
         line_matched=[c >= match_share for c in coverage],
         line_coverage=coverage,
     )

@@ -74,10 +74,16 @@ def _row_id(row: dict) -> str:
 
 @dataclass
 class EvalResult:
+    """Accuracies on the cues that `results_human` covers; `corrected` counts the cues where the
+    humans changed the automatic answer, and `ours_on_corrected` how often we agree with them there
+    (the automatic alignment scores 0 on those by definition)."""
+
     file: str
     cues: int
     ours: float
     automatic: float
+    corrected: int = 0
+    ours_on_corrected: float | None = None
 
 
 def _first_by_key(rows: list[dict]) -> dict[tuple[str, str], str]:
@@ -112,7 +118,10 @@ def evaluate_file(path: Path) -> EvalResult:
         raise AlignedScriptError(f"{source}: no subtitle row matches a row of results_human")
     ours_right = sum(ours[i] == human[k] for i, k in scored)
     auto_right = sum(automatic.get(k) == human[k] for _, k in scored)
-    return EvalResult(path.name, len(scored), ours_right / len(scored), auto_right / len(scored))
+    corrected = [(i, k) for i, k in scored if automatic.get(k) != human[k]]
+    on_corrected = sum(ours[i] == human[k] for i, k in corrected) / len(corrected) if corrected else None
+    return EvalResult(path.name, len(scored), ours_right / len(scored), auto_right / len(scored),
+                      len(corrected), on_corrected)
 
 
 def _human_sheet(sheets: dict[str, list[dict]], source: str) -> list[dict]:
