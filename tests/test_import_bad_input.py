@@ -282,3 +282,13 @@ def test_200_mb_file_is_streamed_not_loaded(seeded, tmp_path):
     assert (problem.file, problem.record, problem.field) == ("films.jsonl", f"line {n_rows}", "year")
     assert python_peak < size / 20, f"Python heap peaked at {python_peak:,} bytes"
     assert store_dump(seeded) == before
+
+
+def test_two_judges_on_one_claim_in_one_import(seeded, tmp_path):
+    # The store keys verdicts by (run, answer, claim): one import holds one judge per claim.
+    def second_judge(tables):
+        tables["judges"].append({"judge_id": "j10", "kind": "human"})
+        tables["claim_verdicts"].append({**tables["claim_verdicts"][0], "judge_id": "j10"})
+    folder = dataset_with(tmp_path, second_judge)
+    assert_rejected(seeded, folder, "claim_verdicts.jsonl", "line 3", "answer_id+claim_id",
+                    "same as record 1")

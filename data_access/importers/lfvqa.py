@@ -87,6 +87,14 @@ def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
     return {row[0] for row in rows}
 
 
+def store_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
+    """The store table's primary-key columns, without `run_id` (each import is one run)."""
+    rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
+                          " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
+                          [table]).fetchall()
+    return tuple(col for col in rows[0][0] if col != "run_id") if rows else ()
+
+
 def _key_is_per_run(cursor: duckdb.DuckDBPyConnection, table: str) -> bool:
     """True when the store keys `table` by run too, so a new import appends a new version."""
     rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
@@ -95,14 +103,32 @@ def _key_is_per_run(cursor: duckdb.DuckDBPyConnection, table: str) -> bool:
     return bool(rows) and "run_id" in rows[0][0]
 
 
+def _primary_key_guards(cursor: duckdb.DuckDBPyConnection, spec: TableFile) -> bool:
+    """True when the store's primary key already rejects every duplicate the file key would.
+
+    Then the insert itself is the duplicate check (a GROUP BY over millions of keys saved);
+    a violation rolls the import back and `diagnose_key_conflict` names the records.
+    """
+    key = store_key(cursor, spec.table)
+    return bool(key) and set(key) <= set(spec.key)
+
+
+class KeyConflict(Exception):
+    """The store's primary key rejected a row of `path` (diagnosed after the rollback)."""
+
+    def __init__(self, spec: TableFile, path: Path, detail: str):
+        super().__init__(detail)
+        self.spec, self.path, self.detail = spec, path, detail
+
+
 def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
     """Every check the model implies on the staged rows; raises on the first faults found."""
     specs = field_specs(spec.model)
     found = checks.first_faults(cursor, staged.stage, checks.value_faults(specs))
-    if not found and spec.key:
+    if not found and spec.key and not _primary_key_guards(cursor, spec):
         found = checks.duplicate_keys(cursor, staged.stage, spec.key)
-    if not found and spec.key and not _key_is_per_run(cursor, spec.table):
-        found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
+        if not found and not _key_is_per_run(cursor, spec.table):
+            found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
     by_name = {table.name: table for table in TABLE_FILES}
     for column, ref_file, ref_column in spec.references:
         if found:
@@ -111,6 +137,25 @@ def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: Table
                                           ref_column, f"{ref_file}.jsonl")
     if found:
         raise ImportFailure(staged.problems(found))
+
+
+def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
+    """Name the records behind a primary-key violation (the import was rolled back)."""
+    spec, path = conflict.spec, conflict.path
+    staged = StagedFile(spec.name, path, path.suffix.lstrip("."), f"_diagnose_{spec.name}")
+    with store.session() as cursor:
+        (stage_parquet if staged.fmt == "parquet" else stage_jsonl)(
+            cursor, staged, field_specs(spec.model))
+        try:
+            key = store_key(cursor, spec.table)
+            found = checks.duplicate_keys(cursor, staged.stage, key)
+            if not found and not _key_is_per_run(cursor, spec.table):
+                found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
+        finally:
+            cursor.execute(f"DROP TABLE IF EXISTS {staged.stage}")
+    if found:
+        return ImportFailure(staged.problems(found))
+    return fail(path.name, "(file)", "-", f"rejected by the store: {conflict.detail}")
 
 
 def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile,
@@ -130,11 +175,13 @@ def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFi
         values = [f"s.{value}" if value != "?" else value for value in values]
         values.append("s.predicted_option = q.option")
         source = f"{staged.stage} s LEFT JOIN mcq_questions q ON q.mcq_id = s.mcq_id"
-    cursor.execute(f"INSERT INTO {spec.table} ({', '.join(columns)})"
-                   f" SELECT {', '.join(values)} FROM {source}", params)
-    count = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
+    try:
+        cursor.execute(f"INSERT INTO {spec.table} ({', '.join(columns)})"
+                       f" SELECT {', '.join(values)} FROM {source}", params)
+    except duckdb.ConstraintException as exc:
+        raise KeyConflict(spec, staged.path, str(exc).splitlines()[0]) from None
     cursor.execute(f"DROP TABLE {staged.stage}")
-    return int(count)
+    return int(staged.n_rows)
 
 
 def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path,
@@ -192,13 +239,16 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
                        reported_by_paper=manifest.reported_by_paper,
                        params={"dataset_id": manifest.dataset_id, "format": manifest.format,
                                "version": manifest.version, "files": [p.name for _, p in files]})
-    with store.transaction() as cursor:
-        run_id = insert_run(cursor, run_spec)
-        report = ImportReport(run_id, manifest.dataset_id, str(folder))
-        if not _insert_dataset(cursor, manifest, run_id):
-            report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
-        for spec, path in files:
-            report.rows[spec.table] = import_table_file(cursor, spec, path, run_id,
-                                                        manifest.dataset_id)
-        finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
+    try:
+        with store.transaction() as cursor:
+            run_id = insert_run(cursor, run_spec)
+            report = ImportReport(run_id, manifest.dataset_id, str(folder))
+            if not _insert_dataset(cursor, manifest, run_id):
+                report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
+            for spec, path in files:
+                report.rows[spec.table] = import_table_file(cursor, spec, path, run_id,
+                                                            manifest.dataset_id)
+            finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
+    except KeyConflict as conflict:
+        raise diagnose_key_conflict(store, conflict) from None
     return report
