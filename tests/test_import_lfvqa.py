@@ -116,3 +116,15 @@ def test_second_import_of_same_rows_is_rejected(store, tmp_path):
     assert caught.value.first.record == "line 1"
     assert "already in the store" in caught.value.first.message
     assert store.scalar("SELECT count(*) FROM runs") == 1
+
+
+def test_parquet_list_columns_import(store, tmp_path):
+    tables = tiny_tables()
+    folder = write_dataset(tmp_path / "pql", {"films": tables["films"], "questions": tables["questions"]})
+    pq.write_table(pa.Table.from_pylist([{**c, "evidence_scenes": c.get("evidence_scenes", [])}
+                                         for c in tables["rubric_claims"]]),
+                   folder / "rubric_claims.parquet")
+    report = import_lfvqa_dir(store, folder)
+    assert report.rows["rubric_claims"] == 2
+    assert store.rows("SELECT claim_id, evidence_scenes FROM rubric_claims ORDER BY 1") == [
+        ("q1.c1", [1, 2]), ("q1.c2", [])]
