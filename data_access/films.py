@@ -82,6 +82,11 @@ def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -
 
 # -- queries ------------------------------------------------------------------------------------
 
+def film_exists(store: Store, film_id: str) -> bool:
+    """Whether the store has a film with this id."""
+    return bool(store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [film_id]))
+
+
 def film_scenes(store: Store, film_id: str) -> pd.DataFrame:
     """Scenes with times, time source and speaker count, in order."""
     return store.df(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data_access.films import film_exists
 from data_access.store import Store
 from pipelines.preprocess.ingest import ingest_film
 
@@ -26,7 +27,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         data_dir: unused; the sample ships with the repository.
         echo: progress printer.
     """
-    if store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [SAMPLE_FILM_ID]):
+    if film_exists(store, SAMPLE_FILM_ID):
         echo(f"  {SAMPLE_FILM_ID}: already in the store, skipped")
         return
     report = ingest_film(store, SAMPLE_DIR / "the_keepers_ledger.fountain", SAMPLE_DIR / "the_keepers_ledger.srt",

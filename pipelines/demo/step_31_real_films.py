@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data_access.films import film_exists
 from data_access.store import Store
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.timing import AlignmentFailed
@@ -24,7 +25,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     for screenplay in sorted((data_dir / PAIRS_DIR).glob("*.txt")):
         subtitles = screenplay.with_suffix(".srt")
         film_id = screenplay.stem.replace("_", "-")
-        if not subtitles.is_file() or store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [film_id]):
+        if not subtitles.is_file() or film_exists(store, film_id):
             continue
         try:
             report = ingest_film(store, screenplay, subtitles, film_id=film_id, dataset_id="screenplay_pairs",
