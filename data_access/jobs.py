@@ -1,8 +1,8 @@
 """The `jobs` table: long work (judge, generation) started by the CLI or the app and polled.
 
 A job row holds the kind, its (key-free) parameters, the run it writes under, its state
-(queued | running | finished | failed | stopped, plus a `stop_requested` marker in `error`
-while a stop is pending), progress counters and the pid of the process running it.
+(queued | running | finished | failed | stopped), progress counters and the pid of the
+process running it. Stop requests are rows of `job_signals` (m0201).
 """
 
 from __future__ import annotations
@@ -15,9 +15,6 @@ import duckdb
 import pandas as pd
 
 from data_access.store import Store
-
-STOP_MARKER = "stop requested"
-
 
 def new_job_id(kind: str) -> str:
     """A unique job id that sorts by creation time."""
@@ -85,13 +82,25 @@ def set_progress(cursor: duckdb.DuckDBPyConnection, job_id: str, done: int, fail
 
 
 def request_stop(store: Store, job_id: str) -> None:
-    """Ask a running job to stop after its current batch."""
+    """Ask a running job to stop after its current batch (an insert: never conflicts)."""
     with store.transaction() as cursor:
-        cursor.execute("UPDATE jobs SET error = ?, updated_at = current_timestamp"
-                       " WHERE job_id = ? AND state IN ('queued', 'running')",
-                       [STOP_MARKER, job_id])
+        cursor.execute("INSERT INTO job_signals (job_id, signal) VALUES (?, 'stop')", [job_id])
 
 
-def stop_requested(store: Store, job_id: str) -> bool:
-    """True once `request_stop` was called for the job."""
-    return store.scalar("SELECT error FROM jobs WHERE job_id = ?", [job_id]) == STOP_MARKER
+def stop_requested(store: Store, job_id: str, since=None) -> bool:
+    """True once `request_stop` was called for the job (after `since`, when given)."""
+    return bool(store.scalar(
+        "SELECT count(*) FROM job_signals WHERE job_id = ? AND signal = 'stop'"
+        " AND (CAST(? AS TIMESTAMP) IS NULL OR created_at >= CAST(? AS TIMESTAMP))",
+        [job_id, since, since]))
+
+
+def clear_stop(store: Store, job_id: str) -> None:
+    """Forget earlier stop requests (a resumed job runs again)."""
+    with store.transaction() as cursor:
+        cursor.execute("DELETE FROM job_signals WHERE job_id = ?", [job_id])
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """True for DuckDB's optimistic-concurrency conflict (the transaction may be retried)."""
+    return "conflict" in str(exc).lower() and "transaction" in type(exc).__name__.lower()

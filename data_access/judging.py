@@ -103,6 +103,12 @@ def answers_done_in_run(store: Store, run_id: str) -> set[str]:
         "SELECT DISTINCT answer_id FROM claim_verdicts WHERE run_id = ?", [run_id])}
 
 
+def count_answers_in_run(cursor: duckdb.DuckDBPyConnection, run_id: str) -> int:
+    """Answers with verdicts under `run_id`, as seen inside the caller's transaction."""
+    return cursor.execute("SELECT count(DISTINCT answer_id) FROM claim_verdicts WHERE run_id = ?",
+                          [run_id]).fetchone()[0]
+
+
 def verdicts_of_run(store: Store, run_id: str) -> pd.DataFrame:
     """Every verdict row of one run."""
     return store.df("SELECT * FROM claim_verdicts WHERE run_id = ? ORDER BY answer_id, claim_id",

@@ -182,6 +182,7 @@ def resume_job(store: Store, job_id: str, mode: str = "thread",
     if not status["resumable"]:
         raise ValueError(f"job {job_id} is {status['state']}; only interrupted, failed or"
                          " stopped jobs resume")
+    job_rows.clear_stop(store, job_id)
     _launch(store, job_id, mode, env)
 
 

@@ -168,21 +168,31 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
 
 
 class _VerdictWriter:
-    """Writes one batch of verdicts (+ lexical scores + job progress) per transaction."""
+    """Writes one batch of verdicts (+ lexical scores + job progress) per transaction.
+
+    Progress is recomputed from the store inside the batch's transaction and failures are a
+    set of item ids, so a batch retried after a write conflict never double-counts.
+    """
 
     def __init__(self, store, options, run_id, done_before, ctx) -> None:
         self.store, self.options, self.run_id, self.ctx = store, options, run_id, ctx
         self.judge_id = options.identity()[0]
-        self.done, self.failed, self.stopped = done_before, 0, False
+        self.done, self.stopped = done_before, False
+        self.failed_items: set[str] = set()
 
-    def write(self, cursor, verdicts: list[tuple], n_answers: int, n_failed: int = 0,
+    @property
+    def failed(self) -> int:
+        return len(self.failed_items)
+
+    def write(self, cursor, verdicts: list[tuple], failed_items: list[str] = (),
               lexical: list[dict] | None = None) -> None:
         judging.write_verdicts(cursor, self.run_id, self.judge_id, verdicts)
         judging.write_lexical_scores(cursor, self.run_id, lexical or [])
-        self.done += n_answers
-        self.failed += n_failed
+        done = judging.count_answers_in_run(cursor, self.run_id)
+        failed = self.failed_items | set(failed_items)
         if self.ctx is not None:
-            self.ctx.progress(cursor, self.done, self.failed)
+            self.ctx.progress(cursor, done, len(failed))
+        self.done, self.failed_items = done, failed
 
     def should_stop(self) -> bool:
         if self.ctx is not None and self.ctx.should_stop():
@@ -209,7 +219,7 @@ def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -
             scores.append({"answer_id": row.answer_id, "rl": m["RL"], "clm_rl": m["ClmRL"],
                            "cov50": m["Cov@.5"], "hedge": m["Hedge"]})
         with writer.store.transaction() as cursor:
-            writer.write(cursor, verdicts, len(scores), lexical=scores)
+            writer.write(cursor, verdicts, lexical=scores)
 
 
 def _judge_llm(store: Store, part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
@@ -228,8 +238,7 @@ def _judge_llm(store: Store, part: Slice, options: JudgeOptions, writer: _Verdic
                 label = result.parsed[claim["ord"]]
                 verdicts.append((result.item_id, claim["claim_id"], label.label,
                                  label.rationale or None))
-        n_ok = sum(r.ok for r in results)
-        writer.write(cursor, verdicts, n_ok, n_failed=sum(r.status == "failed" for r in results))
+        writer.write(cursor, verdicts, [r.item_id for r in results if r.status == "failed"])
         if writer.should_stop():
             gateway.stop("stopped")
 

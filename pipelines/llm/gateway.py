@@ -14,15 +14,19 @@ remaining items come back `skipped`.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
+import httpx2
 import openai
 
 from data_access import llm_log
+from data_access.jobs import is_conflict
 from data_access.store import Store
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.redact import redact
@@ -113,17 +117,10 @@ class Gateway:
         self._by_key = dict(zip(keys, requests))
         results: list[LLMResult | None] = [None] * len(requests)
         pending: list[LLMResult] = []
-        fresh: list[int] = []
-        cached = llm_log.lookup_cache(self.store, keys) if self.use_cache else {}
-        for index, (request, key) in enumerate(zip(requests, keys)):
-            hit = self._replay(request, key, cached.get(key))
-            if hit is None:
-                fresh.append(index)
-            else:
-                results[index] = hit
-                pending.append(hit)
-                if len(pending) >= self.batch_size:
-                    self._flush(requests, pending, on_batch)
+        # Hold the store open while replaying from the cache (one open, not one per batch);
+        # release it before the network phase so other processes can use the file meanwhile.
+        with self.store.session():
+            fresh = self._replay_all(requests, keys, results, pending, on_batch)
         if fresh:
             await self._send_all(requests, keys, fresh, results, pending, on_batch)
         self._flush(requests, pending, on_batch)
@@ -137,6 +134,22 @@ class Gateway:
             params["response_format"] = fmt
         return params
 
+    def _replay_all(self, requests, keys, results, pending, on_batch) -> list[int]:
+        """Fill `results` from the cache; return the indices that need a call."""
+        cached = llm_log.lookup_cache(self.store, keys) if self.use_cache else {}
+        fresh = []
+        for index, (request, key) in enumerate(zip(requests, keys)):
+            hit = self._replay(request, key, cached.get(key))
+            if hit is None:
+                fresh.append(index)
+                continue
+            results[index] = hit
+            pending.append(hit)
+            if len(pending) >= self.batch_size:
+                self._flush(requests, pending, on_batch)
+        self._flush(requests, pending, on_batch)
+        return fresh
+
     def _replay(self, request: LLMRequest, key: str, response: dict | None) -> LLMResult | None:
         if response is None:
             return None
@@ -149,16 +162,25 @@ class Gateway:
 
     async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
         gate = asyncio.Semaphore(max(1, self.config.concurrency))
-        async with self._client() as client:
-            async def one(index: int) -> None:
-                async with gate:
-                    result = await self._call(client, requests[index], keys[index])
-                results[index] = result
-                pending.append(result)
-                if len(pending) >= self.batch_size:
-                    self._flush(requests, pending, on_batch)
+        loop = asyncio.get_running_loop()
+        # Batches are written on one worker thread, in order, so opening the store and
+        # writing never stalls the event loop while other requests are in flight.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gateway-writer") as writer:
+            writes = []
+            async with self._client() as client:
+                async def one(index: int) -> None:
+                    async with gate:
+                        result = await self._call(client, requests[index], keys[index])
+                    results[index] = result
+                    pending.append(result)
+                    if len(pending) >= self.batch_size:
+                        batch = list(pending)
+                        pending.clear()
+                        writes.append(loop.run_in_executor(
+                            writer, self._flush, requests, batch, on_batch))
 
-            await asyncio.gather(*(one(i) for i in fresh))
+                await asyncio.gather(*(one(i) for i in fresh))
+            await asyncio.gather(*writes)
 
     def _client(self) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(
@@ -208,21 +230,25 @@ class Gateway:
         return min(base, self.config.backoff_max_s) * (0.5 + random.random() / 2)
 
     async def _attempt(self, client, request: LLMRequest, result: LLMResult) -> None:
-        kwargs = dict(request.params)
+        body = {"model": self.config.model, "messages": request.messages, **request.params}
         fmt = response_format(request, self.config.structured)
         if fmt is not None:
-            kwargs["response_format"] = fmt
-        raw = await client.chat.completions.with_raw_response.create(
-            model=self.config.model, messages=request.messages, **kwargs)
+            body["response_format"] = fmt
+        # The client's generic POST sends our plain-JSON chat body as is. The typed
+        # `chat.completions.create` walks messages and the JSON schema through its TypedDict
+        # transform on every call, which costs more CPU than the rest of the call.
+        response = await client.post("/chat/completions", cast_to=httpx2.Response, body=body)
+        text = response.text
         try:
-            completion = raw.parse()
-            choice = completion.choices[0]
-            content = choice.message.content or ""
-        except Exception as exc:  # noqa: BLE001 - a body that is not a completion
-            raise _Malformed(f"malformed response body: {type(exc).__name__}",
-                             raw.http_response.text) from None
-        self._count(result, completion.usage)
-        if choice.finish_reason == "length":
+            # Read the completion JSON directly: building the typed ChatCompletion object
+            # costs more than the rest of the call, and we need three fields.
+            body = json.loads(text)
+            choice = body["choices"][0]
+            content = choice["message"].get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise _Malformed(f"malformed response body: {type(exc).__name__}", text) from None
+        self._count(result, body.get("usage") or {})
+        if choice.get("finish_reason") == "length":
             raise _Malformed("truncated reply (finish_reason=length)", content)
         try:
             result.parsed = parse_reply(request, content)
@@ -231,8 +257,8 @@ class Gateway:
         result.status, result.raw = "ok", redact(content, self.config.api_key)
 
     def _count(self, result: LLMResult, usage) -> None:
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
         call = Usage(prompt, completion, self.config.cost(prompt, completion))
         result.usage.add(call)
         self.spent.add(call)
@@ -244,10 +270,19 @@ class Gateway:
         pending.clear()
         entries = [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         calls = [self._call_row(r) for r in batch if r.status != "skipped"]
-        with self.store.transaction() as cursor:
-            llm_log.record_batch(cursor, self.run_id, entries, calls)
-            if on_batch is not None:
-                on_batch(cursor, batch)
+        for attempt in range(5):
+            try:
+                with self.store.transaction() as cursor:
+                    llm_log.record_batch(cursor, self.run_id, entries, calls)
+                    if on_batch is not None:
+                        on_batch(cursor, batch)
+                return
+            except duckdb.TransactionException as exc:
+                # Another writer touched the same row (e.g. the run's usage); the batch was
+                # rolled back whole, so writing it again is safe.
+                if not is_conflict(exc) or attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def _cache_entry(self, result: LLMResult) -> llm_log.CacheEntry:
         request = self._by_key[result.cache_key]

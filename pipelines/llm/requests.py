@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -82,10 +83,25 @@ class LLMResult:
 
 
 def cache_key(model: str, messages: list[dict], params: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of (model, messages, params)."""
-    canonical = json.dumps({"model": model, "messages": messages, "params": params},
-                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """sha256 over (model, messages, params), each part length-prefixed so no two different
+    requests share a key; params are canonical JSON (sorted keys). Streaming the message
+    texts into the hash instead of JSON-encoding them keeps cache replay fast."""
+    digest = hashlib.sha256()
+
+    def part(text: str) -> None:
+        data = text.encode()
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+
+    part(model)
+    for message in messages:
+        extra = {k: v for k, v in message.items() if k not in ("role", "content")}
+        part(str(message.get("role", "")))
+        part(message["content"] if isinstance(message.get("content"), str)
+             else json.dumps(message.get("content"), sort_keys=True))
+        part(json.dumps(extra, sort_keys=True) if extra else "")
+    part(json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    return digest.hexdigest()
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -123,6 +139,11 @@ def response_format(request: LLMRequest, mode: str) -> dict | None:
         return None
     if mode == "json_object":
         return {"type": "json_object"}
+    return _json_schema_format(request.schema)
+
+
+@lru_cache(maxsize=256)
+def _json_schema_format(schema: type[BaseModel]) -> dict:
+    # Building a JSON schema costs milliseconds; a batch shares one schema class.
     return {"type": "json_schema",
-            "json_schema": {"name": request.schema.__name__,
-                            "schema": request.schema.model_json_schema()}}
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}

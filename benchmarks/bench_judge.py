@@ -1,0 +1,109 @@
+"""Gateway / judge benchmark (issue 4): claim-judging requests against the local server.
+
+2,000 judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
+OpenAI-compatible server running in a child process with 100 ms injected latency, at
+concurrency 16, 32 and 64. Reported per level: wall time, the ideal N·L/C, and efficiency =
+ideal / wall (target ≥ 90%). Then the same 2,000 requests replayed from the store's cache with
+the server stopped: calls per second (target ≥ 5,000/s). Every run writes its cache entries,
+call rows and usage to a temporary store, as a real judge run does.
+
+Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 16,32,64] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from data_access.runs import RunSpec, start_run  # noqa: E402
+from data_access.store import Store  # noqa: E402
+from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  # noqa: E402
+from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
+from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
+
+CLAIMS = [{"ord": i, "role": "core" if i < 3 else "context", "text": f"Claim {i} about X."}
+          for i in (1, 2, 3, 4)]
+REPLY = json.dumps({"verdicts": [{"claim": i, "label": "asserted", "rationale": "stated"}
+                                 for i in (1, 2, 3, 4)]})
+
+
+class LatencyHandler:
+    """Picklable handler: a fixed valid judge reply after `latency` seconds."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+
+    def __call__(self, body: dict, number: int) -> FakeReply:
+        return FakeReply(content=REPLY, delay_s=self.latency)
+
+
+def requests(n: int, salt: str) -> list[LLMRequest]:
+    """n distinct judge requests (distinct answers, so no two share a cache key)."""
+    return [LLMRequest(f"a{i}", judge_messages(f"Question {i}?", CLAIMS,
+                                               f"Answer {i} ({salt}) says claim 1 and 2."),
+                       schema=JudgeReply, parse=checked_labels([1, 2, 3, 4]),
+                       params={"temperature": 0}) for i in range(n)]
+
+
+def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: float) -> dict:
+    config = LLMConfig(base_url=base_url, model="bench", api_key="sk-bench-0000000000",
+                       concurrency=concurrency, timeout_s=30, max_retries=2)
+    run_id = start_run(store, RunSpec("bench.judge", backend="openai", model="bench"))
+    gateway = Gateway(store, config, run_id, batch_size=64)
+    batch = requests(n, f"c{concurrency}")
+    started = time.perf_counter()
+    results = gateway.run(batch)
+    wall = time.perf_counter() - started
+    ideal = n * latency / concurrency
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
+    return {"concurrency": concurrency, "n": n, "wall_s": round(wall, 3),
+            "ideal_s": round(ideal, 3), "efficiency": round(ideal / wall, 3)}
+
+
+def replay(store: Store, n: int, concurrency: int) -> dict:
+    config = LLMConfig(base_url="http://127.0.0.1:9/v1", model="bench", api_key="sk-x-000000",
+                       concurrency=concurrency)  # nothing listens there: cache only
+    run_id = start_run(store, RunSpec("bench.replay", backend="openai", model="bench"))
+    batch = requests(n, f"c{concurrency}")
+    started = time.perf_counter()
+    results = Gateway(store, config, run_id, batch_size=1000).run(batch)
+    wall = time.perf_counter() - started
+    assert all(r.ok and r.cached for r in results)
+    return {"n": n, "wall_s": round(wall, 3), "calls_per_s": round(n / wall)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--levels", default="16,32,64")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    levels = [int(x) for x in args.levels.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "bench.duckdb")
+        server = FakeLLMServer(LatencyHandler(args.latency), in_subprocess=True).start()
+        try:
+            live = [run_level(store, server.base_url, args.n, c, args.latency) for c in levels]
+        finally:
+            server.stop()
+        replays = [replay(store, args.n, levels[-1]) for _ in range(3)]
+    best = max(replays, key=lambda r: r["calls_per_s"])
+    result = {"latency_s": args.latency, "levels": live, "replay": best,
+              "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],
+              "targets": {"efficiency": 0.9, "replay_calls_per_s": 5000},
+              "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
+    print(json.dumps(result, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
