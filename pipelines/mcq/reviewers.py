@@ -11,9 +11,11 @@ Each released question carries `gemini_check`, `claude_check` and `gpt_check`, e
 StoryMindv2 keeps a QA when it passes correctness AND majority voting. Answers are compared
 after trimming, lower-casing and dropping a trailing full stop; an answer given as the option
 letter (A-E) is mapped to that choice. Pairwise agreement between reviewers is reported as raw
-agreement on the selected answer and Cohen's kappa on "selected the GT" (scikit-learn's
-`cohen_kappa_score`; the judge issue's agreement module was not in the tree when this was
-written).
+agreement on the selected answer and Cohen's kappa on "selected the GT", plus Fleiss' kappa of
+the three on "selected the GT", all through the judge issue's agreement code
+(`pipelines.agreement.stats`). On the golden set the GT-hit labels are very skewed (every
+question has a GT majority), so kappa sits near 0 even at 84-94 % raw agreement; read them
+together.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import json
 from itertools import combinations
 
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
+
+from pipelines.agreement.stats import category_counts, cohen_kappa, fleiss_kappa, raw_agreement
 
 REVIEWERS = ("gemini", "claude", "gpt")
 LETTERS = "ABCDE"
@@ -73,16 +76,27 @@ def _rate(series: pd.Series) -> float:
     return round(float(series.mean()), 4) if len(series) else 0.0
 
 
+def _clean(value: float) -> float | None:
+    return None if value != value else round(float(value), 4)  # NaN -> None (JSON)
+
+
 def pairwise_agreement(table: pd.DataFrame) -> list[dict]:
     """Raw answer agreement and Cohen's kappa on 'picked the GT' for each reviewer pair."""
     pairs = []
     for a, b in combinations(REVIEWERS, 2):
-        same = (table[f"{a}_answer"] == table[f"{b}_answer"]) & table[f"{a}_answer"].notna()
-        x, y = table[f"{a}_hits_gt"].astype(int), table[f"{b}_hits_gt"].astype(int)
-        kappa = cohen_kappa_score(x, y) if len(set(x) | set(y)) > 1 else 1.0
-        pairs.append({"pair": f"{a}-{b}", "answer_agreement": _rate(same),
-                      "kappa_gt": round(float(kappa), 4)})
+        answered = table[f"{a}_answer"].notna() & table[f"{b}_answer"].notna()
+        same = raw_agreement(table.loc[answered, f"{a}_answer"].tolist(),
+                             table.loc[answered, f"{b}_answer"].tolist())
+        kappa = cohen_kappa(table[f"{a}_hits_gt"].tolist(), table[f"{b}_hits_gt"].tolist())
+        pairs.append({"pair": f"{a}-{b}", "answer_agreement": _clean(same),
+                      "kappa_gt": _clean(kappa)})
     return pairs
+
+
+def fleiss_gt(table: pd.DataFrame) -> float | None:
+    """Fleiss' kappa of the three reviewers on 'picked the GT'."""
+    labels = table[[f"{n}_hits_gt" for n in REVIEWERS]].map(lambda hit: "gt" if hit else "other")
+    return _clean(fleiss_kappa(category_counts(labels))) if len(labels) else None
 
 
 def _summary(name: str, table: pd.DataFrame) -> dict:
@@ -95,6 +109,7 @@ def _summary(name: str, table: pd.DataFrame) -> dict:
         "kept": _rate(table["kept"]),
         "reviewer_gt_rate": {n: _rate(table[f"{n}_hits_gt"]) for n in REVIEWERS},
         "pairwise": pairwise_agreement(table),
+        "fleiss_kappa_gt": fleiss_gt(table),
     }
 
 
