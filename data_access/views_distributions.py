@@ -22,9 +22,13 @@ def question_shape(store: Store, film_id: str | None = None) -> pd.DataFrame:
                    WHERE ? IS NULL OR film_id = ?),
         c AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
               FROM rubric_claims WHERE question_id IN (SELECT question_id FROM q) GROUP BY 1),
-        e AS (SELECT question_id, count(*) FILTER (len(coalesce(claim_ords, [])) > 0) AS cited_scenes,
-                     (max(time_s) - min(time_s)) / 60.0 AS span_min
-              FROM question_evidence WHERE question_id IN (SELECT question_id FROM q) GROUP BY 1)
+        -- span as LF-VideoQA Table 1: earliest cited scene's start to the latest cited scene's end
+        e AS (SELECT e.question_id, count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS cited_scenes,
+                     (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) > 0)
+                      - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS span_min
+              FROM question_evidence e JOIN q USING (question_id)
+              LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
+              GROUP BY 1)
         SELECT q.question_id, q.film_id, q.qtype, q.center, coalesce(c.claims, 0) AS claims,
                coalesce(c.core, 0) AS core, coalesce(e.cited_scenes, 0) AS cited_scenes, e.span_min,
                CASE WHEN f.runtime_s > 0 AND q.anchor_time_s IS NOT NULL

@@ -51,9 +51,15 @@ def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, 
         ),
         claims AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
                    FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1),
-        ev AS (SELECT question_id, count(*) FILTER (NOT coalesce(is_anchor, false) OR len(claim_ords) > 0)
-                      AS evidence_scenes, (max(time_s) - min(time_s)) / 60.0 AS span_min
-               FROM question_evidence WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1)
+        -- span: "the runtime between the earliest and latest cited scene" (LF-VideoQA Table 1),
+        -- read as earliest evidence start to the latest cited scene's end when scene ends are known
+        ev AS (SELECT e.question_id,
+                      count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS evidence_scenes,
+                      (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) > 0)
+                       - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS span_min
+               FROM question_evidence e JOIN picked p USING (question_id)
+               LEFT JOIN current_scenes s ON s.film_id = p.film_id AND s.scene_index = e.scene_index
+               GROUP BY 1)
         SELECT p.question_id, p.film_id, f.title, p.qtype, p.center, p.status, p.source, p.text,
                coalesce(c.claims, 0) AS claims, coalesce(c.core, 0) AS core,
                coalesce(ev.evidence_scenes, 0) AS evidence_scenes, round(ev.span_min) AS span_min,
@@ -91,7 +97,7 @@ def evidence_map(store: Store, question_id: str) -> pd.DataFrame:
     """Evidence points of a question: time, location, scene, claim numbers, anchor flag."""
     return store.df(
         """
-        SELECT e.ord, e.time_s, coalesce(e.location, s.location, s.heading) AS location,
+        SELECT e.ord, e.time_s, s.end_s AS scene_end_s, coalesce(e.location, s.location, s.heading) AS location,
                e.scene_index, coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false) AS is_anchor
         FROM question_evidence e JOIN questions q USING (question_id)
         LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index

@@ -18,7 +18,8 @@ def test_question_shape_and_mcq_figures(fixture_store):
     assert not at.exception
     shown = metrics(at)
     assert shown["Questions"] == "3" and shown["Claims per question"] == "2.3"
-    assert shown["Evidence span (min, mean)"] == "26.7"                     # (35 + 35 + 10) / 3
+    # span to the latest cited scene's end (Table 1): (45 + 45 + 25) / 3
+    assert shown["Evidence span (min, mean)"] == "38.3"
     # 8 MCQs over 8 distinct topics: Gini-Simpson 1 - 8/64, entropy log2 8
     assert shown["Gini (topics)"] == "0.875" and shown["Entropy (bits)"] == "3.000"
     assert shown["Kept (both rules)"] == "75.0%"                            # MCQs 3 and 5 dropped

@@ -19,9 +19,9 @@ def test_question_rubric_and_evidence_map(fixture_store):
     assert not at.exception
     listed = at.dataframe[0].value
     assert list(listed["question_id"]) == ["q1", "q2", "q3"]
-    assert list(listed["core"]) == [2, 1, 2] and list(listed["span_min"]) == [35, 35, 10]
+    assert list(listed["core"]) == [2, 1, 2] and list(listed["span_min"]) == [45, 45, 25]
     text = "\n".join(m.value for m in at.markdown)
-    assert "2 core / 3 claims · evidence: 2 scenes over 35 min" in text
+    assert "2 core / 3 claims · evidence: 2 scenes over 45 min" in text
     assert "■ 1 Ann believes the supply boat comes on Friday." in text
     assert "□ 3 The supply boat was cancelled." in text
     assert "5:00 Kitchen (claims 1, 2)" in text and "40:00 Jetty (claim 3)" in text

@@ -29,7 +29,10 @@ def tree_figure(nodes: pd.DataFrame, style: str = "icicle", scores: dict[str, fl
              for n, lvl, s in zip(nodes["node_id"], nodes["level"], nodes["summary"])]
     trace = dict(ids=list(nodes["node_id"]), labels=list(nodes["node_id"]), parents=parents,
                  values=[max(1, int(v)) for v in nodes["leaves"]], branchvalues="total",
-                 hovertext=hover, hoverinfo="text", marker=dict(colors=_colours(nodes, scores)))
+                 hovertext=hover, hoverinfo="text")
+    if scores:
+        # without a retrieval, Plotly's own level colours; with one, the top-M nodes in red
+        trace["marker"] = dict(colors=_colours(nodes, scores))
     figure = go.Figure(go.Sunburst(**trace) if style == "sunburst" else go.Icicle(**trace))
     figure.update_layout(height=420, margin=dict(l=10, r=10, t=10, b=10))
     return figure
