@@ -11,6 +11,7 @@ from pipelines.qgen.checks import (
     CheckContext,
     check_question,
     leak_score,
+    names_mentioned,
 )
 from tests.conftest import REPO_ROOT
 
@@ -113,3 +114,12 @@ def test_leak_score_is_share_of_gold_content_words():
     result = check_question(leaky, CheckContext(gold=gold))
     assert result.leak_score > LEAK_THRESHOLD
     assert [f.check for f in result.failures] == ["no_reveal"]
+
+
+def test_role_labels_match_in_full_and_numbered_labels_never_by_part():
+    # App. F.1: a role label the film never says aloud ("line judge") is a forbidden name ...
+    assert names_mentioned("At the net, what does the line judge think?", ["LINE JUDGE"]) == ["LINE JUDGE"]
+    # ... but a numbered label is not named by the common noun it contains
+    assert names_mentioned("In the police corridor, what does Nadia know?", ["POLICE 1"]) == []
+    # and a lower-case common word is not a use of a name part
+    assert names_mentioned("At the judge's bench, what does Tom know?", ["Judge Harlow"]) == []

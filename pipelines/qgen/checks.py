@@ -226,13 +226,22 @@ def check_forbidden_names(question: str, context: CheckContext) -> str | None:
 
 
 def _mentions(question: str, name: str, allowed: Sequence[str]) -> bool:
-    """Whether the question names `name` in full or by a distinctive part of it."""
+    """Whether the question names `name` in full (any case) or by a distinctive part of it.
+
+    A part counts only where it is written as a name (capitalised: "Pike", not "the police
+    station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the film can
+    only name in full. Parts shared with an allowed name are skipped ("Harlow" of "Tom Harlow").
+    """
+    if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", question, re.IGNORECASE):
+        return True
+    if re.search(r"\d", name):
+        return False
     allowed_parts = {part.lower() for other in allowed for part in words(other)}
-    parts = [name] + [p for p in words(name) if p.lower() not in _HONORIFICS and len(p) > 2]
-    for part in parts:
-        if part != name and part.lower() in allowed_parts:
+    for part in words(name):
+        if part.lower() in _HONORIFICS or len(part) <= 2 or part.lower() in allowed_parts:
             continue
-        if re.search(rf"(?<![\w]){re.escape(part)}(?![\w])", question, re.IGNORECASE):
+        written = {part[:1].upper() + part[1:].lower(), part.upper()}
+        if any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", question) for w in written):
             return True
     return False
 

@@ -60,6 +60,11 @@ def apply_stage2(draft: Draft, result: StageResult) -> None:
     draft.checks = check_draft(draft, draft.question, draft.gold)  # now with the leak score
     if not draft.checks.passed:
         draft.retire("checks", _failure_text(draft))
+    elif len(draft.core_claims()) < MIN_CORE_CLAIMS:
+        # Verification can only remove claims, so this question cannot keep enough: retire it
+        # now and save the verifier call.
+        draft.retire("too_few_core", f"Stage 2 wrote {len(draft.core_claims())} core claim(s) "
+                     f"(minimum {MIN_CORE_CLAIMS}); dropped: {reply.dropped_why or 'none'}")
 
 
 def apply_stage3(draft: Draft, result: StageResult) -> None:
