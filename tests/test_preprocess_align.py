@@ -187,3 +187,17 @@ def test_align_eval_real_got_episode(shared_data):
     assert result.cues == 634
     assert result.automatic == pytest.approx(0.940, abs=0.002)
     assert result.ours >= result.automatic
+
+
+def test_reordered_scene_costs_only_that_scene():
+    # script order: A B C D; the film plays A C B D (scene B moved after C)
+    scenes = {name: [f"{name} line {k} with words {name}{k}a {name}{k}b {name}{k}c" for k in range(4)]
+              for name in "ABCD"}
+    lines = scenes["A"] + scenes["B"] + scenes["C"] + scenes["D"]
+    cues = scenes["A"] + scenes["C"] + scenes["B"] + scenes["D"]
+    result = align_cues_to_lines(cues, lines)
+    assert result.cue_to_line == sorted(result.cue_to_line)                   # still monotonic
+    assert result.cue_to_line[:4] == [0, 1, 2, 3] and result.cue_to_line[-4:] == [12, 13, 14, 15]
+    matched = result.line_matched
+    assert all(matched[:4]) and all(matched[12:])                              # A and D unaffected
+    assert sum(matched[4:12]) == 4                                             # one of B / C kept
