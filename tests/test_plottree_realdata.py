@@ -1,0 +1,58 @@
+"""PlotTree on real aligned StoryVideoQA videos (../shared/data): leaves and tree structure.
+
+The aligned script is read with the StoryVideoQA importer's own reader and written to a temp
+store; the embedder is the model-free hashed one so the test stays fast (MiniLM trees for real
+videos are built by demo step 55 and `storyscope plottree build`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from data_access.importers.rows import insert_rows
+from data_access.importers.svqa_scripts import build_aligned_film
+from data_access.plottree import film_timeline
+from data_access.runs import RunSpec, finish_run, insert_run
+from pipelines.plottree.build import build_nodes
+from pipelines.plottree.leaves import build_leaves
+from tests.test_plottree_build import hashed_embed
+
+pytestmark = pytest.mark.realdata
+
+
+def load_video(store, shared_data, series: str, vid: str) -> float:
+    """Write one aligned video into the store; return its runtime from the release meta."""
+    release = shared_data / "storyvideoqa"
+    runtime = json.loads((release / "meta" / "video_length.json").read_text())[vid]
+    film = build_aligned_film(vid, release / "aligned_script" / series / f"{vid}.json", runtime)
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec(step="test.aligned", backend="fixture"))
+        insert_rows(cursor, "films", [{"film_id": vid, "dataset_id": "storyvideoqa", "title": vid,
+                                       "kind": "episode", "runtime_s": runtime}], run_id)
+        for table, rows in (("scenes", film.scenes), ("script_lines", film.script_lines),
+                            ("subtitles", film.subtitles)):
+            insert_rows(cursor, table, rows, run_id)
+        finish_run(cursor, run_id)
+    return runtime
+
+
+@pytest.mark.parametrize("series, vid", [("Friends", "Friends-S01E01"),
+                                         ("Movie", "IMDB-114-Chinatown")])
+def test_real_video_tree(store, shared_data, series, vid):
+    runtime = load_video(store, shared_data, series, vid)
+    leaves = build_leaves(film_timeline(store, vid), runtime, leaf_seconds=1.0).frame
+    assert len(leaves) == pytest.approx(runtime, abs=1)          # 1 fps
+    with_dialogue = leaves["summary"].str.contains("Dialogue:").mean()
+    assert 0.2 < with_dialogue < 0.95                             # speech is frequent, not constant
+    assert leaves["characters"].map(len).gt(0).mean() > 0.5       # most leaves name characters
+    nodes, vectors = build_nodes(leaves, f"{vid}:", embed=hashed_embed)
+    levels = {}
+    for node in nodes:
+        levels[node.level] = levels.get(node.level, 0) + 1
+    n = len(leaves)
+    assert levels[1] <= n // 36 and levels[max(levels)] == 1      # K^0 = ⌊n/36⌋ at most, one root
+    root = nodes[-1]
+    assert root.leaf_indices == list(range(n)) and root.start_s == 0.0
+    assert len(vectors) == len(nodes)
