@@ -87,3 +87,19 @@ def scene_subtitles(store: Store, film_id: str, scene_index: int) -> pd.DataFram
         """,
         [film_id, scene_index, film_id, scene_index, film_id],
     )
+
+
+def films_to_explore(store: Store, limit: int = 12) -> pd.DataFrame:
+    """Films with the most questions (then beliefs), with what each page can show for them."""
+    return store.df(
+        """
+        WITH q AS (SELECT film_id, count(*) AS questions FROM questions GROUP BY 1),
+        b AS (SELECT film_id, count(*) AS beliefs FROM current_beliefs GROUP BY 1),
+        t AS (SELECT DISTINCT film_id FROM current_plottree_nodes)
+        SELECT f.film_id, f.title, f.kind, coalesce(q.questions, 0) AS questions,
+               coalesce(b.beliefs, 0) AS beliefs, t.film_id IS NOT NULL AS has_tree
+        FROM films f LEFT JOIN q USING (film_id) LEFT JOIN b USING (film_id) LEFT JOIN t USING (film_id)
+        ORDER BY questions DESC, beliefs DESC, f.title LIMIT ?
+        """,
+        [limit],
+    )

@@ -50,3 +50,30 @@ with right:
 
 st.subheader("Recent runs")
 st.dataframe(query(stats.recent_runs), hide_index=True, width="stretch")
+
+# -- links into the explorer with the right filters (engineer H) ------------------------------
+from data_access import views_film  # noqa: E402
+
+st.subheader("Explore")
+explore = query(views_film.films_to_explore)
+for _, film in explore.iterrows():
+    cols = st.columns([3, 1, 1, 1, 1, 1])
+    cols[0].markdown(f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} beliefs")
+    cols[1].page_link("pages/film_page.py", label="Film", query_params={"film": film["film_id"]})
+    cols[2].page_link("pages/beliefs_page.py", label="Beliefs", query_params={"film": film["film_id"]},
+                      disabled=not film["beliefs"])
+    cols[3].page_link("pages/questions_page.py", label="Questions", query_params={"film": film["film_id"]},
+                      disabled=not film["questions"])
+    cols[4].page_link("pages/verdicts_page.py", label="Verdicts", query_params={"film": film["film_id"]},
+                      disabled=not film["questions"])
+    cols[5].page_link("pages/plottree_page.py", label="PlotTree", query_params={"film": film["film_id"]},
+                      disabled=not film["has_tree"])
+if not by_type.empty:
+    type_links = st.columns(min(11, len(by_type["qtype"].unique())))
+    for column, qtype in zip(type_links, sorted(by_type["qtype"].unique())):
+        column.page_link("pages/questions_page.py", label=f"{qtype} questions", query_params={"qtype": qtype})
+links = st.columns(4)
+links[0].page_link("pages/distributions_page.py", label="Distributions")
+links[1].page_link("pages/qlab_page.py", label="Question Lab")
+links[2].page_link("pages/runs_page.py", label="Runs")
+links[3].page_link("pages/runs_page.py", label="Failed runs", query_params={"status": "failed"})
