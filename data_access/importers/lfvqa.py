@@ -19,7 +19,7 @@ from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableF
 from data_access.importers import checks
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
-from data_access.importers.staging import StagedFile, stage_jsonl, stage_parquet
+from data_access.importers.staging import StagedFile, drop_stage, stage_jsonl, stage_parquet
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 
@@ -143,7 +143,7 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
     """Name the records behind a primary-key violation (the import was rolled back)."""
     spec, path = conflict.spec, conflict.path
     staged = StagedFile(spec.name, path, path.suffix.lstrip("."), f"_diagnose_{spec.name}")
-    with store.session() as cursor:
+    with store.transaction() as cursor:  # the stage never outlives the diagnosis
         (stage_parquet if staged.fmt == "parquet" else stage_jsonl)(
             cursor, staged, field_specs(spec.model))
         try:
@@ -152,7 +152,7 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
             if not found and not _key_is_per_run(cursor, spec.table):
                 found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
         finally:
-            cursor.execute(f"DROP TABLE IF EXISTS {staged.stage}")
+            drop_stage(cursor, staged)
     if found:
         return ImportFailure(staged.problems(found))
     return fail(path.name, "(file)", "-", f"rejected by the store: {conflict.detail}")
@@ -180,7 +180,7 @@ def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFi
                        f" SELECT {', '.join(values)} FROM {source}", params)
     except duckdb.ConstraintException as exc:
         raise KeyConflict(spec, staged.path, str(exc).splitlines()[0]) from None
-    cursor.execute(f"DROP TABLE {staged.stage}")
+    drop_stage(cursor, staged)
     return int(staged.n_rows)
 
 

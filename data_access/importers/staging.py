@@ -34,6 +34,7 @@ class StagedFile:
     fmt: str  # jsonl | parquet
     stage: str
     n_rows: int = 0
+    is_view: bool = False
 
     @property
     def file_label(self) -> str:
@@ -250,5 +251,15 @@ def stage_parquet(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
             expr, expr_params = f"?::{spec.sql_type}", [spec.default]
         selects.append(f'{expr} AS "{spec.name}"')
         params += expr_params
-    cursor.execute(f"CREATE OR REPLACE TEMP TABLE {staged.stage} AS SELECT {', '.join(selects)}"
-                   " FROM read_parquet(?) WITH ORDINALITY", params + [str(staged.path)])
+    # A view, not a copy: Parquet is typed and columnar, so each check reads only its columns
+    # straight from the file and the insert reads it once more; nothing is written twice.
+    # (A relation carries the bound path and defaults; SQL text never holds a value.)
+    relation = cursor.sql(f"SELECT {', '.join(selects)} FROM read_parquet(?) WITH ORDINALITY",
+                          params=params + [str(staged.path)])
+    relation.create_view(staged.stage, replace=True)
+    staged.is_view = True
+
+
+def drop_stage(cursor: duckdb.DuckDBPyConnection, staged: StagedFile) -> None:
+    """Remove the stage (a temp view for Parquet, a temp table for JSONL)."""
+    cursor.execute(f"DROP {'VIEW' if staged.is_view else 'TABLE'} IF EXISTS {staged.stage}")
