@@ -1,0 +1,196 @@
+"""Explorer speed (issue 8, "Speed"): per page, the store queries a default page load runs, and
+in headless Chromium the first render and the page switch.
+
+Queries: each page's query functions with the arguments its default view uses (first film,
+first question, first judge, ...), timed cold in this process (no Streamlit cache) as the median
+of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the same run (the
+one-row `store_version` query every page runs).
+Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
+first render = navigate to the page URL until its title shows and the script run is over; page
+switch = click the next page in the sidebar until its title shows and the run is over.
+
+Usage: python benchmarks/bench_pages.py --store STORE [--repeat 7] [--browser] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from data_access import stats, views_beliefs, views_distributions, views_film  # noqa: E402
+from data_access import views_plottree, views_qlab, views_questions, views_runs, views_verdicts  # noqa: E402
+from data_access.store import Store  # noqa: E402
+
+TITLES = {"": "StoryScope", "film": "Film", "beliefs": "Belief timelines", "questions": "Questions",
+          "verdicts": "Verdicts", "distributions": "Distributions", "plottree": "PlotTree",
+          "qlab": "Question Lab", "runs": "Runs"}
+
+
+def _first(frame, column):
+    return None if frame.empty else frame[column].iloc[0]
+
+
+def page_queries(store: Store) -> dict[str, list]:
+    """Per page: (function, args) of the queries its default view runs."""
+    films = views_film.film_choices(store)
+    film = _first(views_film.films_to_explore(store, 1), "film_id") or _first(films, "film_id")
+    holders = views_beliefs.belief_holders(store, film)
+    who = tuple(holders["holder"][:2])
+    questions = views_questions.questions_list(store, None)
+    question = _first(questions, "question_id")
+    judges = views_verdicts.judge_ids(store)
+    judge = _first(judges, "judge_id")
+    runs = views_verdicts.judge_runs(store, None)
+    run = _first(runs, "run_id")
+    trees = views_plottree.films_with_tree(store)
+    tree_film = _first(trees, "film_id")
+    check_runs = views_qlab.check_runs(store)
+    check_run = _first(check_runs, "run_id")
+    analytics = views_qlab.analytics_runs(store)
+    analytics_run = _first(analytics, "run_id")
+    return {
+        "overview": [(stats.overview_counts, ()), (stats.datasets_overview, ()), (stats.questions_by_type_status, ()),
+                     (stats.mcq_sets, ()), (stats.settings_table, ()), (stats.judges_table, ()),
+                     (stats.recent_runs, ()), (views_film.films_to_explore, ())],
+        "film": [(views_film.film_choices, ()), (views_film.film_header, (film,)), (views_film.scene_timeline, (film,)),
+                 (views_film.presence_grid, (film,)), (views_film.scene_lines, (film, 0)),
+                 (views_film.scene_events, (film, 0)), (views_film.scene_subtitles, (film, 0))],
+        "beliefs": [(views_film.film_choices, ()), (views_beliefs.belief_holders, (film,)),
+                    (views_beliefs.belief_lanes, (film, who)), (views_beliefs.meta_belief_lane, (film, who))],
+        "questions": [(views_film.film_choices, ()), (views_questions.question_facets, (None,)),
+                      (views_questions.questions_list, (None,)), (views_questions.question_detail, (question,)),
+                      (views_questions.rubric, (question,)), (views_questions.evidence_map, (question,))],
+        "verdicts": [(views_film.film_choices, ()), (views_verdicts.judge_ids, ()), (views_verdicts.settings_list, ()),
+                     (views_verdicts.judge_runs, (None,)), (views_verdicts.answered_questions, (None,)),
+                     (views_verdicts.verdict_grid, (question, run)), (views_verdicts.answers_of_question, (question,)),
+                     (views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ()),
+                     (views_verdicts.verdict_pairs, (None,))],
+        "distributions": [(views_film.film_choices, ()), (views_distributions.question_shape, (None,)),
+                          (views_distributions.centers_per_film, ()), (views_distributions.mcq_facets, ()),
+                          (views_distributions.mcq_topic_counts, ()), (views_distributions.difficulty_histograms, ()),
+                          (views_distributions.accuracy_by_bin, ()), (views_distributions.accuracy_by_topic, ()),
+                          (views_distributions.review_checks, ())],
+        "plottree": [(views_plottree.films_with_tree, ()), (views_plottree.tree_nodes, (tree_film,))] if tree_film else
+                    [(views_plottree.films_with_tree, ())],
+        "qlab": [(views_qlab.check_runs, ()), (views_qlab.analytics_runs, ())]
+                + ([(views_qlab.check_results, (check_run,)), (views_qlab.failure_counts, (check_run,)),
+                    (views_qlab.check_failures, (check_run,))] if check_run else [])
+                + ([(views_qlab.near_duplicates, (analytics_run,)), (views_qlab.question_map, (analytics_run, check_run)),
+                    (views_qlab.diversity, (analytics_run,)), (views_qlab.opening_frames, (analytics_run,))]
+                   if analytics_run else []),
+        "runs": [(views_runs.jobs_table, ()), (views_runs.run_facets, ()), (views_runs.runs_table, ())],
+    }
+
+
+def time_queries(store: Store, repeat: int) -> dict[str, dict]:
+    baseline = [_timed(stats.store_version, store, ()) for _ in range(repeat)]
+    base_ms = statistics.median(baseline)
+    out = {"_baseline_store_version_ms": round(base_ms, 2)}
+    for page, calls in page_queries(store).items():
+        totals, slowest = [], {}
+        for _ in range(repeat):
+            total = 0.0
+            for fn, args in calls:
+                ms = _timed(fn, store, args)
+                total += ms
+                slowest[fn.__name__] = max(slowest.get(fn.__name__, 0.0), ms)
+            totals.append(total)
+        median = statistics.median(totals)
+        out[page] = {"queries": len(calls), "median_ms": round(median, 1), "ratio_to_baseline": round(median / base_ms, 1),
+                     "slowest_query": max(slowest, key=slowest.get), "slowest_query_ms": round(max(slowest.values()), 1)}
+    return out
+
+
+def _timed(fn, store, args) -> float:
+    start = time.perf_counter()
+    fn(store, *args)
+    return (time.perf_counter() - start) * 1000.0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _settled(page, title: str) -> None:
+    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120000)
+    page.wait_for_timeout(50)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000)
+
+
+def time_browser(store_path: Path) -> dict[str, dict]:
+    from playwright.sync_api import sync_playwright
+
+    port = _free_port()
+    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
+    server = subprocess.Popen([sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
+                               "--server.address", "127.0.0.1", "--server.headless", "true",
+                               "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        results: dict[str, dict] = {}
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)                       # warm the server process (imports, first session)
+            _settled(page, TITLES[""])
+            for path, title in TITLES.items():
+                start = time.perf_counter()
+                page.goto(f"{url}/{path}")
+                _settled(page, title)
+                results[path or "overview"] = {"first_render_s": round(time.perf_counter() - start, 2)}
+            paths = list(TITLES)
+            for previous, path in zip(paths, paths[1:] + paths[:1]):
+                page.goto(f"{url}/{previous}")
+                _settled(page, TITLES[previous])
+                start = time.perf_counter()
+                page.locator('[data-testid="stSidebarNav"] a').filter(has_text=TITLES[path] if path else "Overview").first.click()
+                _settled(page, TITLES[path])
+                results[path or "overview"]["page_switch_s"] = round(time.perf_counter() - start, 2)
+            browser.close()
+        return results
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, required=True)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--browser", action="store_true")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    store = Store(args.store, linger_s=1.0)     # as the app opens it (pages/common.py)
+    report = {"store": str(args.store), "queries": time_queries(store, args.repeat)}
+    if args.browser:
+        report["browser"] = time_browser(args.store)
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
