@@ -137,6 +137,18 @@ def test_align_eval_on_json_conversion(tmp_path):
     path.write_text(json.dumps(_aligned_script()))
     result = evaluate_file(path)
     assert (result.cues, result.ours, result.automatic) == (4, 1.0, 0.75)
+    # the humans corrected one automatic answer ("At the harbour," -> row 3); we agree with them
+    assert (result.corrected, result.ours_on_corrected) == (1, 1.0)
+    assert (result.ours_closer, result.gold_closer) == (0, 0)
+
+
+def test_align_eval_textual_support_counts_disagreements(tmp_path):
+    data = _aligned_script()
+    data["results_human"][3]["index_result"] = "2"      # a "gold" row without the cue's words
+    path = tmp_path / "Movie-Y.json"
+    path.write_text(json.dumps(data))
+    result = evaluate_file(path)
+    assert result.ours == 0.75 and (result.ours_closer, result.gold_closer) == (1, 0)
 
 
 def test_align_eval_reads_xlsx(tmp_path):

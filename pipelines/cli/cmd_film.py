@@ -82,7 +82,8 @@ def align_eval(
         corrected = (f"  human corrections {result.corrected}, ours agrees on {result.ours_on_corrected:.0%}"
                      if result.corrected else "")
         typer.echo(f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}"
-                   f"{corrected}")
+                   f"{corrected}; where they differ, the cue's words are clearly in our row {result.ours_closer}x,"
+                   f" in the gold row {result.gold_closer}x")
     typer.echo(f"mean: ours {summary['ours_mean']:.3f}  automatic {summary['automatic_mean']:.3f}")
     for group, values in groups.items():
         typer.echo(f"  {group}: ours {values['ours_mean']:.3f}  automatic {values['automatic_mean']:.3f}"

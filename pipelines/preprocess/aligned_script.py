@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.preprocess.align import align_cues_to_lines
+from pipelines.preprocess.align import align_cues_to_lines, token_share
 
 
 class AlignedScriptError(ValueError):
@@ -84,6 +84,8 @@ class EvalResult:
     automatic: float
     corrected: int = 0
     ours_on_corrected: float | None = None
+    ours_closer: int = 0      # disagreements where our row clearly holds the cue's words
+    gold_closer: int = 0      # ... where the results_human row does
 
 
 def _first_by_key(rows: list[dict]) -> dict[tuple[str, str], str]:
@@ -120,8 +122,25 @@ def evaluate_file(path: Path) -> EvalResult:
     auto_right = sum(automatic.get(k) == human[k] for _, k in scored)
     corrected = [(i, k) for i, k in scored if automatic.get(k) != human[k]]
     on_corrected = sum(ours[i] == human[k] for i, k in corrected) / len(corrected) if corrected else None
+    ours_closer, gold_closer = _textual_support(subtitles, _sheet(sheets, "script", source), ours, human, scored)
     return EvalResult(path.name, len(scored), ours_right / len(scored), auto_right / len(scored),
-                      len(corrected), on_corrected)
+                      len(corrected), on_corrected, ours_closer, gold_closer)
+
+
+def _textual_support(subtitles, script, ours, human, scored) -> tuple[int, int]:
+    """Where we and the gold disagree: how often each row clearly holds the cue's words (it has at
+    least half of them and a quarter more of them than the other row)."""
+    content = {_row_id(r): str(r.get("content", "")) for r in script}
+    ours_closer = gold_closer = 0
+    for i, key in scored:
+        if ours[i] == human[key]:
+            continue
+        cue = str(subtitles[i].get("dialog", ""))
+        ours_share = token_share(cue, content.get(ours[i], ""))
+        gold_share = token_share(cue, content.get(human[key], ""))
+        ours_closer += ours_share >= 0.5 and ours_share >= gold_share + 0.25
+        gold_closer += gold_share >= 0.5 and gold_share >= ours_share + 0.25
+    return ours_closer, gold_closer
 
 
 def _human_sheet(sheets: dict[str, list[dict]], source: str) -> list[dict]:
