@@ -8,6 +8,8 @@ directions, 12 characters), then times, in one process:
    Baselines in the same run: (a) embedding the distinct leaf texts alone (the floor any
    text-leaf tree pays), (b) scikit-learn KMeans (Euclidean, k-means++, n_init=1) at the same
    K^0 on the same leaf vectors, against our plot-distance k-means at level 0.
+   Wall and CPU seconds are both reported, with the load average: on a shared machine the CPU
+   time is what the build costs, the wall time what it waited.
 2. Retrieval: embed a question, score all nodes, top-M = 32, chronological context. Median and
    p95 over the questions. Target ≤ 50 ms. Baseline: encoding the question alone; the search
    without the encoding (scores, top-M, sort, context) is reported too.
@@ -86,8 +88,10 @@ def timed(fn, *args, **kwargs):
 def bench_build(timeline: dict, minutes: int) -> tuple[dict, TreeIndex]:
     """Time leaves + tree build and the two baselines."""
     embed_texts(["warm-up: load the model before timing"])
+    cpu_start = time.process_time()
     leaves, leaf_s = timed(build_leaves, timeline, minutes * 60.0, 1.0)
     (nodes, vectors), tree_s = timed(build_nodes, leaves.frame, "bench:")
+    build_cpu = time.process_time() - cpu_start
     distinct = list(dict.fromkeys(leaves.frame["summary"]))
     leaf_vectors, embed_s = timed(embed_texts, distinct)
     n = len(leaves.frame)
@@ -104,7 +108,7 @@ def bench_build(timeline: dict, minutes: int) -> tuple[dict, TreeIndex]:
     levels = frame["level"].value_counts().sort_index().tolist()
     report = {"leaves": n, "distinct_leaf_texts": len(distinct), "nodes": len(nodes),
               "nodes_per_level": levels, "build_s": round(leaf_s + tree_s, 2),
-              "leaves_s": round(leaf_s, 2), "tree_s": round(tree_s, 2),
+              "build_cpu_s": round(build_cpu, 2), "leaves_s": round(leaf_s, 2), "tree_s": round(tree_s, 2),
               "baseline_embed_distinct_leaves_s": round(embed_s, 2),
               "ratio_build_vs_embed": round((leaf_s + tree_s) / embed_s, 2),
               "plot_kmeans_level0_s": round(ours_s, 3), "sklearn_kmeans_level0_s": round(sk_s, 3),
@@ -133,6 +137,14 @@ def bench_retrieval(index: TreeIndex, questions: int, seed: int = 5) -> dict:
             "ratio_retrieval_vs_encode": round(median / base, 2), "target_ms": 50}
 
 
+def load_average() -> list[float] | None:
+    """The 1/5/15-minute load average (the machine may be shared: read timings with it)."""
+    try:
+        return [round(x, 2) for x in __import__("os").getloadavg()]
+    except OSError:
+        return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--minutes", type=int, default=120)
@@ -141,7 +153,9 @@ def main() -> None:
     args = parser.parse_args()
     timeline = synthetic_timeline(args.minutes)
     build, index = bench_build(timeline, args.minutes)
-    result = {"build": build, "retrieval": bench_retrieval(index, args.questions)}
+    result = {"build": build, "retrieval": bench_retrieval(index, args.questions),
+              "torch_threads": __import__("torch").get_num_threads(),
+              "load_average_after": load_average()}
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:
