@@ -123,3 +123,5 @@ def test_role_labels_match_in_full_and_numbered_labels_never_by_part():
     assert names_mentioned("In the police corridor, what does Nadia know?", ["POLICE 1"]) == []
     # and a lower-case common word is not a use of a name part
     assert names_mentioned("At the judge's bench, what does Tom know?", ["Judge Harlow"]) == []
+    assert names_mentioned("At the guard station, what does Tom know?", ["GUARD"]) == []
+    assert names_mentioned("At the gate, what does Guard tell Tom?", ["GUARD"]) == ["GUARD"]

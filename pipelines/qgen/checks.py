@@ -228,11 +228,14 @@ def check_forbidden_names(question: str, context: CheckContext) -> str | None:
 def _mentions(question: str, name: str, allowed: Sequence[str]) -> bool:
     """Whether the question names `name` in full (any case) or by a distinctive part of it.
 
-    A part counts only where it is written as a name (capitalised: "Pike", not "the police
-    station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the film can
+    A part (or a one-word label) counts only where it is written as a name (capitalised: "Pike",
+    not "the police station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the film can
     only name in full. Parts shared with an allowed name are skipped ("Harlow" of "Tom Harlow").
     """
-    if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", question, re.IGNORECASE):
+    # Multi-word labels count in any case ("the line judge", App. F.1's example); a one-word
+    # label counts only written as a name, or "the guard station" would name GUARD.
+    full = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.IGNORECASE)
+    if any(len(words(m.group(0))) > 1 or m.group(0)[:1].isupper() for m in full.finditer(question)):
         return True
     if re.search(r"\d", name):
         return False
