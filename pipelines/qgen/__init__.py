@@ -1,0 +1,23 @@
+"""Question generation and sanity checks (LF-VideoQA §3.2, App. F; StoryMindv2 Table 2).
+
+Quick use::
+
+    from pipelines.qgen import check_question, CheckContext, generate, run_check_questions
+
+    check_question("At the pier, what does Ann make of Bo's promise?", CheckContext(gold=...))
+    report = generate(store, "the-keepers-ledger", qtypes=["Q4", "Q7"], n=20, backend="template")
+    run_id, checks = run_check_questions(store, {"source": ["paper"]})
+
+Modules: `checks` (automatic checks, leak score), `entries` (Table 7 belief entries per type),
+`context_sets` (Table 6 payload, discard rules), `sampling`, `prompts` (Tables 22–25 templates
+and reply schemas), `stages` (applying replies, retirement rules), `template_backend` /
+`llm_backend`, `generate` (a run end to end), `check_run` (checks over stored questions),
+`analytics` (near-duplicates, UMAP, Self-BLEU, opening frames).
+"""
+
+from pipelines.qgen.check_run import run_check_questions
+from pipelines.qgen.checks import CheckContext, CheckResult, check_question, leak_score
+from pipelines.qgen.generate import GenerationError, generate
+
+__all__ = ["CheckContext", "CheckResult", "GenerationError", "check_question", "generate",
+           "leak_score", "run_check_questions"]
