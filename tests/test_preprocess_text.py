@@ -112,6 +112,13 @@ def test_flush_left_script_without_indentation():
     assert scene.dialogue[1].extensions == ("O.C.",)
 
 
+def test_contd_merges_only_across_a_page_break():
+    page_break = "INT. ROOM - DAY\n\nANNA\nOne.\n(MORE)\n\nANNA (CONT'D)\nTwo.\n"
+    same_page = "INT. ROOM - DAY\n\nANNA\nOne.\n\nANNA (CONT'D)\nTwo.\n"
+    assert [e.text for e in parse_screenplay_text(page_break).scenes[0].events] == ["One. Two."]
+    assert [e.text for e in parse_screenplay_text(same_page).scenes[0].events] == ["One.", "Two."]
+
+
 def test_uppercase_action_line_followed_by_blank_is_not_a_cue():
     text = "INT. ROOM - DAY\n\nON THE SCREEN\n\nA man waits.\n\nJACK\nHello.\n"
     events = parse_screenplay_text(text).scenes[0].events

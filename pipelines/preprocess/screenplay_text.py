@@ -83,6 +83,7 @@ class _Builder:
     speech_lines: list[str] = field(default_factory=list)
     parentheticals: list[str] = field(default_factory=list)
     only_boilerplate_since_speech: bool = False
+    page_break_since_speech: bool = False
 
     @property
     def scene(self) -> Scene:
@@ -118,8 +119,9 @@ class _Builder:
         self.flush()
         previous = self.scene.events[-1] if self.scene.events else None
         resumes = (previous is not None and previous.kind == "dialogue" and previous.character == name
-                   and self.only_boilerplate_since_speech
+                   and self.only_boilerplate_since_speech and self.page_break_since_speech
                    and any(e.upper().replace("’", "'") in ("CONT'D", "CONTD", "CONTINUING") for e in extensions))
+        self.page_break_since_speech = False     # (MORE)/CONTINUED seen after this speech only
         if resumes:
             # (MORE) ... NAME (CONT'D) across a page break: the same turn continues (Table 15 rule 4).
             self.speech, self.speech_lines = previous, [previous.text]
@@ -163,6 +165,7 @@ def parse_screenplay_text(text: str) -> Screenplay:
         boiler = is_boilerplate(stripped)
         if boiler:
             build.roles[number] = boiler
+            build.page_break_since_speech = True
             continue
         if build.speech is not None and not profile.is_action_column(_indent(raw)):
             if open_paren or stripped.startswith("("):

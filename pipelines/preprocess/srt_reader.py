@@ -155,6 +155,8 @@ def _start_cue(cues: list[Cue], lines: list[str], number: int, timing: re.Match,
 def read_srt(path: Path | str, lenient: bool = False) -> SubtitleFile:
     """Read and parse a subtitle file, detecting its encoding."""
     path = Path(path)
+    if not path.is_file():
+        raise SubtitleError(f"{path}: no such file")
     data = path.read_bytes()
     if not data.strip():
         raise SubtitleError(f"{path}: the file is empty")
