@@ -128,3 +128,27 @@ def test_parquet_list_columns_import(store, tmp_path):
     assert report.rows["rubric_claims"] == 2
     assert store.rows("SELECT claim_id, evidence_scenes FROM rubric_claims ORDER BY 1") == [
         ("q1.c1", [1, 2]), ("q1.c2", [])]
+
+
+def test_cli_reports_import_errors_without_a_traceback(tmp_path):
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app, load_commands
+
+    load_commands()
+    tables = tiny_tables()
+    tables["films"][0]["year"] = "nineteen"
+    folder = write_dataset(tmp_path / "bad", tables)
+    store_file = tmp_path / "cli.duckdb"
+    result = CliRunner().invoke(app, ["import", "lfvqa", str(folder), "--store", str(store_file)])
+    assert result.exit_code == 2
+    assert "films.jsonl, line 1, field 'year': must be an integer" in result.output
+    assert "Traceback" not in result.output
+    not_a_release = CliRunner().invoke(app, ["import", "storyvideoqa", str(folder),
+                                             "--store", str(store_file)])
+    assert not_a_release.exit_code == 2
+    assert "not a StoryVideoQA release" in not_a_release.output
+    ok = write_dataset(tmp_path / "ok", tiny_tables())
+    result = CliRunner().invoke(app, ["import", "lfvqa", str(ok), "--store", str(store_file), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["rows"]["films"] == 2
