@@ -100,6 +100,8 @@ def completion_body(reply: FakeReply, request: dict, number: int) -> dict:
 def _make_request_handler(handler: Handler, log: ServerLog):
     class _Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the client reuses connections
+        # Without TCP_NODELAY, Nagle + delayed ACK add ~40 ms to a keep-alive reply.
+        disable_nagle_algorithm = True
 
         def log_message(self, *args: Any) -> None:  # quiet: tests read ServerLog instead
             return
@@ -142,8 +144,9 @@ def _make_request_handler(handler: Handler, log: ServerLog):
                 self.send_header("Content-Length", str(len(payload)))
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                # Headers and body in one write (one segment), not two.
+                self._headers_buffer.append(b"\r\n" + payload)
+                self.flush_headers()
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test); nothing to do
 
