@@ -87,20 +87,21 @@ def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
     return {row[0] for row in rows}
 
 
-def store_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
-    """The store table's primary-key columns, without `run_id` (each import is one run)."""
+def _primary_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
     rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
                           " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
                           [table]).fetchall()
-    return tuple(col for col in rows[0][0] if col != "run_id") if rows else ()
+    return tuple(rows[0][0]) if rows else ()
+
+
+def store_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
+    """The store table's primary-key columns, without `run_id` (each import is one run)."""
+    return tuple(col for col in _primary_key(cursor, table) if col != "run_id")
 
 
 def _key_is_per_run(cursor: duckdb.DuckDBPyConnection, table: str) -> bool:
     """True when the store keys `table` by run too, so a new import appends a new version."""
-    rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
-                          " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
-                          [table]).fetchall()
-    return bool(rows) and "run_id" in rows[0][0]
+    return "run_id" in _primary_key(cursor, table)
 
 
 def _primary_key_guards(cursor: duckdb.DuckDBPyConnection, spec: TableFile) -> bool:
