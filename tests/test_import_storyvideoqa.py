@@ -156,3 +156,24 @@ def test_demo_step_imports_the_release_once(store, shared_data, tmp_path):
     assert store.scalar("SELECT count(*) FROM mcq_questions") == 49
     assert store.scalar("SELECT count(*) FROM runs WHERE step = 'import.storyvideoqa'") == 1
     assert "skipped" in messages[0] and "already in the store" in messages[-1]
+
+
+def test_bad_cue_time_in_an_aligned_script_names_sheet_row_and_field(store, tmp_path):
+    aligned = tmp_path / "aligned_script" / "Friends"
+    aligned.mkdir(parents=True)
+    sheets = {
+        "subtitle_S01E01": [{"Unnamed: 0": "1", "start_time": "00:00:01,000", "end_time": "00:00:02,000",
+                             "dialog": "Hi."},
+                            {"Unnamed: 0": "2", "start_time": "later", "end_time": "00:00:04,000",
+                             "dialog": "Bye."}],
+        "script_S01E01": [{"index": "1", "record_type": "scene", "scene_index": "1",
+                           "location": "Central Perk", "content": "They sit."}],
+    }
+    (aligned / "Friends-S01E01.json").write_text(json.dumps(sheets))
+    with pytest.raises(ImportFailure) as caught:
+        import_storyvideoqa_dir(store, tmp_path)
+    problem = caught.value.first
+    assert (problem.file, problem.record, problem.field) == ("Friends-S01E01.json",
+                                                             "sheet subtitle row 3", "start_time")
+    assert "'later'" in problem.message
+    assert store.scalar("SELECT count(*) FROM films") == 0
