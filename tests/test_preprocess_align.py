@@ -42,6 +42,15 @@ def test_two_speaker_cue_belongs_to_the_first_speakers_line_and_covers_both():
     assert result.line_matched == [True, True, True]
 
 
+def test_split_turns():
+    from pipelines.preprocess.align import split_turns
+
+    assert split_turns("- No. Really?\n- I'm afraid so.") == ["No. Really?", "I'm afraid so."]
+    assert split_turns("...but I do. - no, I meant every word.") == ["...but I do.", "no, I meant every word."]
+    assert split_turns("I - I don't know") == ["I - I don't know"]
+    assert split_turns("a well-known fact") == ["a well-known fact"]
+
+
 def test_half_of_the_tokens_rule():
     # the cue says 3 of the line's 6 tokens: exactly half -> matched; 2 of 6 -> not matched
     half = align_cues_to_lines(["alpha beta gamma"], ["alpha beta gamma delta epsilon zeta"])

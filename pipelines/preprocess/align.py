@@ -27,8 +27,9 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 
 TOKEN_PATTERN = r"(?u)\b\w+\b"
-# "- Where's the Imp? - Will you shut up?": one cue, two speakers (a dash opens each turn).
-SPEAKER_DASH_RE = re.compile(r"(?:^|\s)-+\s*(?=\S)")
+# "- Where's the Imp? - Will you shut up?": one cue, two speakers (a dash opens each turn);
+# released subtitle sheets also join turns mid-line: "...but I do. - no, I meant every word."
+SPEAKER_DASH_RE = re.compile(r"(?:^|(?<=[.?!…\"'])\s+|\s*\n\s*)-+\s*(?=\S)")
 PARENTHETICAL_RE = re.compile(r"\([^)]*\)")
 
 
@@ -140,8 +141,6 @@ def line_coverage(cue_texts: list[str], line_texts: list[str], cue_to_line: list
 def split_turns(cue_text: str) -> list[str]:
     """The speaker turns of a cue: '- Tell me. - There was a raven.' -> ['Tell me.', 'There was a raven.']."""
     text = cue_text.strip()
-    if not text.startswith("-"):
-        return [text]
     parts = [p.strip() for p in SPEAKER_DASH_RE.split(text) if p.strip()]
     return parts or [text]
 
