@@ -139,3 +139,18 @@ def test_key_never_reaches_store_or_errors(store, fake_llm, store_path):
                      ("llm_calls", "llm_cache", "runs", "jobs"))
     assert "SECRET" not in dumped
     assert b"SECRET" not in store_path.read_bytes()  # ...but never written anywhere
+
+
+def test_cache_key_is_canonical_and_spliced_form_matches():
+    from pipelines.llm.requests import cache_key, response_format
+    from pipelines.llm import LLMConfig
+
+    gateway = Gateway(None, LLMConfig(model="m"), "r")
+    request = LLMRequest("a", [{"role": "user", "content": "x"}], schema=Label,
+                         params={"temperature": 0, "seed": 1})
+    full = {**request.params, "response_format": response_format(request, "json_schema")}
+    assert gateway.key_of(request) == cache_key("m", request.messages, full)
+    assert cache_key("m", [{"role": "user", "content": "ab"}], {}) != cache_key(
+        "m", [{"role": "user", "content": "a"}, {"role": "b", "content": ""}], {})
+    assert cache_key("m", request.messages, {"temperature": 0}) != cache_key(
+        "m", request.messages, {"temperature": 1})

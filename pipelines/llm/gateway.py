@@ -31,13 +31,25 @@ from data_access.jobs import is_conflict
 from data_access.store import Store
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.redact import redact
-from pipelines.llm.requests import (LLMRequest, LLMResult, Usage, cache_key, parse_reply,
-                                    response_format)
+from pipelines.llm.requests import (LLMRequest, LLMResult, Usage, cache_key, canonical_json,
+                                    parse_reply, response_format)
 
 BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
 _CONNECTIONS_PER_CLIENT = 8
 _TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
               openai.InternalServerError)
+
+
+_FORMAT_JSON: dict[int, tuple[dict, str]] = {}
+
+
+def _format_json(key: int, fmt: dict) -> str:
+    """Canonical JSON of a response_format dict, memoised per (cached) dict object."""
+    found = _FORMAT_JSON.get(key)
+    if found is None or found[0] is not fmt:
+        found = (fmt, canonical_json(fmt))
+        _FORMAT_JSON[key] = found
+    return found[1]
 
 
 class _Malformed(Exception):
@@ -114,7 +126,17 @@ class Gateway:
 
     def key_of(self, request: LLMRequest) -> str:
         """The cache key of a request under this gateway's model and output mode."""
-        return cache_key(self.config.model, request.messages, self._key_params(request))
+        fmt = response_format(request, self.config.structured)
+        params = canonical_json(request.params) if request.params else "{}"
+        if fmt is not None:
+            # Same canonical JSON as the full params dict, with the (cached) schema JSON
+            # spliced in rather than re-encoded for every request.
+            fmt_json = _format_json(id(fmt), fmt)
+            merged = dict(request.params)
+            merged["response_format"] = None
+            params = canonical_json(merged).replace('"response_format":null',
+                                                    f'"response_format":{fmt_json}', 1)
+        return cache_key(self.config.model, request.messages, params)
 
     async def arun(self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
                    ) -> list[LLMResult]:

@@ -82,26 +82,31 @@ class LLMResult:
         return self.status == "ok"
 
 
-def cache_key(model: str, messages: list[dict], params: dict[str, Any]) -> str:
+def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) -> str:
     """sha256 over (model, messages, params), each part length-prefixed so no two different
-    requests share a key; params are canonical JSON (sorted keys). Streaming the message
-    texts into the hash instead of JSON-encoding them keeps cache replay fast."""
-    digest = hashlib.sha256()
-
-    def part(text: str) -> None:
-        data = text.encode()
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-
-    part(model)
+    requests share a key; params are canonical JSON (sorted keys; a pre-encoded string is
+    taken as is). Streaming the message texts into the hash instead of JSON-encoding them
+    keeps cache replay fast."""
+    if not isinstance(params, str):
+        params = canonical_json(params)
+    parts = [model]
     for message in messages:
+        content = message.get("content")
         extra = {k: v for k, v in message.items() if k not in ("role", "content")}
-        part(str(message.get("role", "")))
-        part(message["content"] if isinstance(message.get("content"), str)
-             else json.dumps(message.get("content"), sort_keys=True))
-        part(json.dumps(extra, sort_keys=True) if extra else "")
-    part(json.dumps(params, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
-    return digest.hexdigest()
+        parts += [str(message.get("role", "")),
+                  content if isinstance(content, str) else json.dumps(content, sort_keys=True),
+                  json.dumps(extra, sort_keys=True) if extra else ""]
+    parts.append(params)
+    chunks = []
+    for part in parts:
+        data = part.encode()
+        chunks += [len(data).to_bytes(8, "big"), data]
+    return hashlib.sha256(b"".join(chunks)).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted-key, compact JSON (the form hashed into cache keys)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
