@@ -2,7 +2,8 @@
 in headless Chromium the first render and the page switch.
 
 Queries: each page's query functions with the arguments its default view uses (first film,
-first question, first judge, ...), timed cold in this process (no Streamlit cache) as the median
+first question, first judge, ...; `page:section` rows are the sections a page runs only when
+shown), timed cold in this process (no Streamlit cache) as the median
 of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the same run (the
 one-row `store_version` query every page runs).
 Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
@@ -73,14 +74,14 @@ def page_queries(store: Store) -> dict[str, list]:
                       (views_questions.rubric, (question,)), (views_questions.evidence_map, (question,))],
         "verdicts": [(views_film.film_choices, ()), (views_verdicts.judge_ids, ()), (views_verdicts.settings_list, ()),
                      (views_verdicts.judge_runs, (None,)), (views_verdicts.answered_questions, (None,)),
-                     (views_verdicts.verdict_grid, (question, run)), (views_verdicts.answers_of_question, (question,)),
-                     (views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ()),
-                     (views_verdicts.verdict_pairs, (None,))],
+                     (views_verdicts.verdict_grid, (question, run)), (views_verdicts.answers_of_question, (question,))],
+        "verdicts:metrics": [(views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ())],
+        "verdicts:agreement": [(views_verdicts.agreement_confusions, (None,)), (views_verdicts.agreement_patterns, (None,))],
         "distributions": [(views_film.film_choices, ()), (views_distributions.question_shape, (None,)),
-                          (views_distributions.centers_per_film, ()), (views_distributions.mcq_facets, ()),
-                          (views_distributions.mcq_topic_counts, ()), (views_distributions.difficulty_histograms, ()),
-                          (views_distributions.accuracy_by_bin, ()), (views_distributions.accuracy_by_topic, ()),
-                          (views_distributions.review_checks, ())],
+                          (views_distributions.centers_per_film, ())],
+        "distributions:mcq": [(views_distributions.mcq_facets, ()), (views_distributions.mcq_topic_counts, ()),
+                              (views_distributions.difficulty_histograms, ()), (views_distributions.accuracy_by_bin, ()),
+                              (views_distributions.accuracy_by_topic, ()), (views_distributions.review_checks, ())],
         "plottree": [(views_plottree.films_with_tree, ()), (views_plottree.tree_nodes, (tree_film,))] if tree_film else
                     [(views_plottree.films_with_tree, ())],
         "qlab": [(views_qlab.check_runs, ()), (views_qlab.analytics_runs, ())]

@@ -105,21 +105,46 @@ def judge_ids(store: Store) -> pd.DataFrame:
     )
 
 
-def verdict_pairs(store: Store, film_id: str | None = None) -> pd.DataFrame:
-    """Current verdicts of every judge on the slice, wide: one row per (answer, claim), one
-    column per judge (for κ per pair and Krippendorff's α)."""
-    long = store.df(
-        """
-        SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict FROM current_claim_verdicts v
-        WHERE ? IS NULL OR v.answer_id IN (
-            SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+_SLICE_VERDICTS = """
+    SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict FROM current_claim_verdicts v
+    WHERE ? IS NULL OR v.answer_id IN (
+        SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+"""
+
+
+def agreement_confusions(store: Store, film_id: str | None = None) -> pd.DataFrame:
+    """For every pair of judges, counts of (verdict by a, verdict by b) on the (answer, claim)
+    items both judged — Cohen's κ needs no more, so 800k verdicts never leave the store."""
+    return store.df(
+        f"""
+        WITH v AS ({_SLICE_VERDICTS})
+        SELECT a.judge_id AS judge_a, b.judge_id AS judge_b, a.verdict AS verdict_a, b.verdict AS verdict_b,
+               count(*) AS n
+        FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id < b.judge_id
+        GROUP BY ALL ORDER BY ALL
         """,
         [film_id, film_id],
     )
-    if long.empty:
-        return long
-    return long.pivot_table(index=["answer_id", "claim_id"], columns="judge_id", values="verdict",
-                            aggfunc="first").reset_index()
+
+
+def agreement_patterns(store: Store, film_id: str | None = None) -> pd.DataFrame:
+    """Items grouped by how many judges gave each verdict (one row per distinct count pattern,
+    with its multiplicity) — all Krippendorff's α (nominal) needs."""
+    return store.df(
+        f"""
+        WITH v AS ({_SLICE_VERDICTS}),
+        units AS (
+            SELECT answer_id, claim_id,
+                   count(*) FILTER (verdict = 'asserted') AS asserted,
+                   count(*) FILTER (verdict = 'contradicted') AS contradicted,
+                   count(*) FILTER (verdict = 'omitted') AS omitted,
+                   count(*) FILTER (verdict NOT IN ('asserted', 'contradicted', 'omitted')) AS other
+            FROM v GROUP BY answer_id, claim_id
+        )
+        SELECT asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY ALL ORDER BY ALL
+        """,
+        [film_id, film_id],
+    )
 
 
 def settings_list(store: Store) -> pd.DataFrame:

@@ -8,7 +8,7 @@ import streamlit as st
 from data_access import views_distributions as views
 from data_access import views_film
 from pages.common import query
-from pages.filters import url_selectbox
+from pages.filters import url_radio, url_selectbox
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
 from viz.distributions import (QUESTION_TYPE_ORDER, accuracy_by_bin_figure, accuracy_by_topic_table,
@@ -16,9 +16,12 @@ from viz.distributions import (QUESTION_TYPE_ORDER, accuracy_by_bin_figure, accu
 
 ALL = "(all)"
 st.title("Distributions")
-open_tab, mcq_tab = st.tabs(["Open-ended questions (LF-VideoQA)", "Multiple choice (StoryVideoQA)"])
+# A section switch bound to the URL, not tabs: Streamlit runs every tab, and the MCQ section
+# aggregates millions of predictions — only the shown section queries.
+OPEN, MCQ = "Open-ended questions (LF-VideoQA)", "Multiple choice (StoryVideoQA)"
+section = url_radio("Questions", [OPEN, MCQ], key="view", label_visibility="collapsed")
 
-with open_tab:
+if section == OPEN:
     films = query(views_film.film_choices)
     titles = {ALL: "(all films)", **dict(zip(films["film_id"], films["title"]))}
     film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
@@ -44,7 +47,7 @@ with open_tab:
         right.plotly_chart(count_bars(centers["centers"], f"Center characters per film (median "
                                       f"{centers['centers'].median():.1f})", "centers"), key="centers")
 
-with mcq_tab:
+else:
     facets = query(views.mcq_facets)
     if facets.empty:
         st.caption("No multiple-choice questions in this store.")

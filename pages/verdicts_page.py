@@ -5,7 +5,7 @@ import streamlit as st
 
 from data_access import views_film, views_verdicts
 from pages.common import query
-from pages.filters import url_multiselect, url_selectbox
+from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
 from viz.verdicts import (METRIC_LABELS, answer_markdown, metrics_figure, metrics_table, type_table,
@@ -34,11 +34,13 @@ qtypes = url_multiselect("Types", ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8
 order_by = url_selectbox("Order settings by", list(METRIC_LABELS), key="order", default="f1",
                          container=top[3], format_func=METRIC_LABELS.get)
 
-tab_grid, tab_metrics, tab_agree, tab_diff = st.tabs(["Claims × settings", "Metrics", "Agreement",
-                                                      "Diff of two runs"])
+# A section switch bound to the URL rather than tabs: Streamlit runs every tab's code, and the
+# agreement and metrics sections aggregate the whole slice — only the shown section queries.
+SECTIONS = ["Claims × settings", "Metrics", "Agreement", "Diff of two runs"]
+section = url_radio("View", SECTIONS, key="view", label_visibility="collapsed")
 runs = query(views_verdicts.judge_runs, film_id)
 
-with tab_grid:
+if section == "Claims × settings":
     questions = query(views_verdicts.answered_questions, film_id, tuple(qtypes))
     if questions.empty:
         st.caption("No answered questions in this slice.")
@@ -63,7 +65,7 @@ with tab_grid:
                 st.markdown(f"**{answer['setting']}**")
                 st.markdown(answer_markdown(answer["text"], grid[grid["setting_id"] == answer["setting_id"]]))
 
-with tab_metrics:
+elif section == "Metrics":
     counts = query(views_verdicts.answer_counts, judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
     if counts.empty:
         st.caption(f"Judge {judge_id} has no verdicts in this slice.")
@@ -78,18 +80,17 @@ with tab_metrics:
         by_type = verdict_metrics.slice_metrics(counts, by_type=True)
         st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
 
-with tab_agree:
-    wide = query(views_verdicts.verdict_pairs, film_id)
-    judge_cols = [j for j in judges["judge_id"] if j in wide.columns]
-    if len(judge_cols) < 2:
+elif section == "Agreement":
+    confusions = query(views_verdicts.agreement_confusions, film_id)
+    if confusions.empty:
         st.caption("Agreement needs at least two judges on the same claims.")
     else:
-        pairs = verdict_metrics.cohen_kappa_pairs(wide, judge_cols)
-        alpha = verdict_metrics.krippendorff_alpha(wide, judge_cols)
+        pairs = verdict_metrics.kappa_pairs(confusions)
+        alpha = verdict_metrics.alpha_from_patterns(query(views_verdicts.agreement_patterns, film_id))
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
 
-with tab_diff:
+else:
     if len(runs) < 2:
         st.caption("A diff needs two judge runs.")
     else:

@@ -3,13 +3,12 @@
 Eq. 1 (LF-VideoQA §3.3) and the question bootstrap are `pipelines.metrics` (the same code as
 `storyscope metrics`), so the page and the CLI print the same numbers; this module only feeds
 them the page's slice (film, types, settings) and reshapes the rows for the Table 3 / Table 4
-layouts. Agreement (Cohen's κ per judge pair, Krippendorff's α) uses scikit-learn and the
-`krippendorff` package.
+layouts. Agreement (Cohen's κ per judge pair, Krippendorff's α) is computed from counts the
+store aggregates (confusion tables, verdict-count patterns), with statsmodels and
+`pipelines.agreement`.
 """
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pandas as pd
@@ -49,31 +48,32 @@ def slice_metrics(counts: pd.DataFrame, by_type: bool = False, resamples: int = 
     return pd.DataFrame(out)
 
 
-def cohen_kappa_pairs(wide: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
-    """Cohen's κ and raw agreement for every pair of judges on the items both labelled."""
-    from sklearn.metrics import cohen_kappa_score
+def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
+    """Cohen's κ and raw agreement per judge pair from (verdict_a, verdict_b, n) counts
+    (`views_verdicts.agreement_confusions`), via statsmodels' `cohens_kappa` on the table."""
+    from statsmodels.stats.inter_rater import cohens_kappa
 
     rows = []
-    for a, b in itertools.combinations(judges, 2):
-        both = wide[[a, b]].dropna()
-        kappa = float(cohen_kappa_score(both[a], both[b])) if len(both) >= 2 else float("nan")
-        rows.append({"judge_a": a, "judge_b": b, "items": len(both),
-                     "agreement": float((both[a] == both[b]).mean()) if len(both) else float("nan"),
-                     "kappa": kappa})
+    for (a, b), part in confusions.groupby(["judge_a", "judge_b"], sort=True):
+        labels = sorted(set(part["verdict_a"]) | set(part["verdict_b"]))
+        table = (part.pivot_table(index="verdict_a", columns="verdict_b", values="n", aggfunc="sum")
+                 .reindex(index=labels, columns=labels, fill_value=0).fillna(0).to_numpy(float))
+        items = int(table.sum())
+        kappa = float(cohens_kappa(table).kappa) if len(labels) > 1 else float("nan")
+        rows.append({"judge_a": a, "judge_b": b, "items": items,
+                     "agreement": float(np.trace(table) / items) if items else float("nan"), "kappa": kappa})
     return pd.DataFrame(rows, columns=["judge_a", "judge_b", "items", "agreement", "kappa"])
 
 
-def krippendorff_alpha(wide: pd.DataFrame, judges: list[str]) -> float:
-    """Krippendorff's α (nominal) over all judges; missing labels allowed."""
-    import krippendorff
+def alpha_from_patterns(patterns: pd.DataFrame) -> float:
+    """Krippendorff's α (nominal) from verdict-count patterns with multiplicities
+    (`views_verdicts.agreement_patterns`), using `pipelines.agreement`'s implementation."""
+    from pipelines.agreement import krippendorff_alpha_nominal
 
-    labels = sorted({v for j in judges for v in wide[j].dropna().unique()})
-    if len(judges) < 2 or len(labels) < 2:
+    if patterns.empty:
         return float("nan")
-    codes = {label: i for i, label in enumerate(labels)}
-    data = np.array([[codes.get(v, np.nan) if isinstance(v, str) else np.nan for v in wide[j]]
-                     for j in judges], dtype=float)
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+    counts = patterns[["asserted", "contradicted", "omitted", "other"]].to_numpy(float)
+    return krippendorff_alpha_nominal(np.repeat(counts, patterns["items"].to_numpy(int), axis=0))
 
 
 def core_counts(grid: pd.DataFrame) -> pd.DataFrame:

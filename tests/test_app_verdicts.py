@@ -21,6 +21,9 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
     assert len(grid["asserted"].x) == 3 and len(grid["contradicted"].x) == 1 and len(grid["omitted"].x) == 2
     assert any("Screenplay / Qwen3.6: 2/2 core" in c.value and "Subtitles / Qwen3.6: 1/2 core" in c.value
                for c in at.caption)
+
+    at.radio(key="view").set_value("Metrics").run()
+    assert at.query_params["view"] in ("Metrics", ["Metrics"])
     table = at.dataframe[0].value.set_index("setting")
     # Eq. (1) by hand: screenplay F1 = mean(1, 1, 2/3) = 88.9; subtitles = mean(.5, 0, 0) = 16.7
     assert table.loc["Screenplay / Qwen3.6", "F1"].startswith("88.9")
@@ -28,13 +31,22 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
     assert table.loc["Subtitles / Qwen3.6", "Contra"].startswith("27.8")
     assert table.loc["Screenplay / Qwen3.6", "F1 (paper)"] == "61.0"
     assert list(table.index) == ["Screenplay / Qwen3.6", "Subtitles / Qwen3.6"]      # ordered by F1
-    assert metrics(at)["Flipped claims"] == "2 of 14"
-    kappa = at.dataframe[2].value
+
+    at.radio(key="view").set_value("Agreement").run()
+    kappa = at.dataframe[0].value
+    # 14 shared items, 12 agree; Cohen's κ 0.759 from the confusion counts (the count-based κ and
+    # α are checked against scikit-learn / krippendorff on raw labels in tests/test_viz_figures.py)
     assert kappa.loc[0, "items"] == 14 and abs(kappa.loc[0, "agreement"] - 12 / 14) < 1e-3
+    assert abs(kappa.loc[0, "kappa"] - 0.759) < 1e-3
+    assert metrics(at)["Krippendorff's α (nominal, all judges)"] == "0.764"
+
+    at.radio(key="view").set_value("Diff of two runs").run()
+    assert metrics(at)["Flipped claims"] == "2 of 14"
 
 
 def test_judge_and_order_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen"})
+    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen",
+                                               "view": "Metrics"})
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["setting"]) == ["Subtitles / Qwen3.6"]

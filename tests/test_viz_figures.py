@@ -183,3 +183,24 @@ def test_question_lab_figures():
     assert "umap" in by_status.layout.title.text
     histogram = leak_histogram(pd.DataFrame(dict(leak_score=[0.1, 0.7], passed=[True, False])), 0.5)
     assert histogram.layout.shapes[0].x0 == 0.5
+
+
+def test_count_based_kappa_and_alpha_match_the_libraries_on_raw_labels():
+    import krippendorff
+    from sklearn.metrics import cohen_kappa_score
+
+    from pipelines.verdict_metrics import alpha_from_patterns, kappa_pairs
+
+    a = ["asserted", "asserted", "omitted", "contradicted", "omitted", "asserted", "omitted"]
+    b = ["asserted", "omitted", "omitted", "contradicted", "asserted", "asserted", "omitted"]
+    confusions = (pd.DataFrame(dict(verdict_a=a, verdict_b=b)).value_counts().rename("n").reset_index()
+                  .assign(judge_a="j1", judge_b="j2"))
+    row = kappa_pairs(confusions).iloc[0]
+    assert row["items"] == 7 and row["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-9)
+    labels = {"asserted": 0, "contradicted": 1, "omitted": 2}
+    units = pd.DataFrame({name: [int(x == name) + int(y == name) for x, y in zip(a, b)]
+                          for name in ["asserted", "contradicted", "omitted"]}).assign(other=0)
+    patterns = units.value_counts().rename("items").reset_index()
+    expected = krippendorff.alpha(reliability_data=[[labels[x] for x in a], [labels[y] for y in b]],
+                                  level_of_measurement="nominal")
+    assert alpha_from_patterns(patterns) == pytest.approx(expected, abs=1e-9)
