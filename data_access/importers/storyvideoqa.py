@@ -144,9 +144,9 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
                            "aligned_files": len(aligned),
                            "unresolved_matches": sum(a.unresolved_matches for a in aligned)})
     with store.transaction() as cursor:
-        _reject_present(cursor, "films", "film_id", vids, "films")
+        _reject_present(cursor, "films", "film_id", vids, folder.name)
         _reject_present(cursor, "mcq_questions", "mcq_id", [r["mcq_id"] for r in mcq_rows],
-                        "golden_questions")
+                        f"{folder.name}/golden_questions")
         run_id = insert_run(cursor, spec)
         report = ImportReport(run_id, DATASET["dataset_id"], str(folder), notes=list(layout.notes))
         if not keys_present(cursor, "datasets", "dataset_id", [DATASET["dataset_id"]]):
