@@ -50,7 +50,7 @@ def read_manifest(folder: Path) -> Manifest:
         raise fail(MANIFEST, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
         raise fail(MANIFEST, f"line {exc.lineno}", "-",
-                   f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+                   f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(data, dict):
         raise fail(MANIFEST, "line 1", "-", "must be a JSON object")
     try:

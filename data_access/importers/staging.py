@@ -101,7 +101,7 @@ def _explain_line(file: str, line_no: int, raw: bytes) -> Problem | None:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
         return Problem(file, f"line {line_no}", "-",
-                       f"invalid JSON: {exc.msg} at column {exc.colno}")
+                       f"invalid JSON: {exc.msg} (column {exc.colno})")
     if not isinstance(record, dict):
         return Problem(file, f"line {line_no}", "-", "record is not a JSON object")
     return None

@@ -123,7 +123,7 @@ def read_golden_file(path: Path) -> list[dict]:
         raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
         raise fail(path.name, f"line {exc.lineno}", "-",
-                   f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+                   f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(items, list):
         raise fail(path.name, "(file)", "-", "must be a JSON array of question items")
     source = source_of(path)
