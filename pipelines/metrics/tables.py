@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from data_access.store import Store
 from data_access.verdict_counts import judges_with_answer_verdicts, lexical_means, verdict_counts
@@ -56,6 +57,14 @@ def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: 
     The pool is all questions (by setting) or the questions of one type (by setting × type);
     all settings of a pool share its resamples, so each pool costs one matrix product.
     """
+    with threadpool_limits(1):
+        # Each pool's product is small (B × n × k); BLAS threads cost more to wake and spin
+        # than they save, and on a shared machine they steal CPU from everyone else.
+        return _interval_rows(per_question, group_keys, resamples, rng)
+
+
+def _interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: int,
+                   rng: np.random.Generator) -> list[dict]:
     rows = []
     per_question = per_question.assign(
         _q=pd.factorize(per_question.question_id.astype(object))[0],
