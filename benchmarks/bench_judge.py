@@ -3,7 +3,8 @@
 2,000 judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
 OpenAI-compatible server running in a child process with 100 ms injected latency, at
 concurrency 16, 32 and 64. Reported per level: wall time, the ideal N·L/C, and efficiency =
-ideal / wall (target ≥ 90%). Then the same 2,000 requests replayed from the store's cache with
+ideal / wall (target ≥ 90%), and the client's CPU per call (the server's too, from the
+child's rusage): on a busy machine these, not the latency, bound throughput. Then the same 2,000 requests replayed from the store's cache with
 the server stopped: calls per second (target ≥ 5,000/s). Every run writes its cache entries,
 call rows and usage to a temporary store, as a real judge run does.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -58,13 +60,14 @@ def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: fl
     run_id = start_run(store, RunSpec("bench.judge", backend="openai", model="bench"))
     gateway = Gateway(store, config, run_id, batch_size=64)
     batch = requests(n, f"c{concurrency}")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = gateway.run(batch)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ideal = n * latency / concurrency
     assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
     return {"concurrency": concurrency, "n": n, "wall_s": round(wall, 3),
-            "ideal_s": round(ideal, 3), "efficiency": round(ideal / wall, 3)}
+            "ideal_s": round(ideal, 3), "efficiency": round(ideal / wall, 3),
+            "client_cpu_ms_per_call": round(cpu / n * 1000, 3)}
 
 
 def replay(store: Store, n: int, concurrency: int) -> dict:
@@ -72,11 +75,12 @@ def replay(store: Store, n: int, concurrency: int) -> dict:
                        concurrency=concurrency)  # nothing listens there: cache only
     run_id = start_run(store, RunSpec("bench.replay", backend="openai", model="bench"))
     batch = requests(n, f"c{concurrency}")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     results = Gateway(store, config, run_id, batch_size=1000).run(batch)
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     assert all(r.ok and r.cached for r in results)
-    return {"n": n, "wall_s": round(wall, 3), "calls_per_s": round(n / wall)}
+    return {"n": n, "wall_s": round(wall, 3), "calls_per_s": round(n / wall),
+            "calls_per_cpu_s": round(n / cpu)}
 
 
 def main() -> None:
@@ -94,9 +98,13 @@ def main() -> None:
             live = [run_level(store, server.base_url, args.n, c, args.latency) for c in levels]
         finally:
             server.stop()
+        # The server child has exited and been joined: its CPU is in RUSAGE_CHILDREN.
+        server_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        server_ms = (server_cpu.ru_utime + server_cpu.ru_stime) / (args.n * len(levels)) * 1000
         replays = [replay(store, args.n, levels[-1]) for _ in range(3)]
     best = max(replays, key=lambda r: r["calls_per_s"])
-    result = {"latency_s": args.latency, "levels": live, "replay": best,
+    result = {"latency_s": args.latency, "levels": live,
+              "server_cpu_ms_per_call": round(server_ms, 3), "replay": best,
               "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],
               "targets": {"efficiency": 0.9, "replay_calls_per_s": 5000},
               "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
