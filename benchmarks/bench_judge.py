@@ -4,8 +4,9 @@
 OpenAI-compatible server running in a child process with 100 ms injected latency, at
 concurrency 16, 32 and 64. Reported per level: wall time, the ideal N·L/C, and efficiency =
 ideal / wall (target ≥ 90%), and the client's CPU per call (the server's too, from the
-child's rusage): on a busy machine these, not the latency, bound throughput. Then the same 2,000 requests replayed from the store's cache with
-the server stopped: calls per second (target ≥ 5,000/s). Every run writes its cache entries,
+child's rusage): on a busy machine these, not the latency, bound throughput. Then the same
+2,000 requests replayed from the store's cache with the server stopped: calls per second
+(target ≥ 5,000/s), also per CPU second. Every run writes its cache entries,
 call rows and usage to a temporary store, as a real judge run does.
 
 Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 16,32,64] [--json OUT]
