@@ -154,3 +154,15 @@ def test_cache_key_is_canonical_and_spliced_form_matches():
         "m", [{"role": "user", "content": "a"}, {"role": "b", "content": ""}], {})
     assert cache_key("m", request.messages, {"temperature": 0}) != cache_key(
         "m", request.messages, {"temperature": 1})
+
+
+def test_budget_is_per_run_across_gateways(store, fake_llm):
+    server = fake_llm(lambda body, n: FakeReply(content='{"label": "x"}', prompt_tokens=100,
+                                                completion_tokens=100))
+    config = fake_llm.config(server, concurrency=1, budget_tokens=450)
+    run_id = start_run(store, RunSpec("test.llm", backend="openai", model=config.model))
+    first = Gateway(store, config, run_id).run(_requests(3))
+    assert [r.status for r in first] == ["ok"] * 3
+    # A resumed run (new gateway, same run) has already spent 600 tokens: nothing is sent.
+    later = Gateway(store, config, run_id).run(_requests(5)[3:])
+    assert [r.status for r in later] == ["skipped", "skipped"] and len(server.log.bodies) == 3

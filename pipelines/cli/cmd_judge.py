@@ -43,6 +43,8 @@ def judge(
                                                 envvar="STORYSCOPE_LLM_API_KEY")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
     budget_usd: Annotated[float | None, typer.Option(help="Stop once this is spent.")] = None,
+    budget_tokens: Annotated[int | None, typer.Option(help="Stop once this many tokens are "
+                                                      "spent.")] = None,
     where: Annotated[list[str] | None, typer.Option(
         help="Slice filter KEY=V1,V2 (film, type, setting, question, status); repeatable.")] = None,
     limit: Annotated[int | None, typer.Option(help="Judge at most N answers.")] = None,
@@ -62,7 +64,8 @@ def judge(
         raise fail(f"--backend {backend!r}: expected openai or lexical")
     try:
         llm = {k: v for k, v in {"model": model, "base_url": base_url,
-                                 "concurrency": concurrency, "budget_usd": budget_usd}.items()
+                                 "concurrency": concurrency, "budget_usd": budget_usd,
+                                 "budget_tokens": budget_tokens}.items()
                if v is not None}
         options = JudgeOptions(backend=backend, judge_name=judge_name, where=parse_where(where),
                                limit=limit, gold=gold, llm=llm)

@@ -148,6 +148,7 @@ class Gateway:
         # Hold the store open while replaying from the cache (one open, not one per batch);
         # release it before the network phase so other processes can use the file meanwhile.
         with self.store.session():
+            self._seed_spent()
             fresh = self._replay_all(requests, keys, results, pending, on_batch)
         if fresh:
             await self._send_all(requests, keys, fresh, results, pending, on_batch)
@@ -161,6 +162,13 @@ class Gateway:
         if fmt is not None:
             params["response_format"] = fmt
         return params
+
+    def _seed_spent(self) -> None:
+        # The budget is per run: a resumed run (a new process) starts from what it has spent.
+        usage = llm_log.run_usage(self.store, self.run_id)
+        if usage and not self.spent.tokens:
+            self.spent = Usage(int(usage["prompt_tokens"] or 0),
+                               int(usage["completion_tokens"] or 0), float(usage["cost_usd"] or 0))
 
     def _replay_all(self, requests, keys, results, pending, on_batch) -> list[int]:
         """Fill `results` from the cache; return the indices that need a call."""
