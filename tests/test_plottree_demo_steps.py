@@ -1,0 +1,37 @@
+"""Demo steps 50 (MCQ analytics) and 55 (PlotTrees) on fixture data built in code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from data_access.mcq import current_difficulty
+from pipelines.demo import step_50_mcq_analytics, step_55_plottrees
+from tests.mcq_helpers import load_records, make_mcq
+from tests.test_plottree_build import FILM, write_fixture_film
+
+
+@pytest.mark.slow
+def test_steps_fill_difficulty_trees_and_retrievals(store, monkeypatch):
+    messages = []
+    step_50_mcq_analytics.run(store, None, messages.append)
+    assert messages == ["  no golden MCQs in the store; skipped"]
+    records = [make_mcq("Movie", FILM, i, "PI"[i % 2], "C", question=f"Who fixes lamp {i}?",
+                        times=["00:08:20-00:08:26"], characters=["Ann"], locations=["Lamp Room"])
+               for i in range(9)]
+    load_records(store, records)
+    step_50_mcq_analytics.run(store, None, messages.append)
+    assert len(current_difficulty(store, "golden")) == 9
+    assert any("gini" in m for m in messages)
+
+    write_fixture_film(store)
+    monkeypatch.setattr(step_55_plottrees, "DEMO_FILMS", (FILM, "missing-film"))
+    step_55_plottrees.run(store, None, messages.append)
+    assert messages[-1] == "  no --data-dir; skipped"
+    step_55_plottrees.run(store, Path("."), messages.append)
+    assert store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [FILM]) == 617
+    assert store.scalar("SELECT count(*) FROM plottree_retrievals WHERE film_id = ?", [FILM]) == 9
+    assert any("missing-film: not in the store" in m for m in messages)
+    step_55_plottrees.run(store, Path("."), messages.append)   # second run: nothing rebuilt
+    assert any("tree already built" in m for m in messages)
