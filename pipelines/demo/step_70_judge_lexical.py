@@ -38,8 +38,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
             part.answers[part.answers.answer_id.isin(todo)].question_id))}
         summary = run_judge(store, options)
         echo(f"  lexical judge: {summary['done']} answers graded (run {summary['run_id']})")
-        gold = run_judge(store, JudgeOptions(backend="lexical", gold=True,
-                                             where=options.where))
+        gold = run_judge(store, JudgeOptions(backend="lexical", gold=True))
         echo(f"  gold self-check: {gold['done']} reference answers, "
              f"{len(gold['gold_failures'])} omit or contradict a core claim")
     else:
