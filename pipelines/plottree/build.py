@@ -5,6 +5,7 @@ them level by level to a root, embeds every node with MiniLM (`pipelines.embeddi
 uses a Qwen3 embedding model) and writes nodes + vectors under one `plottree.build` run.
 Offline the parent summaries are extractive (`extractive-centroid`); with an LLM config they
 come from the gateway (backend `llm:<model>`), one request per cluster, cached and replayable.
+With a registered video (`films.video_path`) the leaves record their keyframe indices (OpenCV).
 """
 
 from __future__ import annotations
@@ -44,12 +45,19 @@ def leaf_nodes(frame: pd.DataFrame, prefix: str) -> list[Node]:
             for r in frame.itertuples(index=False)]
 
 
-def nodes_frame(film_id: str, nodes: list[Node]) -> pd.DataFrame:
-    """Node objects as plottree_nodes rows."""
+def nodes_frame(film_id: str, nodes: list[Node],
+                keyframes: list[int | None] | None = None) -> pd.DataFrame:
+    """Node objects as plottree_nodes rows; `keyframes[i]` is leaf i's video frame (if any),
+    and a parent lists the keyframes of its leaves."""
+    def frames_of(node: Node):
+        if keyframes is None:
+            return None
+        return [keyframes[i] for i in node.leaf_indices if keyframes[i] is not None]
+
     return pd.DataFrame([{
         "film_id": film_id, "node_id": n.node_id, "parent_id": n.parent_id, "level": n.level,
         "start_s": n.start_s, "end_s": n.end_s, "leaf_indices": n.leaf_indices,
-        "keyframes": None, "summary": n.summary, "summary_backend": n.summary_backend,
+        "keyframes": frames_of(n), "summary": n.summary, "summary_backend": n.summary_backend,
         "children": n.children, "characters": n.characters} for n in nodes])
 
 
@@ -104,7 +112,12 @@ def build_film_tree(store: Store, film_id: str, leaf_seconds: float = 1.0,
         summarise = gateway_summariser(store, llm_config, llm_run)
     nodes, vectors = build_nodes(leaves.frame, f"{film_id}:", summarise)
     seconds = time.perf_counter() - started
-    frame = nodes_frame(film_id, nodes)
+    keyframes = None
+    if film.get("video_path") and not pd.isna(film.get("video_path")):
+        from pipelines.plottree.keyframes import keyframe_indices
+
+        keyframes = keyframe_indices(film["video_path"], leaves.frame["start_s"].tolist())
+    frame = nodes_frame(film_id, nodes, keyframes)
     with store.transaction() as cursor:
         run_id = llm_run or insert_run(cursor, spec)
         insert_tree(cursor, frame, vectors, MODEL_NAME, run_id)
