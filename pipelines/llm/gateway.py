@@ -23,8 +23,12 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
-import httpx2
 import openai
+
+try:  # the HTTP library the installed openai client is built on
+    import httpx2 as _http
+except ImportError:  # openai 1.x
+    import httpx as _http
 
 from data_access import llm_log
 from data_access.jobs import is_conflict
@@ -300,7 +304,7 @@ class Gateway:
         # The client's generic POST sends our plain-JSON chat body as is. The typed
         # `chat.completions.create` walks messages and the JSON schema through its TypedDict
         # transform on every call, which costs more CPU than the rest of the call.
-        response = await client.post("/chat/completions", cast_to=httpx2.Response, body=body)
+        response = await client.post("/chat/completions", cast_to=_http.Response, body=body)
         text = response.text
         try:
             # Read the completion JSON directly: building the typed ChatCompletion object
