@@ -15,24 +15,26 @@ _LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
 
 
 def count_bars(values: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
-    """Bars of how many questions take each value (types, claim counts, anchor fifths...)."""
-    counts = values.dropna().value_counts().rename_axis("value").reset_index(name="questions")
+    """Bars of how many questions take each value (types, claim counts, anchor fifths...).
+
+    Built with graph_objects, not plotly.express: px costs ~0.3 s per figure, and this page
+    draws six of them.
+    """
+    counts = values.dropna().value_counts()
     if order is None:
-        order = sorted(counts["value"])
-    rank = {value: i for i, value in enumerate(order)}
-    counts = counts.sort_values("value", key=lambda column: column.map(lambda v: rank.get(v, len(rank))))
-    figure = px.bar(counts, x="value", y="questions", title=title, category_orders={"value": order},
-                    labels={"value": x_label})
+        order = sorted(counts.index)
+    order = [value for value in order if value in counts.index]
+    figure = go.Figure(go.Bar(x=[str(v) for v in order], y=[int(counts[v]) for v in order], name=""))
+    figure.update_layout(title=title, xaxis_title=x_label, yaxis_title="questions", **_LAYOUT)
     figure.update_xaxes(type="category")
-    figure.update_layout(**_LAYOUT)
     return figure
 
 
 def span_histogram(spans: pd.Series) -> go.Figure:
     """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1)."""
-    figure = px.histogram(spans.dropna().rename("span (min)"), nbins=30,
-                          title=f"Evidence span (mean {spans.mean():.1f} min)")
-    figure.update_layout(**_LAYOUT, showlegend=False, yaxis_title="questions")
+    figure = go.Figure(go.Histogram(x=spans.dropna(), nbinsx=30, name="span (min)"))
+    figure.update_layout(title=f"Evidence span (mean {spans.mean():.1f} min)", xaxis_title="span (min)",
+                         yaxis_title="questions", showlegend=False, **_LAYOUT)
     return figure
 
 
