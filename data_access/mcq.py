@@ -137,13 +137,19 @@ def latest_predictions(store: Store) -> pd.DataFrame:
 
 
 # -- StoryMindv2 stage outputs (m0501) ---------------------------------------------------------
-def insert_storymind_items(cursor: duckdb.DuckDBPyConnection, rows: list[dict], run_id: str) -> int:
-    """Write stage rows (vid, batch, stage, item_id, topic, payload as JSON text)."""
+def insert_run_rows(cursor: duckdb.DuckDBPyConnection, table: str, rows: list[dict],
+                    run_id: str) -> int:
+    """Write dict rows (keys = `table` columns) under one run; `table` is a module constant."""
     if rows:
         frame = pd.DataFrame(rows)
         frame["run_id"] = run_id
-        bulk_insert(cursor, "storymind_items", frame)
+        bulk_insert(cursor, table, frame)
     return len(rows)
+
+
+def insert_storymind_items(cursor: duckdb.DuckDBPyConnection, rows: list[dict], run_id: str) -> int:
+    """Write stage rows (vid, batch, stage, item_id, topic, payload as JSON text)."""
+    return insert_run_rows(cursor, "storymind_items", rows, run_id)
 
 
 def storymind_faults(store: Store, vid: str) -> pd.DataFrame:

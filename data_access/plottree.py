@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from data_access.mcq import bulk_insert
+from data_access.mcq import bulk_insert, insert_run_rows
 from data_access.store import Store
 
 NODE_COLUMNS = ["film_id", "node_id", "parent_id", "level", "start_s", "end_s", "leaf_indices",
@@ -79,11 +79,7 @@ def current_tree(store: Store, film_id: str, model: str) -> tuple[pd.DataFrame, 
 
 def insert_retrievals(cursor: duckdb.DuckDBPyConnection, rows: list[dict], run_id: str) -> int:
     """Write retrieval records (see m0500) under one run."""
-    if rows:
-        frame = pd.DataFrame(rows)
-        frame["run_id"] = run_id
-        bulk_insert(cursor, "plottree_retrievals", frame)
-    return len(rows)
+    return insert_run_rows(cursor, "plottree_retrievals", rows, run_id)
 
 
 def film_mcqs(store: Store, film_id: str) -> pd.DataFrame:
