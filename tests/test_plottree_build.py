@@ -160,6 +160,32 @@ def test_build_and_ask_through_the_cli(store):
     assert bad.exit_code != 0 and "no PlotTree" in bad.output
 
 
+@pytest.mark.slow
+def test_condensation_and_qa_through_the_gateway(store, fake_llm):
+    from pipelines.plottree.ask import Question, ask
+    from pipelines.plottree.build import build_film_tree
+
+    def scripted(body, number):
+        user = body["messages"][-1]["content"]
+        if user.startswith("Plot descriptions:"):
+            return "Condensed plot of the lighthouse story."
+        return "B" if "spare key" in user else "A"
+
+    write_fixture_film(store)
+    config = fake_llm.config(fake_llm(scripted), structured="none")
+    built = build_film_tree(store, FILM, leaf_seconds=5.0, llm_config=config)
+    assert built.n_leaves == 120 and built.levels == 2 and built.backend == "llm:fake-model"
+    summaries = store.df("SELECT summary, summary_backend FROM current_plottree_nodes"
+                         " WHERE level > 0")
+    assert (summaries["summary"] == "Condensed plot of the lighthouse story.").all()
+    assert store.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [built.run_id]) == 4  # K^0 = 3, root
+    question = Question("mcq:1", "Who took the spare key?", ["Ann", "Cara", "Ben", "Dan", "Eve"])
+    [(retrieval, answer)] = ask(store, FILM, [question], top_m=4, llm_config=config)
+    assert answer == "B" and len(retrieval.nodes) == 4
+    row = store.df("SELECT answer, answer_option, answer_backend FROM plottree_retrievals")
+    assert row.iloc[0].tolist() == ["B", "B", "llm:fake-model"]
+
+
 def test_build_unknown_film_is_a_clear_error(store):
     result = CliRunner().invoke(app, ["plottree", "build", "--film", "nope",
                                       "--store", str(store.path)])
