@@ -42,7 +42,7 @@ def belief_lanes(store: Store, film_id: str, holders: list[str]) -> pd.DataFrame
                s.start_s,
                coalesce(r.start_s, film.runtime_s, bounds.last_s) AS end_s,
                array_to_string(coalesce(b.basis, []), ', ') AS basis,
-               (b.kind = 'told' AND b.believed = false) AS rejected,
+               coalesce(b.kind = 'told' AND b.believed = false, false) AS rejected,
                b.revised_at_scene, b.trigger
         FROM current_beliefs b
         CROSS JOIN bounds LEFT JOIN film ON true

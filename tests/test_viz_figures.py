@@ -204,3 +204,11 @@ def test_count_based_kappa_and_alpha_match_the_libraries_on_raw_labels():
     expected = krippendorff.alpha(reliability_data=[[labels[x] for x in a], [labels[y] for y in b]],
                                   level_of_measurement="nominal")
     assert alpha_from_patterns(patterns) == pytest.approx(expected, abs=1e-9)
+
+
+def test_belief_lanes_read_null_flags_as_false():
+    """Tracker output can leave `believed` NULL on told beliefs: no crash, a plain box."""
+    beliefs = _beliefs(rejected=pd.array([None, None, None], dtype="boolean"))
+    figure = belief_lanes_figure(beliefs, META.iloc[0:0])
+    assert [shape.name for shape in figure.layout.shapes] == ["false", "belief", "belief"]
+    assert "rejected" not in describe_belief(beliefs.iloc[2])

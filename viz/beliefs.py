@@ -19,6 +19,11 @@ TRUE_FILL, FALSE_FILL, REJECTED_FILL = "rgba(31,119,180,0.30)", "rgba(214,39,40,
 META_COLOUR = "#9467bd"
 
 
+def _flag(value) -> bool:
+    """A boolean column value, NULL (pd.NA / None / NaN) read as False."""
+    return bool(value) if value is not None and not pd.isna(value) else False
+
+
 def _time_axis(beliefs: pd.DataFrame, meta: pd.DataFrame) -> str:
     """Minutes when scenes have times (films); scene numbers otherwise (ToM stories)."""
     has_times = beliefs["start_s"].notna().any() if not beliefs.empty else False
@@ -49,12 +54,12 @@ def _belief_box(row: pd.Series, y: int, axis: str, selected: bool) -> dict:
     """One belief as a box on its row: dashed red when false, grey when rejected."""
     x0, x1 = _span(row, axis)
     x1 = max(x1, x0 + (0.4 if axis == "scenes" else 0.5))
-    rejected = bool(row["rejected"])
-    fill = REJECTED_FILL if rejected else FALSE_FILL if row["is_false"] else TRUE_FILL
-    colour = "#777" if rejected else "#d62728" if row["is_false"] else "#1f77b4"
+    rejected, is_false = _flag(row["rejected"]), _flag(row["is_false"])
+    fill = REJECTED_FILL if rejected else FALSE_FILL if is_false else TRUE_FILL
+    colour = "#777" if rejected else "#d62728" if is_false else "#1f77b4"
     return dict(type="rect", x0=x0, x1=x1, y0=y - 0.35, y1=y + 0.35, layer="below",
-                line=dict(color=colour, dash="dash" if row["is_false"] else "solid", width=4 if selected else 1.5),
-                fillcolor=fill, name="false" if row["is_false"] else "rejected" if rejected else "belief")
+                line=dict(color=colour, dash="dash" if is_false else "solid", width=4 if selected else 1.5),
+                fillcolor=fill, name="false" if is_false else "rejected" if rejected else "belief")
 
 
 def belief_lanes_figure(beliefs: pd.DataFrame, meta: pd.DataFrame | None = None,
@@ -106,8 +111,8 @@ def _add_kind_markers(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str],
 def _hover(row: pd.Series) -> str:
     parts = [f"<b>{row['belief_id']}</b> {row['content']}"]
     if row["kind"] == "told" and isinstance(row.get("source_character"), str):
-        parts.append(f"told by {row['source_character']}" + (" — rejected" if row["rejected"] else ""))
-    if row["is_false"]:
+        parts.append(f"told by {row['source_character']}" + (" — rejected" if _flag(row["rejected"]) else ""))
+    if _flag(row["is_false"]):
         parts.append("false belief")
     if isinstance(row.get("revises"), str):
         parts.append(f"revises {row['revises']}")
@@ -156,9 +161,9 @@ def describe_belief(row: pd.Series) -> str:
     text = f"**{row['content']}** — {row['kind']}"
     if isinstance(row.get("source_character"), str):
         text += f" by {row['source_character']}"
-    if row["rejected"]:
+    if _flag(row["rejected"]):
         text += " · **rejected**"
-    if row["is_false"]:
+    if _flag(row["is_false"]):
         text += " · **false**"
     text += f" · forms in S{int(row['scene_index'])} ({_clock(row['start_s'])})"
     revised = row.get("revised_at_scene")
