@@ -284,11 +284,22 @@ def test_200_mb_file_is_streamed_not_loaded(seeded, tmp_path):
     assert store_dump(seeded) == before
 
 
-def test_two_judges_on_one_claim_in_one_import(seeded, tmp_path):
-    # The store keys verdicts by (run, answer, claim): one import holds one judge per claim.
+def test_two_judges_on_one_claim_in_one_import_are_both_kept(seeded, tmp_path):
+    # Migration 30: verdicts are unique per (run, judge, answer, claim), so one import can carry
+    # several judges' labels of the same claim (human + LLM judges, App. G / FABLES).
     def second_judge(tables):
         tables["judges"].append({"judge_id": "j10", "kind": "human"})
         tables["claim_verdicts"].append({**tables["claim_verdicts"][0], "judge_id": "j10"})
     folder = dataset_with(tmp_path, second_judge)
-    assert_rejected(seeded, folder, "claim_verdicts.jsonl", "line 3", "answer_id+claim_id",
+    report = import_lfvqa_dir(seeded, folder)
+    judges = seeded.rows("SELECT DISTINCT judge_id FROM claim_verdicts WHERE run_id = ? ORDER BY 1",
+                         [report.run_id])
+    assert [j for (j,) in judges] == ["j10", "j9"]  # other_tables() renames j1 to j9
+
+
+def test_same_judge_twice_on_one_claim_is_rejected(seeded, tmp_path):
+    def repeated_verdict(tables):
+        tables["claim_verdicts"].append(dict(tables["claim_verdicts"][0]))
+    folder = dataset_with(tmp_path, repeated_verdict)
+    assert_rejected(seeded, folder, "claim_verdicts.jsonl", "line 3", "judge_id+answer_id+claim_id",
                     "same as record 1")
