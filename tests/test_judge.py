@@ -76,3 +76,19 @@ def test_reply_must_label_every_claim_once():
         check(reply)
     messages = judge_messages("Q?", [{"ord": 1, "role": "core", "text": "C."}], "An {answer}")
     assert "An {answer}" in messages[1]["content"] and "declines" in messages[0]["content"]
+
+
+def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
+    from pipelines.agreement import agreement_report
+
+    sizes = build_slice(store)
+    server = fake_llm(scripted_judge)
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-judge-key-000")
+    run_judge(store, _llm_options(fake_llm, server))
+    run_judge(store, JudgeOptions(backend="lexical"))
+    report = agreement_report(store, "lfvqa")
+    assert report.judges == ["fake-model@judge-claims-v1", "lexical"]
+    pair = report.pairs[0]
+    assert pair["n"] == sizes["verdicts"] and 0 <= pair["agreement"] <= 1
+    assert report.confusions[("fake-model@judge-claims-v1", "lexical")].to_numpy().sum() == \
+        sizes["verdicts"]
