@@ -114,6 +114,11 @@ def test_run_stores_difficulty_and_accuracy_per_bin(store, tmp_path):
     assert all(b["accuracy"]["oracle"] == 100.0 for b in summary["bins"])
     always_e = sum(b["accuracy"]["always-e"] * b["n"] for b in summary["bins"]) / 27
     assert always_e == pytest.approx(100 * 5 / 27, abs=0.1)  # option E is the GT for 5 of 27
+    topics = {row["method"]: row for row in summary["accuracy"]["by_topic"]}
+    assert topics["oracle"]["Avg"] == 100.0 and topics["oracle"]["P-CA"] == 100.0
+    assert topics["oracle"]["P-C"] is None                   # no P-C question in the fixture
+    by_type = {row["method"]: row for row in summary["accuracy"]["by_video_type"]}
+    assert by_type["oracle"]["TV"] == 100.0 and by_type["oracle"]["Movie"] == 100.0
 
 
 @pytest.mark.parametrize("body, message", [

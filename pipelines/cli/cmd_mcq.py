@@ -93,6 +93,10 @@ def difficulty(store: StoreOption = None, set_name: SetOption = None,
         acc = row.get("accuracy") or {}
         extra = "  " + ", ".join(f"{m} {a:.1f}%" for m, a in acc.items()) if acc else ""
         typer.echo(f"  bin {row['bin']}: n={row['n']:<5} D {row['d_min']:.3f}-{row['d_max']:.3f}{extra}")
+    for row in summary.get("accuracy", {}).get("by_topic", []):
+        cells = " ".join("  -  " if v is None else f"{v:5.1f}" for k, v in row.items()
+                         if k != "method")
+        typer.echo(f"  {row['method']:<20} {cells}")
 
 
 @mcq_app.command("import-predictions")

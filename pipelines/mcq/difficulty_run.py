@@ -16,7 +16,7 @@ from data_access.mcq import (
 )
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
-from pipelines.mcq.accuracy import accuracy_by_bin
+from pipelines.mcq.accuracy import accuracy_by_bin, accuracy_by_topic, accuracy_by_video_type
 from pipelines.mcq.bertscore import BACKBONE, DEFAULT_LAYER
 from pipelines.mcq.difficulty import N_BINS, PairScorer, compute_difficulty, minilm_f1_scorer
 
@@ -68,4 +68,16 @@ def difficulty_summary(store: Store, set_name: str | None = None) -> dict:
                 else pd.DataFrame())
     means = {k: (round(float(frame[k].mean()), 4) if len(frame) else None)
              for k in ("d_q", "d_a", "d_qa", "d")}
-    return {"n": int(len(frame)), "mean": means, "bins": _bin_rows(frame, accuracy)}
+    summary = {"n": int(len(frame)), "mean": means, "bins": _bin_rows(frame, accuracy)}
+    if not predictions.empty:
+        # Tables 8-9 layout (percent per topic, Avg) and Figure 12(c)'s TV / Movie split
+        summary["accuracy"] = {
+            "by_topic": _records(accuracy_by_topic(predictions)),
+            "by_video_type": _records(accuracy_by_video_type(predictions)),
+        }
+    return summary
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+            for row in frame.to_dict(orient="records")]
