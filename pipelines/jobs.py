@@ -114,10 +114,12 @@ def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) ->
         thread.start()
     elif mode == "subprocess":
         job_rows.set_state(store, job_id, "queued")
+        # Output goes nowhere: an unread pipe fills up and blocks the child (model loading
+        # prints progress bars); the job row carries state, progress and the redacted error.
         command = [sys.executable, "-m", "pipelines", "jobs", "run", job_id,
                    "--store", str(store.path)]
         process = subprocess.Popen(command, env={**os.environ, **(env or {})},
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                    start_new_session=True)
         _children[job_id] = process
         job_rows.set_pid_if_queued(store, job_id, process.pid)
