@@ -103,3 +103,15 @@ def films_to_explore(store: Store, limit: int = 12) -> pd.DataFrame:
         """,
         [limit],
     )
+
+
+def first_film_with(store: Store, table: str) -> str | None:
+    """A sensible default film for a page: the first (by title) that has rows in `table`
+    ("scenes" for the Film page, "beliefs" for Belief timelines)."""
+    views = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
+    if table not in views:
+        raise ValueError(f"no default-film rule for {table!r}")
+    return store.scalar(
+        f"SELECT f.film_id FROM films f WHERE EXISTS (SELECT 1 FROM {views[table]} t WHERE t.film_id = f.film_id)"
+        " ORDER BY f.kind = 'story', f.title, f.film_id LIMIT 1"
+    )

@@ -4,9 +4,10 @@ import streamlit as st
 
 from data_access import views_beliefs, views_film
 from pages.common import query
-from pages.filters import url_multiselect, url_selectbox
+from pages.filters import url_multiselect, url_range, url_selectbox
 from viz.beliefs import belief_lanes_figure, describe_belief
 
+MAX_ROWS = 60
 st.title("Belief timelines")
 st.caption("Each box runs from when a belief forms to when it is revised. Dashed red: false belief; "
            "grey: a claim the character rejects; arrows: revisions; ● witnessed ■ told ▲ inferred; "
@@ -17,7 +18,8 @@ if films.empty:
     st.info("No films in this store. Build the demo store with `storyscope demo`.")
     st.stop()
 titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-film_id = url_selectbox("Film or story", list(films["film_id"]), key="film", format_func=titles.get)
+film_id = url_selectbox("Film or story", list(films["film_id"]), key="film", format_func=titles.get,
+                        default=query(views_film.first_film_with, "beliefs"))
 
 holders = query(views_beliefs.belief_holders, film_id)
 if holders.empty:
@@ -31,6 +33,17 @@ if not chosen:
 
 lanes = query(views_beliefs.belief_lanes, film_id, tuple(chosen))
 meta = query(views_beliefs.meta_belief_lane, film_id, tuple(chosen))
+if len(lanes) + len(meta) > MAX_ROWS:
+    # a screenplay film holds hundreds of beliefs per character: show the beliefs that form or
+    # are revised in a window of scenes (a belief held from earlier would flood every window)
+    scenes = sorted(set(lanes["scene_index"]) | set(meta["scene_index"]))
+    window = url_range("Beliefs formed or revised in scenes", scenes, key="scenes",
+                       default=(scenes[0], scenes[min(len(scenes) - 1, 9)]))
+    lanes = lanes[lanes["scene_index"].between(*window) | lanes["revised_at_scene"].between(*window)]
+    meta = meta[meta["scene_index"].between(*window)]
+    if len(lanes) > MAX_ROWS:
+        st.caption(f"{len(lanes)} beliefs in this window; the first {MAX_ROWS} are drawn.")
+        lanes = lanes.head(MAX_ROWS)
 
 
 def _describe(label: str) -> str:

@@ -15,7 +15,8 @@ if films.empty:
     st.stop()
 
 titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get)
+film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get,
+                        default=query(views_film.first_film_with, "scenes"))
 header = query(views_film.film_header, film_id)
 cols = st.columns(4)
 cols[0].metric("Runtime", minutes(header["runtime_s"]))

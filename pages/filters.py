@@ -85,3 +85,19 @@ def minutes(seconds: float | None) -> str:
     hours, rest = divmod(total, 3600)
     mins, secs = divmod(rest, 60)
     return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"
+
+
+def url_range(label: str, options: Sequence[int], key: str, default: tuple[int, int], container=st,
+              **kwargs) -> tuple[int, int]:
+    """A range select-slider whose ends live in the URL as `?key=lo-hi`."""
+    options = [int(o) for o in options]
+    if key not in st.session_state:
+        wanted = st.query_params.get(key, "")
+        try:
+            low, high = (int(part) for part in wanted.split("-", 1))
+            st.session_state[key] = (low, high) if low in options and high in options else default
+        except ValueError:
+            st.session_state[key] = default
+    low, high = container.select_slider(label, options, key=key, **kwargs)
+    st.query_params[key] = f"{low}-{high}"
+    return low, high

@@ -43,3 +43,22 @@ def test_story_without_times_uses_scene_axis(fixture_store):
     lanes = figures(at)["belief_lanes"]
     assert lanes.layout.xaxis.title.text == "scene"
     assert metrics(at)["Meta-beliefs"] == "1"
+
+
+def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
+    """A screenplay film holds hundreds of beliefs: past 60 rows the page shows a scene window."""
+    with fixture_store.transaction() as cursor:
+        run_id = cursor.execute("SELECT DISTINCT run_id FROM beliefs").fetchone()[0]
+        for n in range(70):
+            cursor.execute("INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content, run_id)"
+                           " VALUES ('lighthouse', ?, 'Ann', ?, 'inferred', ?, ?)",
+                           [f"X{n}", n % 6, f"extra belief {n}", run_id])
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": "Ann", "scenes": "4-5"})
+    assert not at.exception
+    assert at.select_slider(key="scenes").value == (4, 5)
+    lanes = figures(at)["belief_lanes"]
+    shown = list(lanes.layout.yaxis.ticktext)
+    # beliefs forming in scenes 4–5 (B2, X4, X5, X10, ...) and F1, revised in scene 4
+    assert {"Ann · B2", "Ann · F1", "Ann · X4", "Ann · X5", "Ann · X11"} <= set(shown)
+    assert "Ann · X0" not in shown and "Ann · B1" not in shown
+    assert len(shown) == 2 + 22 + 1                     # 11 X per scene, + the meta-belief lane (M2)
