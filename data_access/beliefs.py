@@ -172,3 +172,21 @@ def parse_issues(store: Store, run_id: str) -> pd.DataFrame:
     """What the parsers of one annotation run could not use."""
     return store.df("SELECT item_id, stage, issue FROM belief_parse_issues WHERE run_id = ?"
                     " ORDER BY item_id", [run_id])
+
+
+def screenplay_films_without_beliefs(store: Store,
+                                     datasets: tuple[str, ...] = ("storyscope_samples", "screenplay_pairs")
+                                     ) -> list[str]:
+    """Ingested screenplay films (of the given datasets) that have script lines but no presence
+    rows yet: the films the rules backend still has to annotate."""
+    frame = store.df(
+        "SELECT f.film_id FROM films f WHERE f.kind = 'film' AND list_contains(?, f.dataset_id)"
+        " AND EXISTS (SELECT 1 FROM script_lines l WHERE l.film_id = f.film_id)"
+        " AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.film_id = f.film_id)"
+        " ORDER BY f.film_id", [list(datasets)])
+    return list(frame["film_id"])
+
+
+def current_belief_count(store: Store, film_id: str) -> int:
+    """How many current belief rows a film has."""
+    return int(store.scalar("SELECT count(*) FROM current_beliefs WHERE film_id = ?", [film_id]))

@@ -167,3 +167,8 @@ def scene_texts(store: Store, film_id: str, scene_indices: Sequence[int]) -> dic
         line = f"{row.character}: {row.text}" if row.kind == "dialogue" and row.character else row.text
         texts.setdefault(int(row.scene_index), []).append(line)
     return {scene: "\n".join(lines) for scene, lines in texts.items()}
+
+
+def paper_question_count(store: Store) -> int:
+    """How many questions transcribed from a paper the store holds."""
+    return int(store.scalar("SELECT count(*) FROM questions WHERE source = 'paper'"))

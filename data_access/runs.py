@@ -95,3 +95,18 @@ def get_run(store: Store, run_id: str) -> dict | None:
     """One run as a dict, or None."""
     frame = store.df("SELECT * FROM runs WHERE run_id = ?", [run_id])
     return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, int]:
+    """(cost in USD, tokens) a run has spent so far, read inside the caller's transaction."""
+    row = cursor.execute(
+        "SELECT coalesce(cost_usd, 0), coalesce(prompt_tokens + completion_tokens, 0)"
+        " FROM runs WHERE run_id = ?", [run_id]).fetchone()
+    return (float(row[0]), int(row[1])) if row else (0.0, 0)
+
+
+def count_runs(store: Store, step: str, source: str | None = None) -> int:
+    """How many runs of `step` (from `source`, when given) the store holds."""
+    return int(store.scalar(
+        "SELECT count(*) FROM runs WHERE step = ? AND (? IS NULL OR source = ?)",
+        [step, source, source]))

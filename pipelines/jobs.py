@@ -36,6 +36,7 @@ from typing import Any
 import duckdb
 
 from data_access import jobs as job_rows
+from data_access.runs import run_usage
 from data_access.store import Store
 from pipelines.llm.redact import redact
 
@@ -62,10 +63,8 @@ class JobContext:
 
     def progress(self, cursor: duckdb.DuckDBPyConnection, done: int, failed: int) -> None:
         """Write absolute progress, with the run's cost so far, in the batch's transaction."""
-        usage = cursor.execute(
-            "SELECT coalesce(cost_usd, 0), coalesce(prompt_tokens + completion_tokens, 0)"
-            " FROM runs WHERE run_id = ?", [self.run_id]).fetchone() or (0.0, 0)
-        job_rows.set_progress(cursor, self.job_id, done, failed, float(usage[0]), int(usage[1]))
+        cost, tokens = run_usage(cursor, self.run_id)
+        job_rows.set_progress(cursor, self.job_id, done, failed, cost, tokens)
 
     def should_stop(self) -> bool:
         """True once someone asked the job to stop."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from data_access import judging
-from data_access.runs import RunSpec, insert_run
+from data_access.runs import RunSpec, finish_run, insert_run
 
 HUMAN = "human"
 
@@ -19,8 +19,7 @@ def write_judge_labels(cursor, dataset: str, judge_id: str, kind: str, source: s
     spec = RunSpec(f"import.{dataset.split('-')[0]}", backend="import", source=source,
                    params={"dataset": dataset, "judge": judge_id}, note=note)
     run_id = insert_run(cursor, spec, status="finished")
-    cursor.execute("UPDATE runs SET finished_at = current_timestamp, n_items = ?"
-                   " WHERE run_id = ?", [len(rows), run_id])
+    finish_run(cursor, run_id, n_items=len(rows))
     backend = {"human": "human", "lexical": "lexical"}.get(kind, "recorded")
     judging.ensure_judge(cursor, judge_id, kind, backend,
                          None if kind == "human" else judge_id, None, run_id)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data_access.beliefs import screenplay_films_without_beliefs
 from data_access.store import Store
 from pipelines.beliefs.annotate import annotate
 
@@ -19,16 +20,11 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         data_dir: unused.
         echo: progress printer.
     """
-    films = store.df(
-        "SELECT f.film_id FROM films f WHERE f.kind = 'film'"
-        " AND f.dataset_id IN ('storyscope_samples', 'screenplay_pairs')"
-        " AND EXISTS (SELECT 1 FROM script_lines l WHERE l.film_id = f.film_id)"
-        " AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.film_id = f.film_id)"
-        " ORDER BY f.film_id")
-    if films.empty:
+    films = screenplay_films_without_beliefs(store)
+    if not films:
         echo("  no ingested screenplay film without belief records; skipped")
         return
-    for film_id in films["film_id"]:
+    for film_id in films:
         result = annotate(store, film_id, "rules")
         echo(f"  {film_id}: {result.counts['presence']} presence rows,"
              f" {result.counts['beliefs']} told beliefs (backend rules)")

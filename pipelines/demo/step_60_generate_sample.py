@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data_access.beliefs import current_belief_count
+from data_access.qgen import paper_question_count
+from data_access.runs import count_runs
 from data_access.store import Store
 from pipelines.qgen.check_run import run_check_questions
 from pipelines.qgen.generate import generate
@@ -28,13 +31,10 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         echo: progress printer.
     """
     _check_paper_questions(store, echo)
-    has_beliefs = store.scalar("SELECT count(*) FROM current_beliefs WHERE film_id = ?",
-                               [SAMPLE_FILM_ID])
-    if not has_beliefs:
+    if not current_belief_count(store, SAMPLE_FILM_ID):
         echo(f"  {SAMPLE_FILM_ID}: no belief records (steps 30 and 45); generation skipped")
         return
-    if store.scalar("SELECT count(*) FROM runs WHERE step = 'qgen.generate' AND source = ?",
-                    [SAMPLE_FILM_ID]):
+    if count_runs(store, "qgen.generate", SAMPLE_FILM_ID):
         echo(f"  {SAMPLE_FILM_ID}: generation run already in the store, skipped")
         return
     report = generate(store, SAMPLE_FILM_ID, n=SAMPLE_QUESTIONS, backend="template")
@@ -43,9 +43,9 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
 
 
 def _check_paper_questions(store: Store, echo) -> None:
-    if store.scalar("SELECT count(*) FROM runs WHERE step = 'qgen.check'"):
+    if count_runs(store, "qgen.check"):
         return
-    if not store.scalar("SELECT count(*) FROM questions WHERE source = 'paper'"):
+    if not paper_question_count(store):
         echo("  no paper questions in the store; check run skipped")
         return
     run_id, checks = run_check_questions(store, {"source": ["paper"]})
