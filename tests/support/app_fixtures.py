@@ -138,6 +138,7 @@ def _run(cursor, step: str, backend: str, model: str | None = None, status: str 
                    " WHERE run_id = ?", [run_id])
     if status != "running":
         finish_run(cursor, run_id, status, n_items, n_failed)
+        cursor.execute("UPDATE runs SET finished_at = started_at + INTERVAL 1 SECOND WHERE run_id = ?", [run_id])
     return run_id
 
 
