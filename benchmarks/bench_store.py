@@ -5,7 +5,7 @@
    (`CREATE TABLE t AS SELECT * FROM read_parquet(...)`, no checks) measured in the same run.
    Target: ratio ≤ 2.
 2. Query latency of the store's main query functions on the ingested store as the app makes
-   them (a Store lingering 1 s after use, pages/common.py), median / p95 over repetitions, beside
+   them (a Store lingering 0.25 s after use, pages/common.py), median / p95 over repetitions, beside
    a cold open per call (CLI) and the same call while the file is already held (the baseline),
    so the ratio shows what the open-per-unit-of-work design costs. Target: median ≤ 100 ms.
 
@@ -90,11 +90,11 @@ def query_latencies(store: Store, reps: int) -> list[dict]:
             continue
         fn(store, *args)  # warm the OS page cache once
         cold = _time_calls(fn, store, args, reps)
-        app_store = Store(store.path, linger_s=1.0)  # as pages/common.py opens it
+        app_store = Store(store.path, linger_s=0.25)  # as pages/common.py opens it
         app = _time_calls(fn, app_store, args, reps)
         with store.session():  # holding a session keeps the file open for the inner calls
             warm = _time_calls(fn, store, args, reps)
-        time.sleep(1.2)  # let the app store's lingering connection close
+        time.sleep(0.5)  # let the app store's lingering connection close
         rows.append({"query": f"{module_name.split('.')[-1]}.{fn_name}",
                      "median_ms": statistics.median(app), "p95_ms": _p95(app),
                      "cold_median_ms": statistics.median(cold),

@@ -19,8 +19,9 @@ from data_access.store import Store, default_store_path
 
 
 # A page render runs a burst of queries: keep the file open for a moment after the last one
-# (data_access.store, "linger") instead of reopening it for each; other processes wait ≤ 1 s.
-APP_LINGER_S = 1.0
+# (data_access.store, "linger") instead of reopening it for each. Kept short so a CLI writer
+# still gets the file between the app's polls.
+APP_LINGER_S = 0.25
 
 
 @st.cache_resource
