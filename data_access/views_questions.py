@@ -22,11 +22,12 @@ def question_facets(store: Store, film_id: str | None) -> pd.DataFrame:
 def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
                    centers: tuple[str, ...] = (), statuses: tuple[str, ...] = (),
                    sources: tuple[str, ...] = (), checks: str | None = None,
-                   limit: int = LIST_LIMIT) -> pd.DataFrame:
+                   limit: int = LIST_LIMIT, run_id: str | None = None) -> pd.DataFrame:
     """Questions matching the filters (empty tuple = any), with rubric and evidence sizes.
 
     `checks` is "passed", "failed" or "unchecked": the outcome of the question's latest
-    finished check run (question_check_results, m0400); None = any.
+    finished check run (question_check_results, m0400); None = any. `run_id` keeps the
+    questions one run wrote (e.g. a generation run started from the page).
 
     Columns: question_id, film_id, title, qtype, center, status, source, text, claims, core,
     evidence_scenes, span_min (evidence span in minutes, as the paper's "over N min").
@@ -47,6 +48,7 @@ def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, 
               AND (len(?) = 0 OR list_contains(?, q.center))
               AND (len(?) = 0 OR list_contains(?, q.status))
               AND (len(?) = 0 OR list_contains(?, q.source))
+              AND (? IS NULL OR q.run_id = ?)
             ORDER BY q.film_id, q.question_id LIMIT ?
         ),
         claims AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
@@ -70,7 +72,7 @@ def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, 
         """,
         [checks, film_id, film_id, checks, checks, checks, checks, list(qtypes), list(qtypes),
          list(centers), list(centers),
-         list(statuses), list(statuses), list(sources), list(sources), limit],
+         list(statuses), list(statuses), list(sources), list(sources), run_id, run_id, limit],
     )
 
 
@@ -104,4 +106,14 @@ def evidence_map(store: Store, question_id: str) -> pd.DataFrame:
         WHERE e.question_id = ? ORDER BY e.time_s NULLS LAST, e.ord
         """,
         [question_id],
+    )
+
+
+def question_runs(store: Store, film_id: str | None) -> pd.DataFrame:
+    """Runs that wrote questions (of this film, or any), newest first, with their question count."""
+    return store.df(
+        "SELECT r.run_id, r.step, r.backend, r.status, r.started_at, count(*) AS questions"
+        " FROM questions q JOIN runs r USING (run_id) WHERE (? IS NULL OR q.film_id = ?)"
+        " GROUP BY ALL ORDER BY r.started_at DESC",
+        [film_id, film_id],
     )

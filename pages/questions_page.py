@@ -6,6 +6,7 @@ import streamlit as st
 from data_access import views_film, views_questions
 from pages.common import query
 from pages.filters import url_multiselect, url_selectbox
+from pages.generate_button import generate_panel, run_filter
 from viz.questions import (evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown)
 
 ALL = "(all films)"
@@ -17,10 +18,13 @@ film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=t
 film_id = None if film == ALL else film
 
 facets = query(views_questions.question_facets, film_id)
+GENERATE = "Generate on this slice"
 if facets.empty:
     st.info("No open-ended questions here. Import LF-VideoQA questions or generate some.")
+    with st.expander(GENERATE, expanded=True):
+        generate_panel(film_id)
     st.stop()
-columns = st.columns(5)
+columns = st.columns(6)
 qtypes = url_multiselect("Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0])
 centers = url_multiselect("Center character", sorted(facets["center"].unique()), key="center",
                           container=columns[1])
@@ -28,12 +32,15 @@ statuses = url_multiselect("Status", sorted(facets["status"].unique()), key="sta
 sources = url_multiselect("Source", sorted(facets["source"].unique()), key="source", container=columns[3])
 check_choice = url_selectbox("Checks (latest run)", ["any", "passed", "failed", "unchecked"], key="checks",
                              container=columns[4])
+run_id = run_filter(film_id, container=columns[5])
 
 listed = query(views_questions.questions_list, film_id, tuple(qtypes), tuple(centers), tuple(statuses),
-               tuple(sources), None if check_choice == "any" else check_choice)
+               tuple(sources), None if check_choice == "any" else check_choice, run_id=run_id)
 st.caption(f"{len(listed)} questions" + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT
                                            else ""))
 st.dataframe(listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table")
+with st.expander(GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state):
+    generate_panel(film_id, qtypes, centers)
 if listed.empty:
     st.stop()
 

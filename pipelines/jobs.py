@@ -42,6 +42,7 @@ from pipelines.llm.redact import redact
 
 JOB_KINDS: dict[str, str] = {
     "judge": "pipelines.judge.job:run_judge_job",
+    "generate": "pipelines.qgen.job:run_generate_job",
 }
 _threads: dict[str, threading.Thread] = {}
 

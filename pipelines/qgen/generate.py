@@ -44,6 +44,7 @@ class GenerationReport:
     retire_rules: dict[str, int] = field(default_factory=dict)
     drafts: list[Draft] = field(default_factory=list)
     context_sets: list[ContextSet] = field(default_factory=list)
+    picked: list[ContextSet] = field(default_factory=list)  # the sampled ones (a dry run's items)
     analytics: QuestionAnalytics | None = None
 
 
@@ -67,8 +68,13 @@ def _validate(qtypes: Sequence[str], n: int) -> None:
         raise GenerationError(f"--n must be at least 1, got {n}")
 
 
-def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambda _: None) -> None:
-    """Stages 1–3 and the self-check over the drafts still active after each step."""
+def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambda _: None,
+               on_stage: Callable[[int, list[Draft]], None] | None = None) -> None:
+    """Stages 1–3 and the self-check over the drafts still active after each step.
+
+    `on_stage(number, drafts)` is called after each stage (the job runner's progress and stop
+    point: raising from it abandons the run, which `generate` then marks failed).
+    """
     steps = ((1, "stage1", apply_stage1), (2, "stage2", apply_stage2),
              (3, "stage3", apply_stage3), (4, "self_check", apply_self_check))
     for number, method, apply in steps:
@@ -78,12 +84,16 @@ def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambd
         echo(f"  stage {number}: {len(active)} item(s)")
         for draft, result in zip(active, getattr(backend, method)(active)):
             apply(draft, result)
+        if on_stage is not None:
+            on_stage(number, drafts)
 
 
 def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
              centers: Sequence[str] | None = None, n: int = 20, backend: str = "template",
              dry_run: bool = False, seed: int = 0, llm_config=None, with_analytics: bool = True,
-             echo: Callable[[str], None] = lambda _: None) -> GenerationReport:
+             echo: Callable[[str], None] = lambda _: None,
+             on_run: Callable[[str, int], None] | None = None,
+             on_stage: Callable[[int, list[Draft]], None] | None = None) -> GenerationReport:
     """Run question generation on one film and store the run (unless `dry_run`).
 
     Args:
@@ -98,6 +108,8 @@ def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
         llm_config: `LLMConfig` for the openai backend.
         with_analytics: also compute and store near-duplicates, UMAP, Self-BLEU, frames.
         echo: progress printer.
+        on_run: called with (run_id, sampled items) once the run row exists (a job attaches it).
+        on_stage: called after each stage with (stage number 1–4, drafts); see `run_stages`.
 
     Raises:
         GenerationError: unknown film / type, no belief records, bad n.
@@ -115,7 +127,7 @@ def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
                               f"records: {', '.join(view.holders()[:20])}")
     picked = sample_context_sets(context_sets, n, view.film_end(), seed)
     report = GenerationReport(None, film_id, backend, discard_counts(context_sets), len(picked),
-                              context_sets=context_sets)
+                              context_sets=context_sets, picked=picked)
     echo(f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
          f"{len(picked)} sampled")
     if dry_run:
@@ -132,7 +144,9 @@ def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
         insert_run(cursor, spec, run_id)
     drafts = [new_draft(cs, run_id) for cs in picked]
     try:
-        run_stages(worker, drafts, echo)
+        if on_run is not None:
+            on_run(run_id, len(drafts))
+        run_stages(worker, drafts, echo, on_stage)
         report.analytics = _analytics(drafts) if with_analytics else None
         _store_run(store, run_id, view, context_sets, drafts, report.analytics, worker.name)
     except BaseException:
