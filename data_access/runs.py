@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from data_access import rollups
 from data_access.store import Store
 
 
@@ -52,12 +53,15 @@ def insert_run(cursor: duckdb.DuckDBPyConnection, spec: RunSpec, run_id: str | N
 
 def finish_run(cursor: duckdb.DuckDBPyConnection, run_id: str, status: str = "finished",
                n_items: int | None = None, n_failed: int | None = None) -> None:
-    """Close a run with its final status and counts."""
+    """Close a run with its final status and counts, and bring the rollups up to date
+    (data_access.rollups: the run's verdicts or predictions are aggregated once, here)."""
+    was_fresh = rollups.before_run_finished(cursor)
     cursor.execute(
         "UPDATE runs SET status = ?, finished_at = current_timestamp,"
         " n_items = coalesce(?, n_items), n_failed = coalesce(?, n_failed) WHERE run_id = ?",
         [status, n_items, n_failed, run_id],
     )
+    rollups.after_run_finished(cursor, run_id, was_fresh)
 
 
 def add_run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str, prompt_tokens: int,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from data_access import rollups
 from data_access.store import Store
 
 DIFFICULTY_MEASURES = ("d_q", "d_a", "d_qa", "d")
@@ -96,6 +97,11 @@ def _latest_prediction_runs_sql() -> str:
 
 def accuracy_by_bin(store: Store, set_name: str | None = None, source: str | None = None) -> pd.DataFrame:
     """Percent correct per method and difficulty bin (StoryVideoQA Figure 20 layout)."""
+    if rollups.rollups_fresh(store):
+        return store.df(
+            "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
+            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
+            " AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin", [set_name, set_name, source, source])
     return store.df(
         f"""
         WITH {_latest_prediction_runs_sql()}
@@ -111,6 +117,12 @@ def accuracy_by_bin(store: Store, set_name: str | None = None, source: str | Non
 
 def accuracy_by_topic(store: Store, set_name: str | None = None, source: str | None = None) -> pd.DataFrame:
     """Percent correct per method and topic (question_type, story_element)."""
+    if rollups.rollups_fresh(store):
+        return store.df(
+            "SELECT method, question_type, story_element,"
+            " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
+            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
+            " GROUP BY ALL ORDER BY method", [set_name, set_name, source, source])
     return store.df(
         f"""
         WITH {_latest_prediction_runs_sql()}

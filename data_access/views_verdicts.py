@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from data_access import rollups
 from data_access.store import Store
 
 
@@ -64,8 +65,9 @@ def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
     `data_access.verdict_counts` so `pipelines.metrics` scores them; scoped by film, type and
     setting in the store, so a page never pulls the whole verdict table.
     """
+    answer_verdicts = "rollup_answer_verdicts" if rollups.rollups_fresh(store) else f"({rollups.ANSWER_VERDICTS_LIVE})"
     return store.df(
-        """
+        f"""
         WITH picked AS (
             SELECT a.answer_id, a.question_id, a.setting_id, q.qtype, q.film_id FROM answers a
             JOIN questions q USING (question_id)
@@ -78,13 +80,8 @@ def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
             FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1
         ),
         judged AS (
-            SELECT v.answer_id, count(*) AS n_judged,
-                   count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
-                   count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
-                   count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
-            FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
-            WHERE v.judge_id = ? AND v.answer_id IN (SELECT answer_id FROM picked)
-            GROUP BY v.answer_id
+            SELECT answer_id, n_judged, n_asserted, n_contradicted, n_core_asserted
+            FROM {answer_verdicts} WHERE judge_id = ? AND answer_id IN (SELECT answer_id FROM picked)
         )
         SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS setting_label,
                p.qtype, p.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
@@ -115,6 +112,10 @@ _SLICE_VERDICTS = """
 def agreement_confusions(store: Store, film_id: str | None = None) -> pd.DataFrame:
     """For every pair of judges, counts of (verdict by a, verdict by b) on the (answer, claim)
     items both judged — Cohen's κ needs no more, so 800k verdicts never leave the store."""
+    if rollups.rollups_fresh(store):
+        return store.df(
+            "SELECT judge_a, judge_b, verdict_a, verdict_b, sum(n)::BIGINT AS n FROM rollup_agreement_confusions"
+            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL", [film_id, film_id])
     return store.df(
         f"""
         WITH v AS ({_SLICE_VERDICTS})
@@ -130,6 +131,10 @@ def agreement_confusions(store: Store, film_id: str | None = None) -> pd.DataFra
 def agreement_patterns(store: Store, film_id: str | None = None) -> pd.DataFrame:
     """Items grouped by how many judges gave each verdict (one row per distinct count pattern,
     with its multiplicity) — all Krippendorff's α (nominal) needs."""
+    if rollups.rollups_fresh(store):
+        return store.df(
+            "SELECT asserted, contradicted, omitted, other, sum(items)::BIGINT AS items FROM rollup_agreement_patterns"
+            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL", [film_id, film_id])
     return store.df(
         f"""
         WITH v AS ({_SLICE_VERDICTS}),

@@ -1,0 +1,112 @@
+"""Rollups (data_access.rollups, migration 620): the Verdicts metrics/agreement and the MCQ accuracy
+queries give the same numbers from the rollup tables as from the live queries, the rollups are
+refreshed when a run that feeds them finishes, and readers fall back to the live queries when
+rows were written without finishing a run."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from data_access import rollups, views_distributions, views_verdicts
+from data_access.runs import RunSpec, finish_run, insert_run
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import FILM, JUDGE_LEXICAL, JUDGE_LLM, build_app_fixture, run_page
+
+# (query, args) pairs whose results must not depend on whether the rollups are used
+QUERIES = [
+    (views_verdicts.answer_counts, (JUDGE_LEXICAL,)),
+    (views_verdicts.answer_counts, (JUDGE_LLM, FILM)),
+    (views_verdicts.answer_counts, (JUDGE_LLM, None, ("Q3",), ())),
+    (views_verdicts.answer_counts, (JUDGE_LEXICAL, None, (), ("subs-qwen",))),
+    (views_verdicts.agreement_confusions, (None,)),
+    (views_verdicts.agreement_confusions, (FILM,)),
+    (views_verdicts.agreement_confusions, ("no-such-film",)),
+    (views_verdicts.agreement_patterns, (None,)),
+    (views_verdicts.agreement_patterns, (FILM,)),
+    (views_distributions.accuracy_by_bin, ()),
+    (views_distributions.accuracy_by_bin, ("golden", "Movie")),
+    (views_distributions.accuracy_by_topic, ()),
+    (views_distributions.accuracy_by_topic, ("no-such-set", None)),
+]
+
+
+def _results(store) -> list[pd.DataFrame]:
+    out = []
+    for fn, args in QUERIES:
+        frame = fn(store, *args)
+        out.append(frame.sort_values(list(frame.columns)).reset_index(drop=True))
+    return out
+
+
+def _assert_same(live: list[pd.DataFrame], rolled: list[pd.DataFrame]) -> None:
+    for (fn, args), a, b in zip(QUERIES, live, rolled):
+        assert list(a.columns) == list(b.columns), fn.__name__
+        pd.testing.assert_frame_equal(a, b, check_dtype=False, check_exact=False, rtol=1e-12,
+                                      obj=f"{fn.__name__}{args}")
+
+
+@pytest.fixture
+def fixture_store(store):
+    build_app_fixture(store)
+    return store
+
+
+def test_rollups_give_the_live_numbers(fixture_store):
+    store = fixture_store
+    assert not rollups.rollups_fresh(store)          # fixture rows are written after their runs finish
+    live = _results(store)
+    assert len(live[0]) == 6 and len(live[4]) > 0 and len(live[9]) > 0     # non-trivial inputs
+    rollups.refresh(store)
+    assert rollups.rollups_fresh(store)
+    _assert_same(live, _results(store))
+
+
+def test_finishing_a_judge_run_refreshes_and_other_runs_keep_fresh(fixture_store):
+    store = fixture_store
+    rollups.refresh(store)
+    with store.transaction() as cursor:
+        other = insert_run(cursor, RunSpec(step="generate", backend="template"))
+        finish_run(cursor, other)                     # feeds no rollup: re-stamped, still fresh
+    assert rollups.rollups_fresh(store)
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec(step="judge", backend="lexical"))
+        # after the fixture's runs, whose start times were moved forward
+        cursor.execute("UPDATE runs SET started_at = started_at + INTERVAL 1 HOUR WHERE run_id = ?", [run_id])
+        cursor.execute("INSERT INTO claim_verdicts VALUES (?, ?, 'q1:subs-qwen', 'q1.c1', 'contradicted', 'x')",
+                       [run_id, JUDGE_LEXICAL])
+    assert not rollups.rollups_fresh(store)           # a judge mid-run: readers use the live query
+    during = _results(store)
+    with store.transaction() as cursor:
+        finish_run(cursor, run_id)
+    assert rollups.rollups_fresh(store)
+    after = _results(store)
+    before_row = during[0].set_index("answer_id").loc["q1:subs-qwen"]
+    after_row = after[0].set_index("answer_id").loc["q1:subs-qwen"]
+    # the rerun supersedes claim q1.c1 only (current_claim_verdicts): asserted -> contradicted
+    assert after_row["n_judged"] == before_row["n_judged"] == 3
+    assert (after_row["n_asserted"], after_row["n_contradicted"]) == (0, 2)
+    assert (before_row["n_asserted"], before_row["n_contradicted"]) == (1, 1)   # unfinished run: not current
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE rollup_state SET signature = 'forced-stale'")
+    _assert_same(_results(store), after)
+
+
+def test_hand_written_rows_make_rollups_stale(fixture_store):
+    store = fixture_store
+    rollups.refresh(store)
+    with store.transaction() as cursor:
+        cursor.execute("INSERT INTO mcq_predictions SELECT mcq_id, 'late-method', option, true, run_id"
+                       " FROM mcq_questions LIMIT 1")
+    assert not rollups.rollups_fresh(store)
+    assert "late-method" in set(views_distributions.accuracy_by_topic(store)["method"])
+
+
+def test_verdicts_page_metrics_from_rollups(fixture_store):
+    rollups.refresh(fixture_store)
+    at = run_page(REPO_ROOT, "verdicts_page", {"view": "Metrics"})
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("setting")
+    # the Eq. (1) figures of tests/test_app_verdicts.py, now read through rollup_answer_verdicts
+    assert table.loc["Screenplay / Qwen3.6", "F1"].startswith("88.9")
+    assert table.loc["Subtitles / Qwen3.6", "F1"].startswith("16.7")
