@@ -19,28 +19,37 @@ import duckdb
 
 from data_access.store import Store
 
-# The inputs the rollups depend on: any insert changes a count, any run finishing or failing
-# changes the hash (the current views pick the latest *finished* run).
-_SIGNATURE_SQL = """
-SELECT concat_ws('|',
-    (SELECT count(*) FROM claim_verdicts), (SELECT count(*) FROM mcq_predictions),
-    (SELECT count(*) FROM mcq_difficulty), (SELECT count(*) FROM answers),
-    (SELECT count(*) FROM rubric_claims), (SELECT count(*) FROM questions),
-    (SELECT count(*) FROM mcq_questions),
-    (SELECT coalesce(md5(string_agg(run_id || '@' || coalesce(strftime(started_at, '%Y-%m-%dT%H:%M:%S.%f'), ''),
-                                    ',' ORDER BY run_id)), '')
-     FROM runs WHERE status = 'finished'))
+# The inputs the rollups depend on: any insert changes a row count, any run finishing or failing
+# changes the finished-runs fingerprint (the current views pick the latest *finished* run).
+# Unfiltered counts are table metadata in DuckDB, so the check costs a few ms at paper scale.
+_COUNTS_SQL = """
+SELECT (SELECT count(*) FROM claim_verdicts), (SELECT count(*) FROM mcq_predictions),
+       (SELECT count(*) FROM mcq_difficulty), (SELECT count(*) FROM answers),
+       (SELECT count(*) FROM rubric_claims), (SELECT count(*) FROM questions),
+       (SELECT count(*) FROM mcq_questions)
 """
+_FINISHED_RUNS_SQL = "SELECT count(*), sum(hash(run_id, started_at)) FROM runs WHERE status = 'finished'"
 
-# Per (judge, answer): the judged / asserted / contradicted / core-asserted counts of LF-VideoQA
-# Eq. 1 over the judge's current verdicts (the `judged` CTE of views_verdicts.answer_counts).
-ANSWER_VERDICTS_LIVE = """
-    SELECT v.judge_id, v.answer_id, count(*) AS n_judged,
-           count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
-           count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
-           count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
-    FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
-    GROUP BY v.judge_id, v.answer_id
+# Per (judge, answer): the rows of views_verdicts.answer_counts (the inputs of LF-VideoQA Eq. 1
+# with the answer's question, setting, type and film) for every judge, so the page's slice is a
+# filter on one table instead of resolving the current verdicts.
+_ANSWER_VERDICTS = """
+    WITH rubric AS (
+        SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
+        FROM rubric_claims GROUP BY 1
+    ),
+    judged AS (
+        SELECT v.judge_id, v.answer_id, count(*) AS n_judged,
+               count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
+               count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
+               count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
+        FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
+        GROUP BY v.judge_id, v.answer_id
+    )
+    SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id, coalesce(s.label, a.setting_id) AS setting_label,
+           q.qtype, q.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted, j.n_core_asserted
+    FROM judged j JOIN answers a USING (answer_id) JOIN questions q ON q.question_id = a.question_id
+    JOIN rubric r ON r.question_id = a.question_id LEFT JOIN settings s ON s.setting_id = a.setting_id
 """
 
 # Current verdicts with the film of their answer (NULL when the answer is not a stored model
@@ -88,7 +97,7 @@ _MCQ_ACCURACY = """
 """
 
 _TABLES = {
-    "rollup_answer_verdicts": ANSWER_VERDICTS_LIVE,
+    "rollup_answer_verdicts": _ANSWER_VERDICTS,
     "rollup_agreement_confusions": _CONFUSIONS_BY_FILM,
     "rollup_agreement_patterns": _PATTERNS_BY_FILM,
     "rollup_mcq_accuracy": _MCQ_ACCURACY,
@@ -97,7 +106,8 @@ _TABLES = {
 
 def store_signature(cursor: duckdb.DuckDBPyConnection) -> str:
     """The fingerprint of the rollups' inputs (row counts and finished runs); a few ms."""
-    return cursor.execute(_SIGNATURE_SQL).fetchone()[0]
+    values = [*cursor.execute(_COUNTS_SQL).fetchone(), *cursor.execute(_FINISHED_RUNS_SQL).fetchone()]
+    return "|".join(str(value) for value in values)
 
 
 def _stamped_signature(cursor: duckdb.DuckDBPyConnection) -> str | None:

@@ -65,33 +65,44 @@ def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
     `data_access.verdict_counts` so `pipelines.metrics` scores them; scoped by film, type and
     setting in the store, so a page never pulls the whole verdict table.
     """
-    answer_verdicts = "rollup_answer_verdicts" if rollups.rollups_fresh(store) else f"({rollups.ANSWER_VERDICTS_LIVE})"
-    return store.df(
-        f"""
-        WITH picked AS (
-            SELECT a.answer_id, a.question_id, a.setting_id, q.qtype, q.film_id FROM answers a
-            JOIN questions q USING (question_id)
-            WHERE (? IS NULL OR q.film_id = ?)
-              AND (len(?) = 0 OR list_contains(?, q.qtype))
-              AND (len(?) = 0 OR list_contains(?, a.setting_id))
-        ),
-        rubric AS (
-            SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
-            FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1
-        ),
-        judged AS (
-            SELECT answer_id, n_judged, n_asserted, n_contradicted, n_core_asserted
-            FROM {answer_verdicts} WHERE judge_id = ? AND answer_id IN (SELECT answer_id FROM picked)
-        )
-        SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS setting_label,
-               p.qtype, p.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
-               j.n_core_asserted
-        FROM judged j JOIN picked p USING (answer_id) JOIN rubric r USING (question_id)
-        LEFT JOIN settings s ON s.setting_id = p.setting_id
-        ORDER BY p.setting_id, p.question_id
-        """,
-        [film_id, film_id, list(qtypes), list(qtypes), list(settings), list(settings), judge_id],
+    params = [film_id, film_id, list(qtypes), list(qtypes), list(settings), list(settings)]
+    if rollups.rollups_fresh(store):
+        return store.df(
+            "SELECT answer_id, question_id, setting_id, setting_label, qtype, film_id, n_claims, n_core, n_judged,"
+            " n_asserted, n_contradicted, n_core_asserted FROM rollup_answer_verdicts"
+            " WHERE judge_id = ? AND (? IS NULL OR film_id = ?) AND (len(?) = 0 OR list_contains(?, qtype))"
+            " AND (len(?) = 0 OR list_contains(?, setting_id)) ORDER BY setting_id, question_id", [judge_id, *params])
+    return store.df(_ANSWER_COUNTS_LIVE, [*params, judge_id])
+
+
+_ANSWER_COUNTS_LIVE = """
+    WITH picked AS (
+        SELECT a.answer_id, a.question_id, a.setting_id, q.qtype, q.film_id FROM answers a
+        JOIN questions q USING (question_id)
+        WHERE (? IS NULL OR q.film_id = ?)
+          AND (len(?) = 0 OR list_contains(?, q.qtype))
+          AND (len(?) = 0 OR list_contains(?, a.setting_id))
+    ),
+    rubric AS (
+        SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
+        FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1
+    ),
+    judged AS (
+        SELECT v.answer_id, count(*) AS n_judged,
+               count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
+               count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
+               count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
+        FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
+        WHERE v.judge_id = ? AND v.answer_id IN (SELECT answer_id FROM picked)
+        GROUP BY v.answer_id
     )
+    SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS setting_label,
+           p.qtype, p.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
+           j.n_core_asserted
+    FROM judged j JOIN picked p USING (answer_id) JOIN rubric r USING (question_id)
+    LEFT JOIN settings s ON s.setting_id = p.setting_id
+    ORDER BY p.setting_id, p.question_id
+"""
 
 
 def judge_ids(store: Store) -> pd.DataFrame:

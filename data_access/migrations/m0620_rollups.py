@@ -1,7 +1,6 @@
 """Rollup tables (data_access.rollups): per-answer verdict counts, judge-agreement confusions and
 count patterns per film, MCQ accuracy per method × set × source × topic × difficulty bin, and
-the signature of the store state they were computed from. A store that already holds data is
-rolled up here once, so its pages are fast from the first open."""
+the signature of the store state they were computed from."""
 
 from data_access.migrations import migration
 
@@ -19,6 +18,4 @@ def create_rollups(connection) -> None:
     connection.execute("CREATE TABLE rollup_mcq_accuracy (method VARCHAR, set_name VARCHAR, source VARCHAR,"
                        " question_type VARCHAR, story_element VARCHAR, bin INTEGER, n BIGINT, n_scored BIGINT,"
                        " n_correct BIGINT)")
-    from data_access.rollups import refresh_rollups
-
-    refresh_rollups(connection)
+    # the first refresh is migration 621's, once rollup_answer_verdicts has its final columns
