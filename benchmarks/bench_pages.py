@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from data_access import stats, views_beliefs, views_distributions, views_film  # noqa: E402
-from data_access import views_plottree, views_qlab, views_questions, views_runs, views_verdicts  # noqa: E402
+from data_access import qgen_lab, views_plottree, views_questions, views_runs, views_verdicts  # noqa: E402
 from data_access.store import Store  # noqa: E402
 
 TITLES = {"": "StoryScope", "film": "Film", "beliefs": "Belief timelines", "questions": "Questions",
@@ -56,9 +56,9 @@ def page_queries(store: Store) -> dict[str, list]:
     run = _first(runs, "run_id")
     trees = views_plottree.films_with_tree(store)
     tree_film = _first(trees, "film_id")
-    check_runs = views_qlab.check_runs(store)
+    check_runs = qgen_lab.check_runs(store)
     check_run = _first(check_runs, "run_id")
-    analytics = views_qlab.analytics_runs(store)
+    analytics = qgen_lab.analytics_runs(store)
     analytics_run = _first(analytics, "run_id")
     return {
         "overview": [(stats.overview_counts, ()), (stats.datasets_overview, ()), (stats.questions_by_type_status, ()),
@@ -84,11 +84,12 @@ def page_queries(store: Store) -> dict[str, list]:
                               (views_distributions.accuracy_by_topic, ()), (views_distributions.review_checks, ())],
         "plottree": [(views_plottree.films_with_tree, ()), (views_plottree.tree_nodes, (tree_film,))] if tree_film else
                     [(views_plottree.films_with_tree, ())],
-        "qlab": [(views_qlab.check_runs, ()), (views_qlab.analytics_runs, ())]
-                + ([(views_qlab.check_results, (check_run,)), (views_qlab.failure_counts, (check_run,)),
-                    (views_qlab.check_failures, (check_run,))] if check_run else [])
-                + ([(views_qlab.near_duplicates, (analytics_run,)), (views_qlab.question_map, (analytics_run, check_run)),
-                    (views_qlab.diversity, (analytics_run,)), (views_qlab.opening_frames, (analytics_run,))]
+        "qlab": [(qgen_lab.check_runs, ()), (qgen_lab.analytics_runs, ())]
+                + ([(qgen_lab.check_results, (check_run,)), (qgen_lab.name_budget_violations, (check_run,)),
+                    (qgen_lab.failure_counts, (check_run,)), (qgen_lab.check_failures, (check_run, (), 500))]
+                   if check_run else [])
+                + ([(qgen_lab.near_duplicate_pairs, (analytics_run,)), (qgen_lab.question_map, (analytics_run, check_run)),
+                    (qgen_lab.self_bleu, (analytics_run,)), (qgen_lab.opening_frames_of_type, (analytics_run,))]
                    if analytics_run else []),
         "runs": [(views_runs.jobs_table, ()), (views_runs.run_facets, ()), (views_runs.runs_table, ())],
     }

@@ -21,6 +21,30 @@ def qgen_runs(store: Store) -> pd.DataFrame:
     )
 
 
+def check_runs(store: Store) -> pd.DataFrame:
+    """Finished runs that checked questions, newest first, with pass counts (the page's picker)."""
+    return store.df(
+        """
+        SELECT c.run_id, r.step, r.backend, r.started_at, count(*) AS questions,
+               count(*) FILTER (c.passed) AS passed, any_value(c.checks_version) AS checks_version
+        FROM question_check_results c JOIN runs r USING (run_id)
+        WHERE r.status = 'finished' GROUP BY ALL ORDER BY r.started_at DESC
+        """
+    )
+
+
+def analytics_runs(store: Store) -> pd.DataFrame:
+    """Finished runs that stored question analytics (diversity rows or a question map)."""
+    return store.df(
+        """
+        SELECT a.run_id, r.step, r.started_at FROM (
+            SELECT DISTINCT run_id FROM question_diversity
+            UNION SELECT DISTINCT run_id FROM embeddings WHERE item_kind = 'question' AND x IS NOT NULL
+        ) a JOIN runs r USING (run_id) WHERE r.status = 'finished' ORDER BY r.started_at DESC
+        """
+    )
+
+
 def check_results(store: Store, run_id: str) -> pd.DataFrame:
     """Per question: passed, leak score, anchor words and rivals, name-budget violations,
     the failed checks with reasons (joined by '; '), and the question text."""
@@ -39,12 +63,15 @@ def check_results(store: Store, run_id: str) -> pd.DataFrame:
     )
 
 
-def check_failures(store: Store, run_id: str) -> pd.DataFrame:
-    """One row per failed check: question, check name, reason."""
+def check_failures(store: Store, run_id: str, checks: tuple[str, ...] = (), limit: int | None = None) -> pd.DataFrame:
+    """One row per failed check: question, check name, reason (only `checks` when given; at
+    most `limit` rows, for the page)."""
     return store.df(
         "SELECT f.question_id, f.check_name, f.reason, q.qtype, q.text FROM question_check_failures f"
-        " LEFT JOIN questions q USING (question_id) WHERE f.run_id = ? ORDER BY f.check_name, f.question_id",
-        [run_id],
+        " LEFT JOIN questions q USING (question_id) WHERE f.run_id = ?"
+        " AND (len(?) = 0 OR list_contains(?, f.check_name)) ORDER BY f.check_name, f.question_id"
+        + (" LIMIT ?" if limit is not None else ""),
+        [run_id, list(checks), list(checks)] + ([limit] if limit is not None else []),
     )
 
 
@@ -99,6 +126,22 @@ def umap_points(store: Store, run_id: str) -> pd.DataFrame:
     )
 
 
+def question_map(store: Store, run_id: str, check_run_id: str | None) -> pd.DataFrame:
+    """2-D points of an analytics run's questions coloured by the outcome of a *chosen* check
+    run (`umap_points` joins the analytics run's own checks), with type and text."""
+    return store.df(
+        """
+        SELECT e.item_id AS question_id, e.x, e.y, e.model, q.qtype, q.status, q.text,
+               CASE WHEN c.passed IS NULL THEN 'not checked' WHEN c.passed THEN 'passed'
+                    ELSE 'failed' END AS check_status
+        FROM embeddings e LEFT JOIN questions q ON q.question_id = e.item_id
+        LEFT JOIN question_check_results c ON c.run_id = ? AND c.question_id = e.item_id
+        WHERE e.run_id = ? AND e.item_kind = 'question' AND e.x IS NOT NULL
+        """,
+        [check_run_id, run_id],
+    )
+
+
 def self_bleu(store: Store, run_id: str) -> pd.DataFrame:
     """Self-BLEU-2/4 (%) per question type ('*' = all), StoryMindv2 Table 2's measure."""
     return store.df(
@@ -114,6 +157,15 @@ def opening_frames(store: Store, run_id: str, n_words: int = 3) -> pd.DataFrame:
         "SELECT qtype, frame, count, share FROM question_opening_frames"
         " WHERE run_id = ? AND n_words = ? ORDER BY qtype, count DESC, frame",
         [run_id, n_words],
+    )
+
+
+def opening_frames_of_type(store: Store, run_id: str, qtype: str = "*") -> pd.DataFrame:
+    """The most frequent opening frames of one type ('*' = all questions), every frame length."""
+    return store.df(
+        "SELECT n_words, frame, count, share FROM question_opening_frames WHERE run_id = ? AND qtype = ?"
+        " ORDER BY n_words, count DESC, frame",
+        [run_id, qtype],
     )
 
 

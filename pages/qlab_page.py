@@ -3,7 +3,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 
 import streamlit as st
 
-from data_access import views_qlab
+from data_access import qgen_lab
 from pages.common import query
 from pages.filters import url_multiselect, url_radio, url_selectbox
 from pipelines.qgen.checks import LEAK_THRESHOLD
@@ -11,7 +11,7 @@ from viz.qlab import leak_histogram, question_map_figure
 
 st.title("Question Lab")
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
-check_runs = query(views_qlab.check_runs)
+check_runs = query(qgen_lab.check_runs)
 check_run = None
 
 with checks_tab:
@@ -21,44 +21,44 @@ with checks_tab:
         labels = {r: f"{r} · {p}/{n} passed" for r, p, n in
                   zip(check_runs["run_id"], check_runs["passed"], check_runs["questions"])}
         check_run = url_selectbox("Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get)
-        results = query(views_qlab.check_results, check_run)
+        results = query(qgen_lab.check_results, check_run)
+        violations = query(qgen_lab.name_budget_violations, check_run)
         cols = st.columns(4)
         cols[0].metric("Checked", len(results))
         cols[1].metric("Passed", int(results["passed"].sum()))
         cols[2].metric(f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum()))
-        cols[3].metric("Name-budget violations", int((results["name_violations"] != "").sum()))
-        counts = query(views_qlab.failure_counts, check_run)
+        cols[3].metric("Name-budget violations", len(violations))
+        counts = query(qgen_lab.failure_counts, check_run)
         st.dataframe(counts, hide_index=True, key="failure_counts")
         chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
-        st.dataframe(query(views_qlab.check_failures, check_run, tuple(chosen)), hide_index=True,
+        st.dataframe(query(qgen_lab.check_failures, check_run, tuple(chosen), 500), hide_index=True,
                      width="stretch", key="failures")
         st.plotly_chart(leak_histogram(results, LEAK_THRESHOLD), key="leak_histogram")
-        violations = results[results["name_violations"] != ""]
         if not violations.empty:
             st.markdown("**Name-budget violations** (names the film has not yet spoken at the anchor)")
-            st.dataframe(violations[["question_id", "qtype", "name_violations"]], hide_index=True,
-                         key="violations")
+            st.dataframe(violations[["question_id", "qtype"]].assign(
+                name_violations=violations["name_violations"].map(", ".join)), hide_index=True, key="violations")
 
 with analytics_tab:
-    runs = query(views_qlab.analytics_runs)
+    runs = query(qgen_lab.analytics_runs)
     if runs.empty:
         st.caption("No question analytics yet: run `storyscope check-questions` with analytics.")
         st.stop()
     run_id = url_selectbox("Analytics run", list(runs["run_id"]), key="analytics_run")
-    pairs = query(views_qlab.near_duplicates, run_id)
+    pairs = query(qgen_lab.near_duplicate_pairs, run_id)
     st.markdown(f"**Near-duplicate pairs**: {len(pairs)}")
     st.dataframe(pairs.round({"cosine": 3}), hide_index=True, width="stretch", key="pairs")
-    points = query(views_qlab.question_map, run_id, check_run)
+    points = query(qgen_lab.question_map, run_id, check_run)
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
         st.plotly_chart(question_map_figure(points, colour_by), key="question_map")
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
-        st.dataframe(query(views_qlab.diversity, run_id), hide_index=True, width="stretch", key="diversity")
+        st.dataframe(query(qgen_lab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity")
     with right:
-        kinds = query(views_qlab.diversity, run_id)["qtype"].tolist() or ["*"]
+        kinds = query(qgen_lab.self_bleu, run_id)["qtype"].tolist() or ["*"]
         frame_type = url_selectbox("Opening frames of type", kinds, key="frame_type",
                                    format_func=lambda t: "all questions" if t == "*" else t)
-        st.dataframe(query(views_qlab.opening_frames, run_id, frame_type), hide_index=True, width="stretch",
+        st.dataframe(query(qgen_lab.opening_frames_of_type, run_id, frame_type), hide_index=True, width="stretch",
                      key="frames")
