@@ -110,3 +110,17 @@ def test_verdicts_page_metrics_from_rollups(fixture_store):
     # the Eq. (1) figures of tests/test_app_verdicts.py, now read through rollup_answer_verdicts
     assert table.loc["Screenplay / Qwen3.6", "F1"].startswith("88.9")
     assert table.loc["Subtitles / Qwen3.6", "F1"].startswith("16.7")
+
+
+def test_rollups_command_refreshes_stale_rollups(fixture_store, store_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app, load_commands
+
+    load_commands()
+    result = CliRunner().invoke(app, ["rollups", "--json", "--store", str(store_path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output.strip().splitlines()[-1])["fresh_before"] is False
+    assert rollups.rollups_fresh(fixture_store)
