@@ -65,12 +65,14 @@ def film_parse(
 def align_eval(
     files: Annotated[list[Path], typer.Argument(help="StoryVideoQA aligned-script files (.json conversion or .xlsx).")],
     as_json: JsonOption = False,
+    method: Annotated[str, typer.Option(help="dtw: classic DTW as the release (StoryMindv2 §3.1) with our IDF cost; "
+                                             "dp: the ingest aligner (LF-VideoQA App. C).")] = "dtw",
 ) -> None:
     """Our cue->script-row alignment and the dataset's automatic one, both scored against results_human."""
     from pipelines.preprocess.aligned_script import AlignedScriptError, evaluate_file, summarise
 
     try:
-        results = [evaluate_file(path) for path in files]
+        results = [evaluate_file(path, method) for path in files]
     except AlignedScriptError as exc:
         raise fail(str(exc)) from None
     summary = summarise(results)

@@ -17,6 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipelines.preprocess.align import align_cues_to_lines, token_share
+from pipelines.preprocess.dtw import dtw_cue_to_line
+
+# "dtw": the release's method class (StoryMindv2 §3.1, classic DTW, first line per cue) with our
+# IDF cost; "dp": the ingest aligner (skip-cost DP, speaker turns; LF-VideoQA App. C).
+ALIGN_METHODS = ("dtw", "dp")
 
 
 class AlignedScriptError(ValueError):
@@ -95,26 +100,29 @@ def _first_by_key(rows: list[dict]) -> dict[tuple[str, str], str]:
     return found
 
 
-def align_sheets(sheets: dict[str, list[dict]], source: str) -> list[str]:
-    """Our script-row id for every row of the subtitle sheet."""
+def align_sheets(sheets: dict[str, list[dict]], source: str, method: str = "dtw") -> list[str]:
+    """Our script-row id for every row of the subtitle sheet, by `method` (one of ALIGN_METHODS)."""
+    if method not in ALIGN_METHODS:
+        raise AlignedScriptError(f"unknown alignment method {method!r} (choose from {', '.join(ALIGN_METHODS)})")
     subtitles = _sheet(sheets, "subtitle", source)
     script = _sheet(sheets, "script", source)
     dialog = [r for r in script if str(r.get("record_type", "")).strip() == "dialog"]
     if not dialog:
         raise AlignedScriptError(f"{source}: sheet 'script' has no row with record_type 'dialog'")
-    alignment = align_cues_to_lines([str(r.get("dialog", "")) for r in subtitles],
-                                    [str(r.get("content", "")) for r in dialog])
-    return [_row_id(dialog[j]) if j is not None else "" for j in alignment.cue_to_line]
+    cues = [str(r.get("dialog", "")) for r in subtitles]
+    lines = [str(r.get("content", "")) for r in dialog]
+    cue_to_line = dtw_cue_to_line(cues, lines) if method == "dtw" else align_cues_to_lines(cues, lines).cue_to_line
+    return [_row_id(dialog[j]) if j is not None else "" for j in cue_to_line]
 
 
-def evaluate_file(path: Path) -> EvalResult:
-    """Our and the automatic alignment's accuracy against `results_human` on one file."""
+def evaluate_file(path: Path, method: str = "dtw") -> EvalResult:
+    """Our (by `method`) and the automatic alignment's accuracy against `results_human` on one file."""
     sheets = load_sheets(path)
     source = str(path)
     subtitles = _sheet(sheets, "subtitle", source)
     human = _first_by_key(_human_sheet(sheets, source))
     automatic = _first_by_key(_automatic_sheet(sheets, source))
-    ours = align_sheets(sheets, source)
+    ours = align_sheets(sheets, source, method)
     scored = [(i, _key(r)) for i, r in enumerate(subtitles) if _key(r) in human]
     if not scored:
         raise AlignedScriptError(f"{source}: no subtitle row matches a row of results_human")

@@ -1,0 +1,101 @@
+"""Classic DTW (StoryMindv2 §3.1's method class) and align-eval's --method option."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pipelines.preprocess.aligned_script import AlignedScriptError, evaluate_file
+from pipelines.preprocess.dtw import dtw_cost_rows, dtw_cue_to_line, dtw_path
+
+
+def _naive_dtw(cost: np.ndarray) -> np.ndarray:
+    """Textbook DTW recursion, cell by cell (the reference for the vectorised rows)."""
+    n, m = cost.shape
+    acc = np.full((n + 1, m + 1), np.inf)
+    acc[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            acc[i, j] = cost[i - 1, j - 1] + min(acc[i - 1, j - 1], acc[i - 1, j], acc[i, j - 1])
+    return acc[1:, 1:]
+
+
+def test_vectorised_rows_equal_the_textbook_recursion():
+    rng = np.random.default_rng(7)
+    for shape in [(1, 5), (5, 1), (9, 6), (6, 9), (30, 40)]:
+        cost = rng.random(shape)
+        assert np.allclose(dtw_cost_rows(cost), _naive_dtw(cost))
+
+
+def test_path_covers_every_cue_and_line_monotonically():
+    cost = np.random.default_rng(3).random((12, 20))
+    path = dtw_path(cost)
+    assert path[0] == (0, 0) and path[-1] == (11, 19)
+    assert {i for i, _ in path} == set(range(12)) and {j for _, j in path} == set(range(20))
+    assert all(0 <= a2 - a1 <= 1 and 0 <= b2 - b1 <= 1 and (a2, b2) != (a1, b1)
+               for (a1, b1), (a2, b2) in zip(path, path[1:]))
+    assert sum(cost[i, j] for i, j in path) == pytest.approx(dtw_cost_rows(cost)[-1, -1])
+
+
+def test_cut_line_is_absorbed_by_the_closer_cue():
+    cues = ["Where were you last night?", "At the harbour,", "checking the boats."]
+    harbour = "At the harbour, checking the boats."
+    # a cut line sharing words with the previous cue is absorbed by that cue (its first line stays)
+    assert dtw_cue_to_line(cues, ["Where were you last night?", "Last night we sailed.", harbour]) == [0, 2, 2]
+    # a cut line sharing nothing: a tie, broken towards the diagonal, so the next cue starts on
+    # the cut line - the release's "first cue of a line gets the line before" pattern
+    assert dtw_cue_to_line(cues, ["Where were you last night?", "Bring the nets.", harbour]) == [0, 1, 2]
+
+
+def test_a_cue_stretched_over_lines_takes_the_first():
+    # one cue holding two script lines: the release's first-row convention gives the first line
+    lines = ["Tell me.", "There was a raven.", "Go home now."]
+    cues = ["Tell me. There was a raven.", "Go home now."]
+    assert dtw_cue_to_line(cues, lines) == [0, 2]
+
+
+def test_empty_inputs():
+    assert dtw_cue_to_line(["a cue"], []) == [None]
+    assert dtw_cue_to_line([], ["a line"]) == []
+    assert dtw_path(np.zeros((0, 3))) == []
+
+
+def _sheets() -> dict:
+    script = [{"Unnamed: 0": "1", "record_type": "scene", "content": "A room."},
+              {"Unnamed: 0": "2", "record_type": "dialog", "content": "Where were you last night?"},
+              {"Unnamed: 0": "3", "record_type": "dialog", "content": "At the harbour, checking the boats."},
+              {"Unnamed: 0": "4", "record_type": "dialog", "content": "You're lying to me."}]
+    subs = [("00:00:01,000", "Where were you last night?"), ("00:00:03,000", "At the harbour,"),
+            ("00:00:04,000", "checking the boats."), ("00:00:06,000", "You're lying to me.")]
+    subtitle = [{"Unnamed: 0": str(i + 1), "start_time": t, "end_time": t, "dialog": d} for i, (t, d) in enumerate(subs)]
+    human = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "3", "3", "4"])]
+    automatic = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "2", "3", "4"])]
+    return {"subtitle": subtitle, "script": script, "results": automatic, "results_human": human}
+
+
+@pytest.mark.parametrize("method", ["dtw", "dp"])
+def test_align_eval_methods(tmp_path, method):
+    path = tmp_path / "Movie-X.json"
+    path.write_text(json.dumps(_sheets()))
+    result = evaluate_file(path, method)
+    assert (result.cues, result.ours, result.automatic) == (4, 1.0, 0.75)
+
+
+def test_align_eval_unknown_method(tmp_path):
+    path = tmp_path / "Movie-X.json"
+    path.write_text(json.dumps(_sheets()))
+    with pytest.raises(AlignedScriptError, match="unknown alignment method 'viterbi'"):
+        evaluate_file(path, "viterbi")
+
+
+@pytest.mark.realdata
+def test_dtw_on_real_film_beats_the_dp_aligner(shared_data):
+    # golden values measured on this commit (docs/PREPROCESSING.md, "DTW base")
+    path = shared_data / "storyvideoqa" / "aligned_script" / "Movie" / "IMDB-039-The Terminator.json"
+    dtw, dp = evaluate_file(path, "dtw"), evaluate_file(path, "dp")
+    assert dtw.cues == dp.cues == 564
+    assert dtw.ours == pytest.approx(0.601, abs=0.003)
+    assert dp.ours == pytest.approx(0.543, abs=0.003)
+    assert dtw.automatic == pytest.approx(0.988, abs=0.002)
