@@ -180,3 +180,26 @@ def test_judge_button_runs_a_job_against_the_local_server(page, app_url):
     page.get_by_text("finished: new run").first.wait_for(timeout=120000)
     page.get_by_text("Flipped against the previous run").first.wait_for(timeout=30000)
     page.screenshot(path=str(ARTIFACTS / "verdicts-after-judge-job.png"), full_page=True)
+
+
+def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
+    """Questions → "Generate on this slice" with the offline template writer (labelled): dry run,
+    job, the new run's summary, then the list filtered to that run (URL-bound)."""
+    from pages.generate_button import TEMPLATE_LABEL
+
+    _open(page, f"{app_url}/questions?film=lighthouse", "Questions")
+    page.get_by_text("Generate on this slice").first.click()
+    page.get_by_text(TEMPLATE_LABEL).first.click()          # an endpoint is configured: pick offline
+    _settle(page)
+    page.get_by_text("Near-duplicates, map and Self-BLEU (slower)").first.click()
+    _settle(page)
+    page.get_by_role("button", name="Dry run").click()
+    page.get_by_text(f"dry run · {TEMPLATE_LABEL}").first.wait_for(timeout=60000)
+    page.get_by_role("button", name="Start generation job").click()
+    page.get_by_text("finished: new run qgen-generate-").first.wait_for(timeout=120000)
+    page.get_by_text("Final status").first.wait_for(timeout=30000)
+    page.get_by_role("button", name="Show the new run's questions").click()
+    page.wait_for_function("() => window.location.search.includes('gen_run=qgen-generate-')", timeout=60000)
+    _settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / "questions-after-generate-job.png"), full_page=True)
