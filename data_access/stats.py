@@ -66,12 +66,17 @@ def datasets_overview(store: Store) -> pd.DataFrame:
     """One row per dataset with what it holds (films, questions, MCQs)."""
     return store.df(
         """
+        WITH per_film AS (SELECT film_id, count(*) AS n FROM questions GROUP BY film_id),
+        film_counts AS (
+            SELECT f.dataset_id, count(*) AS films, coalesce(sum(q.n), 0) AS questions
+            FROM films f LEFT JOIN per_film q USING (film_id) GROUP BY f.dataset_id),
+        mcq_counts AS (SELECT dataset_id, count(*) AS mcqs FROM mcq_questions GROUP BY dataset_id)
         SELECT d.dataset_id, d.name, d.kind, d.licence, d.reported_by_paper,
-               (SELECT count(*) FROM films f WHERE f.dataset_id = d.dataset_id) AS films,
-               (SELECT count(*) FROM questions q JOIN films f USING (film_id)
-                 WHERE f.dataset_id = d.dataset_id) AS questions,
-               (SELECT count(*) FROM mcq_questions m WHERE m.dataset_id = d.dataset_id) AS mcqs
-        FROM datasets d ORDER BY d.dataset_id
+               coalesce(fc.films, 0) AS films, coalesce(fc.questions, 0)::BIGINT AS questions,
+               coalesce(mc.mcqs, 0) AS mcqs
+        FROM datasets d LEFT JOIN film_counts fc USING (dataset_id)
+        LEFT JOIN mcq_counts mc USING (dataset_id)
+        ORDER BY d.dataset_id
         """
     )
 
@@ -104,7 +109,7 @@ def overview_counts(store: Store) -> dict[str, int]:
                (SELECT count(*) FROM settings),
                (SELECT count(*) FROM judges),
                (SELECT count(*) FROM runs),
-               (SELECT count(DISTINCT set_name || ':' || source) FROM mcq_questions),
+               (SELECT count(*) FROM (SELECT DISTINCT set_name, source FROM mcq_questions)),
                (SELECT count(*) FROM mcq_questions)
         """
     )[0]
@@ -123,10 +128,11 @@ def settings_table(store: Store) -> pd.DataFrame:
     """Every answer setting with how many answers it has."""
     return store.df(
         """
+        WITH per_setting AS (SELECT setting_id, count(*) AS answers FROM answers GROUP BY setting_id)
         SELECT s.setting_id, s.label, s.source, s.answerer, s.captioner, s.tier,
-               count(a.answer_id) AS answers
-        FROM settings s LEFT JOIN answers a USING (setting_id)
-        GROUP BY ALL ORDER BY s.label
+               coalesce(p.answers, 0) AS answers
+        FROM settings s LEFT JOIN per_setting p USING (setting_id)
+        ORDER BY s.label
         """
     )
 
@@ -135,10 +141,11 @@ def judges_table(store: Store) -> pd.DataFrame:
     """Every judge with how many verdicts it gave."""
     return store.df(
         """
+        WITH per_judge AS (SELECT judge_id, count(*) AS verdicts FROM claim_verdicts GROUP BY judge_id)
         SELECT j.judge_id, j.kind, j.backend, j.model, j.prompt_version,
-               count(v.claim_id) AS verdicts
-        FROM judges j LEFT JOIN claim_verdicts v USING (judge_id)
-        GROUP BY ALL ORDER BY j.judge_id
+               coalesce(p.verdicts, 0) AS verdicts
+        FROM judges j LEFT JOIN per_judge p USING (judge_id)
+        ORDER BY j.judge_id
         """
     )
 
