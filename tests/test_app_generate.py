@@ -83,3 +83,15 @@ def test_generation_job_writes_a_new_run_and_links_to_it(fixture_store):
     listed = at.dataframe[0].value
     assert len(listed) == 4 and all(q.endswith(f"@{run_id}") for q in listed["question_id"])
     assert set(listed["source"]) == {"generated"}
+
+
+def test_a_film_without_questions_still_offers_generation(fixture_store):
+    """The ToM story has beliefs but no questions: the panel shows under the notice, and its two
+    context-sets are both discarded (the centers are never named aloud), so nothing can start."""
+    at = run_page(REPO_ROOT, "questions_page", {"film": "tom-story-1"}, timeout=120)
+    assert [i.value for i in at.info] == ["No open-ended questions here. Import LF-VideoQA questions or generate some."]
+    at.button(key="gen_dry_run").click().run()
+    assert not at.exception
+    assert metrics(at)["Context-sets"] == "2" and metrics(at)["Items"] == "0"
+    assert any("center_never_named 2" in c.value for c in at.caption)
+    assert at.button(key="gen_start").disabled
