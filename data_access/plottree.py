@@ -24,12 +24,14 @@ def film_row(store: Store, film_id: str) -> dict | None:
     return None if frame.empty else frame.iloc[0].to_dict()
 
 
-def films_with_timeline(store: Store) -> pd.DataFrame:
-    """Films that have current subtitles (what a text-only PlotTree needs), with cue counts."""
+def films_with_timeline(store: Store, dataset_id: str | None = None) -> pd.DataFrame:
+    """Films that have current subtitles (what a text-only PlotTree needs), with cue counts;
+    only those of `dataset_id` when given."""
     return store.df(
         "SELECT f.film_id, f.title, f.kind, f.runtime_s, count(*) AS cues"
         " FROM films f JOIN current_subtitles s USING (film_id)"
-        " GROUP BY ALL ORDER BY f.kind, f.film_id"
+        " WHERE ? IS NULL OR f.dataset_id = ?"
+        " GROUP BY ALL ORDER BY f.kind, f.film_id", [dataset_id, dataset_id]
     )
 
 

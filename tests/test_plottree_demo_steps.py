@@ -26,12 +26,27 @@ def test_steps_fill_difficulty_trees_and_retrievals(store, monkeypatch):
     assert any("gini" in m for m in messages)
 
     write_fixture_film(store)
-    monkeypatch.setattr(step_55_plottrees, "DEMO_FILMS", (FILM, "missing-film"))
+    monkeypatch.setattr(step_55_plottrees, "DATASET_ID", "fixture")
     step_55_plottrees.run(store, None, messages.append)
     assert messages[-1] == "  no --data-dir; skipped"
     step_55_plottrees.run(store, Path("."), messages.append)
     assert store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [FILM]) == 617
     assert store.scalar("SELECT count(*) FROM plottree_retrievals WHERE film_id = ?", [FILM]) == 9
-    assert any("missing-film: not in the store" in m for m in messages)
+    assert messages[-1].startswith("  1 PlotTrees built in ")
     step_55_plottrees.run(store, Path("."), messages.append)   # second run: nothing rebuilt
     assert any("tree already built" in m for m in messages)
+    assert messages[-1].startswith("  0 PlotTrees built in ")
+    monkeypatch.setattr(step_55_plottrees, "DATASET_ID", "nothing-imported")
+    step_55_plottrees.run(store, Path("."), messages.append)
+    assert "no nothing-imported videos with subtitles" in messages[-1]
+
+
+def test_demo_builds_films_before_episodes(store, monkeypatch):
+    for film_id in ("b-episode", "z-film", "a-episode"):
+        write_fixture_film(store, film_id)
+    kinds = {"b-episode": "episode", "a-episode": "episode", "z-film": "film"}
+    with store.transaction() as cursor:
+        for film_id, kind in kinds.items():
+            cursor.execute("UPDATE films SET kind = ? WHERE film_id = ?", [kind, film_id])
+    monkeypatch.setattr(step_55_plottrees, "DATASET_ID", "fixture")
+    assert step_55_plottrees.videos_to_build(store) == ["z-film", "a-episode", "b-episode"]

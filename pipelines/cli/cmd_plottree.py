@@ -33,31 +33,60 @@ def _llm_config(backend: str, model: str | None):
         raise fail(str(exc)) from exc
 
 
+def _films_to_build(handle, film: str | None, all_films: bool, dataset: str | None,
+                    skip_built: bool) -> list[str]:
+    from data_access.plottree import films_with_timeline
+    from data_access.views_plottree import films_with_tree
+
+    if not all_films:
+        return [film] if film else []
+    films = list(films_with_timeline(handle, dataset)["film_id"])
+    if skip_built:
+        built = set(films_with_tree(handle)["film_id"])
+        films = [f for f in films if f not in built]
+    return films
+
+
 @plottree_app.command("build")
 def build(film: Annotated[str | None, typer.Option("--film", help="Film / episode id.")] = None,
           all_films: Annotated[bool, typer.Option("--all", help="Every film with subtitles.")] = False,
+          dataset: Annotated[str | None, typer.Option(
+              "--dataset", help="With --all: only this dataset's films (e.g. storyvideoqa).")] = None,
+          skip_built: Annotated[bool, typer.Option(
+              "--skip-built", help="With --all: leave films that already have a tree (resume).")] = False,
           leaf_seconds: Annotated[float, typer.Option(
               "--leaf-seconds", help="Seconds per leaf (1 = the paper's 1 fps).")] = 1.0,
+          node_embedding: Annotated[str, typer.Option(
+              "--node-embedding", help="segment-pooled (each distinct segment encoded once) "
+              "or full-text (each node text encoded whole; about 3x slower).")] = "segment-pooled",
           backend: BackendOption = "offline", model: ModelOption = None,
           store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Build a film's PlotTree from its aligned subtitles and script (leaves -> root)."""
-    from data_access.plottree import films_with_timeline
-    from pipelines.plottree.build import build_film_tree
+    import time
+
+    from pipelines.plottree.build import NODE_EMBEDDINGS, build_film_tree
 
     if leaf_seconds <= 0:
         raise fail("--leaf-seconds must be positive")
+    if node_embedding not in NODE_EMBEDDINGS:
+        raise fail(f"--node-embedding {node_embedding!r}: expected one of "
+                   f"{', '.join(NODE_EMBEDDINGS)}")
     handle = open_store(store)
-    films = list(films_with_timeline(handle)["film_id"]) if all_films else [film] if film else []
+    films = _films_to_build(handle, film, all_films, dataset, skip_built)
     if not films:
-        raise fail("give --film F or --all (no film with subtitles in the store)")
+        raise fail("give --film F or --all (no film with subtitles left to build in the store)")
     config = _llm_config(backend, model)
     echo = (lambda m: typer.echo(m, err=True)) if as_json else typer.echo
-    built = []
+    built, cpu, wall = [], time.process_time(), time.perf_counter()
     for film_id in films:
         try:
-            built.append(build_film_tree(handle, film_id, leaf_seconds, config, echo).__dict__)
+            built.append(build_film_tree(handle, film_id, leaf_seconds, config, echo,
+                                         node_embedding).__dict__)
         except ValueError as exc:
             raise fail(str(exc)) from exc
+    if len(films) > 1:
+        echo(f"plottree: {len(built)} trees in {time.perf_counter() - wall:.1f}s wall, "
+             f"{time.process_time() - cpu:.1f}s CPU")
     if as_json:
         typer.echo(json.dumps({"trees": built}, indent=2))
 
