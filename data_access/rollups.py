@@ -26,7 +26,7 @@ _COUNTS_SQL = """
 SELECT (SELECT count(*) FROM claim_verdicts), (SELECT count(*) FROM mcq_predictions),
        (SELECT count(*) FROM mcq_difficulty), (SELECT count(*) FROM answers),
        (SELECT count(*) FROM rubric_claims), (SELECT count(*) FROM questions),
-       (SELECT count(*) FROM mcq_questions)
+       (SELECT count(*) FROM mcq_questions), (SELECT count(*) FROM settings)
 """
 _FINISHED_RUNS_SQL = "SELECT count(*), sum(hash(run_id, started_at)) FROM runs WHERE status = 'finished'"
 
@@ -128,11 +128,14 @@ def refresh_rollups(cursor: duckdb.DuckDBPyConnection) -> None:
     _stamp(cursor, store_signature(cursor))
 
 
+# every table a rollup reads; a run that wrote to one of them changes what the rollups hold
+_INPUT_TABLES = ("claim_verdicts", "mcq_predictions", "mcq_difficulty", "answers", "rubric_claims",
+                 "questions", "mcq_questions", "settings")
+
+
 def _run_feeds_rollups(cursor: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    return bool(cursor.execute(
-        "SELECT EXISTS (SELECT 1 FROM claim_verdicts WHERE run_id = ?)"
-        " OR EXISTS (SELECT 1 FROM mcq_predictions WHERE run_id = ?)"
-        " OR EXISTS (SELECT 1 FROM mcq_difficulty WHERE run_id = ?)", [run_id, run_id, run_id]).fetchone()[0])
+    exists = " OR ".join(f"EXISTS (SELECT 1 FROM {table} WHERE run_id = ?)" for table in _INPUT_TABLES)
+    return bool(cursor.execute(f"SELECT {exists}", [run_id] * len(_INPUT_TABLES)).fetchone()[0])
 
 
 def before_run_finished(cursor: duckdb.DuckDBPyConnection) -> bool:
@@ -143,7 +146,8 @@ def before_run_finished(cursor: duckdb.DuckDBPyConnection) -> bool:
 def after_run_finished(cursor: duckdb.DuckDBPyConnection, run_id: str, was_fresh: bool) -> None:
     """Keep the rollups current once `run_id` has changed status.
 
-    A run that wrote verdicts, predictions or difficulty triggers a full refresh (seconds at
+    A run that wrote rows the rollups read (verdicts, predictions, difficulty, answers,
+    questions, rubrics, MCQs, settings) triggers a full refresh (seconds at
     paper scale, paid once by the writer instead of by every page view). Any other run leaves
     the rollup inputs as they were, so a rollup that was fresh is only re-stamped; a stale one
     stays stale (readers fall back to the live queries).

@@ -124,3 +124,14 @@ def test_rollups_command_refreshes_stale_rollups(fixture_store, store_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.output.strip().splitlines()[-1])["fresh_before"] is False
     assert rollups.rollups_fresh(fixture_store)
+
+
+def test_lfvqa_import_leaves_rollups_current(store):
+    """A new store starts with current (empty) rollups, and an import's run finishes with rows
+    the rollups read, so the pages read rollups straight away."""
+    from data_access.importers import import_lfvqa_dir
+
+    assert rollups.rollups_fresh(store)
+    import_lfvqa_dir(store, REPO_ROOT / "samples" / "lfvqa_paper")
+    assert store.scalar("SELECT count(*) FROM answers") > 0
+    assert rollups.rollups_fresh(store)
