@@ -32,6 +32,7 @@ import numpy as np
 
 SEGMENT_POOLED = "segment-pooled"
 FULL_TEXT = "full-text"
+SEGMENT_BATCH = 16
 
 # where a node text splits: before the leaf's dialogue / cast parts, and at the " … " joins of
 # an extractive parent summary
@@ -62,7 +63,13 @@ class SegmentEmbedder:
     def __init__(self, encode: Callable[[list[str]], np.ndarray] | None = None,
                  count_tokens: Callable[[list[str]], list[int]] | None = None):
         if encode is None:
-            from pipelines.embeddings import embed_texts as encode
+            from functools import partial
+
+            from pipelines.embeddings import embed_texts
+
+            # short segments: batches of 16 pad less (Chinatown's 2,695 segments: 17.3 s CPU
+            # at 16 vs 20.0 s at 64, two runs each on this machine)
+            encode = partial(embed_texts, batch_size=SEGMENT_BATCH)
         self._encode = encode
         self._count = count_tokens or minilm_token_counts
         self._vectors: dict[str, np.ndarray] = {}
