@@ -3,7 +3,7 @@
 The StoryVideoQA import (step 20) holds 58 videos with human-aligned scripts: 7 films and 51
 episodes (Friends, The Big Bang Theory, Game of Thrones), about 41 hours at 1 fps. Node vectors
 are segment-pooled MiniLM (`pipelines.plottree.segment_embed`), which makes a 2-hour film cost
-about 27 s of CPU instead of 60-80 s, so the demo builds all of them, films first
+about 30 s of CPU instead of 75 s (Chinatown), so the demo builds all of them, films first
 (docs/STORYVIDEOQA.md has the measured total). Summaries are extractive offline (labelled
 `extractive-centroid`). Each video's golden MCQs then get a stored retrieval (`plottree
 ask-mcqs`, answer null offline) so the PlotTree page can show them. Already-built videos are
