@@ -10,7 +10,11 @@ from data_access.store import Store
 
 
 def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
-    """Finished runs that wrote verdicts (on this film's questions), newest first, labelled."""
+    """Finished runs that graded model answers (on this film's questions), newest first, labelled.
+
+    Gold self-check runs (step `judge.gold`) grade the reference answers, not the settings'
+    answers, so they are left out: picked by default as the newest run, they showed an empty grid.
+    """
     return store.df(
         """
         WITH slice AS (
@@ -24,7 +28,7 @@ def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
                s.judge_id || ' · ' || coalesce(r.backend, '?') || coalesce(' ' || r.model, '') || ' · '
                  || strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS label
         FROM slice s JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' ORDER BY r.started_at DESC
+        WHERE r.status = 'finished' AND r.step <> 'judge.gold' ORDER BY r.started_at DESC
         """,
         [film_id, film_id],
     )

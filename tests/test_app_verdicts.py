@@ -75,3 +75,18 @@ def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
     flipped = metrics(at)["Flipped against the previous run"]
     assert flipped.endswith("of 14")                 # every (answer, claim) was judged by both runs
     assert any("a different judge" in c.value for c in at.caption)
+
+
+def test_gold_self_check_runs_are_not_offered_as_answer_runs(store):
+    """A gold self-check grades reference answers; as the newest run it used to blank the grid."""
+    from data_access import views_verdicts
+    from data_access.runs import RunSpec, finish_run, insert_run
+
+    build_app_fixture(store)
+    before = list(views_verdicts.judge_runs(store)["run_id"])
+    with store.transaction() as cursor:
+        gold_run = insert_run(cursor, RunSpec(step="judge.gold", backend="lexical"))
+        cursor.execute("INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id, verdict)"
+                       " SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1", [gold_run])
+        finish_run(cursor, gold_run, n_items=1)
+    assert list(views_verdicts.judge_runs(store)["run_id"]) == before
