@@ -9,6 +9,7 @@ import pytest
 
 from pipelines.preprocess.aligned_script import AlignedScriptError, evaluate_file
 from pipelines.preprocess.dtw import dtw_cost_rows, dtw_cue_to_line, dtw_path, dtw_similarity
+from tests.test_preprocess_align import _aligned_script
 
 
 def _naive_dtw(cost: np.ndarray) -> np.ndarray:
@@ -69,16 +70,8 @@ def test_empty_inputs():
 
 
 def _sheets() -> dict:
-    script = [{"Unnamed: 0": "1", "record_type": "scene", "content": "A room."},
-              {"Unnamed: 0": "2", "record_type": "dialog", "content": "Where were you last night?"},
-              {"Unnamed: 0": "3", "record_type": "dialog", "content": "At the harbour, checking the boats."},
-              {"Unnamed: 0": "4", "record_type": "dialog", "content": "You're lying to me."}]
-    subs = [("00:00:01,000", "Where were you last night?"), ("00:00:03,000", "At the harbour,"),
-            ("00:00:04,000", "checking the boats."), ("00:00:06,000", "You're lying to me.")]
-    subtitle = [{"Unnamed: 0": str(i + 1), "start_time": t, "end_time": t, "dialog": d} for i, (t, d) in enumerate(subs)]
-    human = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "3", "3", "4"])]
-    automatic = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "2", "3", "4"])]
-    return {"subtitle": subtitle, "script": script, "results": automatic, "results_human": human}
+    """The small aligned-script workbook of the alignment tests (one fixture, two methods)."""
+    return _aligned_script()
 
 
 @pytest.mark.parametrize("method", ["dtw", "dp"])
