@@ -1,14 +1,12 @@
-"""Alignment (LF-VideoQA App. C rule), scene timing, first-spoken names and align-eval."""
+"""Alignment (LF-VideoQA App. C rule), scene timing and first-spoken names (align-eval: test_align_eval.py)."""
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from pipelines.preprocess import parse_fountain
 from pipelines.preprocess.align import align_cues_to_lines
-from pipelines.preprocess.aligned_script import AlignedScriptError, evaluate_file, load_sheets, summarise
 from pipelines.preprocess.srt_reader import Cue
 from pipelines.preprocess.timing import AlignmentFailed, first_spoken_times, time_film
 
@@ -124,90 +122,6 @@ def test_first_spoken_names():
     found = first_spoken_times({"ANNA": ["ANNA"], "TOMAS REYES": ["TOMAS REYES", "TOMAS"], "CARL": ["CARL"]},
                                cues, frozenset({"mr"}))
     assert found == {"ANNA": 5.0, "TOMAS REYES": 9.0}
-
-
-# -- align-eval on an aligned-script file built in code ---------------------------------------
-
-def _aligned_script() -> dict:
-    script = [{"Unnamed: 0": "1", "record_type": "scene", "content": "A room."},
-              {"Unnamed: 0": "2", "record_type": "dialog", "content": "Where were you last night?"},
-              {"Unnamed: 0": "3", "record_type": "dialog", "content": "At the harbour, checking the boats."},
-              {"Unnamed: 0": "4", "record_type": "dialog", "content": "You're lying to me."}]
-    subs = [("00:00:01,000", "Where were you last night?"), ("00:00:03,000", "At the harbour,"),
-            ("00:00:04,000", "checking the boats."), ("00:00:06,000", "You're lying to me.")]
-    subtitle = [{"Unnamed: 0": str(i + 1), "start_time": t, "end_time": t, "dialog": d} for i, (t, d) in enumerate(subs)]
-    human = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "3", "3", "4"])]
-    automatic = [{**row, "index_result": idx} for row, idx in zip(subtitle, ["2", "2", "3", "4"])]
-    return {"subtitle": subtitle, "script": script, "results": automatic, "results_human": human}
-
-
-def test_align_eval_on_json_conversion(tmp_path):
-    path = tmp_path / "Movie-X.json"
-    path.write_text(json.dumps(_aligned_script()))
-    result = evaluate_file(path)
-    assert (result.cues, result.ours, result.automatic) == (4, 1.0, 0.75)
-    # the humans corrected one automatic answer ("At the harbour," -> row 3); we agree with them
-    assert (result.corrected, result.ours_on_corrected) == (1, 1.0)
-    assert (result.ours_closer, result.gold_closer) == (0, 0)
-
-
-def test_align_eval_textual_support_counts_disagreements(tmp_path):
-    data = _aligned_script()
-    data["results_human"][3]["index_result"] = "2"      # a "gold" row without the cue's words
-    path = tmp_path / "Movie-Y.json"
-    path.write_text(json.dumps(data))
-    result = evaluate_file(path)
-    assert result.ours == 0.75 and (result.ours_closer, result.gold_closer) == (1, 0)
-
-
-def test_align_eval_reads_xlsx(tmp_path):
-    openpyxl = pytest.importorskip("openpyxl")
-    book = openpyxl.Workbook()
-    book.remove(book.active)
-    for name, rows in _aligned_script().items():
-        sheet = book.create_sheet(name + ("_S01E01" if name in ("subtitle", "script") else ""))
-        header = sorted({key for row in rows for key in row})
-        sheet.append(header)
-        for row in rows:
-            sheet.append([row.get(key) for key in header])
-    path = tmp_path / "GOT-S01E01.xlsx"
-    book.save(path)
-    assert set(load_sheets(path)) == {"subtitle_S01E01", "script_S01E01", "results", "results_human"}
-    result = evaluate_file(path)
-    assert (result.ours, result.automatic) == (1.0, 0.75)
-
-
-def test_align_eval_bad_files(tmp_path):
-    broken = tmp_path / "broken.json"
-    broken.write_text("{not json")
-    with pytest.raises(AlignedScriptError, match="broken.json: not valid JSON"):
-        evaluate_file(broken)
-    missing = tmp_path / "nohuman.json"
-    data = _aligned_script()
-    del data["results_human"]
-    missing.write_text(json.dumps(data))
-    with pytest.raises(AlignedScriptError, match="no sheet named 'results_human'"):
-        evaluate_file(missing)
-
-
-def test_summary_shape_and_groups():
-    from pipelines.preprocess.aligned_script import EvalResult
-
-    summary = summarise([EvalResult("IMDB-1.json", 10, 0.9, 0.8), EvalResult("GOT-S01E01.json", 10, 0.7, 0.6),
-                         EvalResult("Friends-S01E01.json", 10, 1.0, 1.0)])
-    assert set(summary) == {"files", "ours_mean", "automatic_mean", "groups"}
-    assert summary["ours_mean"] == pytest.approx(0.8667, abs=1e-4)
-    assert summary["groups"]["films"]["ours_mean"] == 0.9
-    assert set(summary["groups"]) == {"films", "GOT", "sitcoms"}
-
-
-@pytest.mark.realdata
-def test_align_eval_real_got_episode(shared_data):
-    path = shared_data / "storyvideoqa" / "aligned_script" / "GOT" / "GOT-S01E10.json"
-    result = evaluate_file(path)
-    assert result.cues == 634
-    assert result.automatic == pytest.approx(0.940, abs=0.002)
-    assert result.ours >= result.automatic
 
 
 def test_reordered_scene_costs_only_that_scene():

@@ -31,8 +31,9 @@ parses, aligns, resolves and writes film, scenes, script lines, characters and s
 run (step `preprocess.film`, backend `rules`) in one transaction; `AlignmentFailed` when the
 subtitles do not fit (another film), `ScreenplayError` for PDFs/empty/non-screenplays.
 
-StoryVideoQA check — `pipelines.preprocess.aligned_script.evaluate_file(path)` scores our cue →
-script-row assignment and the release's automatic one against `results_human`.
+StoryVideoQA check — `pipelines.preprocess.align_eval.evaluate_file(path)` scores our cue →
+script-row assignment and the release's automatic one against `results_human` (the scene and
+speaker the annotators corrected; row agreement reported apart).
 
 Belief tracking (rules backend) reads the ingested scenes from the store (`current_scenes`,
 `current_script_lines`; `data_access.films` has the film queries) or calls

@@ -6,17 +6,18 @@ released `results` sheets show (checked on the 7 films and 10 GOT episodes in ..
 
 - the path covers every dialogue line (each line's row id appears in `results`) and every cue,
   in monotonic order — i.e. the classic DTW with steps (cue+1), (line+1) and (both+1);
-- a cue the path stretches over several lines gets one results row per line; the cue→row index
-  that `align-eval` scores is the first of those rows (the lowest line).
+- a cue the path stretches over several lines gets one results row per line; the cue's row is
+  the first of those rows (the lowest line).
 
 We reproduce that step pattern and convention with our own cost, 1 − the mean of two IDF-weighted
 shares (`align.similarity_matrix`): of the cue's tokens found in the line, and of the line's tokens
 found in the cue. The symmetric mean lets a short cue ("Hello?") prefer the short line that is all
-of it over a long speech that merely contains the word; against the human sheets it scored higher
-than the cue-only share on 6 of 7 films (films mean 0.766 vs 0.745; GOT 0.921 vs 0.922). The release's own cost is unknown, so
-this DTW agrees with its `results` on 60–94% of cues, not all (docs/PREPROCESSING.md). Whole cues
-are aligned (not speaker turns): splitting turns lowered agreement with the human sheets on 6 of 7
-films, because the human sheets keep the release's whole-cue choices.
+of it over a long speech that merely contains the word; on the human sheets' row column it scored
+higher than the cue-only share on 6 of 7 films (films mean 0.766 vs 0.745). The release's own cost
+is unknown, so this DTW agrees with its `results` on 60–94% of cues, not all (docs/PREPROCESSING.md).
+Whole cues are aligned (not speaker turns), as in the release's sheets. `align-eval --method dtw`
+scores it; the ingest DP (`align.py`) is the default there because it matches the human scene and
+speaker corrections better (films mean 0.820 vs 0.775, docs/PREPROCESSING.md).
 
 The DTW is computed row by row: within a cue's row,
 D[i, j] = P[j] + min_{k ≤ j} (E[k] − P[k]) with P the row's cumulative cost and
