@@ -103,11 +103,13 @@ class Visits:
 
     windows: list[tuple[datetime, datetime]] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        ordered = sorted(self.seconds)
-        return (f"page switch median {ordered[len(ordered) // 2]:.1f} s, max {ordered[-1]:.1f} s"
-                f" over {len(ordered)}")
+        ordered = sorted(zip(self.seconds, self.titles))
+        slowest = ", ".join(f"{title} {seconds:.1f} s" for seconds, title in ordered[-3:][::-1])
+        return (f"page switch median {ordered[len(ordered) // 2][0]:.1f} s over {len(ordered)};"
+                f" slowest: {slowest}")
 
 
 async def _visit(page, title: str, visits: Visits) -> None:
@@ -116,17 +118,22 @@ async def _visit(page, title: str, visits: Visits) -> None:
     await page.get_by_role("heading", name=NAV[title], exact=True).first.wait_for()
     await _settle(page)
     visits.seconds.append(time.monotonic() - begun)
+    visits.titles.append(title)
     visits.windows.append((wall, datetime.now()))
     await _check(page, f"{title} ({page.url})")
 
 
-async def _browse(page, url: str, index: int, judge: dict, visits: Visits) -> list[str]:
-    """One session: open the app, then walk the pages (offset by session) until the judge has
-    ended and this session has seen at least MIN_VISITS pages, within BROWSE_LIMIT_S."""
+async def _open(page, url: str) -> None:
+    """One session opens the app and renders its first page (Overview)."""
     await page.goto(url)
     await page.get_by_role("heading", name="StoryScope", exact=True).first.wait_for()
     await _settle(page)
     await _check(page, "Overview")
+
+
+async def _browse(page, index: int, judge: dict, visits: Visits) -> list[str]:
+    """One open session walks the pages (offset by session) until the judge has ended and this
+    session has seen at least MIN_VISITS pages, within BROWSE_LIMIT_S."""
     titles = list(NAV)
     visited = []
     while len(visited) < MIN_VISITS or (judge["running"] and time.monotonic() < judge["deadline"]):
@@ -172,13 +179,14 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
                 # generous: ten tabs and a judge share two cores (no wall-clock assertion here)
                 context.set_default_timeout(STEP_TIMEOUT_MS)
             pages = [await context.new_page() for context in contexts]
-            # every session is open before the judge starts, so the job writes while they browse
+            # every session has rendered its first page before the judge starts, so the job writes
+            # while they switch pages (ten first renders on two cores can outlast the whole job)
             started = time.monotonic()
-            await asyncio.gather(*(page.goto(url) for page in pages))
+            await asyncio.gather(*(_open(page, url) for page in pages))
             process = _start_judge(store_path, llm_base_url)
             judge = {"running": True, "deadline": time.monotonic() + BROWSE_LIMIT_S}
             watcher = asyncio.create_task(_watch_judge(process, judge))
-            visited = await asyncio.gather(*(_browse(page, url, i, judge, visits) for i, page in enumerate(pages)))
+            visited = await asyncio.gather(*(_browse(page, i, judge, visits) for i, page in enumerate(pages)))
             await asyncio.wait_for(watcher, timeout=120)
             out, err = process.communicate(timeout=30)
             assert process.returncode == 0, f"storyscope judge failed: {err.decode()[-2000:]}"
