@@ -10,12 +10,30 @@ from pages.filters import url_multiselect, url_selectbox
 st.title("Runs")
 
 
-@st.fragment(run_every=2.0)
-def jobs_panel() -> None:
-    """Jobs with progress; polled so a running job's counters move without a click."""
+# A running job's counters are polled every 2 s; with no job running the panel only looks for a
+# new one every 10 s, so ten researchers idling on this page do not keep two cores busy.
+POLL_RUNNING_S, POLL_IDLE_S = 2.0, 10.0
+
+
+def _active(jobs) -> bool:
+    return bool(not jobs.empty and jobs["state"].isin(["queued", "running"]).any())
+
+
+def _jobs():
     from pages.common import current_store
 
-    jobs = views_runs.jobs_table(current_store())     # uncached on purpose: progress moves
+    return views_runs.jobs_table(current_store())     # uncached on purpose: progress moves
+
+
+polling_running = _active(_jobs())
+
+
+@st.fragment(run_every=POLL_RUNNING_S if polling_running else POLL_IDLE_S)
+def jobs_panel() -> None:
+    """Jobs with progress; polled so a running job's counters move without a click."""
+    jobs = _jobs()
+    if _active(jobs) != polling_running:
+        st.rerun()          # a job started or ended: redraw the page (runs table, poll interval)
     st.subheader("Jobs")
     if jobs.empty:
         st.caption("No jobs yet. Judge and generation jobs started from the CLI or the app show here.")
