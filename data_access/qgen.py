@@ -25,6 +25,8 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
                   "run_id"),
     "rubric_claims": ("claim_id", "question_id", "ord", "role", "text", "evidence_scenes",
                       "run_id"),
+    "question_evidence": ("question_id", "ord", "time_s", "location", "scene_index", "claim_ords",
+                          "is_anchor", "run_id"),
     "qgen_stage_outputs": ("run_id", "context_set_id", "question_id", "stage", "status",
                            "backend", "payload", "raw_reply"),
     "qgen_outcomes": ("run_id", "question_id", "context_set_id", "final_status", "retire_rule",

@@ -83,6 +83,9 @@ def test_generation_job_writes_a_new_run_and_links_to_it(fixture_store):
     listed = at.dataframe[0].value
     assert len(listed) == 4 and all(q.endswith(f"@{run_id}") for q in listed["question_id"])
     assert set(listed["source"]) == {"generated"}
+    # a generated question has its evidence map: the carried scenes, not "0 scenes over 0 min"
+    summary = [e.value for e in (*at.caption, *at.markdown) if "evidence:" in str(e.value)]
+    assert summary and "evidence: 0 scenes" not in summary[0], summary
 
 
 def test_a_film_without_questions_still_offers_generation(fixture_store):

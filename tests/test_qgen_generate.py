@@ -43,6 +43,19 @@ def test_template_run_stores_context_sets_stages_questions_claims_and_checks(sto
     per_question = claims.groupby("question_id")["role"].apply(lambda r: (r == "core").sum())
     assert (per_question >= 2).all()
     assert not claims["text"].str.contains(r"\b[A-Z]{4,}\b").any()  # no screenplay capitals
+    # every written question has evidence points: its carried scenes, in film order, one anchor
+    evidence = store.df("SELECT e.*, q.anchor_scene, q.anchor_time_s FROM question_evidence e"
+                        " JOIN questions q USING (question_id) WHERE q.run_id = ?", [run_id])
+    written = store.scalar("SELECT count(*) FROM questions WHERE run_id = ?", [run_id])
+    assert evidence["question_id"].nunique() == written
+    for _, points in evidence.groupby("question_id"):
+        assert points["scene_index"].is_monotonic_increasing and points["ord"].tolist() == list(range(1, len(points) + 1))
+        anchor = points[points["is_anchor"]]
+        assert len(anchor) == 1 and anchor["scene_index"].iloc[0] == anchor["anchor_scene"].iloc[0]
+        assert anchor["time_s"].iloc[0] == anchor["anchor_time_s"].iloc[0]
+    ords = claims.groupby("question_id")["ord"].apply(sorted).to_dict()
+    candidate = evidence[evidence["question_id"].isin(list(ords))]
+    assert all(list(row.claim_ords) == ords[row.question_id] for row in candidate.itertuples())
 
 
 def test_template_questions_use_no_forbidden_name_and_no_annotation_vocabulary(store):

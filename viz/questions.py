@@ -41,7 +41,8 @@ def evidence_summary(rubric: pd.DataFrame, evidence: pd.DataFrame) -> str:
     times = cited["time_s"].dropna()
     ends = cited["scene_end_s"].fillna(cited["time_s"]) if "scene_end_s" in cited else times
     span = round((ends.max() - times.min()) / 60.0) if len(times) else 0
-    return f"{core} core / {len(rubric)} claims · evidence: {len(cited)} scenes over {span} min"
+    scenes = f"{len(cited)} scene" + ("" if len(cited) == 1 else "s")
+    return f"{core} core / {len(rubric)} claims · evidence: {scenes} over {span} min"
 
 
 def rubric_markdown(rubric: pd.DataFrame) -> str:

@@ -187,8 +187,8 @@ def _analytics(drafts: list[Draft]) -> QuestionAnalytics | None:
 
 def _store_run(store: Store, run_id: str, view: FilmView, context_sets: list[ContextSet],
                drafts: list[Draft], analytics: QuestionAnalytics | None, backend: str) -> None:
-    from pipelines.qgen.records import (claim_rows, name_violations, outcome_rows, question_rows,
-                                        stage_rows)
+    from pipelines.qgen.records import (claim_rows, evidence_rows, name_violations, outcome_rows,
+                                        question_rows, stage_rows)
 
     checks = [QuestionCheck(d.question_id, "generated", view.film_id, d.qtype, d.checks,
                             name_violations(d), d.context_set.payload.get("anchor_location_rivals"))
@@ -202,6 +202,7 @@ def _store_run(store: Store, run_id: str, view: FilmView, context_sets: list[Con
         db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
         db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
         db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
+        db.insert_rows(cursor, "question_evidence", evidence_rows(run_id, drafts))
         db.insert_rows(cursor, "qgen_outcomes", outcome_rows(run_id, drafts))
         db.insert_rows(cursor, "question_check_results", results)
         db.insert_rows(cursor, "question_check_failures", failures)

@@ -50,6 +50,23 @@ def claim_rows(run_id: str, drafts: list[Draft]) -> list[dict]:
             for d in drafts if d.question for c in d.claims]
 
 
+def evidence_rows(run_id: str, drafts: list[Draft]) -> list[dict]:
+    """Evidence points of written questions: one per scene the context-set carried (its time,
+    location and scene), in film order, the anchor flagged. The writer cites no scene per claim,
+    so every claim rests on every carried scene (as `claim_rows` records)."""
+    rows = []
+    for d in drafts:
+        if not d.question:
+            continue
+        cards = sorted(d.context_set.payload["scenes"], key=lambda card: card["scene"])
+        claim_ords = sorted(c.ord for c in d.claims)
+        rows += [{"question_id": d.question_id, "ord": ord_, "time_s": card.get("time_s"),
+                  "location": card.get("location"), "scene_index": card["scene"], "claim_ords": claim_ords,
+                  "is_anchor": card["scene"] == d.context_set.anchor_scene, "run_id": run_id}
+                 for ord_, card in enumerate(cards, start=1)]
+    return rows
+
+
 def outcome_rows(run_id: str, drafts: list[Draft]) -> list[dict]:
     """Final status of every sampled context-set's question, with the rule that retired it."""
     return [{"run_id": run_id, "question_id": d.question_id,
