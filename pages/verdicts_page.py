@@ -4,7 +4,7 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 import streamlit as st
 
 from data_access import views_film, views_verdicts
-from pages.common import query
+from pages.common import derived, query
 from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
@@ -66,18 +66,19 @@ if section == "Claims × settings":
                 st.markdown(answer_markdown(answer["text"], grid[grid["setting_id"] == answer["setting_id"]]))
 
 elif section == "Metrics":
-    counts = query(views_verdicts.answer_counts, judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
-    if counts.empty:
-        st.caption(f"Judge {judge_id} has no verdicts in this slice.")
+    # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
+    the_slice = (judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
+    by_setting = derived(verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice)
+    if by_setting.empty:
+        st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
     else:
-        by_setting = verdict_metrics.slice_metrics(counts)
         reported = query(views_verdicts.reported_figures)
         st.markdown(f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)")
         st.dataframe(metrics_table(by_setting, reported, order_by), hide_index=True, width="stretch",
                      key="metrics_table")
         st.plotly_chart(metrics_figure(by_setting, order_by, reported), key="metrics_figure")
         st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
-        by_type = verdict_metrics.slice_metrics(counts, by_type=True)
+        by_type = derived(verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice)
         st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
 
 elif section == "Agreement":

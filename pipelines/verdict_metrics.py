@@ -48,6 +48,16 @@ def slice_metrics(counts: pd.DataFrame, by_type: bool = False, resamples: int = 
     return pd.DataFrame(out)
 
 
+def metrics_by_setting(counts: pd.DataFrame) -> pd.DataFrame:
+    """`slice_metrics` by setting (Table 3), default resamples and seed."""
+    return slice_metrics(counts)
+
+
+def metrics_by_setting_and_type(counts: pd.DataFrame) -> pd.DataFrame:
+    """`slice_metrics` by setting × question type (Table 4), default resamples and seed."""
+    return slice_metrics(counts, by_type=True)
+
+
 def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
     """Cohen's κ and raw agreement per judge pair from (verdict_a, verdict_b, n) counts
     (`views_verdicts.agreement_confusions`), via statsmodels' `cohens_kappa` on the table."""

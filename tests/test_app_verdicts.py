@@ -54,6 +54,23 @@ def test_judge_and_order_from_url(fixture_store):
     assert table.loc[0, "Contra"].startswith("11.1")
 
 
+def test_metrics_are_not_recomputed_when_only_the_order_changes(fixture_store, monkeypatch):
+    import streamlit as st
+
+    from pipelines import verdict_metrics
+
+    calls = []
+    original = verdict_metrics.slice_metrics
+    monkeypatch.setattr(verdict_metrics, "slice_metrics", lambda *a, **k: calls.append(k) or original(*a, **k))
+    st.cache_data.clear()
+    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Metrics"})
+    assert not at.exception and len(calls) == 2                 # by setting, by setting × type
+    at.selectbox(key="order").set_value("contradiction").run()
+    assert not at.exception and len(calls) == 2                 # the bootstrap came from the cache
+    contra = [float(cell.split()[0]) for cell in at.dataframe[0].value["Contra"]]
+    assert contra == sorted(contra)                              # re-ordered, lowest contradiction first
+
+
 @pytest.mark.slow
 def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
     """Offline (no endpoint): the lexical judge is the only backend, labelled; the dry run
