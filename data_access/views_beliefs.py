@@ -70,11 +70,15 @@ def meta_belief_lane(store: Store, film_id: str, holders: list[str]) -> pd.DataF
     )
 
 
-def belief_basis(store: Store, film_id: str, holder: str, belief_id: str) -> pd.DataFrame:
-    """The scene events a belief rests on (its basis ids, or its formation scene's events)."""
+def belief_basis(store: Store, film_id: str, holder: str, belief_id: str, scene_index: int) -> pd.DataFrame:
+    """The scene events a belief rests on (its basis ids, or its formation scene's events).
+
+    A belief is named by holder, id and formation scene: current rows may come from several runs
+    (migration 301), whose ids can repeat in other scenes."""
     return store.df(
         """
-        WITH b AS (SELECT * FROM current_beliefs WHERE film_id = ? AND holder = ? AND belief_id = ?)
+        WITH b AS (SELECT * FROM current_beliefs
+                   WHERE film_id = ? AND holder = ? AND belief_id = ? AND scene_index = ?)
         SELECT e.event_id, e.scene_index, s.heading, s.start_s, e.description
         FROM current_scene_events e JOIN b ON e.film_id = b.film_id
         LEFT JOIN current_scenes s ON s.film_id = e.film_id AND s.scene_index = e.scene_index
@@ -82,20 +86,21 @@ def belief_basis(store: Store, film_id: str, holder: str, belief_id: str) -> pd.
            OR (len(coalesce(b.basis, [])) = 0 AND e.scene_index = b.scene_index)
         ORDER BY e.scene_index, e.ord
         """,
-        [film_id, holder, belief_id],
+        [film_id, holder, belief_id, scene_index],
     )
 
 
-def questions_citing_belief(store: Store, film_id: str, holder: str, belief_id: str) -> pd.DataFrame:
+def questions_citing_belief(store: Store, film_id: str, holder: str, belief_id: str,
+                            scene_index: int) -> pd.DataFrame:
     """Questions whose evidence cites the scene where the belief forms or is revised."""
     return store.df(
         """
         WITH b AS (SELECT scene_index, revised_at_scene FROM current_beliefs
-                   WHERE film_id = ? AND holder = ? AND belief_id = ?)
+                   WHERE film_id = ? AND holder = ? AND belief_id = ? AND scene_index = ?)
         SELECT DISTINCT q.question_id, q.qtype, q.center, q.status, q.text
         FROM questions q JOIN question_evidence e USING (question_id), b
         WHERE q.film_id = ? AND (e.scene_index = b.scene_index OR e.scene_index = b.revised_at_scene)
         ORDER BY q.question_id
         """,
-        [film_id, holder, belief_id, film_id],
+        [film_id, holder, belief_id, scene_index, film_id],
     )

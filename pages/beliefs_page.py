@@ -51,7 +51,10 @@ def _describe(label: str) -> str:
     return f"{label} — {row['content']}"
 
 
-labels = [f"{h} · {b}" for h, b in zip(lanes["holder"], lanes["belief_id"])]
+# "holder · id"; beliefs merged from runs over different scenes can repeat an id: add the scene
+named = list(zip(lanes["holder"], lanes["belief_id"]))
+labels = [f"{h} · {b}" + (f" · scene {s}" if named.count((h, b)) > 1 else "")
+          for (h, b), s in zip(named, lanes["scene_index"])]
 picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
 
 st.plotly_chart(belief_lanes_figure(lanes, meta, picked), key="belief_lanes")
@@ -63,18 +66,18 @@ summary[2].metric("Revisions", int(lanes["revises"].notna().sum()))
 summary[3].metric("Meta-beliefs", len(meta))
 
 if picked:
-    holder, belief_id = picked.split(" · ", 1)
     row = lanes.iloc[labels.index(picked)]
+    holder, belief_id, scene_index = row["holder"], row["belief_id"], int(row["scene_index"])
     st.subheader(f"{holder}: {belief_id}")
     st.markdown(describe_belief(row))
     left, right = st.columns(2)
     with left:
         st.markdown("**Basis events**")
-        st.dataframe(query(views_beliefs.belief_basis, film_id, holder, belief_id), hide_index=True,
+        st.dataframe(query(views_beliefs.belief_basis, film_id, holder, belief_id, scene_index), hide_index=True,
                      width="stretch")
     with right:
         st.markdown("**Questions citing these scenes**")
-        st.dataframe(query(views_beliefs.questions_citing_belief, film_id, holder, belief_id),
+        st.dataframe(query(views_beliefs.questions_citing_belief, film_id, holder, belief_id, scene_index),
                      hide_index=True, width="stretch")
 
 if not meta.empty:

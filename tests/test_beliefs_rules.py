@@ -97,6 +97,33 @@ def test_selection_dry_run_and_errors(fixture_film):
         parse_scene_range("x:y")
 
 
+def _current(store, table: str, who: str) -> dict:
+    frame = store.df(f"SELECT scene_index, {who} AS who, run_id, * EXCLUDE (run_id) FROM current_{table}")
+    return {(r.scene_index, r.who, getattr(r, "belief_id", None)): r.run_id for r in frame.itertuples()}
+
+
+def test_partial_runs_replace_only_their_scenes_and_characters(fixture_film):
+    store = fixture_film
+    full = annotate(store, FILM, "rules").run_id
+    before = {table: _current(store, table, who) for table, who in (("presence", "character"), ("beliefs", "holder"))}
+    assert set(before["beliefs"].values()) == {full} and len(before["beliefs"]) >= 2
+    # rerun scene 1 only: scenes 0 and 2 stay with the full run, scene 1 moves to the new run
+    scene_1 = annotate(store, FILM, "rules", Selection(1, 2)).run_id
+    for table, cells in before.items():
+        now = _current(store, table, "character" if table == "presence" else "holder")
+        assert set(now) == set(cells)                     # same cells, same (stable) belief ids
+        assert {cell for cell, run in now.items() if run == scene_1} == {c for c in cells if c[0] == 1}
+    events = store.df("SELECT scene_index, run_id FROM current_scene_events")
+    assert set(events[events.run_id == scene_1].scene_index) == {1}
+    assert set(events[events.run_id == full].scene_index) == {0, 2}
+    # then one character over the whole film: only that character's cells move
+    ellen = annotate(store, FILM, "rules", Selection(None, None, ["ELLEN"])).run_id
+    now = _current(store, "presence", "character")
+    assert {who for (_, who, _), run in now.items() if run == ellen} == {"ELLEN"}
+    assert {run for (scene, who, _), run in now.items() if who == "SAM" and scene == 1} == {scene_1}
+    assert len(now) == len(before["presence"])
+
+
 def test_cli_annotate(fixture_film):
     result = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--store",
                                       str(fixture_film.path), "--scenes", "0:1"])

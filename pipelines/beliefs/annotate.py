@@ -101,6 +101,11 @@ def annotate_rules(store: Store, film_id: str, selection: Selection) -> Annotati
         previous = scene
         if selection.has_scene(index):
             _scene_rows(result, film_id, scene, selection, tags)
+        else:
+            # count the tags of unselected scenes too: a partial run's belief ids are the ones a
+            # full run gives, so the two merge cell by cell (migration 301) without clashing
+            for told in scene.told:
+                tags[told["holder"]] += 1
     return result
 
 
