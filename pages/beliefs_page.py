@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from data_access import views_beliefs, views_film
+from data_access import views_beliefs
 from pages.common import query
-from pages.filters import url_multiselect, url_range, url_selectbox
+from pages.filters import url_film, url_multiselect, url_range, url_selectbox
 from viz.beliefs import belief_lanes_figure, describe_belief
 
 MAX_ROWS = 60
@@ -13,13 +13,7 @@ st.caption("Each box runs from when a belief forms to when it is revised. Dashed
            "grey: a claim the character rejects; arrows: revisions; ● witnessed ■ told ▲ inferred; "
            "★ meta-beliefs (what X thinks Y believes).")
 
-films = query(views_film.film_choices)
-if films.empty:
-    st.info("No films in this store. Build the demo store with `storyscope demo`.")
-    st.stop()
-titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-film_id = url_selectbox("Film or story", list(films["film_id"]), key="film", format_func=titles.get,
-                        default=query(views_film.first_film_with, "beliefs"))
+film_id = url_film("Film or story", "beliefs", "No films in this store. Build the demo store with `storyscope demo`.")
 
 holders = query(views_beliefs.belief_holders, film_id)
 if holders.empty:

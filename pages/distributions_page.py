@@ -6,9 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from data_access import views_distributions as views
-from data_access import views_film
 from pages.common import query
-from pages.filters import url_radio, url_selectbox
+from pages.filters import url_film_or_all, url_radio, url_selectbox
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
 from viz.distributions import (QUESTION_TYPE_ORDER, accuracy_by_bin_figure, accuracy_by_topic_table,
@@ -22,10 +21,8 @@ OPEN, MCQ = "Open-ended questions (LF-VideoQA)", "Multiple choice (StoryVideoQA)
 section = url_radio("Questions", [OPEN, MCQ], key="view", label_visibility="collapsed")
 
 if section == OPEN:
-    films = query(views_film.film_choices)
-    titles = {ALL: "(all films)", **dict(zip(films["film_id"], films["title"]))}
-    film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
-    shape = query(views.question_shape, None if film == ALL else film)
+    film = url_film_or_all(ALL)
+    shape = query(views.question_shape, film)
     if shape.empty:
         st.caption("No open-ended questions in this store.")
     else:

@@ -4,19 +4,13 @@ import streamlit as st
 
 from data_access import views_film
 from pages.common import query
-from pages.filters import minutes, url_selectbox
+from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import scene_frames
 from viz.film import presence_grid_figure, scene_timeline_figure
 
 st.title("Film")
-films = query(views_film.film_choices)
-if films.empty:
-    st.info("No films in this store. Build the demo store with `storyscope demo` or import a dataset.")
-    st.stop()
-
-titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get,
-                        default=query(views_film.first_film_with, "scenes"))
+film_id = url_film("Film", "scenes",
+                   "No films in this store. Build the demo store with `storyscope demo` or import a dataset.")
 header = query(views_film.film_header, film_id)
 cols = st.columns(4)
 cols[0].metric("Runtime", minutes(header["runtime_s"]))

@@ -101,3 +101,29 @@ def url_range(label: str, options: Sequence[int], key: str, default: tuple[int, 
     low, high = container.select_slider(label, options, key=key, **kwargs)
     st.query_params[key] = f"{low}-{high}"
     return low, high
+
+
+def url_film(label: str, first_with: str, empty_hint: str) -> str:
+    """The one-film picker (`?film=`): films and stories titled with their kind, defaulting to the
+    first film that has `first_with` rows; stops the page with `empty_hint` when there is none."""
+    from data_access import views_film
+    from pages.common import query
+
+    films = query(views_film.film_choices)
+    if films.empty:
+        st.info(empty_hint)
+        st.stop()
+    titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
+    return url_selectbox(label, list(films["film_id"]), key="film", format_func=titles.get,
+                         default=query(views_film.first_film_with, first_with))
+
+
+def url_film_or_all(all_value: str = "(all films)") -> str | None:
+    """The film filter (`?film=`) of slice pages: one film, or `all_value` for every film (None)."""
+    from data_access import views_film
+    from pages.common import query
+
+    films = query(views_film.film_choices)
+    titles = {all_value: "(all films)", **dict(zip(films["film_id"], films["title"]))}
+    film = url_selectbox("Film", [all_value, *films["film_id"]], key="film", format_func=titles.get)
+    return None if film == all_value else film

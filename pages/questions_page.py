@@ -3,19 +3,15 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 
 import streamlit as st
 
-from data_access import views_film, views_questions
+from data_access import views_questions
 from pages.common import query
-from pages.filters import url_multiselect, url_selectbox
+from pages.filters import url_film_or_all, url_multiselect, url_selectbox
 from pages.generate_button import generate_panel, run_filter
 from viz.questions import (evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown)
 
-ALL = "(all films)"
 st.title("Questions")
 
-films = query(views_film.film_choices)
-titles = {ALL: ALL, **dict(zip(films["film_id"], films["title"]))}
-film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
-film_id = None if film == ALL else film
+film_id = url_film_or_all()
 
 facets = query(views_questions.question_facets, film_id)
 GENERATE = "Generate on this slice"

@@ -3,21 +3,17 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 
 import streamlit as st
 
-from data_access import views_film, views_verdicts
+from data_access import views_verdicts
 from pages.common import derived, query
-from pages.filters import url_multiselect, url_radio, url_selectbox
+from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
 from viz.verdicts import (METRIC_LABELS, answer_markdown, metrics_figure, metrics_table, type_table,
                           verdict_grid_figure)
 
-ALL = "(all films)"
 st.title("Verdicts")
 
-films = query(views_film.film_choices)
-titles = {ALL: ALL, **dict(zip(films["film_id"], films["title"]))}
-film = url_selectbox("Film", [ALL, *films["film_id"]], key="film", format_func=titles.get)
-film_id = None if film == ALL else film
+film_id = url_film_or_all()
 judges = query(views_verdicts.judge_ids)
 if judges.empty:
     st.info("No judged answers here yet. Import answers and verdicts, or run the judge.")
