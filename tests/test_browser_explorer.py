@@ -156,8 +156,10 @@ def test_filter_changes_the_figure(page, app_url):
     before = {t["name"]: t["x"] for t in _figure(page)["data"]}
     assert before["anchor ▲"] == [40]
     _choose(page, "Question", "q2 — N2")
-    page.wait_for_function("() => document.querySelector('.js-plotly-plot')._fullData"
-                           ".find(t => t.name === 'anchor ▲').x[0] === 50", timeout=30000)
+    # the rerun replaces the figure: between the old and the new one there may be none
+    page.wait_for_function("() => { const el = document.querySelector('.js-plotly-plot');"
+                           " const anchor = el && el._fullData && el._fullData.find(t => t.name === 'anchor ▲');"
+                           " return !!anchor && anchor.x[0] === 50; }", timeout=30000)
     assert "q=q2" in page.url
     page.screenshot(path=str(ARTIFACTS / "questions-after-filter.png"), full_page=True)
 
