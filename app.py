@@ -14,12 +14,33 @@ store_sidebar()
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
     st.Page("pages/film_page.py", title="Film", icon=":material/movie:", url_path="film"),
-    st.Page("pages/beliefs_page.py", title="Belief timelines", icon=":material/psychology:", url_path="beliefs"),
-    st.Page("pages/questions_page.py", title="Questions", icon=":material/help:", url_path="questions"),
-    st.Page("pages/verdicts_page.py", title="Verdicts", icon=":material/fact_check:", url_path="verdicts"),
-    st.Page("pages/distributions_page.py", title="Distributions", icon=":material/bar_chart:",
-            url_path="distributions"),
-    st.Page("pages/plottree_page.py", title="PlotTree", icon=":material/account_tree:", url_path="plottree"),
+    st.Page(
+        "pages/beliefs_page.py",
+        title="Belief timelines",
+        icon=":material/psychology:",
+        url_path="beliefs",
+    ),
+    st.Page(
+        "pages/questions_page.py", title="Questions", icon=":material/help:", url_path="questions"
+    ),
+    st.Page(
+        "pages/verdicts_page.py",
+        title="Verdicts",
+        icon=":material/fact_check:",
+        url_path="verdicts",
+    ),
+    st.Page(
+        "pages/distributions_page.py",
+        title="Distributions",
+        icon=":material/bar_chart:",
+        url_path="distributions",
+    ),
+    st.Page(
+        "pages/plottree_page.py",
+        title="PlotTree",
+        icon=":material/account_tree:",
+        url_path="plottree",
+    ),
     st.Page("pages/qlab_page.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
     st.Page("pages/runs_page.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]

@@ -25,10 +25,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pipelines.preprocess.align import align_cues_to_lines, tokens  # noqa: E402
 from pipelines.preprocess.dtw import dtw_cue_to_line  # noqa: E402
 
-WORDS = [f"w{i}" for i in range(3000)] + ["i", "you", "the", "a", "to", "it", "is", "what", "no", "yes"] * 40
+WORDS = [f"w{i}" for i in range(3000)] + [
+    "i",
+    "you",
+    "the",
+    "a",
+    "to",
+    "it",
+    "is",
+    "what",
+    "no",
+    "yes",
+] * 40
 
 
-def synthetic_film(n_lines: int, n_cues: int, seed: int = 7) -> tuple[list[str], list[str], list[int | None]]:
+def synthetic_film(
+    n_lines: int, n_cues: int, seed: int = 7
+) -> tuple[list[str], list[str], list[int | None]]:
     """Script lines, cues and the true line of every cue (None for ad-libs)."""
     rng = random.Random(seed)
     lines = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 18))) for _ in range(n_lines)]
@@ -36,15 +49,15 @@ def synthetic_film(n_lines: int, n_cues: int, seed: int = 7) -> tuple[list[str],
     cues, truth = [], []
     for index, line in enumerate(lines):
         if rng.random() < 0.05:
-            continue                                        # cut from the film
-        words = [w for w in line.split() if rng.random() > 0.1]   # the actor drops a word
+            continue  # cut from the film
+        words = [w for w in line.split() if rng.random() > 0.1]  # the actor drops a word
         if rng.random() < 0.2 and words:
-            for _ in range(max(1, len(words) // 3)):      # ... or rephrases a third of the line
+            for _ in range(max(1, len(words) // 3)):  # ... or rephrases a third of the line
                 words[rng.randrange(len(words))] = rng.choice(WORDS)
         pieces = max(1, round(len(words) / words_per_cue))
         size = max(1, -(-len(words) // pieces))
         for start in range(0, max(1, len(words)), size):
-            cues.append(" ".join(words[start:start + size]) or "hm")
+            cues.append(" ".join(words[start : start + size]) or "hm")
             truth.append(index)
         if rng.random() < 0.05:
             cues.append(" ".join(rng.choice(WORDS) for _ in range(4)))
@@ -103,13 +116,20 @@ def main() -> None:
     lines, cues, truth = synthetic_film(args.lines, args.cues)
     ours, ours_s = timed(align_cues_to_lines, cues, lines)
     naive, naive_s = timed(naive_align, cues, lines)
-    dtw, dtw_s = timed(dtw_cue_to_line, cues, lines)      # align-eval --method dtw (classic DTW)
-    report = {"film": "synthetic", "cues": len(cues), "lines": len(lines), "ours_s": round(ours_s, 3),
-              "naive_s": round(naive_s, 3), "speedup": round(naive_s / ours_s, 1),
-              "ours_accuracy": round(accuracy(ours.cue_to_line, truth), 4),
-              "naive_accuracy": round(accuracy(naive, truth), 4),
-              "dtw_s": round(dtw_s, 3), "dtw_speedup_vs_naive": round(naive_s / dtw_s, 1),
-              "dtw_accuracy": round(accuracy(dtw, truth), 4)}
+    dtw, dtw_s = timed(dtw_cue_to_line, cues, lines)  # align-eval --method dtw (classic DTW)
+    report = {
+        "film": "synthetic",
+        "cues": len(cues),
+        "lines": len(lines),
+        "ours_s": round(ours_s, 3),
+        "naive_s": round(naive_s, 3),
+        "speedup": round(naive_s / ours_s, 1),
+        "ours_accuracy": round(accuracy(ours.cue_to_line, truth), 4),
+        "naive_accuracy": round(accuracy(naive, truth), 4),
+        "dtw_s": round(dtw_s, 3),
+        "dtw_speedup_vs_naive": round(naive_s / dtw_s, 1),
+        "dtw_accuracy": round(accuracy(dtw, truth), 4),
+    }
     results = [report]
     if args.data_dir:
         results.append(_real_film(args.data_dir))
@@ -130,9 +150,15 @@ def _real_film(data_dir: Path) -> dict:
     ours, ours_s = timed(align_cues_to_lines, cues, lines)
     naive, naive_s = timed(naive_align, cues, lines)
     agreement = sum(a == b for a, b in zip(ours.cue_to_line, naive)) / len(cues)
-    return {"film": "chinatown", "cues": len(cues), "lines": len(lines), "ours_s": round(ours_s, 3),
-            "naive_s": round(naive_s, 3), "speedup": round(naive_s / ours_s, 1),
-            "agreement_with_naive": round(agreement, 4)}
+    return {
+        "film": "chinatown",
+        "cues": len(cues),
+        "lines": len(lines),
+        "ours_s": round(ours_s, 3),
+        "naive_s": round(naive_s, 3),
+        "speedup": round(naive_s / ours_s, 1),
+        "agreement_with_naive": round(agreement, 4),
+    }
 
 
 if __name__ == "__main__":

@@ -31,10 +31,13 @@ from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  #
 from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
 from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
 
-CLAIMS = [{"ord": i, "role": "core" if i < 3 else "context", "text": f"Claim {i} about X."}
-          for i in (1, 2, 3, 4)]
-REPLY = json.dumps({"verdicts": [{"claim": i, "label": "asserted", "rationale": "stated"}
-                                 for i in (1, 2, 3, 4)]})
+CLAIMS = [
+    {"ord": i, "role": "core" if i < 3 else "context", "text": f"Claim {i} about X."}
+    for i in (1, 2, 3, 4)
+]
+REPLY = json.dumps(
+    {"verdicts": [{"claim": i, "label": "asserted", "rationale": "stated"} for i in (1, 2, 3, 4)]}
+)
 
 
 class LatencyHandler:
@@ -49,15 +52,27 @@ class LatencyHandler:
 
 def requests(n: int, salt: str) -> list[LLMRequest]:
     """n distinct judge requests (distinct answers, so no two share a cache key)."""
-    return [LLMRequest(f"a{i}", judge_messages(f"Question {i}?", CLAIMS,
-                                               f"Answer {i} ({salt}) says claim 1 and 2."),
-                       schema=JudgeReply, parse=checked_labels([1, 2, 3, 4]),
-                       params={"temperature": 0}) for i in range(n)]
+    return [
+        LLMRequest(
+            f"a{i}",
+            judge_messages(f"Question {i}?", CLAIMS, f"Answer {i} ({salt}) says claim 1 and 2."),
+            schema=JudgeReply,
+            parse=checked_labels([1, 2, 3, 4]),
+            params={"temperature": 0},
+        )
+        for i in range(n)
+    ]
 
 
 def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: float) -> dict:
-    config = LLMConfig(base_url=base_url, model="bench", api_key="sk-bench-0000000000",
-                       concurrency=concurrency, timeout_s=30, max_retries=2)
+    config = LLMConfig(
+        base_url=base_url,
+        model="bench",
+        api_key="sk-bench-0000000000",
+        concurrency=concurrency,
+        timeout_s=30,
+        max_retries=2,
+    )
     run_id = start_run(store, RunSpec("bench.judge", backend="openai", model="bench"))
     gateway = Gateway(store, config, run_id, batch_size=64)
     batch = requests(n, f"c{concurrency}")
@@ -66,22 +81,35 @@ def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: fl
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ideal = n * latency / concurrency
     assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
-    return {"concurrency": concurrency, "n": n, "wall_s": round(wall, 3),
-            "ideal_s": round(ideal, 3), "efficiency": round(ideal / wall, 3),
-            "client_cpu_ms_per_call": round(cpu / n * 1000, 3)}
+    return {
+        "concurrency": concurrency,
+        "n": n,
+        "wall_s": round(wall, 3),
+        "ideal_s": round(ideal, 3),
+        "efficiency": round(ideal / wall, 3),
+        "client_cpu_ms_per_call": round(cpu / n * 1000, 3),
+    }
 
 
 def replay(store: Store, n: int, concurrency: int) -> dict:
-    config = LLMConfig(base_url="http://127.0.0.1:9/v1", model="bench", api_key="sk-x-000000",
-                       concurrency=concurrency)  # nothing listens there: cache only
+    config = LLMConfig(
+        base_url="http://127.0.0.1:9/v1",
+        model="bench",
+        api_key="sk-x-000000",
+        concurrency=concurrency,
+    )  # nothing listens there: cache only
     run_id = start_run(store, RunSpec("bench.replay", backend="openai", model="bench"))
     batch = requests(n, f"c{concurrency}")
     started, cpu = time.perf_counter(), time.process_time()
     results = Gateway(store, config, run_id, batch_size=1000).run(batch)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     assert all(r.ok and r.cached for r in results)
-    return {"n": n, "wall_s": round(wall, 3), "calls_per_s": round(n / wall),
-            "calls_per_cpu_s": round(n / cpu)}
+    return {
+        "n": n,
+        "wall_s": round(wall, 3),
+        "calls_per_s": round(n / wall),
+        "calls_per_cpu_s": round(n / cpu),
+    }
 
 
 def main() -> None:
@@ -104,11 +132,16 @@ def main() -> None:
         server_ms = (server_cpu.ru_utime + server_cpu.ru_stime) / (args.n * len(levels)) * 1000
         replays = [replay(store, args.n, levels[-1]) for _ in range(3)]
     best = max(replays, key=lambda r: r["calls_per_s"])
-    result = {"latency_s": args.latency, "levels": live,
-              "server_cpu_ms_per_call": round(server_ms, 3), "replay": best,
-              "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],
-              "targets": {"efficiency": 0.9, "replay_calls_per_s": 5000},
-              "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count()}
+    result = {
+        "latency_s": args.latency,
+        "levels": live,
+        "server_cpu_ms_per_call": round(server_ms, 3),
+        "replay": best,
+        "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],
+        "targets": {"efficiency": 0.9, "replay_calls_per_s": 5000},
+        "load_average_1m": round(os.getloadavg()[0], 1),
+        "cpus": os.cpu_count(),
+    }
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -34,8 +34,9 @@ from pipelines.metrics.tables import interval_rows  # noqa: E402
 QTYPES = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
 
 
-def synthetic_per_question(n_questions: int = 6327, n_settings: int = 33, seed: int = 7
-                           ) -> pd.DataFrame:
+def synthetic_per_question(
+    n_questions: int = 6327, n_settings: int = 33, seed: int = 7
+) -> pd.DataFrame:
     """Per-(setting, question) Eq. 1 scores from random verdict counts."""
     rng = np.random.default_rng(seed)
     qtype = rng.choice(QTYPES, n_questions)
@@ -47,11 +48,19 @@ def synthetic_per_question(n_questions: int = 6327, n_settings: int = 33, seed: 
         core_asserted = rng.binomial(n_core, skill)
         context_asserted = rng.binomial(n_claims - n_core, skill)
         contradicted = rng.binomial(n_claims - core_asserted - context_asserted, 0.1)
-        counts = pd.DataFrame({
-            "setting_id": f"setting-{s:02d}", "setting_label": f"Setting {s}",
-            "question_id": [f"q{i:05d}" for i in range(n_questions)], "qtype": qtype,
-            "n_claims": n_claims, "n_core": n_core, "n_core_asserted": core_asserted,
-            "n_asserted": core_asserted + context_asserted, "n_contradicted": contradicted})
+        counts = pd.DataFrame(
+            {
+                "setting_id": f"setting-{s:02d}",
+                "setting_label": f"Setting {s}",
+                "question_id": [f"q{i:05d}" for i in range(n_questions)],
+                "qtype": qtype,
+                "n_claims": n_claims,
+                "n_core": n_core,
+                "n_core_asserted": core_asserted,
+                "n_asserted": core_asserted + context_asserted,
+                "n_contradicted": contradicted,
+            }
+        )
         frames.append(per_answer_scores(counts))
     columns = ["setting_id", "setting_label", "question_id", "qtype", *METRICS]
     return pd.concat(frames, ignore_index=True)[columns]
@@ -63,11 +72,16 @@ def time_vectorised(per_question: pd.DataFrame, resamples: int) -> tuple[float, 
     rng = np.random.default_rng(0)
     by_setting = interval_rows(per_question, ["setting_id"], resamples, rng)
     by_type = interval_rows(per_question, ["setting_id", "qtype"], resamples, rng)
-    return (time.perf_counter() - started, time.process_time() - cpu,
-            len(by_setting) + len(by_type))
+    return (
+        time.perf_counter() - started,
+        time.process_time() - cpu,
+        len(by_setting) + len(by_type),
+    )
 
 
-def time_naive(per_question: pd.DataFrame, resamples: int, cells: int | None) -> tuple[float, int, int]:
+def time_naive(
+    per_question: pd.DataFrame, resamples: int, cells: int | None
+) -> tuple[float, int, int]:
     groups = [g for _, g in per_question.groupby("setting_id")]
     groups += [g for _, g in per_question.groupby(["setting_id", "qtype"])]
     total = len(groups)
@@ -95,17 +109,26 @@ def main() -> None:
     vectorised = min(wall for wall, _, _ in runs)
     cpu = min(seconds for _, seconds, _ in runs)
     cells = runs[0][2]
-    naive, timed, total = time_naive(per_question, args.resamples,
-                                     None if args.full_naive else args.naive_cells)
-    result = {"questions": per_question.question_id.nunique(),
-              "settings": per_question.setting_id.nunique(), "cells": cells,
-              "resamples": args.resamples, "vectorised_s": round(vectorised, 4),
-              "vectorised_runs_s": [round(s, 4) for s, _, _ in runs],
-              "vectorised_cpu_s": round(cpu, 4),
-              "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(),
-              "naive_s": round(naive, 2), "naive_cells_timed": timed, "naive_cells_total": total,
-              "speedup": round(naive / vectorised, 1), "target_s": 0.5,
-              "meets_target": vectorised <= 0.5}
+    naive, timed, total = time_naive(
+        per_question, args.resamples, None if args.full_naive else args.naive_cells
+    )
+    result = {
+        "questions": per_question.question_id.nunique(),
+        "settings": per_question.setting_id.nunique(),
+        "cells": cells,
+        "resamples": args.resamples,
+        "vectorised_s": round(vectorised, 4),
+        "vectorised_runs_s": [round(s, 4) for s, _, _ in runs],
+        "vectorised_cpu_s": round(cpu, 4),
+        "load_average_1m": round(os.getloadavg()[0], 1),
+        "cpus": os.cpu_count(),
+        "naive_s": round(naive, 2),
+        "naive_cells_timed": timed,
+        "naive_cells_total": total,
+        "speedup": round(naive / vectorised, 1),
+        "target_s": 0.5,
+        "meets_target": vectorised <= 0.5,
+    }
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

@@ -29,13 +29,30 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from data_access import stats, views_beliefs, views_distributions, views_film  # noqa: E402
-from data_access import qgen_lab, views_plottree, views_questions, views_runs, views_verdicts  # noqa: E402
+from data_access import (  # noqa: E402  # noqa: E402
+    qgen_lab,
+    stats,
+    views_beliefs,
+    views_distributions,
+    views_film,
+    views_plottree,
+    views_questions,
+    views_runs,
+    views_verdicts,
+)
 from data_access.store import Store  # noqa: E402
 
-TITLES = {"": "StoryScope", "film": "Film", "beliefs": "Belief timelines", "questions": "Questions",
-          "verdicts": "Verdicts", "distributions": "Distributions", "plottree": "PlotTree",
-          "qlab": "Question Lab", "runs": "Runs"}
+TITLES = {
+    "": "StoryScope",
+    "film": "Film",
+    "beliefs": "Belief timelines",
+    "questions": "Questions",
+    "verdicts": "Verdicts",
+    "distributions": "Distributions",
+    "plottree": "PlotTree",
+    "qlab": "Question Lab",
+    "runs": "Runs",
+}
 
 
 def _first(frame, column):
@@ -61,37 +78,101 @@ def page_queries(store: Store) -> dict[str, list]:
     analytics = qgen_lab.analytics_runs(store)
     analytics_run = _first(analytics, "run_id")
     return {
-        "overview": [(stats.overview_counts, ()), (stats.datasets_overview, ()), (stats.questions_by_type_status, ()),
-                     (stats.mcq_sets, ()), (stats.settings_table, ()), (stats.judges_table, ()),
-                     (stats.recent_runs, ()), (views_film.films_to_explore, ())],
-        "film": [(views_film.film_choices, ()), (views_film.film_header, (film,)), (views_film.scene_timeline, (film,)),
-                 (views_film.presence_grid, (film,)), (views_film.scene_lines, (film, 0)),
-                 (views_film.scene_events, (film, 0)), (views_film.scene_subtitles, (film, 0))],
-        "beliefs": [(views_film.film_choices, ()), (views_beliefs.belief_holders, (film,)),
-                    (views_beliefs.belief_lanes, (film, who)), (views_beliefs.meta_belief_lane, (film, who))],
-        "questions": [(views_film.film_choices, ()), (views_questions.question_facets, (None,)),
-                      (views_questions.questions_list, (None,)), (views_questions.question_detail, (question,)),
-                      (views_questions.rubric, (question,)), (views_questions.evidence_map, (question,))],
-        "verdicts": [(views_film.film_choices, ()), (views_verdicts.judge_ids, ()), (views_verdicts.settings_list, ()),
-                     (views_verdicts.judge_runs, (None,)), (views_verdicts.answered_questions, (None,)),
-                     (views_verdicts.verdict_grid, (question, run)), (views_verdicts.answers_of_question, (question,))],
-        "verdicts:metrics": [(views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ())],
-        "verdicts:agreement": [(views_verdicts.agreement_confusions, (None,)), (views_verdicts.agreement_patterns, (None,))],
-        "distributions": [(views_film.film_choices, ()), (views_distributions.question_shape, (None,)),
-                          (views_distributions.centers_per_film, ())],
-        "distributions:mcq": [(views_distributions.mcq_facets, ()), (views_distributions.mcq_topic_counts, ()),
-                              (views_distributions.difficulty_histograms, ()), (views_distributions.accuracy_by_bin, ()),
-                              (views_distributions.accuracy_by_topic, ()), (views_distributions.review_checks, ())],
-        "plottree": [(views_plottree.films_with_tree, ()), (views_plottree.tree_nodes, (tree_film,))] if tree_film else
-                    [(views_plottree.films_with_tree, ())],
+        "overview": [
+            (stats.overview_counts, ()),
+            (stats.datasets_overview, ()),
+            (stats.questions_by_type_status, ()),
+            (stats.mcq_sets, ()),
+            (stats.settings_table, ()),
+            (stats.judges_table, ()),
+            (stats.recent_runs, ()),
+            (views_film.films_to_explore, ()),
+        ],
+        "film": [
+            (views_film.film_choices, ()),
+            (views_film.film_header, (film,)),
+            (views_film.scene_timeline, (film,)),
+            (views_film.presence_grid, (film,)),
+            (views_film.scene_lines, (film, 0)),
+            (views_film.scene_events, (film, 0)),
+            (views_film.scene_subtitles, (film, 0)),
+        ],
+        "beliefs": [
+            (views_film.film_choices, ()),
+            (views_beliefs.belief_holders, (film,)),
+            (views_beliefs.belief_lanes, (film, who)),
+            (views_beliefs.meta_belief_lane, (film, who)),
+        ],
+        "questions": [
+            (views_film.film_choices, ()),
+            (views_questions.question_facets, (None,)),
+            (views_questions.questions_list, (None,)),
+            (views_questions.question_detail, (question,)),
+            (views_questions.rubric, (question,)),
+            (views_questions.evidence_map, (question,)),
+        ],
+        "verdicts": [
+            (views_film.film_choices, ()),
+            (views_verdicts.judge_ids, ()),
+            (views_verdicts.settings_list, ()),
+            (views_verdicts.judge_runs, (None,)),
+            (views_verdicts.answered_questions, (None,)),
+            (views_verdicts.verdict_grid, (question, run)),
+            (views_verdicts.answers_of_question, (question,)),
+        ],
+        "verdicts:metrics": [
+            (views_verdicts.answer_counts, (judge,)),
+            (views_verdicts.reported_figures, ()),
+        ],
+        "verdicts:agreement": [
+            (views_verdicts.agreement_confusions, (None,)),
+            (views_verdicts.agreement_patterns, (None,)),
+        ],
+        "distributions": [
+            (views_film.film_choices, ()),
+            (views_distributions.question_shape, (None,)),
+            (views_distributions.centers_per_film, ()),
+        ],
+        "distributions:mcq": [
+            (views_distributions.mcq_facets, ()),
+            (views_distributions.mcq_topic_counts, ()),
+            (views_distributions.difficulty_histograms, ()),
+            (views_distributions.accuracy_by_bin, ()),
+            (views_distributions.accuracy_by_topic, ()),
+            (views_distributions.review_checks, ()),
+        ],
+        "plottree": [
+            (views_plottree.films_with_tree, ()),
+            (views_plottree.tree_nodes, (tree_film,)),
+        ]
+        if tree_film
+        else [(views_plottree.films_with_tree, ())],
         "qlab": [(qgen_lab.check_runs, ()), (qgen_lab.analytics_runs, ())]
-                + ([(qgen_lab.check_results, (check_run,)), (qgen_lab.name_budget_violations, (check_run,)),
-                    (qgen_lab.failure_counts, (check_run,)), (qgen_lab.check_failures, (check_run, (), 500))]
-                   if check_run else [])
-                + ([(qgen_lab.near_duplicate_pairs, (analytics_run,)), (qgen_lab.question_map, (analytics_run, check_run)),
-                    (qgen_lab.self_bleu, (analytics_run,)), (qgen_lab.opening_frames_of_type, (analytics_run,))]
-                   if analytics_run else []),
-        "runs": [(views_runs.jobs_table, ()), (views_runs.run_facets, ()), (views_runs.runs_table, ())],
+        + (
+            [
+                (qgen_lab.check_results, (check_run,)),
+                (qgen_lab.name_budget_violations, (check_run,)),
+                (qgen_lab.failure_counts, (check_run,)),
+                (qgen_lab.check_failures, (check_run, (), 500)),
+            ]
+            if check_run
+            else []
+        )
+        + (
+            [
+                (qgen_lab.near_duplicate_pairs, (analytics_run,)),
+                (qgen_lab.question_map, (analytics_run, check_run)),
+                (qgen_lab.self_bleu, (analytics_run,)),
+                (qgen_lab.opening_frames_of_type, (analytics_run,)),
+            ]
+            if analytics_run
+            else []
+        ),
+        "runs": [
+            (views_runs.jobs_table, ()),
+            (views_runs.run_facets, ()),
+            (views_runs.runs_table, ()),
+        ],
     }
 
 
@@ -109,8 +190,13 @@ def time_queries(store: Store, repeat: int) -> dict[str, dict]:
                 slowest[fn.__name__] = max(slowest.get(fn.__name__, 0.0), ms)
             totals.append(total)
         median = statistics.median(totals)
-        out[page] = {"queries": len(calls), "median_ms": round(median, 1), "ratio_to_baseline": round(median / base_ms, 1),
-                     "slowest_query": max(slowest, key=slowest.get), "slowest_query_ms": round(max(slowest.values()), 1)}
+        out[page] = {
+            "queries": len(calls),
+            "median_ms": round(median, 1),
+            "ratio_to_baseline": round(median / base_ms, 1),
+            "slowest_query": max(slowest, key=slowest.get),
+            "slowest_query_ms": round(max(slowest.values()), 1),
+        }
     return out
 
 
@@ -129,7 +215,9 @@ def _free_port() -> int:
 def _settled(page, title: str) -> None:
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120000)
     page.wait_for_timeout(50)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000
+    )
 
 
 def time_browser(store_path: Path) -> dict[str, dict]:
@@ -137,10 +225,27 @@ def time_browser(store_path: Path) -> dict[str, dict]:
 
     port = _free_port()
     env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
-    server = subprocess.Popen([sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
-                               "--server.address", "127.0.0.1", "--server.headless", "true",
-                               "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pages.serve",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(300):
@@ -151,23 +256,35 @@ def time_browser(store_path: Path) -> dict[str, dict]:
                 time.sleep(0.2)
         results: dict[str, dict] = {}
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                "--disable-sync"])
+            browser = playwright.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                headless=True,
+                args=[
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                ],
+            )
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url)                       # warm the server process (imports, first session)
+            page.goto(url)  # warm the server process (imports, first session)
             _settled(page, TITLES[""])
             for path, title in TITLES.items():
                 start = time.perf_counter()
                 page.goto(f"{url}/{path}")
                 _settled(page, title)
-                results[path or "overview"] = {"first_render_s": round(time.perf_counter() - start, 2)}
+                results[path or "overview"] = {
+                    "first_render_s": round(time.perf_counter() - start, 2)
+                }
             paths = list(TITLES)
             for previous, path in zip(paths, paths[1:] + paths[:1]):
                 page.goto(f"{url}/{previous}")
                 _settled(page, TITLES[previous])
                 start = time.perf_counter()
-                page.locator('[data-testid="stSidebarNav"] a').filter(has_text=TITLES[path] if path else "Overview").first.click()
+                page.locator('[data-testid="stSidebarNav"] a').filter(
+                    has_text=TITLES[path] if path else "Overview"
+                ).first.click()
                 _settled(page, TITLES[path])
                 results[path or "overview"]["page_switch_s"] = round(time.perf_counter() - start, 2)
             browser.close()
@@ -184,7 +301,7 @@ def main() -> None:
     parser.add_argument("--browser", action="store_true")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    store = Store(args.store, linger_s=1.0)     # as the app opens it (pages/common.py)
+    store = Store(args.store, linger_s=1.0)  # as the app opens it (pages/common.py)
     report = {"store": str(args.store), "queries": time_queries(store, args.repeat)}
     if args.browser:
         report["browser"] = time_browser(args.store)

@@ -42,11 +42,21 @@ from pipelines.plottree.condense import cluster_count, decay, plot_kmeans  # noq
 from pipelines.plottree.leaves import build_leaves  # noqa: E402
 from pipelines.plottree.retrieval import TreeIndex, retrieve  # noqa: E402
 
-WORDS = ("door window letter gun car rain money phone river train night house garden knife "
-         "doctor police church school office bridge ship storm fire light song dance secret "
-         "brother sister father mother friend enemy lawyer judge prison city road forest").split()
-NAMES = ["ANNA", "BEN", "CARA", "DAVID", "ELLA", "FRANK", "GRACE", "HUGO", "IRIS", "JACK",
-         "KATE", "LEO"]
+WORDS = ["door", "window", "letter", "gun", "car", "rain", "money", "phone", "river", "train", "night", "house", "garden", "knife", "doctor", "police", "church", "school", "office", "bridge", "ship", "storm", "fire", "light", "song", "dance", "secret", "brother", "sister", "father", "mother", "friend", "enemy", "lawyer", "judge", "prison", "city", "road", "forest"]
+NAMES = [
+    "ANNA",
+    "BEN",
+    "CARA",
+    "DAVID",
+    "ELLA",
+    "FRANK",
+    "GRACE",
+    "HUGO",
+    "IRIS",
+    "JACK",
+    "KATE",
+    "LEO",
+]
 
 
 def synthetic_timeline(minutes: int, seed: int = 11) -> dict[str, pd.DataFrame]:
@@ -57,29 +67,69 @@ def synthetic_timeline(minutes: int, seed: int = 11) -> dict[str, pd.DataFrame]:
     scenes, lines, cues = [], [], []
     for s in range(n_scenes):
         start, end = s * duration / n_scenes, (s + 1) * duration / n_scenes
-        scenes.append({"scene_index": s, "heading": f"INT. {rng.choice(WORDS).upper()} - NIGHT",
-                       "location": f"{rng.choice(WORDS).title()} {rng.choice(WORDS)}",
-                       "start_s": start, "end_s": end})
+        scenes.append(
+            {
+                "scene_index": s,
+                "heading": f"INT. {rng.choice(WORDS).upper()} - NIGHT",
+                "location": f"{rng.choice(WORDS).title()} {rng.choice(WORDS)}",
+                "start_s": start,
+                "end_s": end,
+            }
+        )
         cast = rng.sample(NAMES, 3)
         t = start + rng.uniform(1, 4)
-        lines.append({"line_index": len(lines), "scene_index": s, "kind": "direction",
-                      "character": None, "start_s": None, "end_s": None,
-                      "text": " ".join(rng.choice(WORDS) for _ in range(12))})
+        lines.append(
+            {
+                "line_index": len(lines),
+                "scene_index": s,
+                "kind": "direction",
+                "character": None,
+                "start_s": None,
+                "end_s": None,
+                "text": " ".join(rng.choice(WORDS) for _ in range(12)),
+            }
+        )
         while t < end - 4:
             length = rng.uniform(1.5, 3.5)
             text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 10)))
-            cues.append({"cue_index": len(cues), "start_s": t, "end_s": t + length, "text": text,
-                         "matched_line": len(lines)})
-            lines.append({"line_index": len(lines), "scene_index": s, "kind": "dialogue",
-                          "character": rng.choice(cast), "start_s": t, "end_s": t + length,
-                          "text": text})
+            cues.append(
+                {
+                    "cue_index": len(cues),
+                    "start_s": t,
+                    "end_s": t + length,
+                    "text": text,
+                    "matched_line": len(lines),
+                }
+            )
+            lines.append(
+                {
+                    "line_index": len(lines),
+                    "scene_index": s,
+                    "kind": "dialogue",
+                    "character": rng.choice(cast),
+                    "start_s": t,
+                    "end_s": t + length,
+                    "text": text,
+                }
+            )
             if rng.random() < 0.1:
-                lines.append({"line_index": len(lines), "scene_index": s, "kind": "direction",
-                              "character": None, "start_s": None, "end_s": None,
-                              "text": " ".join(rng.choice(WORDS) for _ in range(10))})
+                lines.append(
+                    {
+                        "line_index": len(lines),
+                        "scene_index": s,
+                        "kind": "direction",
+                        "character": None,
+                        "start_s": None,
+                        "end_s": None,
+                        "text": " ".join(rng.choice(WORDS) for _ in range(10)),
+                    }
+                )
             t += length + rng.uniform(0.5, 5.0)
-    return {"scenes": pd.DataFrame(scenes), "lines": pd.DataFrame(lines),
-            "subtitles": pd.DataFrame(cues)}
+    return {
+        "scenes": pd.DataFrame(scenes),
+        "lines": pd.DataFrame(lines),
+        "subtitles": pd.DataFrame(cues),
+    }
 
 
 def timed(fn, *args, **kwargs):
@@ -94,8 +144,15 @@ def timed_build(timeline: dict, runtime_s: float | None, embed=None) -> dict:
     cpu_start = time.process_time()
     leaves, leaf_s = timed(build_leaves, timeline, runtime_s, 1.0)
     (nodes, vectors), tree_s = timed(build_nodes, leaves.frame, "bench:", embed=embed)
-    return {"leaves": leaves, "nodes": nodes, "vectors": vectors, "leaf_s": leaf_s,
-            "tree_s": tree_s, "wall_s": leaf_s + tree_s, "cpu_s": time.process_time() - cpu_start}
+    return {
+        "leaves": leaves,
+        "nodes": nodes,
+        "vectors": vectors,
+        "leaf_s": leaf_s,
+        "tree_s": tree_s,
+        "wall_s": leaf_s + tree_s,
+        "cpu_s": time.process_time() - cpu_start,
+    }
 
 
 def bench_build(timeline: dict, runtime_s: float | None) -> tuple[dict, TreeIndex]:
@@ -115,20 +172,38 @@ def bench_build(timeline: dict, runtime_s: float | None) -> tuple[dict, TreeInde
     from sklearn.cluster import KMeans
 
     _, sk_s = timed(KMeans(n_clusters=k, n_init=1, random_state=0).fit, full)
-    frame = pd.DataFrame([{"node_id": x.node_id, "level": x.level, "start_s": x.start_s,
-                           "end_s": x.end_s, "summary": x.summary} for x in nodes])
+    frame = pd.DataFrame(
+        [
+            {
+                "node_id": x.node_id,
+                "level": x.level,
+                "start_s": x.start_s,
+                "end_s": x.end_s,
+                "summary": x.summary,
+            }
+            for x in nodes
+        ]
+    )
     levels = frame["level"].value_counts().sort_index().tolist()
-    report = {"leaves": n, "distinct_leaf_texts": len(distinct), "nodes": len(nodes),
-              "nodes_per_level": levels, "build_s": round(after["wall_s"], 2),
-              "build_cpu_s": round(after["cpu_s"], 2), "leaves_s": round(after["leaf_s"], 2),
-              "tree_s": round(after["tree_s"], 2),
-              "baseline_full_text_build_s": round(before["wall_s"], 2),
-              "baseline_full_text_build_cpu_s": round(before["cpu_s"], 2),
-              "ratio_build_vs_full_text_cpu": round(after["cpu_s"] / before["cpu_s"], 2),
-              "baseline_embed_distinct_leaves_s": round(embed_s, 2),
-              "ratio_build_vs_embed": round(after["wall_s"] / embed_s, 2),
-              "plot_kmeans_level0_s": round(ours_s, 3), "sklearn_kmeans_level0_s": round(sk_s, 3),
-              "ratio_plot_kmeans_vs_sklearn": round(ours_s / sk_s, 2), "target_build_s": 30}
+    report = {
+        "leaves": n,
+        "distinct_leaf_texts": len(distinct),
+        "nodes": len(nodes),
+        "nodes_per_level": levels,
+        "build_s": round(after["wall_s"], 2),
+        "build_cpu_s": round(after["cpu_s"], 2),
+        "leaves_s": round(after["leaf_s"], 2),
+        "tree_s": round(after["tree_s"], 2),
+        "baseline_full_text_build_s": round(before["wall_s"], 2),
+        "baseline_full_text_build_cpu_s": round(before["cpu_s"], 2),
+        "ratio_build_vs_full_text_cpu": round(after["cpu_s"] / before["cpu_s"], 2),
+        "baseline_embed_distinct_leaves_s": round(embed_s, 2),
+        "ratio_build_vs_embed": round(after["wall_s"] / embed_s, 2),
+        "plot_kmeans_level0_s": round(ours_s, 3),
+        "sklearn_kmeans_level0_s": round(sk_s, 3),
+        "ratio_plot_kmeans_vs_sklearn": round(ours_s / sk_s, 2),
+        "target_build_s": 30,
+    }
     return report, TreeIndex(frame, vectors)
 
 
@@ -148,8 +223,11 @@ def real_timeline(store_path: Path, film_id: str) -> tuple[dict, float | None]:
 def bench_retrieval(index: TreeIndex, questions: int, seed: int = 5) -> dict:
     """Median / p95 of a full retrieval (question embedding included) vs encoding alone."""
     rng = random.Random(seed)
-    asked = [f"Why does {rng.choice(NAMES).title()} go to the {rng.choice(WORDS)} with the "
-             f"{rng.choice(WORDS)}?" for _ in range(questions)]
+    asked = [
+        f"Why does {rng.choice(NAMES).title()} go to the {rng.choice(WORDS)} with the "
+        f"{rng.choice(WORDS)}?"
+        for _ in range(questions)
+    ]
     full, encode_only, search_only = [], [], []
     for q in asked:
         _, s = timed(lambda text: retrieve(index, embed_texts([text])[0], 32), q)
@@ -158,12 +236,17 @@ def bench_retrieval(index: TreeIndex, questions: int, seed: int = 5) -> dict:
         encode_only.append(e)
         search_only.append(timed(retrieve, index, vector, 32)[1])
     median, base = statistics.median(full), statistics.median(encode_only)
-    return {"questions": questions, "nodes_searched": len(index.nodes), "top_m": 32,
-            "median_ms": round(1000 * median, 2),
-            "p95_ms": round(1000 * sorted(full)[int(0.95 * (len(full) - 1))], 2),
-            "search_only_median_ms": round(1000 * statistics.median(search_only), 2),
-            "baseline_encode_question_median_ms": round(1000 * base, 2),
-            "ratio_retrieval_vs_encode": round(median / base, 2), "target_ms": 50}
+    return {
+        "questions": questions,
+        "nodes_searched": len(index.nodes),
+        "top_m": 32,
+        "median_ms": round(1000 * median, 2),
+        "p95_ms": round(1000 * sorted(full)[int(0.95 * (len(full) - 1))], 2),
+        "search_only_median_ms": round(1000 * statistics.median(search_only), 2),
+        "baseline_encode_question_median_ms": round(1000 * base, 2),
+        "ratio_retrieval_vs_encode": round(median / base, 2),
+        "target_ms": 50,
+    }
 
 
 def load_average() -> list[float] | None:
@@ -188,9 +271,12 @@ def main() -> None:
         timeline, runtime = synthetic_timeline(args.minutes), args.minutes * 60.0
     build, index = bench_build(timeline, runtime)
     build["film"] = args.film or f"synthetic-{args.minutes}min"
-    result = {"build": build, "retrieval": bench_retrieval(index, args.questions),
-              "torch_threads": __import__("torch").get_num_threads(),
-              "load_average_after": load_average()}
+    result = {
+        "build": build,
+        "retrieval": bench_retrieval(index, args.questions),
+        "torch_threads": __import__("torch").get_num_threads(),
+        "load_average_after": load_average(),
+    }
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

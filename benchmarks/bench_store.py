@@ -52,7 +52,10 @@ def bulk_load_baseline(data: Path, db_path: Path) -> float:
     for file in sorted(data.glob("*.parquet")):
         con.execute(f"CREATE TABLE {file.stem} AS SELECT * FROM read_parquet(?)", [str(file)])
     for file in sorted(data.glob("*.jsonl")):
-        con.execute(f"CREATE TABLE {file.stem} AS SELECT * FROM read_json(?, format='newline_delimited')", [str(file)])
+        con.execute(
+            f"CREATE TABLE {file.stem} AS SELECT * FROM read_json(?, format='newline_delimited')",
+            [str(file)],
+        )
     con.close()
     return time.perf_counter() - start
 
@@ -95,17 +98,24 @@ def query_latencies(store: Store, reps: int) -> list[dict]:
         with store.session():  # holding a session keeps the file open for the inner calls
             warm = _time_calls(fn, store, args, reps)
         time.sleep(0.5)  # let the app store's lingering connection close
-        rows.append({"query": f"{module_name.split('.')[-1]}.{fn_name}",
-                     "median_ms": statistics.median(app), "p95_ms": _p95(app),
-                     "cold_median_ms": statistics.median(cold),
-                     "warm_median_ms": statistics.median(warm),
-                     "ratio_vs_warm": statistics.median(app) / max(statistics.median(warm), 1e-6)})
+        rows.append(
+            {
+                "query": f"{module_name.split('.')[-1]}.{fn_name}",
+                "median_ms": statistics.median(app),
+                "p95_ms": _p95(app),
+                "cold_median_ms": statistics.median(cold),
+                "warm_median_ms": statistics.median(warm),
+                "ratio_vs_warm": statistics.median(app) / max(statistics.median(warm), 1e-6),
+            }
+        )
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, help="paper-scale dataset folder (default: generate one)")
+    parser.add_argument(
+        "--data", type=Path, help="paper-scale dataset folder (default: generate one)"
+    )
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--json", type=Path, help="also write the results here")
     options = parser.parse_args()
@@ -123,13 +133,21 @@ def main() -> None:
         with store.session():
             pass  # schema creation is not part of the ingest
         ours = storyscope_ingest(data, store)
-        result = {"ingest": {"raw_bulk_load_s": raw, "storyscope_import_s": ours, "ratio": ours / raw},
-                  "queries": query_latencies(store, options.reps)}
-    print(f"ingest: DuckDB bulk load {raw:.2f} s, storyscope import (validated) {ours:.2f} s, ratio {ours / raw:.2f}")
-    print(f"{'query':<36}{'app median':>11}{'app p95':>9}{'cold open':>10}{'warm':>8}{'app/warm':>9}")
+        result = {
+            "ingest": {"raw_bulk_load_s": raw, "storyscope_import_s": ours, "ratio": ours / raw},
+            "queries": query_latencies(store, options.reps),
+        }
+    print(
+        f"ingest: DuckDB bulk load {raw:.2f} s, storyscope import (validated) {ours:.2f} s, ratio {ours / raw:.2f}"
+    )
+    print(
+        f"{'query':<36}{'app median':>11}{'app p95':>9}{'cold open':>10}{'warm':>8}{'app/warm':>9}"
+    )
     for row in result["queries"]:
-        print(f"{row['query']:<36}{row['median_ms']:>11.1f}{row['p95_ms']:>9.1f}"
-              f"{row['cold_median_ms']:>10.1f}{row['warm_median_ms']:>8.1f}{row['ratio_vs_warm']:>9.2f}")
+        print(
+            f"{row['query']:<36}{row['median_ms']:>11.1f}{row['p95_ms']:>9.1f}"
+            f"{row['cold_median_ms']:>10.1f}{row['warm_median_ms']:>8.1f}{row['ratio_vs_warm']:>9.2f}"
+        )
     if options.json:
         options.json.write_text(json.dumps(result, indent=2))
 

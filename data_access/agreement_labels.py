@@ -19,10 +19,12 @@ def labelled_datasets(store: Store) -> list[str]:
     rows = store.rows(
         "SELECT DISTINCT json_extract_string(params, '$.dataset') AS d FROM runs"
         " WHERE status = 'finished' AND json_extract_string(params, '$.dataset') IS NOT NULL"
-        " AND run_id IN (SELECT DISTINCT run_id FROM claim_verdicts) ORDER BY d")
+        " AND run_id IN (SELECT DISTINCT run_id FROM claim_verdicts) ORDER BY d"
+    )
     names = [row[0] for row in rows]
-    has_lfvqa = store.scalar("SELECT count(*) FROM current_claim_verdicts v"
-                             " JOIN answers a USING (answer_id)")
+    has_lfvqa = store.scalar(
+        "SELECT count(*) FROM current_claim_verdicts v JOIN answers a USING (answer_id)"
+    )
     return ([LFVQA] if has_lfvqa else []) + names
 
 
@@ -31,7 +33,8 @@ def dataset_labels(store: Store, dataset: str) -> pd.DataFrame:
     if dataset == LFVQA:
         return store.df(
             "SELECT v.answer_id || '|' || v.claim_id AS item_id, v.judge_id, v.verdict"
-            " FROM current_claim_verdicts v JOIN answers a USING (answer_id)")
+            " FROM current_claim_verdicts v JOIN answers a USING (answer_id)"
+        )
     return store.df(
         """
         WITH dataset_runs AS (
@@ -44,4 +47,6 @@ def dataset_labels(store: Store, dataset: str) -> pd.DataFrame:
                    FROM dataset_runs GROUP BY judge_id)
         SELECT v.answer_id || '|' || v.claim_id AS item_id, v.judge_id, v.verdict
         FROM claim_verdicts v JOIN latest USING (judge_id, run_id)
-        """, [dataset])
+        """,
+        [dataset],
+    )

@@ -18,23 +18,75 @@ _S, _I, _F, _B, _L = pa.string(), pa.int32(), pa.float64(), pa.bool_(), pa.list_
 # Columns written per table with their Arrow types: typed on the way in, so a column that is
 # empty or all NULL in one import still lands with the table's type.
 COLUMNS: dict[str, dict[str, pa.DataType]] = {
-    "scenes": {"film_id": _S, "scene_index": _I, "heading": _S, "location": _S,
-               "time_of_day": _S, "start_s": _F, "end_s": _F, "time_source": _S,
-               "summary": _S, "summary_backend": _S},
-    "script_lines": {"film_id": _S, "line_index": _I, "scene_index": _I, "kind": _S,
-                     "character": _S, "parenthetical": _S, "text": _S, "start_s": _F,
-                     "end_s": _F},
-    "scene_events": {"film_id": _S, "event_id": _S, "scene_index": _I, "ord": _I,
-                     "description": _S, "participants": _L, "witnesses": _L},
-    "presence": {"film_id": _S, "scene_index": _I, "character": _S, "status": _S,
-                 "witnessed_events": _L},
-    "beliefs": {"film_id": _S, "belief_id": _S, "holder": _S, "scene_index": _I, "kind": _S,
-                "content": _S, "source_character": _S, "believed": _B, "basis": _L,
-                "confidence": _S, "is_false": _B, "revises": _S, "revised_at_scene": _I,
-                "trigger": _S},
-    "meta_beliefs": {"film_id": _S, "meta_id": _S, "holder": _S, "about": _S,
-                     "scene_index": _I, "claim": _S, "type": _S, "change": _S, "source": _S,
-                     "basis": _L, "confidence": _S, "order_depth": _I},
+    "scenes": {
+        "film_id": _S,
+        "scene_index": _I,
+        "heading": _S,
+        "location": _S,
+        "time_of_day": _S,
+        "start_s": _F,
+        "end_s": _F,
+        "time_source": _S,
+        "summary": _S,
+        "summary_backend": _S,
+    },
+    "script_lines": {
+        "film_id": _S,
+        "line_index": _I,
+        "scene_index": _I,
+        "kind": _S,
+        "character": _S,
+        "parenthetical": _S,
+        "text": _S,
+        "start_s": _F,
+        "end_s": _F,
+    },
+    "scene_events": {
+        "film_id": _S,
+        "event_id": _S,
+        "scene_index": _I,
+        "ord": _I,
+        "description": _S,
+        "participants": _L,
+        "witnesses": _L,
+    },
+    "presence": {
+        "film_id": _S,
+        "scene_index": _I,
+        "character": _S,
+        "status": _S,
+        "witnessed_events": _L,
+    },
+    "beliefs": {
+        "film_id": _S,
+        "belief_id": _S,
+        "holder": _S,
+        "scene_index": _I,
+        "kind": _S,
+        "content": _S,
+        "source_character": _S,
+        "believed": _B,
+        "basis": _L,
+        "confidence": _S,
+        "is_false": _B,
+        "revises": _S,
+        "revised_at_scene": _I,
+        "trigger": _S,
+    },
+    "meta_beliefs": {
+        "film_id": _S,
+        "meta_id": _S,
+        "holder": _S,
+        "about": _S,
+        "scene_index": _I,
+        "claim": _S,
+        "type": _S,
+        "change": _S,
+        "source": _S,
+        "basis": _L,
+        "confidence": _S,
+        "order_depth": _I,
+    },
 }
 _FILM_COLUMNS = ("film_id", "dataset_id", "title", "year", "kind", "source")
 
@@ -43,7 +95,7 @@ def insert_rows(cursor, table: str, rows: list[dict], run_id: str) -> int:
     """Append `rows` to one belief-record table under `run_id`; returns the count."""
     if not rows:
         return 0
-    columns = COLUMNS[table]                  # fixed table names only: never user input
+    columns = COLUMNS[table]  # fixed table names only: never user input
     schema = pa.schema([*columns.items(), ("run_id", _S)])
     arrow = pa.Table.from_pylist([{**row, "run_id": run_id} for row in rows], schema=schema)
     cursor.register("_belief_rows", arrow)
@@ -57,14 +109,24 @@ def ensure_films(cursor, films: list[dict], run_id: str) -> None:
     """Add films not yet in the store (a re-import appends new runs of their rows)."""
     if not films:
         return
-    schema = pa.schema([("film_id", _S), ("dataset_id", _S), ("title", _S), ("year", _I),
-                        ("kind", _S), ("source", _S), ("run_id", _S)])
+    schema = pa.schema(
+        [
+            ("film_id", _S),
+            ("dataset_id", _S),
+            ("title", _S),
+            ("year", _I),
+            ("kind", _S),
+            ("source", _S),
+            ("run_id", _S),
+        ]
+    )
     arrow = pa.Table.from_pylist([{**film, "run_id": run_id} for film in films], schema=schema)
     cursor.register("_belief_films", arrow)
     cursor.execute(
         f"INSERT INTO films ({', '.join(_FILM_COLUMNS)}, run_id)"
         f" SELECT {', '.join(_FILM_COLUMNS)}, run_id FROM _belief_films n"
-        " WHERE NOT EXISTS (SELECT 1 FROM films f WHERE f.film_id = n.film_id)")
+        " WHERE NOT EXISTS (SELECT 1 FROM films f WHERE f.film_id = n.film_id)"
+    )
     cursor.unregister("_belief_films")
 
 
@@ -90,8 +152,13 @@ def belief_state_at(store: Store, film_id: str, holder: str, scene_index: int) -
     )
 
 
-def meta_beliefs_about(store: Store, film_id: str, holder: str, about: str | None = None,
-                       up_to_scene: int | None = None) -> pd.DataFrame:
+def meta_beliefs_about(
+    store: Store,
+    film_id: str,
+    holder: str,
+    about: str | None = None,
+    up_to_scene: int | None = None,
+) -> pd.DataFrame:
     """What `holder` thinks `about` (or anyone) believes, in film order."""
     return store.df(
         """
@@ -150,8 +217,14 @@ def write_annotation(store: Store, spec, tables: dict[str, list[dict]]) -> tuple
     return run_id, counts
 
 
-def write_run_rows(store: Store, run_id: str, tables: dict[str, list[dict]],
-                   issues: list[dict], status: str = "finished", n_failed: int = 0) -> dict:
+def write_run_rows(
+    store: Store,
+    run_id: str,
+    tables: dict[str, list[dict]],
+    issues: list[dict],
+    status: str = "finished",
+    n_failed: int = 0,
+) -> dict:
     """Write an LLM annotation run's rows and parse issues in one transaction and close the run
     (started earlier so the gateway could log its calls under it); returns the row counts."""
     from data_access.runs import finish_run
@@ -161,29 +234,35 @@ def write_run_rows(store: Store, run_id: str, tables: dict[str, list[dict]],
         for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
             counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
         for issue in issues:
-            cursor.execute("INSERT INTO belief_parse_issues (run_id, item_id, stage, issue)"
-                           " VALUES (?, ?, ?, ?)",
-                           [run_id, issue["item_id"], issue["stage"], issue["issue"]])
+            cursor.execute(
+                "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue)"
+                " VALUES (?, ?, ?, ?)",
+                [run_id, issue["item_id"], issue["stage"], issue["issue"]],
+            )
         finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
     return counts
 
 
 def parse_issues(store: Store, run_id: str) -> pd.DataFrame:
     """What the parsers of one annotation run could not use."""
-    return store.df("SELECT item_id, stage, issue FROM belief_parse_issues WHERE run_id = ?"
-                    " ORDER BY item_id", [run_id])
+    return store.df(
+        "SELECT item_id, stage, issue FROM belief_parse_issues WHERE run_id = ? ORDER BY item_id",
+        [run_id],
+    )
 
 
-def screenplay_films_without_beliefs(store: Store,
-                                     datasets: tuple[str, ...] = ("storyscope_samples", "screenplay_pairs")
-                                     ) -> list[str]:
+def screenplay_films_without_beliefs(
+    store: Store, datasets: tuple[str, ...] = ("storyscope_samples", "screenplay_pairs")
+) -> list[str]:
     """Ingested screenplay films (of the given datasets) that have script lines but no presence
     rows yet: the films the rules backend still has to annotate."""
     frame = store.df(
         "SELECT f.film_id FROM films f WHERE f.kind = 'film' AND list_contains(?, f.dataset_id)"
         " AND EXISTS (SELECT 1 FROM script_lines l WHERE l.film_id = f.film_id)"
         " AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.film_id = f.film_id)"
-        " ORDER BY f.film_id", [list(datasets)])
+        " ORDER BY f.film_id",
+        [list(datasets)],
+    )
     return list(frame["film_id"])
 
 

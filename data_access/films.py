@@ -17,12 +17,40 @@ import pandas as pd
 
 from data_access.store import Store
 
-SCENE_COLUMNS = ["film_id", "scene_index", "heading", "location", "time_of_day", "start_s", "end_s",
-                 "time_source", "summary", "summary_backend", "run_id"]
-LINE_COLUMNS = ["film_id", "line_index", "scene_index", "kind", "character", "parenthetical", "text",
-                "start_s", "end_s", "run_id"]
-CHARACTER_COLUMNS = ["film_id", "character_id", "canonical_name", "aliases", "first_spoken_s",
-                     "merge_evidence", "run_id"]
+SCENE_COLUMNS = [
+    "film_id",
+    "scene_index",
+    "heading",
+    "location",
+    "time_of_day",
+    "start_s",
+    "end_s",
+    "time_source",
+    "summary",
+    "summary_backend",
+    "run_id",
+]
+LINE_COLUMNS = [
+    "film_id",
+    "line_index",
+    "scene_index",
+    "kind",
+    "character",
+    "parenthetical",
+    "text",
+    "start_s",
+    "end_s",
+    "run_id",
+]
+CHARACTER_COLUMNS = [
+    "film_id",
+    "character_id",
+    "canonical_name",
+    "aliases",
+    "first_spoken_s",
+    "merge_evidence",
+    "run_id",
+]
 SUBTITLE_COLUMNS = ["film_id", "cue_index", "start_s", "end_s", "text", "matched_line", "run_id"]
 
 
@@ -37,34 +65,61 @@ class FilmRows:
     subtitles: list[dict] = field(default_factory=list)
 
 
-def ensure_dataset(cursor: duckdb.DuckDBPyConnection, dataset_id: str, name: str, kind: str,
-                   source: str | None, licence: str | None, run_id: str) -> None:
+def ensure_dataset(
+    cursor: duckdb.DuckDBPyConnection,
+    dataset_id: str,
+    name: str,
+    kind: str,
+    source: str | None,
+    licence: str | None,
+    run_id: str,
+) -> None:
     """Create the dataset row the film belongs to, unless it exists."""
     found = cursor.execute("SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset_id]).fetchone()
     if not found:
         cursor.execute(
             "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id) VALUES (?, ?, ?, ?, ?, ?)",
-            [dataset_id, name, kind, source, licence, run_id])
+            [dataset_id, name, kind, source, licence, run_id],
+        )
 
 
 def _upsert_film(cursor: duckdb.DuckDBPyConnection, film: dict, run_id: str) -> None:
-    columns = ["film_id", "dataset_id", "title", "year", "kind", "runtime_s", "source", "video_path", "fps"]
+    columns = [
+        "film_id",
+        "dataset_id",
+        "title",
+        "year",
+        "kind",
+        "runtime_s",
+        "source",
+        "video_path",
+        "fps",
+    ]
     values = [film.get(c) for c in columns]
     cursor.execute("DELETE FROM films WHERE film_id = ?", [film["film_id"]])
     cursor.execute(
         f"INSERT INTO films ({', '.join(columns)}, run_id) VALUES ({', '.join('?' * len(columns))}, ?)",
-        values + [run_id])
+        values + [run_id],
+    )
 
 
-def _insert_frame(cursor: duckdb.DuckDBPyConnection, table: str, columns: list[str], rows: list[dict],
-                  film_id: str, run_id: str) -> None:
+def _insert_frame(
+    cursor: duckdb.DuckDBPyConnection,
+    table: str,
+    columns: list[str],
+    rows: list[dict],
+    film_id: str,
+    run_id: str,
+) -> None:
     if not rows:
         return
     frame = pd.DataFrame([{**row, "film_id": film_id, "run_id": run_id} for row in rows])
     frame = frame.reindex(columns=columns)
     cursor.register("incoming_rows", frame)
     try:
-        cursor.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM incoming_rows")
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM incoming_rows"
+        )
     finally:
         cursor.unregister("incoming_rows")
 
@@ -73,7 +128,9 @@ def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -
     """Write one film under `run_id` inside the caller's transaction."""
     film_id = rows.film["film_id"]
     _upsert_film(cursor, rows.film, run_id)
-    characters = [{**c, "merge_evidence": json.dumps(c.get("merge_evidence") or [])} for c in rows.characters]
+    characters = [
+        {**c, "merge_evidence": json.dumps(c.get("merge_evidence") or [])} for c in rows.characters
+    ]
     _insert_frame(cursor, "scenes", SCENE_COLUMNS, rows.scenes, film_id, run_id)
     _insert_frame(cursor, "script_lines", LINE_COLUMNS, rows.lines, film_id, run_id)
     _insert_frame(cursor, "characters", CHARACTER_COLUMNS, characters, film_id, run_id)
@@ -81,6 +138,7 @@ def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -
 
 
 # -- queries ------------------------------------------------------------------------------------
+
 
 def film_exists(store: Store, film_id: str) -> bool:
     """Whether the store has a film with this id."""
@@ -99,7 +157,9 @@ def film_scenes(store: Store, film_id: str) -> pd.DataFrame:
         LEFT JOIN current_script_lines l ON l.film_id = s.film_id AND l.scene_index = s.scene_index
         WHERE s.film_id = ?
         GROUP BY ALL ORDER BY s.scene_index
-        """, [film_id])
+        """,
+        [film_id],
+    )
 
 
 def speaking_grid(store: Store, film_id: str) -> pd.DataFrame:
@@ -107,7 +167,9 @@ def speaking_grid(store: Store, film_id: str) -> pd.DataFrame:
     return store.df(
         "SELECT character, scene_index, count(*) AS lines FROM current_script_lines"
         " WHERE film_id = ? AND kind = 'dialogue' AND character IS NOT NULL"
-        " GROUP BY character, scene_index ORDER BY character, scene_index", [film_id])
+        " GROUP BY character, scene_index ORDER BY character, scene_index",
+        [film_id],
+    )
 
 
 def film_characters(store: Store, film_id: str) -> pd.DataFrame:
@@ -115,7 +177,9 @@ def film_characters(store: Store, film_id: str) -> pd.DataFrame:
     return store.df(
         "SELECT character_id, canonical_name, array_to_string(aliases, ', ') AS aliases,"
         " first_spoken_s, CAST(merge_evidence AS VARCHAR) AS merge_evidence"
-        " FROM current_characters WHERE film_id = ? ORDER BY canonical_name", [film_id])
+        " FROM current_characters WHERE film_id = ? ORDER BY canonical_name",
+        [film_id],
+    )
 
 
 def scene_reader(store: Store, film_id: str, scene_index: int) -> pd.DataFrame:
@@ -128,7 +192,9 @@ def scene_reader(store: Store, film_id: str, scene_index: int) -> pd.DataFrame:
         LEFT JOIN current_subtitles c ON c.film_id = l.film_id AND c.matched_line = l.line_index
         WHERE l.film_id = ? AND l.scene_index = ?
         GROUP BY ALL ORDER BY l.line_index
-        """, [film_id, scene_index])
+        """,
+        [film_id, scene_index],
+    )
 
 
 def alignment_summary(store: Store, film_id: str) -> dict:
@@ -142,5 +208,7 @@ def alignment_summary(store: Store, film_id: str) -> dict:
           (SELECT count(*) FROM current_script_lines WHERE film_id = ? AND kind = 'dialogue'
              AND start_s IS NOT NULL) AS dialogue_matched,
           (SELECT count(*) FROM current_subtitles WHERE film_id = ?) AS cues
-        """, [film_id] * 5)
+        """,
+        [film_id] * 5,
+    )
     return frame.iloc[0].to_dict()

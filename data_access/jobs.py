@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import duckdb
 import pandas as pd
 
 from data_access.store import Store
 
+
 def new_job_id(kind: str) -> str:
     """A unique job id that sorts by creation time."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     return f"job-{kind.split(':')[-1]}-{stamp}-{secrets.token_hex(3)}"
 
 
@@ -26,8 +27,10 @@ def create_job(store: Store, kind: str, params: dict, total: int = 0) -> str:
     """Insert a queued job and return its id."""
     job_id = new_job_id(kind)
     with store.transaction() as cursor:
-        cursor.execute("INSERT INTO jobs (job_id, kind, params, total) VALUES (?, ?, ?, ?)",
-                       [job_id, kind, json.dumps(params, sort_keys=True, default=str), total])
+        cursor.execute(
+            "INSERT INTO jobs (job_id, kind, params, total) VALUES (?, ?, ?, ?)",
+            [job_id, kind, json.dumps(params, sort_keys=True, default=str), total],
+        )
     return job_id
 
 
@@ -43,42 +46,63 @@ def get_job(store: Store, job_id: str) -> dict | None:
 
 def list_jobs(store: Store, kind: str | None = None, limit: int = 100) -> pd.DataFrame:
     """The newest jobs first."""
-    return store.df("SELECT * FROM jobs WHERE (? IS NULL OR kind = ?)"
-                    " ORDER BY created_at DESC LIMIT ?", [kind, kind, limit])
+    return store.df(
+        "SELECT * FROM jobs WHERE (? IS NULL OR kind = ?) ORDER BY created_at DESC LIMIT ?",
+        [kind, kind, limit],
+    )
 
 
-def set_state(store: Store, job_id: str, state: str, *, pid: int | None = None,
-              error: str | None = None, clear_error: bool = False) -> None:
+def set_state(
+    store: Store,
+    job_id: str,
+    state: str,
+    *,
+    pid: int | None = None,
+    error: str | None = None,
+    clear_error: bool = False,
+) -> None:
     """Change a job's state (and pid / error when given)."""
     with store.transaction() as cursor:
         cursor.execute(
             "UPDATE jobs SET state = ?, pid = coalesce(?, pid),"
             " error = CASE WHEN ? THEN NULL ELSE coalesce(?, error) END,"
             " updated_at = current_timestamp WHERE job_id = ?",
-            [state, pid, clear_error, error, job_id])
+            [state, pid, clear_error, error, job_id],
+        )
 
 
 def set_pid_if_queued(store: Store, job_id: str, pid: int) -> None:
     """Note the child process of a job that has not started running yet."""
     with store.transaction() as cursor:
-        cursor.execute("UPDATE jobs SET pid = ? WHERE job_id = ? AND state = 'queued'",
-                       [pid, job_id])
+        cursor.execute(
+            "UPDATE jobs SET pid = ? WHERE job_id = ? AND state = 'queued'", [pid, job_id]
+        )
 
 
 def set_run(store: Store, job_id: str, run_id: str, total: int) -> None:
     """Attach the job's run and its item total."""
     with store.transaction() as cursor:
-        cursor.execute("UPDATE jobs SET run_id = ?, total = ?, updated_at = current_timestamp"
-                       " WHERE job_id = ?", [run_id, total, job_id])
+        cursor.execute(
+            "UPDATE jobs SET run_id = ?, total = ?, updated_at = current_timestamp"
+            " WHERE job_id = ?",
+            [run_id, total, job_id],
+        )
 
 
-def set_progress(cursor: duckdb.DuckDBPyConnection, job_id: str, done: int, failed: int,
-                 cost_usd: float, tokens: int) -> None:
+def set_progress(
+    cursor: duckdb.DuckDBPyConnection,
+    job_id: str,
+    done: int,
+    failed: int,
+    cost_usd: float,
+    tokens: int,
+) -> None:
     """Write absolute progress inside the caller's transaction (the batch that made it)."""
     cursor.execute(
         "UPDATE jobs SET done = ?, failed = ?, cost_usd = ?, tokens = ?,"
         " updated_at = current_timestamp WHERE job_id = ?",
-        [done, failed, cost_usd, tokens, job_id])
+        [done, failed, cost_usd, tokens, job_id],
+    )
 
 
 def request_stop(store: Store, job_id: str) -> None:
@@ -89,10 +113,13 @@ def request_stop(store: Store, job_id: str) -> None:
 
 def stop_requested(store: Store, job_id: str, since=None) -> bool:
     """True once `request_stop` was called for the job (after `since`, when given)."""
-    return bool(store.scalar(
-        "SELECT count(*) FROM job_signals WHERE job_id = ? AND signal = 'stop'"
-        " AND (CAST(? AS TIMESTAMP) IS NULL OR created_at >= CAST(? AS TIMESTAMP))",
-        [job_id, since, since]))
+    return bool(
+        store.scalar(
+            "SELECT count(*) FROM job_signals WHERE job_id = ? AND signal = 'stop'"
+            " AND (CAST(? AS TIMESTAMP) IS NULL OR created_at >= CAST(? AS TIMESTAMP))",
+            [job_id, since, since],
+        )
+    )
 
 
 def clear_stop(store: Store, job_id: str) -> None:

@@ -17,8 +17,16 @@ import pandas as pd
 from data_access.store import Store
 
 GOLD_PREFIX = "gold:"
-_KNOWN_TABLES = {"films", "questions", "rubric_claims", "settings", "answers", "judges",
-                 "claim_verdicts", "datasets"}
+_KNOWN_TABLES = {
+    "films",
+    "questions",
+    "rubric_claims",
+    "settings",
+    "answers",
+    "judges",
+    "claim_verdicts",
+    "datasets",
+}
 
 
 @dataclass
@@ -43,22 +51,29 @@ _SLICE_WHERE = """
 """
 
 
-def answers_in_slice(store: Store, where: JudgeFilter, gold: bool = False,
-                     limit: int | None = None) -> pd.DataFrame:
+def answers_in_slice(
+    store: Store, where: JudgeFilter, gold: bool = False, limit: int | None = None
+) -> pd.DataFrame:
     """Answers to judge: answer_id, question_id, setting_id, qtype, film_id, question, answer.
 
     With `gold`, the questions' reference answers instead (setting_id = 'gold').
     """
     if gold:
-        source = ("SELECT 'gold:' || q.question_id AS answer_id, q.question_id, 'gold' AS s_id,"
-                  " q.gold AS answer_text FROM questions q WHERE q.gold IS NOT NULL")
+        source = (
+            "SELECT 'gold:' || q.question_id AS answer_id, q.question_id, 'gold' AS s_id,"
+            " q.gold AS answer_text FROM questions q WHERE q.gold IS NOT NULL"
+        )
     else:
-        source = ("SELECT a.answer_id, a.question_id, a.setting_id AS s_id, a.text AS answer_text"
-                  " FROM answers a")
-    sql = (f"SELECT x.answer_id, x.question_id, x.s_id AS setting_id, q.qtype, q.film_id,"
-           f" q.text AS question, q.gold AS reference, x.answer_text AS answer FROM ({source}) x"
-           f" JOIN questions q USING (question_id) WHERE {_SLICE_WHERE}"
-           f" ORDER BY x.answer_id LIMIT ?")
+        source = (
+            "SELECT a.answer_id, a.question_id, a.setting_id AS s_id, a.text AS answer_text"
+            " FROM answers a"
+        )
+    sql = (
+        f"SELECT x.answer_id, x.question_id, x.s_id AS setting_id, q.qtype, q.film_id,"
+        f" q.text AS question, q.gold AS reference, x.answer_text AS answer FROM ({source}) x"
+        f" JOIN questions q USING (question_id) WHERE {_SLICE_WHERE}"
+        f" ORDER BY x.answer_id LIMIT ?"
+    )
     return store.df(sql, [*where.params(), limit if limit is not None else 2**62])
 
 
@@ -67,20 +82,33 @@ def claims_of_questions(store: Store, question_ids: list[str]) -> pd.DataFrame:
     return store.df(
         "SELECT claim_id, question_id, ord, role, text FROM rubric_claims"
         " WHERE question_id IN (SELECT unnest(?)) ORDER BY question_id, ord",
-        [list(question_ids) or [""]])
+        [list(question_ids) or [""]],
+    )
 
 
-def ensure_judge(cursor: duckdb.DuckDBPyConnection, judge_id: str, kind: str, backend: str,
-                 model: str | None, prompt_version: str | None, run_id: str) -> None:
+def ensure_judge(
+    cursor: duckdb.DuckDBPyConnection,
+    judge_id: str,
+    kind: str,
+    backend: str,
+    model: str | None,
+    prompt_version: str | None,
+    run_id: str,
+) -> None:
     """Register a judge the first time it is used (its first run stays its provenance)."""
     cursor.execute(
         "INSERT INTO judges (judge_id, kind, backend, model, prompt_version, run_id)"
         " SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM judges WHERE judge_id = ?)",
-        [judge_id, kind, backend, model, prompt_version, run_id, judge_id])
+        [judge_id, kind, backend, model, prompt_version, run_id, judge_id],
+    )
 
 
-def write_verdicts(cursor: duckdb.DuckDBPyConnection, run_id: str, judge_id: str,
-                   rows: list[tuple[str, str, str, str | None]]) -> int:
+def write_verdicts(
+    cursor: duckdb.DuckDBPyConnection,
+    run_id: str,
+    judge_id: str,
+    rows: list[tuple[str, str, str, str | None]],
+) -> int:
     """Append (answer_id, claim_id, verdict, rationale) rows of one run; returns rows written."""
     if not rows:
         return 0
@@ -89,9 +117,11 @@ def write_verdicts(cursor: duckdb.DuckDBPyConnection, run_id: str, judge_id: str
     frame.insert(0, "run_id", run_id)
     cursor.register("_new_verdicts", frame)
     try:
-        cursor.execute("INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id,"
-                       " verdict, rationale) SELECT run_id, judge_id, answer_id, claim_id,"
-                       " verdict, rationale FROM _new_verdicts")
+        cursor.execute(
+            "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id,"
+            " verdict, rationale) SELECT run_id, judge_id, answer_id, claim_id,"
+            " verdict, rationale FROM _new_verdicts"
+        )
     finally:
         cursor.unregister("_new_verdicts")
     return len(frame)
@@ -99,20 +129,26 @@ def write_verdicts(cursor: duckdb.DuckDBPyConnection, run_id: str, judge_id: str
 
 def answers_done_in_run(store: Store, run_id: str) -> set[str]:
     """Answers that already have verdicts under `run_id` (a resumed job skips them)."""
-    return {row[0] for row in store.rows(
-        "SELECT DISTINCT answer_id FROM claim_verdicts WHERE run_id = ?", [run_id])}
+    return {
+        row[0]
+        for row in store.rows(
+            "SELECT DISTINCT answer_id FROM claim_verdicts WHERE run_id = ?", [run_id]
+        )
+    }
 
 
 def count_answers_in_run(cursor: duckdb.DuckDBPyConnection, run_id: str) -> int:
     """Answers with verdicts under `run_id`, as seen inside the caller's transaction."""
-    return cursor.execute("SELECT count(DISTINCT answer_id) FROM claim_verdicts WHERE run_id = ?",
-                          [run_id]).fetchone()[0]
+    return cursor.execute(
+        "SELECT count(DISTINCT answer_id) FROM claim_verdicts WHERE run_id = ?", [run_id]
+    ).fetchone()[0]
 
 
 def verdicts_of_run(store: Store, run_id: str) -> pd.DataFrame:
     """Every verdict row of one run."""
-    return store.df("SELECT * FROM claim_verdicts WHERE run_id = ? ORDER BY answer_id, claim_id",
-                    [run_id])
+    return store.df(
+        "SELECT * FROM claim_verdicts WHERE run_id = ? ORDER BY answer_id, claim_id", [run_id]
+    )
 
 
 def list_judges(store: Store) -> pd.DataFrame:
@@ -121,7 +157,8 @@ def list_judges(store: Store) -> pd.DataFrame:
         "SELECT j.judge_id, j.kind, j.backend, j.model, j.prompt_version,"
         " count(v.claim_id) AS n_verdicts FROM judges j"
         " LEFT JOIN current_claim_verdicts v USING (judge_id)"
-        " GROUP BY ALL ORDER BY n_verdicts DESC, j.judge_id")
+        " GROUP BY ALL ORDER BY n_verdicts DESC, j.judge_id"
+    )
 
 
 def insert_records(cursor: duckdb.DuckDBPyConnection, table: str, records: list[dict]) -> int:
@@ -146,8 +183,7 @@ def insert_records(cursor: duckdb.DuckDBPyConnection, table: str, records: list[
     return len(frame)
 
 
-def write_lexical_scores(cursor: duckdb.DuckDBPyConnection, run_id: str,
-                         rows: list[dict]) -> None:
+def write_lexical_scores(cursor: duckdb.DuckDBPyConnection, run_id: str, rows: list[dict]) -> None:
     """Append per-answer lexical measures (dicts with answer_id, rl, clm_rl, cov50, hedge)."""
     if not rows:
         return
@@ -155,8 +191,10 @@ def write_lexical_scores(cursor: duckdb.DuckDBPyConnection, run_id: str,
     frame.insert(0, "run_id", run_id)
     cursor.register("_new_lexical", frame)
     try:
-        cursor.execute("INSERT INTO lexical_scores SELECT run_id, answer_id, rl, clm_rl, cov50,"
-                       " hedge FROM _new_lexical")
+        cursor.execute(
+            "INSERT INTO lexical_scores SELECT run_id, answer_id, rl, clm_rl, cov50,"
+            " hedge FROM _new_lexical"
+        )
     finally:
         cursor.unregister("_new_lexical")
 
@@ -170,4 +208,5 @@ def gold_core_omissions(store: Store, run_id: str) -> pd.DataFrame:
         " FROM claim_verdicts v JOIN rubric_claims c USING (claim_id)"
         " WHERE v.run_id = ? AND v.answer_id LIKE 'gold:%' AND c.role = 'core'"
         " AND v.verdict <> 'asserted' GROUP BY c.question_id ORDER BY c.question_id",
-        [run_id])
+        [run_id],
+    )

@@ -17,8 +17,20 @@ import pandas as pd
 from data_access.runs import add_run_usage
 from data_access.store import Store
 
-CALL_COLUMNS = ["run_id", "item_id", "cache_key", "cached", "status", "prompt_tokens",
-                "completion_tokens", "cost_usd", "latency_ms", "attempts", "error", "raw_reply"]
+CALL_COLUMNS = [
+    "run_id",
+    "item_id",
+    "cache_key",
+    "cached",
+    "status",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "latency_ms",
+    "attempts",
+    "error",
+    "raw_reply",
+]
 
 
 @dataclass
@@ -49,14 +61,16 @@ def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) ->
     """Insert new cache entries (a key already present keeps its first reply)."""
     if not entries:
         return
-    frame = pd.DataFrame({
-        "cache_key": [e.cache_key for e in entries],
-        "model": [e.model for e in entries],
-        "request": [json.dumps(e.request, sort_keys=True) for e in entries],
-        "response": [json.dumps(e.response, sort_keys=True) for e in entries],
-        "prompt_tokens": [e.prompt_tokens for e in entries],
-        "completion_tokens": [e.completion_tokens for e in entries],
-    }).drop_duplicates("cache_key")
+    frame = pd.DataFrame(
+        {
+            "cache_key": [e.cache_key for e in entries],
+            "model": [e.model for e in entries],
+            "request": [json.dumps(e.request, sort_keys=True) for e in entries],
+            "response": [json.dumps(e.response, sort_keys=True) for e in entries],
+            "prompt_tokens": [e.prompt_tokens for e in entries],
+            "completion_tokens": [e.completion_tokens for e in entries],
+        }
+    ).drop_duplicates("cache_key")
     cursor.register("new_cache_entries", frame)
     try:
         cursor.execute(
@@ -84,15 +98,20 @@ def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:
         cursor.unregister("new_llm_calls")
 
 
-def record_batch(cursor: duckdb.DuckDBPyConnection, run_id: str, entries: list[CacheEntry],
-                 calls: list[dict]) -> None:
+def record_batch(
+    cursor: duckdb.DuckDBPyConnection, run_id: str, entries: list[CacheEntry], calls: list[dict]
+) -> None:
     """Cache entries, call rows and the run's token/cost totals for one batch, in one go."""
     write_cache(cursor, entries)
     write_calls(cursor, calls)
     fresh = [c for c in calls if not c["cached"]]
-    add_run_usage(cursor, run_id, sum(int(c["prompt_tokens"] or 0) for c in fresh),
-                  sum(int(c["completion_tokens"] or 0) for c in fresh),
-                  float(sum(c["cost_usd"] or 0.0 for c in fresh)))
+    add_run_usage(
+        cursor,
+        run_id,
+        sum(int(c["prompt_tokens"] or 0) for c in fresh),
+        sum(int(c["completion_tokens"] or 0) for c in fresh),
+        float(sum(c["cost_usd"] or 0.0 for c in fresh)),
+    )
 
 
 def calls_of_run(store: Store, run_id: str) -> pd.DataFrame:
@@ -102,6 +121,7 @@ def calls_of_run(store: Store, run_id: str) -> pd.DataFrame:
 
 def run_usage(store: Store, run_id: str) -> dict:
     """Tokens and cost recorded on a run."""
-    frame = store.df("SELECT prompt_tokens, completion_tokens, cost_usd FROM runs"
-                     " WHERE run_id = ?", [run_id])
+    frame = store.df(
+        "SELECT prompt_tokens, completion_tokens, cost_usd FROM runs WHERE run_id = ?", [run_id]
+    )
     return {} if frame.empty else frame.iloc[0].to_dict()

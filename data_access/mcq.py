@@ -22,8 +22,9 @@ MCQ_COLUMNS = (
 )
 
 
-def mcq_questions(store: Store, set_name: str | None = None,
-                  source: str | None = None) -> pd.DataFrame:
+def mcq_questions(
+    store: Store, set_name: str | None = None, source: str | None = None
+) -> pd.DataFrame:
     """MCQs, optionally of one set (golden / generated / ...) and one source (Friends, ...)."""
     return store.df(
         f"SELECT {MCQ_COLUMNS} FROM mcq_questions"
@@ -43,32 +44,69 @@ def mcq_options(cursor: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return dict(cursor.execute("SELECT mcq_id, option FROM mcq_questions").fetchall())
 
 
-def insert_mcq_questions(cursor: duckdb.DuckDBPyConnection, records: Iterable[dict],
-                         run_id: str) -> int:
+def insert_mcq_questions(
+    cursor: duckdb.DuckDBPyConnection, records: Iterable[dict], run_id: str
+) -> int:
     """Insert MCQ rows (keys named as the mcq_questions columns); return how many.
 
     Used for questions StoryScope makes itself (StoryMindv2 generation, test fixtures); the
     released golden set is imported by `storyscope import storyvideoqa`.
     """
-    columns = ["mcq_id", "dataset_id", "set_name", "source", "vid", "qid", "question",
-               "choices", "gt", "option", "question_type", "story_element", "characters",
-               "locations", "times", "evidence_seconds", "gemini_check", "claude_check",
-               "gpt_check", "extra", "run_id"]
+    columns = [
+        "mcq_id",
+        "dataset_id",
+        "set_name",
+        "source",
+        "vid",
+        "qid",
+        "question",
+        "choices",
+        "gt",
+        "option",
+        "question_type",
+        "story_element",
+        "characters",
+        "locations",
+        "times",
+        "evidence_seconds",
+        "gemini_check",
+        "claude_check",
+        "gpt_check",
+        "extra",
+        "run_id",
+    ]
     rows = [
-        [r["mcq_id"], r.get("dataset_id", "storyvideoqa"), r.get("set_name", "generated"),
-         r["source"], r["vid"], r.get("qid"), r["question"], [str(c) for c in r["choices"]],
-         r["gt"], r["option"], r.get("question_type"), r.get("story_element"),
-         [str(c) for c in r.get("characters") or []], [str(c) for c in r.get("locations") or []],
-         [str(c) for c in r.get("times") or []], r.get("evidence_seconds"),
-         _json_or_none(r.get("gemini_check")), _json_or_none(r.get("claude_check")),
-         _json_or_none(r.get("gpt_check")), _json_or_none(r.get("extra")), run_id]
+        [
+            r["mcq_id"],
+            r.get("dataset_id", "storyvideoqa"),
+            r.get("set_name", "generated"),
+            r["source"],
+            r["vid"],
+            r.get("qid"),
+            r["question"],
+            [str(c) for c in r["choices"]],
+            r["gt"],
+            r["option"],
+            r.get("question_type"),
+            r.get("story_element"),
+            [str(c) for c in r.get("characters") or []],
+            [str(c) for c in r.get("locations") or []],
+            [str(c) for c in r.get("times") or []],
+            r.get("evidence_seconds"),
+            _json_or_none(r.get("gemini_check")),
+            _json_or_none(r.get("claude_check")),
+            _json_or_none(r.get("gpt_check")),
+            _json_or_none(r.get("extra")),
+            run_id,
+        ]
         for r in records
     ]
     if rows:
         # One bulk insert through a registered frame: executemany is ~100x slower in DuckDB.
         frame = pd.DataFrame(rows, columns=columns)
-        bulk_insert(cursor, "mcq_questions",
-                    frame.astype({"qid": "Int64", "evidence_seconds": "float64"}))
+        bulk_insert(
+            cursor, "mcq_questions", frame.astype({"qid": "Int64", "evidence_seconds": "float64"})
+        )
     return len(rows)
 
 
@@ -137,8 +175,9 @@ def latest_predictions(store: Store) -> pd.DataFrame:
 
 
 # -- StoryMindv2 stage outputs (m0501) ---------------------------------------------------------
-def insert_run_rows(cursor: duckdb.DuckDBPyConnection, table: str, rows: list[dict],
-                    run_id: str) -> int:
+def insert_run_rows(
+    cursor: duckdb.DuckDBPyConnection, table: str, rows: list[dict], run_id: str
+) -> int:
     """Write dict rows (keys = `table` columns) under one run; `table` is a module constant."""
     if rows:
         frame = pd.DataFrame(rows)
@@ -159,19 +198,36 @@ def storymind_faults(store: Store, vid: str) -> pd.DataFrame:
         " LEFT JOIN embeddings e ON e.run_id = i.run_id AND e.item_kind = 'fault'"
         "   AND e.item_id = i.item_id"
         " WHERE i.vid = ? AND i.stage = 'supervisor_deleted' ORDER BY i.created_at, i.item_id",
-        [vid])
+        [vid],
+    )
 
 
-def insert_fault_vectors(cursor: duckdb.DuckDBPyConnection, item_ids: list[str], vectors,
-                         model: str, run_id: str) -> None:
+def insert_fault_vectors(
+    cursor: duckdb.DuckDBPyConnection, item_ids: list[str], vectors, model: str, run_id: str
+) -> None:
     """Store the embeddings of archived faults (item_kind 'fault')."""
     if item_ids:
-        bulk_insert(cursor, "embeddings", pd.DataFrame({
-            "run_id": run_id, "item_kind": "fault", "item_id": item_ids, "model": model,
-            "vector": [list(map(float, v)) for v in vectors]}))
+        bulk_insert(
+            cursor,
+            "embeddings",
+            pd.DataFrame(
+                {
+                    "run_id": run_id,
+                    "item_kind": "fault",
+                    "item_id": item_ids,
+                    "model": model,
+                    "vector": [list(map(float, v)) for v in vectors],
+                }
+            ),
+        )
 
 
 def storymind_stage_counts(store: Store, run_id: str) -> dict[str, int]:
     """Rows per stage of one StoryMindv2 run."""
-    return dict(store.rows("SELECT stage, count(*) FROM storymind_items WHERE run_id = ?"
-                           " GROUP BY stage ORDER BY stage", [run_id]))
+    return dict(
+        store.rows(
+            "SELECT stage, count(*) FROM storymind_items WHERE run_id = ?"
+            " GROUP BY stage ORDER BY stage",
+            [run_id],
+        )
+    )

@@ -14,8 +14,20 @@ import pandas as pd
 from data_access.mcq import bulk_insert, insert_run_rows
 from data_access.store import Store
 
-NODE_COLUMNS = ["film_id", "node_id", "parent_id", "level", "start_s", "end_s", "leaf_indices",
-                "keyframes", "summary", "summary_backend", "children", "characters"]
+NODE_COLUMNS = [
+    "film_id",
+    "node_id",
+    "parent_id",
+    "level",
+    "start_s",
+    "end_s",
+    "leaf_indices",
+    "keyframes",
+    "summary",
+    "summary_backend",
+    "children",
+    "characters",
+]
 
 
 def film_row(store: Store, film_id: str) -> dict | None:
@@ -31,7 +43,8 @@ def films_with_timeline(store: Store, dataset_id: str | None = None) -> pd.DataF
         "SELECT f.film_id, f.title, f.kind, f.runtime_s, count(*) AS cues"
         " FROM films f JOIN current_subtitles s USING (film_id)"
         " WHERE ? IS NULL OR f.dataset_id = ?"
-        " GROUP BY ALL ORDER BY f.kind, f.film_id", [dataset_id, dataset_id]
+        " GROUP BY ALL ORDER BY f.kind, f.film_id",
+        [dataset_id, dataset_id],
     )
 
 
@@ -40,25 +53,42 @@ def film_timeline(store: Store, film_id: str) -> dict[str, pd.DataFrame]:
     return {
         "subtitles": store.df(
             "SELECT cue_index, start_s, end_s, text, matched_line FROM current_subtitles"
-            " WHERE film_id = ? ORDER BY start_s, cue_index", [film_id]),
+            " WHERE film_id = ? ORDER BY start_s, cue_index",
+            [film_id],
+        ),
         "lines": store.df(
             "SELECT line_index, scene_index, kind, character, text, start_s, end_s"
-            " FROM current_script_lines WHERE film_id = ? ORDER BY line_index", [film_id]),
+            " FROM current_script_lines WHERE film_id = ? ORDER BY line_index",
+            [film_id],
+        ),
         "scenes": store.df(
             "SELECT scene_index, heading, location, start_s, end_s FROM current_scenes"
-            " WHERE film_id = ? ORDER BY scene_index", [film_id]),
+            " WHERE film_id = ? ORDER BY scene_index",
+            [film_id],
+        ),
     }
 
 
-def insert_tree(cursor: duckdb.DuckDBPyConnection, nodes: pd.DataFrame, vectors: np.ndarray,
-                model: str, run_id: str) -> int:
+def insert_tree(
+    cursor: duckdb.DuckDBPyConnection,
+    nodes: pd.DataFrame,
+    vectors: np.ndarray,
+    model: str,
+    run_id: str,
+) -> int:
     """Write a tree's nodes (NODE_COLUMNS) and their vectors under one run."""
     frame = nodes[NODE_COLUMNS].copy()
     frame["run_id"] = run_id
     bulk_insert(cursor, "plottree_nodes", frame)
-    emb = pd.DataFrame({"run_id": run_id, "item_kind": "plottree_node",
-                        "item_id": nodes["node_id"].to_numpy(), "model": model,
-                        "vector": [v.astype(np.float32).tolist() for v in vectors]})
+    emb = pd.DataFrame(
+        {
+            "run_id": run_id,
+            "item_kind": "plottree_node",
+            "item_id": nodes["node_id"].to_numpy(),
+            "model": model,
+            "vector": [v.astype(np.float32).tolist() for v in vectors],
+        }
+    )
     bulk_insert(cursor, "embeddings", emb)
     return len(frame)
 
@@ -88,7 +118,9 @@ def film_mcqs(store: Store, film_id: str) -> pd.DataFrame:
     """The MCQs asked about one film (mcq_questions.vid = film_id)."""
     return store.df(
         "SELECT mcq_id, question, choices, option FROM mcq_questions WHERE vid = ?"
-        " ORDER BY qid, mcq_id", [film_id])
+        " ORDER BY qid, mcq_id",
+        [film_id],
+    )
 
 
 def film_retrievals(store: Store, film_id: str, limit: int = 500) -> pd.DataFrame:
@@ -98,4 +130,6 @@ def film_retrievals(store: Store, film_id: str, limit: int = 500) -> pd.DataFram
         " r.answer_backend, r.run_id, r.tree_run_id, r.created_at"
         " FROM plottree_retrievals r JOIN runs u USING (run_id)"
         " WHERE r.film_id = ? AND u.status = 'finished' ORDER BY r.created_at DESC, r.item_id"
-        " LIMIT ?", [film_id, limit])
+        " LIMIT ?",
+        [film_id, limit],
+    )

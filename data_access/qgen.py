@@ -18,22 +18,84 @@ from data_access.store import Store
 
 # Columns each writer fills, in order; table names are constants, values are always bound.
 _COLUMNS: dict[str, tuple[str, ...]] = {
-    "context_sets": ("context_set_id", "film_id", "qtype", "center", "anchor_scene", "payload",
-                     "discard_reason", "run_id"),
-    "questions": ("question_id", "film_id", "qtype", "center", "anchor_scene", "anchor_time_s",
-                  "anchor_location", "status", "text", "gold", "source", "context_set_id",
-                  "run_id"),
-    "rubric_claims": ("claim_id", "question_id", "ord", "role", "text", "evidence_scenes",
-                      "run_id"),
-    "question_evidence": ("question_id", "ord", "time_s", "location", "scene_index", "claim_ords",
-                          "is_anchor", "run_id"),
-    "qgen_stage_outputs": ("run_id", "context_set_id", "question_id", "stage", "status",
-                           "backend", "payload", "raw_reply"),
-    "qgen_outcomes": ("run_id", "question_id", "context_set_id", "final_status", "retire_rule",
-                      "retire_reason", "distractor", "revised", "revision_note"),
-    "question_check_results": ("run_id", "question_id", "source", "film_id", "qtype", "passed",
-                               "leak_score", "anchor_words", "anchor_rivals", "name_violations",
-                               "checks_version"),
+    "context_sets": (
+        "context_set_id",
+        "film_id",
+        "qtype",
+        "center",
+        "anchor_scene",
+        "payload",
+        "discard_reason",
+        "run_id",
+    ),
+    "questions": (
+        "question_id",
+        "film_id",
+        "qtype",
+        "center",
+        "anchor_scene",
+        "anchor_time_s",
+        "anchor_location",
+        "status",
+        "text",
+        "gold",
+        "source",
+        "context_set_id",
+        "run_id",
+    ),
+    "rubric_claims": (
+        "claim_id",
+        "question_id",
+        "ord",
+        "role",
+        "text",
+        "evidence_scenes",
+        "run_id",
+    ),
+    "question_evidence": (
+        "question_id",
+        "ord",
+        "time_s",
+        "location",
+        "scene_index",
+        "claim_ords",
+        "is_anchor",
+        "run_id",
+    ),
+    "qgen_stage_outputs": (
+        "run_id",
+        "context_set_id",
+        "question_id",
+        "stage",
+        "status",
+        "backend",
+        "payload",
+        "raw_reply",
+    ),
+    "qgen_outcomes": (
+        "run_id",
+        "question_id",
+        "context_set_id",
+        "final_status",
+        "retire_rule",
+        "retire_reason",
+        "distractor",
+        "revised",
+        "revision_note",
+    ),
+    "question_check_results": (
+        "run_id",
+        "question_id",
+        "source",
+        "film_id",
+        "qtype",
+        "passed",
+        "leak_score",
+        "anchor_words",
+        "anchor_rivals",
+        "name_violations",
+        "checks_version",
+    ),
     "question_check_failures": ("run_id", "question_id", "check_name", "reason"),
     "question_near_duplicates": ("run_id", "question_a", "question_b", "cosine"),
     "question_clusters": ("run_id", "question_id", "cluster_id", "cluster_size"),
@@ -44,14 +106,21 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
 _JSON_COLUMNS = {"payload"}
 # Keys `select_questions` accepts in --where filters, mapped to their column.
 QUESTION_FILTERS = {
-    "film_id": "q.film_id", "film": "q.film_id", "qtype": "q.qtype", "type": "q.qtype",
-    "status": "q.status", "source": "q.source", "run_id": "q.run_id", "center": "q.center",
+    "film_id": "q.film_id",
+    "film": "q.film_id",
+    "qtype": "q.qtype",
+    "type": "q.qtype",
+    "status": "q.status",
+    "source": "q.source",
+    "run_id": "q.run_id",
+    "center": "q.center",
     "question_id": "q.question_id",
 }
 
 
-def insert_rows(cursor: duckdb.DuckDBPyConnection, table: str,
-                rows: Iterable[Mapping[str, Any]]) -> int:
+def insert_rows(
+    cursor: duckdb.DuckDBPyConnection, table: str, rows: Iterable[Mapping[str, Any]]
+) -> int:
     """Insert dict rows into one of the qgen tables (missing keys are NULL); return the count."""
     columns = _COLUMNS[table]
     values = [[_cell(column, row.get(column)) for column in columns] for row in rows]
@@ -90,8 +159,9 @@ def film_records(store: Store, film_id: str) -> FilmRecords | None:
         return None
 
     def current(table: str, order: str) -> pd.DataFrame:
-        return store.df(f"SELECT * FROM current_{table} WHERE film_id = ? ORDER BY {order}",
-                        [film_id])
+        return store.df(
+            f"SELECT * FROM current_{table} WHERE film_id = ? ORDER BY {order}", [film_id]
+        )
 
     return FilmRecords(
         film=film.iloc[0].to_dict(),
@@ -109,7 +179,9 @@ def film_ids(store: Store) -> list[str]:
     return [row[0] for row in store.rows("SELECT film_id FROM films ORDER BY film_id")]
 
 
-def select_questions(store: Store, filters: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+def select_questions(
+    store: Store, filters: Mapping[str, Sequence[str]] | None = None
+) -> pd.DataFrame:
     """Questions matching `filters` (key -> allowed values; keys from `QUESTION_FILTERS`).
 
     Raises:
@@ -166,7 +238,9 @@ def scene_texts(store: Store, film_id: str, scene_indices: Sequence[int]) -> dic
     )
     texts: dict[int, list[str]] = {}
     for row in frame.itertuples():
-        line = f"{row.character}: {row.text}" if row.kind == "dialogue" and row.character else row.text
+        line = (
+            f"{row.character}: {row.text}" if row.kind == "dialogue" and row.character else row.text
+        )
         texts.setdefault(int(row.scene_index), []).append(line)
     return {scene: "\n".join(lines) for scene, lines in texts.items()}
 

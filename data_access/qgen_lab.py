@@ -63,7 +63,9 @@ def check_results(store: Store, run_id: str) -> pd.DataFrame:
     )
 
 
-def check_failures(store: Store, run_id: str, checks: tuple[str, ...] = (), limit: int | None = None) -> pd.DataFrame:
+def check_failures(
+    store: Store, run_id: str, checks: tuple[str, ...] = (), limit: int | None = None
+) -> pd.DataFrame:
     """One row per failed check: question, check name, reason (only `checks` when given; at
     most `limit` rows, for the page)."""
     return store.df(

@@ -28,7 +28,9 @@ SELECT (SELECT count(*) FROM claim_verdicts), (SELECT count(*) FROM mcq_predicti
        (SELECT count(*) FROM rubric_claims), (SELECT count(*) FROM questions),
        (SELECT count(*) FROM mcq_questions), (SELECT count(*) FROM settings)
 """
-_FINISHED_RUNS_SQL = "SELECT count(*), sum(hash(run_id, started_at)) FROM runs WHERE status = 'finished'"
+_FINISHED_RUNS_SQL = (
+    "SELECT count(*), sum(hash(run_id, started_at)) FROM runs WHERE status = 'finished'"
+)
 
 # Per (judge, answer): the rows of views_verdicts.answer_counts (the inputs of LF-VideoQA Eq. 1
 # with the answer's question, setting, type and film) for every judge, so the page's slice is a
@@ -106,7 +108,10 @@ _TABLES = {
 
 def store_signature(cursor: duckdb.DuckDBPyConnection) -> str:
     """The fingerprint of the rollups' inputs (row counts and finished runs); a few ms."""
-    values = [*cursor.execute(_COUNTS_SQL).fetchone(), *cursor.execute(_FINISHED_RUNS_SQL).fetchone()]
+    values = [
+        *cursor.execute(_COUNTS_SQL).fetchone(),
+        *cursor.execute(_FINISHED_RUNS_SQL).fetchone(),
+    ]
     return "|".join(str(value) for value in values)
 
 
@@ -129,12 +134,22 @@ def refresh_rollups(cursor: duckdb.DuckDBPyConnection) -> None:
 
 
 # every table a rollup reads; a run that wrote to one of them changes what the rollups hold
-_INPUT_TABLES = ("claim_verdicts", "mcq_predictions", "mcq_difficulty", "answers", "rubric_claims",
-                 "questions", "mcq_questions", "settings")
+_INPUT_TABLES = (
+    "claim_verdicts",
+    "mcq_predictions",
+    "mcq_difficulty",
+    "answers",
+    "rubric_claims",
+    "questions",
+    "mcq_questions",
+    "settings",
+)
 
 
 def _run_feeds_rollups(cursor: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    exists = " OR ".join(f"EXISTS (SELECT 1 FROM {table} WHERE run_id = ?)" for table in _INPUT_TABLES)
+    exists = " OR ".join(
+        f"EXISTS (SELECT 1 FROM {table} WHERE run_id = ?)" for table in _INPUT_TABLES
+    )
     return bool(cursor.execute(f"SELECT {exists}", [run_id] * len(_INPUT_TABLES)).fetchone()[0])
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -19,7 +19,7 @@ from data_access.store import Store
 
 def new_run_id(step: str) -> str:
     """A run id that sorts by start time and is unique across processes."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     return f"{step.replace('.', '-')}-{stamp}-{secrets.token_hex(3)}"
 
 
@@ -37,22 +37,40 @@ class RunSpec:
     note: str | None = None
 
 
-def insert_run(cursor: duckdb.DuckDBPyConnection, spec: RunSpec, run_id: str | None = None,
-               status: str = "running") -> str:
+def insert_run(
+    cursor: duckdb.DuckDBPyConnection,
+    spec: RunSpec,
+    run_id: str | None = None,
+    status: str = "running",
+) -> str:
     """Record a new run inside the caller's transaction and return its id."""
     run_id = run_id or new_run_id(spec.step)
     cursor.execute(
         "INSERT INTO runs (run_id, step, backend, model, prompt_version, params, source,"
         " reported_by_paper, status, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run_id, spec.step, spec.backend, spec.model, spec.prompt_version,
-         json.dumps(spec.params, sort_keys=True, default=str), spec.source,
-         spec.reported_by_paper, status, spec.note],
+        [
+            run_id,
+            spec.step,
+            spec.backend,
+            spec.model,
+            spec.prompt_version,
+            json.dumps(spec.params, sort_keys=True, default=str),
+            spec.source,
+            spec.reported_by_paper,
+            status,
+            spec.note,
+        ],
     )
     return run_id
 
 
-def finish_run(cursor: duckdb.DuckDBPyConnection, run_id: str, status: str = "finished",
-               n_items: int | None = None, n_failed: int | None = None) -> None:
+def finish_run(
+    cursor: duckdb.DuckDBPyConnection,
+    run_id: str,
+    status: str = "finished",
+    n_items: int | None = None,
+    n_failed: int | None = None,
+) -> None:
     """Close a run with its final status and counts, and bring the rollups up to date
     (data_access.rollups: the run's verdicts or predictions are aggregated once, here)."""
     was_fresh = rollups.before_run_finished(cursor)
@@ -64,8 +82,13 @@ def finish_run(cursor: duckdb.DuckDBPyConnection, run_id: str, status: str = "fi
     rollups.after_run_finished(cursor, run_id, was_fresh)
 
 
-def add_run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str, prompt_tokens: int,
-                  completion_tokens: int, cost_usd: float) -> None:
+def add_run_usage(
+    cursor: duckdb.DuckDBPyConnection,
+    run_id: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+    cost_usd: float,
+) -> None:
     """Add token and cost counts to a run (LLM steps call it per batch)."""
     cursor.execute(
         "UPDATE runs SET prompt_tokens = prompt_tokens + ?,"
@@ -80,8 +103,13 @@ def start_run(store: Store, spec: RunSpec) -> str:
         return insert_run(cursor, spec)
 
 
-def end_run(store: Store, run_id: str, status: str = "finished", n_items: int | None = None,
-            n_failed: int | None = None) -> None:
+def end_run(
+    store: Store,
+    run_id: str,
+    status: str = "finished",
+    n_items: int | None = None,
+    n_failed: int | None = None,
+) -> None:
     """Finish a run started with `start_run`."""
     with store.transaction() as cursor:
         finish_run(cursor, run_id, status, n_items, n_failed)
@@ -105,12 +133,17 @@ def run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, in
     """(cost in USD, tokens) a run has spent so far, read inside the caller's transaction."""
     row = cursor.execute(
         "SELECT coalesce(cost_usd, 0), coalesce(prompt_tokens + completion_tokens, 0)"
-        " FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        " FROM runs WHERE run_id = ?",
+        [run_id],
+    ).fetchone()
     return (float(row[0]), int(row[1])) if row else (0.0, 0)
 
 
 def count_runs(store: Store, step: str, source: str | None = None) -> int:
     """How many runs of `step` (from `source`, when given) the store holds."""
-    return int(store.scalar(
-        "SELECT count(*) FROM runs WHERE step = ? AND (? IS NULL OR source = ?)",
-        [step, source, source]))
+    return int(
+        store.scalar(
+            "SELECT count(*) FROM runs WHERE step = ? AND (? IS NULL OR source = ?)",
+            [step, source, source],
+        )
+    )

@@ -8,11 +8,34 @@ from data_access.store import Store
 
 # The tables whose sizes tell what a store holds, in the order they are shown.
 COUNTED_TABLES = [
-    "datasets", "films", "scenes", "script_lines", "characters", "subtitles", "scene_events",
-    "presence", "beliefs", "meta_beliefs", "context_sets", "questions", "rubric_claims",
-    "question_evidence", "settings", "answers", "judges", "claim_verdicts", "reported_results",
-    "mcq_questions", "mcq_predictions", "mcq_difficulty", "plottree_nodes", "embeddings",
-    "llm_cache", "llm_calls", "runs", "jobs",
+    "datasets",
+    "films",
+    "scenes",
+    "script_lines",
+    "characters",
+    "subtitles",
+    "scene_events",
+    "presence",
+    "beliefs",
+    "meta_beliefs",
+    "context_sets",
+    "questions",
+    "rubric_claims",
+    "question_evidence",
+    "settings",
+    "answers",
+    "judges",
+    "claim_verdicts",
+    "reported_results",
+    "mcq_questions",
+    "mcq_predictions",
+    "mcq_difficulty",
+    "plottree_nodes",
+    "embeddings",
+    "llm_cache",
+    "llm_calls",
+    "runs",
+    "jobs",
 ]
 
 
@@ -45,7 +68,9 @@ def _store_stats(store: Store) -> dict:
         "mcq_by_set": _grouped(
             store, "SELECT set_name, count(*) FROM mcq_questions GROUP BY set_name ORDER BY 1"
         ),
-        "films_by_kind": _grouped(store, "SELECT kind, count(*) FROM films GROUP BY kind ORDER BY 1"),
+        "films_by_kind": _grouped(
+            store, "SELECT kind, count(*) FROM films GROUP BY kind ORDER BY 1"
+        ),
         "films_by_dataset": _grouped(
             store, "SELECT dataset_id, count(*) FROM films GROUP BY dataset_id ORDER BY 1"
         ),

@@ -46,7 +46,8 @@ def judges_with_answer_verdicts(store: Store) -> list[str]:
     """Judges that have current verdicts on model answers, most verdicts first."""
     rows = store.rows(
         "SELECT v.judge_id, count(*) AS n FROM current_claim_verdicts v"
-        " JOIN answers a USING (answer_id) GROUP BY v.judge_id ORDER BY n DESC, v.judge_id")
+        " JOIN answers a USING (answer_id) GROUP BY v.judge_id ORDER BY n DESC, v.judge_id"
+    )
     return [row[0] for row in rows]
 
 
@@ -58,4 +59,6 @@ def lexical_means(store: Store, judge_id: str) -> pd.DataFrame:
         " arg_max(l.hedge, r.started_at) AS hedge"
         " FROM lexical_scores l JOIN runs r USING (run_id) WHERE r.status = 'finished'"
         " AND l.run_id IN (SELECT DISTINCT run_id FROM claim_verdicts WHERE judge_id = ?)"
-        " GROUP BY l.answer_id", [judge_id])
+        " GROUP BY l.answer_id",
+        [judge_id],
+    )

@@ -70,7 +70,9 @@ def meta_belief_lane(store: Store, film_id: str, holders: list[str]) -> pd.DataF
     )
 
 
-def belief_basis(store: Store, film_id: str, holder: str, belief_id: str, scene_index: int) -> pd.DataFrame:
+def belief_basis(
+    store: Store, film_id: str, holder: str, belief_id: str, scene_index: int
+) -> pd.DataFrame:
     """The scene events a belief rests on (its basis ids, or its formation scene's events).
 
     A belief is named by holder, id and formation scene: current rows may come from several runs
@@ -90,8 +92,9 @@ def belief_basis(store: Store, film_id: str, holder: str, belief_id: str, scene_
     )
 
 
-def questions_citing_belief(store: Store, film_id: str, holder: str, belief_id: str,
-                            scene_index: int) -> pd.DataFrame:
+def questions_citing_belief(
+    store: Store, film_id: str, holder: str, belief_id: str, scene_index: int
+) -> pd.DataFrame:
     """Questions whose evidence cites the scene where the belief forms or is revised."""
     return store.df(
         """

@@ -51,10 +51,14 @@ def centers_per_film(store: Store) -> pd.DataFrame:
 
 def mcq_facets(store: Store) -> pd.DataFrame:
     """MCQ sets and sources with sizes (filters)."""
-    return store.df("SELECT set_name, source, count(*) AS n FROM mcq_questions GROUP BY ALL ORDER BY 1, 2")
+    return store.df(
+        "SELECT set_name, source, count(*) AS n FROM mcq_questions GROUP BY ALL ORDER BY 1, 2"
+    )
 
 
-def mcq_topic_counts(store: Store, set_name: str | None = None, source: str | None = None) -> pd.DataFrame:
+def mcq_topic_counts(
+    store: Store, set_name: str | None = None, source: str | None = None
+) -> pd.DataFrame:
     """Questions per (question_type, story_element)."""
     return store.df(
         "SELECT question_type, story_element, count(*) AS n FROM mcq_questions"
@@ -63,8 +67,12 @@ def mcq_topic_counts(store: Store, set_name: str | None = None, source: str | No
     )
 
 
-def difficulty_histograms(store: Store, set_name: str | None = None, source: str | None = None,
-                          buckets: int = HISTOGRAM_BUCKETS) -> pd.DataFrame:
+def difficulty_histograms(
+    store: Store,
+    set_name: str | None = None,
+    source: str | None = None,
+    buckets: int = HISTOGRAM_BUCKETS,
+) -> pd.DataFrame:
     """Histogram buckets of D_q, D_a, D_qa and D (StoryVideoQA §4): measure, left edge, count."""
     return store.df(
         """
@@ -95,13 +103,17 @@ def _latest_prediction_runs_sql() -> str:
         )"""
 
 
-def accuracy_by_bin(store: Store, set_name: str | None = None, source: str | None = None) -> pd.DataFrame:
+def accuracy_by_bin(
+    store: Store, set_name: str | None = None, source: str | None = None
+) -> pd.DataFrame:
     """Percent correct per method and difficulty bin (StoryVideoQA Figure 20 layout)."""
     if rollups.rollups_fresh(store):
         return store.df(
             "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
             " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
-            " AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin", [set_name, set_name, source, source])
+            " AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin",
+            [set_name, set_name, source, source],
+        )
     return store.df(
         f"""
         WITH {_latest_prediction_runs_sql()}
@@ -115,14 +127,18 @@ def accuracy_by_bin(store: Store, set_name: str | None = None, source: str | Non
     )
 
 
-def accuracy_by_topic(store: Store, set_name: str | None = None, source: str | None = None) -> pd.DataFrame:
+def accuracy_by_topic(
+    store: Store, set_name: str | None = None, source: str | None = None
+) -> pd.DataFrame:
     """Percent correct per method and topic (question_type, story_element)."""
     if rollups.rollups_fresh(store):
         return store.df(
             "SELECT method, question_type, story_element,"
             " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
             " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
-            " GROUP BY ALL ORDER BY method", [set_name, set_name, source, source])
+            " GROUP BY ALL ORDER BY method",
+            [set_name, set_name, source, source],
+        )
     return store.df(
         f"""
         WITH {_latest_prediction_runs_sql()}
@@ -136,8 +152,12 @@ def accuracy_by_topic(store: Store, set_name: str | None = None, source: str | N
     )
 
 
-def review_checks(store: Store, set_name: str | None = None, source: str | None = None,
-                  sample: int = REVIEW_SAMPLE) -> pd.DataFrame:
+def review_checks(
+    store: Store,
+    set_name: str | None = None,
+    source: str | None = None,
+    sample: int = REVIEW_SAMPLE,
+) -> pd.DataFrame:
     """The three reviewers' recorded checks (StoryVideoQA §3.3), at most `sample` questions
     (a repeatable reservoir sample on big sets)."""
     return store.df(

@@ -19,10 +19,17 @@ def question_facets(store: Store, film_id: str | None) -> pd.DataFrame:
     )
 
 
-def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
-                   centers: tuple[str, ...] = (), statuses: tuple[str, ...] = (),
-                   sources: tuple[str, ...] = (), checks: str | None = None,
-                   limit: int = LIST_LIMIT, run_id: str | None = None) -> pd.DataFrame:
+def questions_list(
+    store: Store,
+    film_id: str | None = None,
+    qtypes: tuple[str, ...] = (),
+    centers: tuple[str, ...] = (),
+    statuses: tuple[str, ...] = (),
+    sources: tuple[str, ...] = (),
+    checks: str | None = None,
+    limit: int = LIST_LIMIT,
+    run_id: str | None = None,
+) -> pd.DataFrame:
     """Questions matching the filters (empty tuple = any), with rubric and evidence sizes.
 
     `checks` is "passed", "failed" or "unchecked": the outcome of the question's latest
@@ -70,9 +77,26 @@ def questions_list(store: Store, film_id: str | None = None, qtypes: tuple[str, 
         LEFT JOIN ev USING (question_id)
         ORDER BY p.film_id, p.question_id
         """,
-        [checks, film_id, film_id, checks, checks, checks, checks, list(qtypes), list(qtypes),
-         list(centers), list(centers),
-         list(statuses), list(statuses), list(sources), list(sources), run_id, run_id, limit],
+        [
+            checks,
+            film_id,
+            film_id,
+            checks,
+            checks,
+            checks,
+            checks,
+            list(qtypes),
+            list(qtypes),
+            list(centers),
+            list(centers),
+            list(statuses),
+            list(statuses),
+            list(sources),
+            list(sources),
+            run_id,
+            run_id,
+            limit,
+        ],
     )
 
 

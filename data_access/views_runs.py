@@ -11,11 +11,17 @@ RUN_LIMIT = 200
 
 def run_facets(store: Store) -> pd.DataFrame:
     """Steps and statuses present (filters)."""
-    return store.df("SELECT step, status, count(*) AS n FROM runs GROUP BY ALL ORDER BY step, status")
+    return store.df(
+        "SELECT step, status, count(*) AS n FROM runs GROUP BY ALL ORDER BY step, status"
+    )
 
 
-def runs_table(store: Store, steps: tuple[str, ...] = (), statuses: tuple[str, ...] = (),
-               limit: int = RUN_LIMIT) -> pd.DataFrame:
+def runs_table(
+    store: Store,
+    steps: tuple[str, ...] = (),
+    statuses: tuple[str, ...] = (),
+    limit: int = RUN_LIMIT,
+) -> pd.DataFrame:
     """The newest runs (filtered) with tokens, cost, LLM calls, cache hits and failed calls."""
     return store.df(
         """

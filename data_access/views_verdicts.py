@@ -62,8 +62,13 @@ def answers_of_question(store: Store, question_id: str) -> pd.DataFrame:
     )
 
 
-def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
-                  qtypes: tuple[str, ...] = (), settings: tuple[str, ...] = ()) -> pd.DataFrame:
+def answer_counts(
+    store: Store,
+    judge_id: str,
+    film_id: str | None = None,
+    qtypes: tuple[str, ...] = (),
+    settings: tuple[str, ...] = (),
+) -> pd.DataFrame:
     """Per answer in the slice: rubric size, core size and the judge's current asserted /
     contradicted counts — the inputs of LF-VideoQA Eq. 1, in the column layout of
     `data_access.verdict_counts` so `pipelines.metrics` scores them; scoped by film, type and
@@ -76,7 +81,9 @@ def answer_counts(store: Store, judge_id: str, film_id: str | None = None,
             "SELECT answer_id, question_id, setting_id, setting_label, qtype, film_id, n_claims, n_core, n_judged,"
             " n_asserted, n_contradicted, n_core_asserted FROM rollup_answer_verdicts"
             " WHERE judge_id = ? AND (? IS NULL OR film_id = ?) AND (len(?) = 0 OR list_contains(?, qtype))"
-            " AND (len(?) = 0 OR list_contains(?, setting_id))", [judge_id, *params])
+            " AND (len(?) = 0 OR list_contains(?, setting_id))",
+            [judge_id, *params],
+        )
     return store.df(_ANSWER_COUNTS_LIVE, [*params, judge_id])
 
 
@@ -131,7 +138,9 @@ def agreement_confusions(store: Store, film_id: str | None = None) -> pd.DataFra
     if rollups.rollups_fresh(store):
         return store.df(
             "SELECT judge_a, judge_b, verdict_a, verdict_b, sum(n)::BIGINT AS n FROM rollup_agreement_confusions"
-            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL", [film_id, film_id])
+            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL",
+            [film_id, film_id],
+        )
     return store.df(
         f"""
         WITH v AS ({_SLICE_VERDICTS})
@@ -150,7 +159,9 @@ def agreement_patterns(store: Store, film_id: str | None = None) -> pd.DataFrame
     if rollups.rollups_fresh(store):
         return store.df(
             "SELECT asserted, contradicted, omitted, other, sum(items)::BIGINT AS items FROM rollup_agreement_patterns"
-            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL", [film_id, film_id])
+            " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL",
+            [film_id, film_id],
+        )
     return store.df(
         f"""
         WITH v AS ({_SLICE_VERDICTS}),
@@ -194,10 +205,14 @@ def run_diff(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
 
 def run_overlap(store: Store, run_a: str, run_b: str) -> int:
     """How many (answer, claim) items both runs judged."""
-    return int(store.scalar(
-        "SELECT count(*) FROM claim_verdicts a JOIN claim_verdicts b"
-        " ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id WHERE a.run_id = ?",
-        [run_b, run_a]) or 0)
+    return int(
+        store.scalar(
+            "SELECT count(*) FROM claim_verdicts a JOIN claim_verdicts b"
+            " ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id WHERE a.run_id = ?",
+            [run_b, run_a],
+        )
+        or 0
+    )
 
 
 def reported_figures(store: Store) -> pd.DataFrame:
@@ -208,8 +223,9 @@ def reported_figures(store: Store) -> pd.DataFrame:
     )
 
 
-def answered_questions(store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (),
-                       limit: int = 500) -> pd.DataFrame:
+def answered_questions(
+    store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (), limit: int = 500
+) -> pd.DataFrame:
     """Questions that have answers (the Verdicts page's question picker)."""
     return store.df(
         "SELECT q.question_id, q.qtype, q.center, q.text FROM questions q"

@@ -10,8 +10,15 @@ from pages.common import query
 from pages.filters import url_film_or_all, url_radio, url_selectbox
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
-from viz.distributions import (QUESTION_TYPE_ORDER, accuracy_by_bin_figure, accuracy_by_topic_table,
-                               count_bars, difficulty_figure, span_histogram, topic_bars)
+from viz.distributions import (
+    QUESTION_TYPE_ORDER,
+    accuracy_by_bin_figure,
+    accuracy_by_topic_table,
+    count_bars,
+    difficulty_figure,
+    span_histogram,
+    topic_bars,
+)
 
 ALL = "(all)"
 st.title("Distributions")
@@ -32,17 +39,41 @@ if section == OPEN:
         cols[2].metric("Cited scenes per question", f"{shape['cited_scenes'].mean():.1f}")
         cols[3].metric("Evidence span (min, mean)", f"{shape['span_min'].mean():.1f}")
         left, right = st.columns(2)
-        left.plotly_chart(count_bars(shape["qtype"], "Question types", "type",
-                                     [t for t in QUESTION_TYPE_ORDER if t in set(shape["qtype"])]), key="types")
-        right.plotly_chart(count_bars(shape["claims"], "Claims per question", "claims"), key="claims")
-        left.plotly_chart(count_bars(shape["cited_scenes"], "Cited scenes per question", "scenes"),
-                          key="cited_scenes")
+        left.plotly_chart(
+            count_bars(
+                shape["qtype"],
+                "Question types",
+                "type",
+                [t for t in QUESTION_TYPE_ORDER if t in set(shape["qtype"])],
+            ),
+            key="types",
+        )
+        right.plotly_chart(
+            count_bars(shape["claims"], "Claims per question", "claims"), key="claims"
+        )
+        left.plotly_chart(
+            count_bars(shape["cited_scenes"], "Cited scenes per question", "scenes"),
+            key="cited_scenes",
+        )
         right.plotly_chart(span_histogram(shape["span_min"]), key="spans")
-        left.plotly_chart(count_bars(shape["anchor_fifth"], "Anchor position by fifth of runtime", "fifth",
-                                     [1, 2, 3, 4, 5]), key="anchor_fifths")
+        left.plotly_chart(
+            count_bars(
+                shape["anchor_fifth"],
+                "Anchor position by fifth of runtime",
+                "fifth",
+                [1, 2, 3, 4, 5],
+            ),
+            key="anchor_fifths",
+        )
         centers = query(views.centers_per_film)
-        right.plotly_chart(count_bars(centers["centers"], f"Center characters per film (median "
-                                      f"{centers['centers'].median():.1f})", "centers"), key="centers")
+        right.plotly_chart(
+            count_bars(
+                centers["centers"],
+                f"Center characters per film (median {centers['centers'].median():.1f})",
+                "centers",
+            ),
+            key="centers",
+        )
 
 else:
     facets = query(views.mcq_facets)
@@ -50,18 +81,36 @@ else:
         st.caption("No multiple-choice questions in this store.")
         st.stop()
     left, right = st.columns(2)
-    set_name = url_selectbox("MCQ set", [ALL, *sorted(facets["set_name"].unique())], key="set", container=left)
-    source = url_selectbox("Source", [ALL, *sorted(facets["source"].unique())], key="source", container=right)
-    set_arg, source_arg = (None if set_name == ALL else set_name), (None if source == ALL else source)
+    set_name = url_selectbox(
+        "MCQ set", [ALL, *sorted(facets["set_name"].unique())], key="set", container=left
+    )
+    source = url_selectbox(
+        "Source", [ALL, *sorted(facets["source"].unique())], key="source", container=right
+    )
+    set_arg, source_arg = (
+        (None if set_name == ALL else set_name),
+        (None if source == ALL else source),
+    )
     topics = query(views.mcq_topic_counts, set_arg, source_arg)
-    counts = {f"{t}-{e}": int(n) for t, e, n in zip(topics["question_type"], topics["story_element"], topics["n"])}
+    counts = {
+        f"{t}-{e}": int(n)
+        for t, e, n in zip(topics["question_type"], topics["story_element"], topics["n"])
+    }
     cols = st.columns(4)
     cols[0].metric("MCQs", f"{sum(counts.values()):,}")
-    cols[1].metric("Gini (topics)", f"{gini_simpson(counts):.3f}", help=f"paper: {PAPER_TABLE1['gini']}")
-    cols[2].metric("Entropy (bits)", f"{shannon_entropy_bits(counts):.3f}", help=f"paper: {PAPER_TABLE1['entropy']}")
+    cols[1].metric(
+        "Gini (topics)", f"{gini_simpson(counts):.3f}", help=f"paper: {PAPER_TABLE1['gini']}"
+    )
+    cols[2].metric(
+        "Entropy (bits)",
+        f"{shannon_entropy_bits(counts):.3f}",
+        help=f"paper: {PAPER_TABLE1['entropy']}",
+    )
     cols[3].metric("Topics over 5%", topics_over(counts))
-    st.caption(f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy {PAPER_TABLE1['entropy']}"
-               " on its full set (higher is more balanced).")
+    st.caption(
+        f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy {PAPER_TABLE1['entropy']}"
+        " on its full set (higher is more balanced)."
+    )
     st.plotly_chart(topic_bars(topics), key="topics")
     buckets = query(views.difficulty_histograms, set_arg, source_arg)
     if buckets.empty:
@@ -76,14 +125,21 @@ else:
         st.caption("No predictions imported for this slice.")
     else:
         st.markdown("**Accuracy by topic** (%, StoryVideoQA Tables 8–9 layout)")
-        st.dataframe(accuracy_by_topic_table(by_topic), hide_index=True, width="stretch", key="acc_topic")
+        st.dataframe(
+            accuracy_by_topic_table(by_topic), hide_index=True, width="stretch", key="acc_topic"
+        )
     checks = query(views.review_checks, set_arg, source_arg)
     if not checks.empty:
         summary = reviewer_stats(checks)["sets"][-1]
-        st.markdown(f"**Reviewer agreement** (StoryVideoQA §3.3, {summary['n']:,} questions"
-                    + (", a repeatable sample" if summary["n"] >= views.REVIEW_SAMPLE else "") + ")")
+        st.markdown(
+            f"**Reviewer agreement** (StoryVideoQA §3.3, {summary['n']:,} questions"
+            + (", a repeatable sample" if summary["n"] >= views.REVIEW_SAMPLE else "")
+            + ")"
+        )
         cols = st.columns(3)
         cols[0].metric("Unanimously correct", f"{100 * summary['unanimous_correct']:.1f}%")
         cols[1].metric("Majority answer = GT", f"{100 * summary['majority_answer']:.1f}%")
         cols[2].metric("Kept (both rules)", f"{100 * summary['kept']:.1f}%")
-        st.dataframe(pd.DataFrame(summary["pairwise"]), hide_index=True, width="stretch", key="reviewers")
+        st.dataframe(
+            pd.DataFrame(summary["pairwise"]), hide_index=True, width="stretch", key="reviewers"
+        )

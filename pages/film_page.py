@@ -9,8 +9,11 @@ from pages.frames import scene_frames
 from viz.film import presence_grid_figure, scene_timeline_figure
 
 st.title("Film")
-film_id = url_film("Film", "scenes",
-                   "No films in this store. Build the demo store with `storyscope demo` or import a dataset.")
+film_id = url_film(
+    "Film",
+    "scenes",
+    "No films in this store. Build the demo store with `storyscope demo` or import a dataset.",
+)
 header = query(views_film.film_header, film_id)
 cols = st.columns(4)
 cols[0].metric("Runtime", minutes(header["runtime_s"]))
@@ -23,9 +26,16 @@ if scenes.empty:
     st.info("This film has no scenes yet (run preprocessing).")
     st.stop()
 
-scene = int(url_selectbox(
-    "Scene", [str(i) for i in scenes["scene_index"]], key="scene",
-    format_func=lambda i: f"S{i} · {scenes.set_index('scene_index').loc[int(i), 'heading'] or ''}"))
+scene = int(
+    url_selectbox(
+        "Scene",
+        [str(i) for i in scenes["scene_index"]],
+        key="scene",
+        format_func=lambda i: (
+            f"S{i} · {scenes.set_index('scene_index').loc[int(i), 'heading'] or ''}"
+        ),
+    )
+)
 st.subheader("Scene timeline")
 counts = scenes["time_source"].value_counts()
 st.caption(" · ".join(f"{n} {source}" for source, n in counts.items()) + " scene times")
@@ -40,8 +50,10 @@ else:
 
 st.subheader("Scene reader")
 row = scenes.set_index("scene_index").loc[scene]
-st.markdown(f"**S{scene} · {row['heading'] or ''}** — {minutes(row['start_s'])}–{minutes(row['end_s'])}"
-            f" ({row['time_source']})")
+st.markdown(
+    f"**S{scene} · {row['heading'] or ''}** — {minutes(row['start_s'])}–{minutes(row['end_s'])}"
+    f" ({row['time_source']})"
+)
 if row["summary"]:
     st.caption(row["summary"])
 lines_tab, events_tab, subs_tab, frames_tab = st.tabs(["Lines", "Events", "Subtitles", "Frames"])
@@ -50,6 +62,8 @@ with lines_tab:
 with events_tab:
     st.dataframe(query(views_film.scene_events, film_id, scene), hide_index=True, width="stretch")
 with subs_tab:
-    st.dataframe(query(views_film.scene_subtitles, film_id, scene), hide_index=True, width="stretch")
+    st.dataframe(
+        query(views_film.scene_subtitles, film_id, scene), hide_index=True, width="stretch"
+    )
 with frames_tab:
     scene_frames(header.get("video_path"), row["start_s"], row["end_s"])

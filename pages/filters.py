@@ -19,8 +19,15 @@ def _initial(key: str, options: Sequence[str], default: str | None) -> str | Non
     return options[0] if options else None
 
 
-def url_selectbox(label: str, options: Sequence[str], key: str, default: str | None = None,
-                  format_func: Callable[[Any], str] = str, container=st, **kwargs) -> str | None:
+def url_selectbox(
+    label: str,
+    options: Sequence[str],
+    key: str,
+    default: str | None = None,
+    format_func: Callable[[Any], str] = str,
+    container=st,
+    **kwargs,
+) -> str | None:
     """A selectbox whose value lives in the URL as `?key=value`.
 
     Args:
@@ -42,20 +49,29 @@ def url_selectbox(label: str, options: Sequence[str], key: str, default: str | N
     return value
 
 
-def url_multiselect(label: str, options: Sequence[str], key: str, default: Sequence[str] = (),
-                    container=st, **kwargs) -> list[str]:
+def url_multiselect(
+    label: str,
+    options: Sequence[str],
+    key: str,
+    default: Sequence[str] = (),
+    container=st,
+    **kwargs,
+) -> list[str]:
     """A multiselect whose values live in the URL as repeated `?key=a&key=b`."""
     options = [str(o) for o in options]
     if key not in st.session_state or not set(st.session_state[key]) <= set(options):
         wanted = [v for v in st.query_params.get_all(key) if v in options]
-        st.session_state[key] = wanted if key in st.query_params else [d for d in default if d in options]
+        st.session_state[key] = (
+            wanted if key in st.query_params else [d for d in default if d in options]
+        )
     values = container.multiselect(label, options, key=key, **kwargs)
     st.query_params[key] = values
     return list(values)
 
 
-def url_radio(label: str, options: Sequence[str], key: str, default: str | None = None,
-              container=st, **kwargs) -> str | None:
+def url_radio(
+    label: str, options: Sequence[str], key: str, default: str | None = None, container=st, **kwargs
+) -> str | None:
     """A horizontal radio whose value lives in the URL (used for view switches)."""
     options = [str(o) for o in options]
     if st.session_state.get(key) not in options:
@@ -87,8 +103,9 @@ def minutes(seconds: float | None) -> str:
     return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"
 
 
-def url_range(label: str, options: Sequence[int], key: str, default: tuple[int, int], container=st,
-              **kwargs) -> tuple[int, int]:
+def url_range(
+    label: str, options: Sequence[int], key: str, default: tuple[int, int], container=st, **kwargs
+) -> tuple[int, int]:
     """A range select-slider whose ends live in the URL as `?key=lo-hi`."""
     options = [int(o) for o in options]
     if key not in st.session_state:
@@ -114,8 +131,13 @@ def url_film(label: str, first_with: str, empty_hint: str) -> str:
         st.info(empty_hint)
         st.stop()
     titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-    return url_selectbox(label, list(films["film_id"]), key="film", format_func=titles.get,
-                         default=query(views_film.first_film_with, first_with))
+    return url_selectbox(
+        label,
+        list(films["film_id"]),
+        key="film",
+        format_func=titles.get,
+        default=query(views_film.first_film_with, first_with),
+    )
 
 
 def url_film_or_all(all_value: str = "(all films)") -> str | None:

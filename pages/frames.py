@@ -14,10 +14,14 @@ def _thumbnails(video_path: str, times: tuple[float, ...]) -> list:
     return read_thumbnails(video_path, list(times))
 
 
-def scene_frames(video_path: str | None, start_s: float | None, end_s: float | None, count: int = 3) -> None:
+def scene_frames(
+    video_path: str | None, start_s: float | None, end_s: float | None, count: int = 3
+) -> None:
     """Show `count` frames spread over a scene, or say why there are none."""
     if not video_path:
-        st.caption("No video registered for this film (set `video_path` on the film to see frames).")
+        st.caption(
+            "No video registered for this film (set `video_path` on the film to see frames)."
+        )
         return
     if not Path(video_path).is_file():
         st.warning(f"Video file not found: {video_path}")

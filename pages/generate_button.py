@@ -1,4 +1,4 @@
-""""Generate on this slice" (issue 8, Buttons), modelled on the judge button: a dry run first
+""" "Generate on this slice" (issue 8, Buttons), modelled on the judge button: a dry run first
 (context-sets, discards, items, cache hits, estimated tokens and cost, endpoint/model), then a
 `generate` job started off the script thread through `pipelines.jobs`, its progress polled by a
 fragment, the new run written by the job, and on completion a summary of that run (final
@@ -17,6 +17,7 @@ import streamlit as st
 
 from data_access import qgen_lab
 from pages.common import current_store
+
 # the endpoint test is the judge button's: both buttons offer openai only when one is configured
 from pages.judge_button import _endpoint as configured_endpoint
 
@@ -26,8 +27,14 @@ TEMPLATE_LABEL = "template — offline rule-based writer over the belief records
 def _options(film_id: str, qtypes, centers, backend: str, n: int, with_analytics: bool):
     from pipelines.qgen.job import GenerateOptions
 
-    return GenerateOptions(film_id=film_id, qtypes=list(qtypes), centers=list(centers), n=int(n),
-                           backend=backend, with_analytics=with_analytics)
+    return GenerateOptions(
+        film_id=film_id,
+        qtypes=list(qtypes),
+        centers=list(centers),
+        n=int(n),
+        backend=backend,
+        with_analytics=with_analytics,
+    )
 
 
 def _show_plan(plan: dict) -> None:
@@ -40,8 +47,11 @@ def _show_plan(plan: dict) -> None:
     cols[5].metric("Est. cost (USD)", f"{plan['est_cost_usd']:.4f}")
     discards = ", ".join(f"{rule} {n}" for rule, n in plan["discards"].items()) or "none"
     types = ", ".join(f"{qtype} {n}" for qtype, n in plan["by_type"].items()) or "none"
-    where = TEMPLATE_LABEL if plan["backend"] == "template" else \
-        f"endpoint {plan['endpoint']} · model {plan['model']} (cache hits count Stage 1 requests)"
+    where = (
+        TEMPLATE_LABEL
+        if plan["backend"] == "template"
+        else f"endpoint {plan['endpoint']} · model {plan['model']} (cache hits count Stage 1 requests)"
+    )
     st.caption(f"dry run · {where}  \ndiscarded (App. F.1): {discards} · items by type: {types}")
 
 
@@ -53,17 +63,29 @@ def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
         return
     endpoint = configured_endpoint()
     backends = (["openai"] if endpoint else []) + ["template"]
-    backend = st.radio("Generation backend", backends, key="gen_backend", horizontal=True,
-                       format_func=lambda b: TEMPLATE_LABEL if b == "template" else f"openai · {endpoint.model}")
+    backend = st.radio(
+        "Generation backend",
+        backends,
+        key="gen_backend",
+        horizontal=True,
+        format_func=lambda b: TEMPLATE_LABEL if b == "template" else f"openai · {endpoint.model}",
+    )
     if not endpoint:
-        st.caption("No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
-                   ".streamlit/secrets.toml): only the offline template writer is available.")
+        st.caption(
+            "No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
+            ".streamlit/secrets.toml): only the offline template writer is available."
+        )
     left, right = st.columns(2)
-    n = left.number_input("Context-sets to sample", min_value=1, max_value=500, value=10, key="gen_n")
-    with_analytics = right.checkbox("Near-duplicates, map and Self-BLEU (slower)", value=True,
-                                    key="gen_analytics")
-    st.caption(f"slice: film **{film_id}** · types {', '.join(qtypes) or 'all'} · "
-               f"centers {', '.join(centers) or 'all'}")
+    n = left.number_input(
+        "Context-sets to sample", min_value=1, max_value=500, value=10, key="gen_n"
+    )
+    with_analytics = right.checkbox(
+        "Near-duplicates, map and Self-BLEU (slower)", value=True, key="gen_analytics"
+    )
+    st.caption(
+        f"slice: film **{film_id}** · types {', '.join(qtypes) or 'all'} · "
+        f"centers {', '.join(centers) or 'all'}"
+    )
     options = _options(film_id, qtypes, centers, backend, n, with_analytics)
     _dry_run_and_start(options)
     started = st.session_state.get("gen_job")
@@ -88,12 +110,16 @@ def _dry_run_and_start(options) -> None:
             st.session_state["gen_plan"] = (slice_key, {"error": str(exc)})
     plan_key, plan = st.session_state.get("gen_plan", (None, None))
     if plan is None or plan_key != slice_key:
-        st.caption("Start with a dry run: it shows what the job would generate and cost, and writes nothing.")
+        st.caption(
+            "Start with a dry run: it shows what the job would generate and cost, and writes nothing."
+        )
     elif "error" in plan:
         st.warning(f"Cannot generate on this slice: {plan['error']}")
     else:
         _show_plan(plan)
-        if st.button("Start generation job", key="gen_start", type="primary", disabled=plan["items"] == 0):
+        if st.button(
+            "Start generation job", key="gen_start", type="primary", disabled=plan["items"] == 0
+        ):
             from pipelines.jobs import start_job
 
             job_id = start_job(current_store(), "generate", options.params(), mode="thread")
@@ -109,9 +135,11 @@ def generate_progress() -> None:
     started = st.session_state["gen_job"]
     status = job_status(current_store(), started["job_id"])
     done = int(status["done"] or 0)
-    st.progress(min(1.0, done / GENERATE_STEPS),
-                text=f"job {started['job_id']} · {status['state']} · step {done}/{GENERATE_STEPS}: "
-                     f"{STEP_NAMES.get(done, '')} done · {status['failed']} failed")
+    st.progress(
+        min(1.0, done / GENERATE_STEPS),
+        text=f"job {started['job_id']} · {status['state']} · step {done}/{GENERATE_STEPS}: "
+        f"{STEP_NAMES.get(done, '')} done · {status['failed']} failed",
+    )
     if status["state"] not in ("queued", "running"):
         st.rerun()
 
@@ -128,8 +156,10 @@ def _outcome(started: dict) -> None:
     store = current_store()
     status = job_status(store, started["job_id"])
     if status["state"] != "finished":
-        st.error(f"Generation job {started['job_id']} ended {status['state']}: "
-                 f"{status['error'] or 'no error recorded'}")
+        st.error(
+            f"Generation job {started['job_id']} ended {status['state']}: "
+            f"{status['error'] or 'no error recorded'}"
+        )
         return
     run_id = status["run_id"]
     outcomes = qgen_lab.outcomes(store, run_id)
@@ -138,17 +168,25 @@ def _outcome(started: dict) -> None:
     cols = st.columns(2)
     with cols[0]:
         st.markdown("**Final status** (retirement rules of App. F.3)")
-        statuses = (outcomes.fillna({"retire_rule": ""}).groupby(["final_status", "retire_rule"])
-                    .size().reset_index(name="questions"))
+        statuses = (
+            outcomes.fillna({"retire_rule": ""})
+            .groupby(["final_status", "retire_rule"])
+            .size()
+            .reset_index(name="questions")
+        )
         st.dataframe(statuses, hide_index=True, key="gen_statuses")
     with cols[1]:
         st.markdown("**Check failures**")
         if failures.empty:
             st.caption("Every generated question passed the automatic checks.")
         else:
-            st.dataframe(failures.rename(columns={"n": "questions"}), hide_index=True, key="gen_failures")
+            st.dataframe(
+                failures.rename(columns={"n": "questions"}), hide_index=True, key="gen_failures"
+            )
     links = st.columns(2)
-    links[0].button("Show the new run's questions", key="gen_show_run", on_click=_show_run_to, args=(run_id,))
+    links[0].button(
+        "Show the new run's questions", key="gen_show_run", on_click=_show_run_to, args=(run_id,)
+    )
     # a plain relative link, not st.page_link: it works whether or not the page runs under
     # app.py's st.navigation (AppTest runs pages alone)
     lab = urlencode({"check_run": run_id, "analytics_run": run_id})
@@ -162,12 +200,18 @@ def run_filter(film_id: str | None, container=st) -> str | None:
     from pages.filters import url_selectbox
 
     runs: pd.DataFrame = query(views_questions.question_runs, film_id)
-    labels = {"any": "any run", **{r: f"{r} · {b} · {n} q." for r, b, n in
-                                  zip(runs["run_id"], runs["backend"], runs["questions"])}}
+    labels = {
+        "any": "any run",
+        **{
+            r: f"{r} · {b} · {n} q."
+            for r, b, n in zip(runs["run_id"], runs["backend"], runs["questions"])
+        },
+    }
     just_made = st.session_state.get("gen_run")
     if just_made and just_made not in labels:
         # set by "Show the new run's questions" before the cached run list caught up
         labels[just_made] = f"{just_made} · new"
-    chosen = url_selectbox("Written by run", list(labels), key="gen_run", format_func=labels.get,
-                           container=container)
+    chosen = url_selectbox(
+        "Written by run", list(labels), key="gen_run", format_func=labels.get, container=container
+    )
     return None if chosen in (None, "any") else chosen

@@ -1,4 +1,4 @@
-""""Rerun judge on this slice" (issue 8, Buttons): a dry run first (items, cache hits, estimated
+""" "Rerun judge on this slice" (issue 8, Buttons): a dry run first (items, cache hits, estimated
 tokens and cost, endpoint/model), then a judge job started off the script thread through the
 job runner (`pipelines.jobs`), its progress polled by a fragment, the new run written by the job,
 and on completion the claims whose verdict flipped against the previous run of the same judge.
@@ -28,7 +28,11 @@ def _endpoint():
 def _options(backend: str, film_id, qtypes, settings):
     from pipelines.judge.run import JudgeOptions
 
-    where = {"films": [film_id] if film_id else [], "qtypes": list(qtypes), "settings": list(settings)}
+    where = {
+        "films": [film_id] if film_id else [],
+        "qtypes": list(qtypes),
+        "settings": list(settings),
+    }
     return JudgeOptions(backend=backend, where=where)
 
 
@@ -39,8 +43,11 @@ def _show_plan(plan: dict, endpoint) -> None:
     cols[2].metric("Cache hits", plan["cache_hits"])
     cols[3].metric("Est. tokens", f"{plan['est_prompt_tokens'] + plan['est_completion_tokens']:,}")
     cols[4].metric("Est. cost (USD)", f"{plan['est_cost_usd']:.4f}")
-    where = OFFLINE_LABEL if plan["backend"] == "lexical" else \
-        f"endpoint {endpoint.base_url or 'OpenAI default'} · model {endpoint.model}"
+    where = (
+        OFFLINE_LABEL
+        if plan["backend"] == "lexical"
+        else f"endpoint {endpoint.base_url or 'OpenAI default'} · model {endpoint.model}"
+    )
     st.caption(f"dry run · judge **{plan['judge']}** · {where}")
 
 
@@ -50,11 +57,18 @@ def rerun_judge_panel(film_id, qtypes, settings) -> None:
     st.subheader("Rerun judge on this slice")
     endpoint = _endpoint()
     backends = (["openai"] if endpoint else []) + ["lexical"]
-    backend = st.radio("Judge backend", backends, key="judge_backend", horizontal=True,
-                       format_func=lambda b: OFFLINE_LABEL if b == "lexical" else f"openai · {endpoint.model}")
+    backend = st.radio(
+        "Judge backend",
+        backends,
+        key="judge_backend",
+        horizontal=True,
+        format_func=lambda b: OFFLINE_LABEL if b == "lexical" else f"openai · {endpoint.model}",
+    )
     if not endpoint:
-        st.caption("No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
-                   ".streamlit/secrets.toml): only the offline lexical judge is available.")
+        st.caption(
+            "No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
+            ".streamlit/secrets.toml): only the offline lexical judge is available."
+        )
     options = _options(backend, film_id, qtypes, settings)
     slice_key = repr(options.params())
     if st.button("Dry run", key="judge_dry_run"):
@@ -63,10 +77,14 @@ def rerun_judge_panel(film_id, qtypes, settings) -> None:
         st.session_state["judge_plan"] = (slice_key, dry_run(current_store(), options))
     plan_key, plan = st.session_state.get("judge_plan", (None, None))
     if plan is None or plan_key != slice_key:
-        st.caption("Start with a dry run: it shows what the job would judge and cost, and writes nothing.")
+        st.caption(
+            "Start with a dry run: it shows what the job would judge and cost, and writes nothing."
+        )
     else:
         _show_plan(plan, endpoint)
-        if st.button("Start judge job", key="judge_start", type="primary", disabled=plan["answers"] == 0):
+        if st.button(
+            "Start judge job", key="judge_start", type="primary", disabled=plan["answers"] == 0
+        ):
             _start(options, plan)
     started = st.session_state.get("judge_job")
     if started:
@@ -90,7 +108,11 @@ def _start(options, plan: dict) -> None:
         film_runs = views_verdicts.judge_runs(store, (options.where.get("films") or [None])[0])
         baseline = film_runs["run_id"].iloc[0] if not film_runs.empty else None
     job_id = start_job(store, "judge", options.params(), mode="thread")
-    st.session_state["judge_job"] = {"job_id": job_id, "baseline": baseline, "same_judge": same_judge}
+    st.session_state["judge_job"] = {
+        "job_id": job_id,
+        "baseline": baseline,
+        "same_judge": same_judge,
+    }
 
 
 @st.fragment(run_every=1.0)
@@ -101,9 +123,11 @@ def judge_progress() -> None:
     started = st.session_state["judge_job"]
     status = job_status(current_store(), started["job_id"])
     total = max(int(status["total"] or 0), 1)
-    st.progress(min(1.0, int(status["done"] or 0) / total),
-                text=f"job {started['job_id']} · {status['state']} · {status['done']}/{status['total']} answers"
-                     f" · {status['failed']} failed")
+    st.progress(
+        min(1.0, int(status["done"] or 0) / total),
+        text=f"job {started['job_id']} · {status['state']} · {status['done']}/{status['total']} answers"
+        f" · {status['failed']} failed",
+    )
     if status["state"] not in ("queued", "running"):
         st.rerun()
 
@@ -115,7 +139,9 @@ def _outcome(started: dict) -> None:
     store = current_store()
     status = job_status(store, started["job_id"])
     if status["state"] != "finished":
-        st.error(f"Judge job {started['job_id']} ended {status['state']}: {status['error'] or 'no error recorded'}")
+        st.error(
+            f"Judge job {started['job_id']} ended {status['state']}: {status['error'] or 'no error recorded'}"
+        )
         return
     new_run = status["run_id"]
     st.success(f"Job {started['job_id']} finished: new run {new_run} ({status['done']} answers).")
@@ -125,7 +151,13 @@ def _outcome(started: dict) -> None:
     flipped = views_verdicts.run_diff(store, started["baseline"], new_run)
     overlap = views_verdicts.run_overlap(store, started["baseline"], new_run)
     st.metric("Flipped against the previous run", f"{len(flipped)} of {overlap}")
-    st.caption(f"previous run {started['baseline']}"
-               + ("" if started.get("same_judge") else " (a different judge: this judge had no earlier run)")
-               + f" → new run {new_run}")
+    st.caption(
+        f"previous run {started['baseline']}"
+        + (
+            ""
+            if started.get("same_judge")
+            else " (a different judge: this judge had no earlier run)"
+        )
+        + f" → new run {new_run}"
+    )
     st.dataframe(flipped, hide_index=True, width="stretch", key="judge_job_diff")

@@ -7,13 +7,23 @@ from pages.common import query
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
 st.title("StoryScope")
-st.caption("Long-form movie/TV question answering: LF-VideoQA and StoryVideoQA, built, graded, explored.")
+st.caption(
+    "Long-form movie/TV question answering: LF-VideoQA and StoryVideoQA, built, graded, explored."
+)
 
 counts = query(stats.overview_counts)
 columns = st.columns(6)
-for column, (label, key) in zip(columns, [("Films & episodes", "films"), ("Questions", "questions"),
-                                          ("Settings", "settings"), ("Judges", "judges"),
-                                          ("MCQ questions", "mcq_questions"), ("Runs", "runs")]):
+for column, (label, key) in zip(
+    columns,
+    [
+        ("Films & episodes", "films"),
+        ("Questions", "questions"),
+        ("Settings", "settings"),
+        ("Judges", "judges"),
+        ("MCQ questions", "mcq_questions"),
+        ("Runs", "runs"),
+    ],
+):
     column.metric(label, f"{counts[key]:,}")
 
 st.subheader("Datasets")
@@ -21,8 +31,12 @@ datasets = query(stats.datasets_overview)
 if datasets.empty:
     st.info("The store is empty. Build the demo store with `storyscope demo` or import a dataset.")
 else:
-    st.dataframe(datasets, hide_index=True, width="stretch",
-                 column_config={"reported_by_paper": st.column_config.CheckboxColumn("reported by paper")})
+    st.dataframe(
+        datasets,
+        hide_index=True,
+        width="stretch",
+        column_config={"reported_by_paper": st.column_config.CheckboxColumn("reported by paper")},
+    )
 
 left, right = st.columns(2)
 with left:
@@ -58,20 +72,40 @@ st.subheader("Explore")
 explore = query(views_film.films_to_explore)
 for _, film in explore.iterrows():
     cols = st.columns([3, 1, 1, 1, 1, 1])
-    cols[0].markdown(f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} beliefs")
+    cols[0].markdown(
+        f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} beliefs"
+    )
     cols[1].page_link("pages/film_page.py", label="Film", query_params={"film": film["film_id"]})
-    cols[2].page_link("pages/beliefs_page.py", label="Beliefs", query_params={"film": film["film_id"]},
-                      disabled=not film["beliefs"])
-    cols[3].page_link("pages/questions_page.py", label="Questions", query_params={"film": film["film_id"]},
-                      disabled=not film["questions"])
-    cols[4].page_link("pages/verdicts_page.py", label="Verdicts", query_params={"film": film["film_id"]},
-                      disabled=not film["questions"])
-    cols[5].page_link("pages/plottree_page.py", label="PlotTree", query_params={"film": film["film_id"]},
-                      disabled=not film["has_tree"])
+    cols[2].page_link(
+        "pages/beliefs_page.py",
+        label="Beliefs",
+        query_params={"film": film["film_id"]},
+        disabled=not film["beliefs"],
+    )
+    cols[3].page_link(
+        "pages/questions_page.py",
+        label="Questions",
+        query_params={"film": film["film_id"]},
+        disabled=not film["questions"],
+    )
+    cols[4].page_link(
+        "pages/verdicts_page.py",
+        label="Verdicts",
+        query_params={"film": film["film_id"]},
+        disabled=not film["questions"],
+    )
+    cols[5].page_link(
+        "pages/plottree_page.py",
+        label="PlotTree",
+        query_params={"film": film["film_id"]},
+        disabled=not film["has_tree"],
+    )
 if not by_type.empty:
     type_links = st.columns(min(11, len(by_type["qtype"].unique())))
     for column, qtype in zip(type_links, sorted(by_type["qtype"].unique())):
-        column.page_link("pages/questions_page.py", label=f"{qtype} questions", query_params={"qtype": qtype})
+        column.page_link(
+            "pages/questions_page.py", label=f"{qtype} questions", query_params={"qtype": qtype}
+        )
 links = st.columns(4)
 links[0].page_link("pages/distributions_page.py", label="Distributions")
 links[1].page_link("pages/qlab_page.py", label="Question Lab")

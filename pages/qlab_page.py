@@ -18,26 +18,43 @@ with checks_tab:
     if check_runs.empty:
         st.caption("No question checks yet: run `storyscope check-questions`.")
     else:
-        labels = {r: f"{r} · {p}/{n} passed" for r, p, n in
-                  zip(check_runs["run_id"], check_runs["passed"], check_runs["questions"])}
-        check_run = url_selectbox("Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get)
+        labels = {
+            r: f"{r} · {p}/{n} passed"
+            for r, p, n in zip(check_runs["run_id"], check_runs["passed"], check_runs["questions"])
+        }
+        check_run = url_selectbox(
+            "Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get
+        )
         results = query(qgen_lab.check_results, check_run)
         violations = query(qgen_lab.name_budget_violations, check_run)
         cols = st.columns(4)
         cols[0].metric("Checked", len(results))
         cols[1].metric("Passed", int(results["passed"].sum()))
-        cols[2].metric(f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum()))
+        cols[2].metric(
+            f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum())
+        )
         cols[3].metric("Name-budget violations", len(violations))
         counts = query(qgen_lab.failure_counts, check_run)
         st.dataframe(counts, hide_index=True, key="failure_counts")
         chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
-        st.dataframe(query(qgen_lab.check_failures, check_run, tuple(chosen), 500), hide_index=True,
-                     width="stretch", key="failures")
+        st.dataframe(
+            query(qgen_lab.check_failures, check_run, tuple(chosen), 500),
+            hide_index=True,
+            width="stretch",
+            key="failures",
+        )
         st.plotly_chart(leak_histogram(results, LEAK_THRESHOLD), key="leak_histogram")
         if not violations.empty:
-            st.markdown("**Name-budget violations** (names the film has not yet spoken at the anchor)")
-            st.dataframe(violations[["question_id", "qtype"]].assign(
-                name_violations=violations["name_violations"].map(", ".join)), hide_index=True, key="violations")
+            st.markdown(
+                "**Name-budget violations** (names the film has not yet spoken at the anchor)"
+            )
+            st.dataframe(
+                violations[["question_id", "qtype"]].assign(
+                    name_violations=violations["name_violations"].map(", ".join)
+                ),
+                hide_index=True,
+                key="violations",
+            )
 
 with analytics_tab:
     runs = query(qgen_lab.analytics_runs)
@@ -55,10 +72,20 @@ with analytics_tab:
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
-        st.dataframe(query(qgen_lab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity")
+        st.dataframe(
+            query(qgen_lab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity"
+        )
     with right:
         kinds = query(qgen_lab.self_bleu, run_id)["qtype"].tolist() or ["*"]
-        frame_type = url_selectbox("Opening frames of type", kinds, key="frame_type",
-                                   format_func=lambda t: "all questions" if t == "*" else t)
-        st.dataframe(query(qgen_lab.opening_frames_of_type, run_id, frame_type), hide_index=True, width="stretch",
-                     key="frames")
+        frame_type = url_selectbox(
+            "Opening frames of type",
+            kinds,
+            key="frame_type",
+            format_func=lambda t: "all questions" if t == "*" else t,
+        )
+        st.dataframe(
+            query(qgen_lab.opening_frames_of_type, run_id, frame_type),
+            hide_index=True,
+            width="stretch",
+            key="frames",
+        )

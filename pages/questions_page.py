@@ -7,7 +7,7 @@ from data_access import views_questions
 from pages.common import query
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
 from pages.generate_button import generate_panel, run_filter
-from viz.questions import (evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown)
+from viz.questions import evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown
 
 st.title("Questions")
 
@@ -21,35 +21,65 @@ if facets.empty:
         generate_panel(film_id)
     st.stop()
 columns = st.columns(6)
-qtypes = url_multiselect("Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0])
-centers = url_multiselect("Center character", sorted(facets["center"].unique()), key="center",
-                          container=columns[1])
-statuses = url_multiselect("Status", sorted(facets["status"].unique()), key="status", container=columns[2])
-sources = url_multiselect("Source", sorted(facets["source"].unique()), key="source", container=columns[3])
-check_choice = url_selectbox("Checks (latest run)", ["any", "passed", "failed", "unchecked"], key="checks",
-                             container=columns[4])
+qtypes = url_multiselect(
+    "Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0]
+)
+centers = url_multiselect(
+    "Center character", sorted(facets["center"].unique()), key="center", container=columns[1]
+)
+statuses = url_multiselect(
+    "Status", sorted(facets["status"].unique()), key="status", container=columns[2]
+)
+sources = url_multiselect(
+    "Source", sorted(facets["source"].unique()), key="source", container=columns[3]
+)
+check_choice = url_selectbox(
+    "Checks (latest run)",
+    ["any", "passed", "failed", "unchecked"],
+    key="checks",
+    container=columns[4],
+)
 run_id = run_filter(film_id, container=columns[5])
 
-listed = query(views_questions.questions_list, film_id, tuple(qtypes), tuple(centers), tuple(statuses),
-               tuple(sources), None if check_choice == "any" else check_choice, run_id=run_id)
-st.caption(f"{len(listed)} questions" + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT
-                                           else ""))
-st.dataframe(listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table")
-with st.expander(GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state):
+listed = query(
+    views_questions.questions_list,
+    film_id,
+    tuple(qtypes),
+    tuple(centers),
+    tuple(statuses),
+    tuple(sources),
+    None if check_choice == "any" else check_choice,
+    run_id=run_id,
+)
+st.caption(
+    f"{len(listed)} questions"
+    + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT else "")
+)
+st.dataframe(
+    listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table"
+)
+with st.expander(
+    GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state
+):
     generate_panel(film_id, qtypes, centers)
 if listed.empty:
     st.stop()
 
 texts = dict(zip(listed["question_id"], listed["qtype"] + " · " + listed["text"]))
-question_id = url_selectbox("Question", list(listed["question_id"]), key="q",
-                            format_func=lambda q: f"{q} — {texts[q]}")
+question_id = url_selectbox(
+    "Question", list(listed["question_id"]), key="q", format_func=lambda q: f"{q} — {texts[q]}"
+)
 detail = query(views_questions.question_detail, question_id)
 rubric = query(views_questions.rubric, question_id)
 evidence = query(views_questions.evidence_map, question_id)
 
-st.subheader(f"{detail['qtype']} · {detail['title']}" + (f" ({detail['year']})" if detail["year"] else ""))
-st.markdown(f"center character: **{detail['center']}** · status: **{detail['status']}** · "
-            f"source: {detail['source']} · {evidence_summary(rubric, evidence)}")
+st.subheader(
+    f"{detail['qtype']} · {detail['title']}" + (f" ({detail['year']})" if detail["year"] else "")
+)
+st.markdown(
+    f"center character: **{detail['center']}** · status: **{detail['status']}** · "
+    f"source: {detail['source']} · {evidence_summary(rubric, evidence)}"
+)
 st.markdown(f"**question:** {detail['text']}")
 if detail["gold"]:
     st.markdown(f"**gold answer:** {detail['gold']}")

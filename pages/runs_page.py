@@ -22,7 +22,7 @@ def _active(jobs) -> bool:
 def _jobs():
     from pages.common import current_store
 
-    return views_runs.jobs_table(current_store())     # uncached on purpose: progress moves
+    return views_runs.jobs_table(current_store())  # uncached on purpose: progress moves
 
 
 polling_running = _active(_jobs())
@@ -33,14 +33,23 @@ def jobs_panel() -> None:
     """Jobs with progress; polled so a running job's counters move without a click."""
     jobs = _jobs()
     if _active(jobs) != polling_running:
-        st.rerun()          # a job started or ended: redraw the page (runs table, poll interval)
+        st.rerun()  # a job started or ended: redraw the page (runs table, poll interval)
     st.subheader("Jobs")
     if jobs.empty:
-        st.caption("No jobs yet. Judge and generation jobs started from the CLI or the app show here.")
+        st.caption(
+            "No jobs yet. Judge and generation jobs started from the CLI or the app show here."
+        )
         return
-    st.dataframe(jobs, hide_index=True, width="stretch", key="jobs_table",
-                 column_config={"progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=1),
-                                "cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
+    st.dataframe(
+        jobs,
+        hide_index=True,
+        width="stretch",
+        key="jobs_table",
+        column_config={
+            "progress": st.column_config.ProgressColumn("progress", min_value=0, max_value=1),
+            "cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f"),
+        },
+    )
 
 
 jobs_panel()
@@ -49,31 +58,49 @@ st.subheader("Runs")
 facets = query(views_runs.run_facets)
 left, right = st.columns(2)
 steps = url_multiselect("Step", sorted(facets["step"].unique()), key="step", container=left)
-statuses = url_multiselect("Status", sorted(facets["status"].unique()), key="status", container=right)
+statuses = url_multiselect(
+    "Status", sorted(facets["status"].unique()), key="status", container=right
+)
 runs = query(views_runs.runs_table, tuple(steps), tuple(statuses))
 cols = st.columns(4)
 cols[0].metric("Runs shown", len(runs))
 cols[1].metric("Tokens", f"{int(runs['tokens'].sum()):,}")
 cols[2].metric("Cost (USD)", f"{runs['cost_usd'].sum():.4f}")
 cols[3].metric("Cache hits", f"{int(runs['cache_hits'].sum())} of {int(runs['calls'].sum())} calls")
-st.dataframe(runs, hide_index=True, width="stretch", key="runs_table",
-             column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")})
+st.dataframe(
+    runs,
+    hide_index=True,
+    width="stretch",
+    key="runs_table",
+    column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
+)
 if runs.empty:
     st.stop()
 
-run_id = url_selectbox("Run", list(runs["run_id"]), key="run",
-                       format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'status']}")
+run_id = url_selectbox(
+    "Run",
+    list(runs["run_id"]),
+    key="run",
+    format_func=lambda r: f"{r} · {runs.set_index('run_id').loc[r, 'status']}",
+)
 detail = query(views_runs.run_detail, run_id)
-st.markdown(f"**{detail['step']}** · backend `{detail['backend']}`" + (f" · model `{detail['model']}`" if detail["model"] else "")
-            + f" · {detail['status']} · items {detail['n_items']} · failed {detail['n_failed']}")
+st.markdown(
+    f"**{detail['step']}** · backend `{detail['backend']}`"
+    + (f" · model `{detail['model']}`" if detail["model"] else "")
+    + f" · {detail['status']} · items {detail['n_items']} · failed {detail['n_failed']}"
+)
 st.json(detail["params"] or "{}", expanded=False)
 calls = query(views_runs.run_calls, run_id)
 if calls.empty:
     st.caption("This run made no LLM calls.")
 else:
     failed = calls[calls["status"] != "ok"]
-    st.markdown(f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)")
+    st.markdown(
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+    )
     for _, call in failed.iterrows():
         with st.expander(f"failed: {call['item_id']} — {call['error']}"):
             st.code(call["raw_reply"] or "(no reply)", language="json")
-    st.dataframe(calls.drop(columns=["raw_reply"]), hide_index=True, width="stretch", key="calls_table")
+    st.dataframe(
+        calls.drop(columns=["raw_reply"]), hide_index=True, width="stretch", key="calls_table"
+    )

@@ -8,8 +8,14 @@ from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
-from viz.verdicts import (METRIC_LABELS, answer_markdown, metrics_figure, metrics_table, type_table,
-                          verdict_grid_figure)
+from viz.verdicts import (
+    METRIC_LABELS,
+    answer_markdown,
+    metrics_figure,
+    metrics_table,
+    type_table,
+    verdict_grid_figure,
+)
 
 st.title("Verdicts")
 
@@ -20,15 +26,32 @@ if judges.empty:
     st.stop()
 
 top = st.columns(4)
-judge_id = url_selectbox("Judge (for metrics)", list(judges["judge_id"]), key="judge", container=top[0])
+judge_id = url_selectbox(
+    "Judge (for metrics)", list(judges["judge_id"]), key="judge", container=top[0]
+)
 settings = query(views_verdicts.settings_list)
 labels = dict(zip(settings["setting_id"], settings["label"]))
-chosen_settings = url_multiselect("Settings", list(settings["setting_id"]), key="setting", container=top[1],
-                                  format_func=labels.get)
-qtypes = url_multiselect("Types", ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"],
-                         key="qtype", container=top[2])
-order_by = url_selectbox("Order settings by", list(METRIC_LABELS), key="order", default="f1",
-                         container=top[3], format_func=METRIC_LABELS.get)
+chosen_settings = url_multiselect(
+    "Settings",
+    list(settings["setting_id"]),
+    key="setting",
+    container=top[1],
+    format_func=labels.get,
+)
+qtypes = url_multiselect(
+    "Types",
+    ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"],
+    key="qtype",
+    container=top[2],
+)
+order_by = url_selectbox(
+    "Order settings by",
+    list(METRIC_LABELS),
+    key="order",
+    default="f1",
+    container=top[3],
+    format_func=METRIC_LABELS.get,
+)
 
 # A section switch bound to the URL rather than tabs: Streamlit runs every tab's code, and the
 # agreement and metrics sections aggregate the whole slice — only the shown section queries.
@@ -42,40 +65,68 @@ if section == "Claims × settings":
         st.caption("No answered questions in this slice.")
     else:
         texts = dict(zip(questions["question_id"], questions["qtype"] + " · " + questions["text"]))
-        question_id = url_selectbox("Question", list(questions["question_id"]), key="q",
-                                    format_func=lambda q: f"{q} — {texts[q]}")
+        question_id = url_selectbox(
+            "Question",
+            list(questions["question_id"]),
+            key="q",
+            format_func=lambda q: f"{q} — {texts[q]}",
+        )
         run_labels = dict(zip(runs["run_id"], runs["label"]))
-        run_id = url_selectbox("Judge run", list(runs["run_id"]), key="run", format_func=run_labels.get)
+        run_id = url_selectbox(
+            "Judge run", list(runs["run_id"]), key="run", format_func=run_labels.get
+        )
         grid = query(views_verdicts.verdict_grid, question_id, run_id)
         if chosen_settings:
             grid = grid[grid["setting_id"].isin(chosen_settings)]
         cores = verdict_metrics.core_counts(grid)
-        st.plotly_chart(verdict_grid_figure(grid, dict(zip(cores["setting"], cores["label"]))),
-                        key="verdict_grid")
-        st.caption(" · ".join(f"{s}: {label}" for s, label in zip(cores["setting"], cores["label"])))
+        st.plotly_chart(
+            verdict_grid_figure(grid, dict(zip(cores["setting"], cores["label"]))),
+            key="verdict_grid",
+        )
+        st.caption(
+            " · ".join(f"{s}: {label}" for s, label in zip(cores["setting"], cores["label"]))
+        )
         answers = query(views_verdicts.answers_of_question, question_id)
         if chosen_settings:
             answers = answers[answers["setting_id"].isin(chosen_settings)]
-        for column, (_, answer) in zip(st.columns(max(1, min(4, len(answers)))), answers.iterrows()):
+        for column, (_, answer) in zip(
+            st.columns(max(1, min(4, len(answers)))), answers.iterrows()
+        ):
             with column:
                 st.markdown(f"**{answer['setting']}**")
-                st.markdown(answer_markdown(answer["text"], grid[grid["setting_id"] == answer["setting_id"]]))
+                st.markdown(
+                    answer_markdown(
+                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]]
+                    )
+                )
 
 elif section == "Metrics":
     # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
     the_slice = (judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
-    by_setting = derived(verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice)
+    by_setting = derived(
+        verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice
+    )
     if by_setting.empty:
         st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
     else:
         reported = query(views_verdicts.reported_figures)
-        st.markdown(f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)")
-        st.dataframe(metrics_table(by_setting, reported, order_by), hide_index=True, width="stretch",
-                     key="metrics_table")
+        st.markdown(
+            f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
+        )
+        st.dataframe(
+            metrics_table(by_setting, reported, order_by),
+            hide_index=True,
+            width="stretch",
+            key="metrics_table",
+        )
         st.plotly_chart(metrics_figure(by_setting, order_by, reported), key="metrics_figure")
         st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
-        by_type = derived(verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice)
-        st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
+        by_type = derived(
+            verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
+        )
+        st.dataframe(
+            type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table"
+        )
 
 elif section == "Agreement":
     confusions = query(views_verdicts.agreement_confusions, film_id)
@@ -83,7 +134,9 @@ elif section == "Agreement":
         st.caption("Agreement needs at least two judges on the same claims.")
     else:
         pairs = verdict_metrics.kappa_pairs(confusions)
-        alpha = verdict_metrics.alpha_from_patterns(query(views_verdicts.agreement_patterns, film_id))
+        alpha = verdict_metrics.alpha_from_patterns(
+            query(views_verdicts.agreement_patterns, film_id)
+        )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
 
@@ -93,10 +146,22 @@ else:
     else:
         run_labels = dict(zip(runs["run_id"], runs["label"]))
         left, right = st.columns(2)
-        run_a = url_selectbox("Run A", list(runs["run_id"]), key="run_a", default=runs["run_id"].iloc[1],
-                              format_func=run_labels.get, container=left)
-        run_b = url_selectbox("Run B", list(runs["run_id"]), key="run_b", default=runs["run_id"].iloc[0],
-                              format_func=run_labels.get, container=right)
+        run_a = url_selectbox(
+            "Run A",
+            list(runs["run_id"]),
+            key="run_a",
+            default=runs["run_id"].iloc[1],
+            format_func=run_labels.get,
+            container=left,
+        )
+        run_b = url_selectbox(
+            "Run B",
+            list(runs["run_id"]),
+            key="run_b",
+            default=runs["run_id"].iloc[0],
+            format_func=run_labels.get,
+            container=right,
+        )
         flipped = query(views_verdicts.run_diff, run_a, run_b)
         overlap = query(views_verdicts.run_overlap, run_a, run_b)
         st.metric("Flipped claims", f"{len(flipped)} of {overlap}")

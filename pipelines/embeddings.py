@@ -96,8 +96,11 @@ def embed_texts(texts: list[str], batch_size: int = 64) -> np.ndarray:
     if not texts:
         return np.zeros((0, embedding_dim()), dtype=np.float32)
     vectors = sentence_model().encode(
-        list(texts), batch_size=batch_size, convert_to_numpy=True,
-        normalize_embeddings=True, show_progress_bar=False,
+        list(texts),
+        batch_size=batch_size,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+        show_progress_bar=False,
     )
     return vectors.astype(np.float32, copy=False)
 

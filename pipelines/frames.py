@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 
-def read_thumbnails(video_path: str, times_s: list[float], width: int = 320) -> list[np.ndarray | None]:
+def read_thumbnails(
+    video_path: str, times_s: list[float], width: int = 320
+) -> list[np.ndarray | None]:
     """One RGB frame per time (None where the video has no frame there), scaled to `width`.
 
     Args:

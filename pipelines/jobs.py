@@ -95,9 +95,16 @@ def run_job_here(store: Store, job_id: str) -> str:
     try:
         outcome = _resolve(job["kind"])(ctx)
     except Exception as exc:  # noqa: BLE001 - the job row must say why it failed
-        job_rows.set_state(store, job_id, "failed",
-                           error=redact(f"{type(exc).__name__}: {exc}", os.environ.get(
-                               "STORYSCOPE_LLM_API_KEY"), os.environ.get("OPENAI_API_KEY")))
+        job_rows.set_state(
+            store,
+            job_id,
+            "failed",
+            error=redact(
+                f"{type(exc).__name__}: {exc}",
+                os.environ.get("STORYSCOPE_LLM_API_KEY"),
+                os.environ.get("OPENAI_API_KEY"),
+            ),
+        )
         return "failed"
     state = "stopped" if outcome == "stopped" else "finished"
     job_rows.set_state(store, job_id, state)
@@ -108,19 +115,32 @@ def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) ->
     if mode == "inline":
         run_job_here(store, job_id)
     elif mode == "thread":
-        thread = threading.Thread(target=run_job_here, args=(store, job_id), daemon=True,
-                                  name=f"job-{job_id}")
+        thread = threading.Thread(
+            target=run_job_here, args=(store, job_id), daemon=True, name=f"job-{job_id}"
+        )
         _threads[job_id] = thread
         thread.start()
     elif mode == "subprocess":
         job_rows.set_state(store, job_id, "queued")
         # Output goes nowhere: an unread pipe fills up and blocks the child (model loading
         # prints progress bars); the job row carries state, progress and the redacted error.
-        command = [sys.executable, "-m", "pipelines", "jobs", "run", job_id,
-                   "--store", str(store.path)]
-        process = subprocess.Popen(command, env={**os.environ, **(env or {})},
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True)
+        command = [
+            sys.executable,
+            "-m",
+            "pipelines",
+            "jobs",
+            "run",
+            job_id,
+            "--store",
+            str(store.path),
+        ]
+        process = subprocess.Popen(
+            command,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         _children[job_id] = process
         job_rows.set_pid_if_queued(store, job_id, process.pid)
     else:
@@ -130,8 +150,13 @@ def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) ->
 _children: dict[str, subprocess.Popen] = {}
 
 
-def start_job(store: Store, kind: str, params: dict[str, Any], mode: str = "thread",
-              env: dict[str, str] | None = None) -> str:
+def start_job(
+    store: Store,
+    kind: str,
+    params: dict[str, Any],
+    mode: str = "thread",
+    env: dict[str, str] | None = None,
+) -> str:
     """Record a job and run it (see module docstring); returns the job id."""
     _resolve(kind)  # fail now, not in the background, on an unknown kind
     job_id = job_rows.create_job(store, kind, params)
@@ -177,13 +202,15 @@ def job_status(store: Store, job_id: str) -> dict[str, Any]:
     return job
 
 
-def resume_job(store: Store, job_id: str, mode: str = "thread",
-               env: dict[str, str] | None = None) -> None:
+def resume_job(
+    store: Store, job_id: str, mode: str = "thread", env: dict[str, str] | None = None
+) -> None:
     """Run an interrupted, failed or stopped job again under its run."""
     status = job_status(store, job_id)
     if not status["resumable"]:
-        raise ValueError(f"job {job_id} is {status['state']}; only interrupted, failed or"
-                         " stopped jobs resume")
+        raise ValueError(
+            f"job {job_id} is {status['state']}; only interrupted, failed or stopped jobs resume"
+        )
     job_rows.clear_stop(store, job_id)
     _launch(store, job_id, mode, env)
 

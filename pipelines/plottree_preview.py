@@ -24,15 +24,18 @@ class RetrievalPreview:
 
     backend: str
     model: str
-    nodes: pd.DataFrame     # node_id, level, start_s, end_s, score, summary (chronological)
+    nodes: pd.DataFrame  # node_id, level, start_s, end_s, score, summary (chronological)
     context: str
 
 
 def _node_vectors(nodes: pd.DataFrame, stored: pd.DataFrame) -> np.ndarray:
     from pipelines.embeddings import embed_texts
 
-    known = {n: np.asarray(v, dtype=np.float32) for n, v in zip(stored["node_id"], stored["vector"])} \
-        if not stored.empty else {}
+    known = (
+        {n: np.asarray(v, dtype=np.float32) for n, v in zip(stored["node_id"], stored["vector"])}
+        if not stored.empty
+        else {}
+    )
     missing = [n for n in nodes["node_id"] if n not in known]
     if missing:
         summaries = nodes.set_index("node_id").loc[missing, "summary"].fillna("").tolist()
@@ -41,8 +44,9 @@ def _node_vectors(nodes: pd.DataFrame, stored: pd.DataFrame) -> np.ndarray:
     return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
 
 
-def retrieve(question: str, nodes: pd.DataFrame, top_m: int = 3,
-             stored: pd.DataFrame | None = None) -> RetrievalPreview:
+def retrieve(
+    question: str, nodes: pd.DataFrame, top_m: int = 3, stored: pd.DataFrame | None = None
+) -> RetrievalPreview:
     """Score every node against `question`, keep the top `top_m`, build the context.
 
     Args:
@@ -60,4 +64,6 @@ def retrieve(question: str, nodes: pd.DataFrame, top_m: int = 3,
     chronological = top.sort_values(["start_s", "level"], ascending=[True, False])
     context = "\n".join(f"[{row.node_id}] {row.summary}" for row in chronological.itertuples())
     columns = ["node_id", "level", "start_s", "end_s", "score", "summary"]
-    return RetrievalPreview(BACKEND, MODEL_NAME, chronological[columns].reset_index(drop=True), context)
+    return RetrievalPreview(
+        BACKEND, MODEL_NAME, chronological[columns].reset_index(drop=True), context
+    )

@@ -18,8 +18,12 @@ from pipelines.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from pipelines.metrics.tables import interval_rows
 
 
-def slice_metrics(counts: pd.DataFrame, by_type: bool = False, resamples: int = DEFAULT_RESAMPLES,
-                  seed: int = DEFAULT_SEED) -> pd.DataFrame:
+def slice_metrics(
+    counts: pd.DataFrame,
+    by_type: bool = False,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> pd.DataFrame:
     """Question means of recall, precision, F1 and contradiction with 95% bootstrap intervals.
 
     Args:
@@ -37,8 +41,12 @@ def slice_metrics(counts: pd.DataFrame, by_type: bool = False, resamples: int = 
     labels = dict(zip(counts["setting_id"], counts["setting_label"]))
     out = []
     for row in rows:
-        flat = {"setting_id": row["setting"], "setting": labels.get(row["setting"], row["setting"]),
-                "qtype": row["type"], "questions": row["n"]}
+        flat = {
+            "setting_id": row["setting"],
+            "setting": labels.get(row["setting"], row["setting"]),
+            "qtype": row["type"],
+            "questions": row["n"],
+        }
         for metric in METRICS:
             low, high = row[f"{metric}_ci"]
             flat[metric] = np.nan if row[metric] is None else row[metric]
@@ -66,12 +74,23 @@ def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (a, b), part in confusions.groupby(["judge_a", "judge_b"], sort=True):
         labels = sorted(set(part["verdict_a"]) | set(part["verdict_b"]))
-        table = (part.pivot_table(index="verdict_a", columns="verdict_b", values="n", aggfunc="sum")
-                 .reindex(index=labels, columns=labels, fill_value=0).fillna(0).to_numpy(float))
+        table = (
+            part.pivot_table(index="verdict_a", columns="verdict_b", values="n", aggfunc="sum")
+            .reindex(index=labels, columns=labels, fill_value=0)
+            .fillna(0)
+            .to_numpy(float)
+        )
         items = int(table.sum())
         kappa = float(cohens_kappa(table).kappa) if len(labels) > 1 else float("nan")
-        rows.append({"judge_a": a, "judge_b": b, "items": items,
-                     "agreement": float(np.trace(table) / items) if items else float("nan"), "kappa": kappa})
+        rows.append(
+            {
+                "judge_a": a,
+                "judge_b": b,
+                "items": items,
+                "agreement": float(np.trace(table) / items) if items else float("nan"),
+                "kappa": kappa,
+            }
+        )
     return pd.DataFrame(rows, columns=["judge_a", "judge_b", "items", "agreement", "kappa"])
 
 
@@ -90,6 +109,7 @@ def core_counts(grid: pd.DataFrame) -> pd.DataFrame:
     """Per setting of one question: asserted core claims over core claims ("1/2 core")."""
     core = grid[grid["role"] == "core"]
     out = core.groupby("setting", sort=True).agg(
-        core=("ord", "count"), asserted_core=("verdict", lambda v: int((v == "asserted").sum())))
+        core=("ord", "count"), asserted_core=("verdict", lambda v: int((v == "asserted").sum()))
+    )
     out["label"] = out["asserted_core"].astype(str) + "/" + out["core"].astype(str) + " core"
     return out.reset_index()

@@ -22,17 +22,18 @@ pytestmark = pytest.mark.realdata
 
 def _check_against_references(store, dataset: str) -> None:
     report = agreement_report(store, dataset)
-    wide = dataset_labels(store, dataset).pivot(index="item_id", columns="judge_id",
-                                                values="verdict")
+    wide = dataset_labels(store, dataset).pivot(
+        index="item_id", columns="judge_id", values="verdict"
+    )
     for pair in report.pairs:
         both = wide[[pair["a"], pair["b"]]].dropna()
         assert pair["n"] == len(both)
-        assert pair["kappa"] == pytest.approx(cohen_kappa_score(both[pair["a"]], both[pair["b"]]),
-                                              abs=1e-9)
+        assert pair["kappa"] == pytest.approx(
+            cohen_kappa_score(both[pair["a"]], both[pair["b"]]), abs=1e-9
+        )
     codes = {v: i for i, v in enumerate(sorted(set(wide.stack().dropna())))}
     numeric = wide.apply(lambda col: col.map(codes)).to_numpy(float)
-    expected_alpha = krippendorff.alpha(reliability_data=numeric.T,
-                                        level_of_measurement="nominal")
+    expected_alpha = krippendorff.alpha(reliability_data=numeric.T, level_of_measurement="nominal")
     assert report.alpha == pytest.approx(expected_alpha, abs=1e-9)
     if wide.shape[1] >= 3:
         complete = numeric[~np.isnan(numeric).any(axis=1)].astype(int)
@@ -57,8 +58,9 @@ def test_storysumm_sentence_and_summary_agreement(store, shared_data):
 def test_agreement_cli_json(store, store_path, shared_data):
     import_storysumm(store, shared_data / "storysumm")
     load_commands()
-    result = CliRunner().invoke(app, ["agreement", "--store", str(store_path), "--dataset",
-                                      "storysumm-summary", "--json"])
+    result = CliRunner().invoke(
+        app, ["agreement", "--store", str(store_path), "--dataset", "storysumm-summary", "--json"]
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert list(payload) == ["pairs", "fleiss", "alpha"]
@@ -81,23 +83,42 @@ def test_fables_human_vs_lexical_evidence(store, shared_data, tmp_path):
 def test_fables_full_human_labels(store, shared_data):
     report = import_fables(store, shared_data / "fables" / "FABLES.json")
     assert report.claims == 3158 and report.books == 26 and report.summaries == 130
-    assert report.by_label == {"asserted": 2422, "partial": 419, "contradicted": 247,
-                               "unverifiable": 70}
+    assert report.by_label == {
+        "asserted": 2422,
+        "partial": 419,
+        "contradicted": 247,
+        "unverifiable": 70,
+    }
     with pytest.raises(ValueError, match="one judge only"):
         agreement_report(store, "fables")
 
 
 def test_bad_input_names_record_and_field_and_changes_nothing(store, tmp_path):
     bad = tmp_path / "FABLES.json"
-    bad.write_text(json.dumps({"FABLES": {"Book": {"GPT-4": {"claims": {
-        "0": {"claim": "x", "label": "Yes"}, "1": {"claim": "y", "label": "Maybe"}}}}}}))
+    bad.write_text(
+        json.dumps(
+            {
+                "FABLES": {
+                    "Book": {
+                        "GPT-4": {
+                            "claims": {
+                                "0": {"claim": "x", "label": "Yes"},
+                                "1": {"claim": "y", "label": "Maybe"},
+                            }
+                        }
+                    }
+                }
+            }
+        )
+    )
     before = store.scalar("SELECT count(*) FROM claim_verdicts")
     with pytest.raises(ImportError_, match=r"book 'Book', model 'GPT-4', claim '1'.*'label'"):
         import_fables(store, bad)
     directory = tmp_path / "ss"
     directory.mkdir()
-    (directory / "storysumm.json").write_text('{"a": {"label": 1, "summary": ["s"], '
-                                              '"errors": [2]}}')
+    (directory / "storysumm.json").write_text(
+        '{"a": {"label": 1, "summary": ["s"], "errors": [2]}}'
+    )
     with pytest.raises(ImportError_, match=r"record 'a' field 'errors\[0\]'"):
         import_storysumm(store, directory)
     (directory / "storysumm.json").write_text('{"a": {"label": 1,,}}')

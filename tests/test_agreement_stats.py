@@ -9,8 +9,14 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from pipelines.agreement.stats import (category_counts, cohen_kappa, confusion, fleiss_kappa,
-                                       krippendorff_alpha_nominal, raw_agreement)
+from pipelines.agreement.stats import (
+    category_counts,
+    cohen_kappa,
+    confusion,
+    fleiss_kappa,
+    krippendorff_alpha_nominal,
+    raw_agreement,
+)
 
 LABELS = np.array(["asserted", "contradicted", "omitted"])
 
@@ -18,8 +24,9 @@ LABELS = np.array(["asserted", "contradicted", "omitted"])
 def _ratings(seed: int, items: int, raters: int, missing: float = 0.0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, 3, items)
-    noisy = np.where(rng.random((items, raters)) < 0.7, truth[:, None],
-                     rng.integers(0, 3, (items, raters)))
+    noisy = np.where(
+        rng.random((items, raters)) < 0.7, truth[:, None], rng.integers(0, 3, (items, raters))
+    )
     frame = pd.DataFrame(LABELS[noisy]).astype(object)
     if missing:
         frame = frame.mask(rng.random(frame.shape) < missing)

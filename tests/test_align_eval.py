@@ -22,24 +22,61 @@ SCRIPT = [  # id, record type, scene, speaker, text
     ("6", "scene", "3", "", "A boat, later."),
     ("7", "dialog", "3", "TOMAS", "Goodbye, Mara."),
 ]
-CUES = ["Where were you last night?", "At the harbour,", "checking the boats.", "You're lying to me.",
-        "Get out!", "Goodbye."]
-AUTOMATIC_ROWS = ["2", "2", "3", "5", "5", "5"]            # a DTW that lags at the end
-HUMAN = [("1", "MARA"), ("1", "TOMAS"), ("1", "TOMAS"), ("2", "MARA"), ("2", "TOMAS (O.S.)"), ("3", "TOMAS")]
+CUES = [
+    "Where were you last night?",
+    "At the harbour,",
+    "checking the boats.",
+    "You're lying to me.",
+    "Get out!",
+    "Goodbye.",
+]
+AUTOMATIC_ROWS = ["2", "2", "3", "5", "5", "5"]  # a DTW that lags at the end
+HUMAN = [
+    ("1", "MARA"),
+    ("1", "TOMAS"),
+    ("1", "TOMAS"),
+    ("2", "MARA"),
+    ("2", "TOMAS (O.S.)"),
+    ("3", "TOMAS"),
+]
 
 
 def aligned_script() -> dict:
     """Sheets of one aligned-script file: subtitle, script, results, results_human."""
-    script = [{"Unnamed: 0": i, "record_type": kind, "scene_index": scene, "characters": who, "content": text}
-              for i, kind, scene, who, text in SCRIPT]
+    script = [
+        {
+            "Unnamed: 0": i,
+            "record_type": kind,
+            "scene_index": scene,
+            "characters": who,
+            "content": text,
+        }
+        for i, kind, scene, who, text in SCRIPT
+    ]
     by_id = {row["Unnamed: 0"]: row for row in script}
-    subtitle = [{"Unnamed: 0": str(i + 1), "start_time": f"00:00:0{i},000", "end_time": f"00:00:0{i},900",
-                 "dialog": text} for i, text in enumerate(CUES)]
-    automatic = [{**cue, "index_result": row, "scene_index": by_id[row]["scene_index"],
-                  "characters": by_id[row]["characters"]} for cue, row in zip(subtitle, AUTOMATIC_ROWS)]
+    subtitle = [
+        {
+            "Unnamed: 0": str(i + 1),
+            "start_time": f"00:00:0{i},000",
+            "end_time": f"00:00:0{i},900",
+            "dialog": text,
+        }
+        for i, text in enumerate(CUES)
+    ]
+    automatic = [
+        {
+            **cue,
+            "index_result": row,
+            "scene_index": by_id[row]["scene_index"],
+            "characters": by_id[row]["characters"],
+        }
+        for cue, row in zip(subtitle, AUTOMATIC_ROWS)
+    ]
     # the humans fix scene and speaker, and keep the automatic's row
-    human = [{**auto, "scene_index": scene, "characters": who, "consistent": "1"}
-             for auto, (scene, who) in zip(automatic, HUMAN)]
+    human = [
+        {**auto, "scene_index": scene, "characters": who, "consistent": "1"}
+        for auto, (scene, who) in zip(automatic, HUMAN)
+    ]
     return {"subtitle": subtitle, "script": script, "results": automatic, "results_human": human}
 
 
@@ -60,10 +97,10 @@ def test_scores_scene_and_speaker_the_humans_corrected(tmp_path):
     scene, speaker, row = (result.fields[name] for name in ("scene", "speaker", "row"))
     assert (scene.edited, speaker.edited, row.edited) == (1, 3, 0)
     assert scene.automatic == pytest.approx(5 / 6) and speaker.automatic == pytest.approx(3 / 6)
-    assert row.automatic == 1.0                                # the stale column: never edited
+    assert row.automatic == 1.0  # the stale column: never edited
     assert speaker.ours_on_edited == 1.0 and scene.ours_on_edited == 1.0
     assert scene.ours == pytest.approx(5 / 6) and speaker.ours == 1.0
-    assert result.stale_rows == 1                              # "Goodbye.": row 5 of scene 2, human scene 3
+    assert result.stale_rows == 1  # "Goodbye.": row 5 of scene 2, human scene 3
 
 
 def test_dtw_method_is_scored_the_same_way(tmp_path):
@@ -77,17 +114,20 @@ def test_unknown_method_is_refused(tmp_path):
         evaluate_file(_write(tmp_path, aligned_script()), "viterbi")
 
 
-@pytest.mark.parametrize(("label", "gold", "agree"), [
-    ("RED (V.O.)", "RED(V.O.)", True),
-    ("ANDY", "ANDY-RED", True),             # a two-speaker cue agrees with either speaker
-    ("HADLEY (CONT'D)", "HADLEY", True),
-    ("Mr. Smith", "MR SMITH", True),
-    ("GUARD #1", "GUARD 1", True),
-    ("(MORE)", "TOMMY", False),             # the release parser's page-break artefact names nobody
-    ("BOGS", "HEYWOOD", False),
-    ("", "", True),
-    ("RED", "", False),
-])
+@pytest.mark.parametrize(
+    ("label", "gold", "agree"),
+    [
+        ("RED (V.O.)", "RED(V.O.)", True),
+        ("ANDY", "ANDY-RED", True),  # a two-speaker cue agrees with either speaker
+        ("HADLEY (CONT'D)", "HADLEY", True),
+        ("Mr. Smith", "MR SMITH", True),
+        ("GUARD #1", "GUARD 1", True),
+        ("(MORE)", "TOMMY", False),  # the release parser's page-break artefact names nobody
+        ("BOGS", "HEYWOOD", False),
+        ("", "", True),
+        ("RED", "", False),
+    ],
+)
 def test_speaker_comparison(label, gold, agree):
     assert speakers_agree(label, gold) is agree
 
@@ -124,7 +164,12 @@ def test_reads_the_released_xlsx(tmp_path):
             sheet.append([row.get(key) for key in header])
     path = tmp_path / "GOT-S01E01.xlsx"
     book.save(path)
-    assert set(load_sheets(path)) == {"subtitle_S01E01", "script_S01E01", "results", "results_human"}
+    assert set(load_sheets(path)) == {
+        "subtitle_S01E01",
+        "script_S01E01",
+        "results",
+        "results_human",
+    }
     result = evaluate_file(path)
     assert (result.ours, result.automatic) == (pytest.approx(5 / 6), pytest.approx(3 / 6))
 
@@ -163,8 +208,11 @@ def test_ours_at_least_the_automatic_on_every_film(shared_data):
     results = [evaluate_file(folder / name) for name in FILMS]
     for result in results:
         cues, ours, automatic = FILMS[result.file]
-        assert (result.cues, result.ours, result.automatic) == (cues, pytest.approx(ours, abs=0.002),
-                                                                 pytest.approx(automatic, abs=0.002))
+        assert (result.cues, result.ours, result.automatic) == (
+            cues,
+            pytest.approx(ours, abs=0.002),
+            pytest.approx(automatic, abs=0.002),
+        )
         assert result.ours >= result.automatic, result.file
         assert result.fields["speaker"].ours > result.fields["speaker"].automatic, result.file
         # the humans' row column is the automatic's own answer on 96-99% of cues
@@ -196,6 +244,9 @@ def test_cli_json_and_text(tmp_path):
     assert set(summary) == {"files", "ours_mean", "automatic_mean"}
     assert (summary["files"][0]["ours"], summary["files"][0]["automatic"]) == (0.8333, 0.5)
     text = CliRunner().invoke(app, ["align-eval", str(path)])
-    assert text.exit_code == 0 and "films: ours 0.833  automatic 0.500  (ours >= automatic on 1 of 1 files)" in text.output
+    assert (
+        text.exit_code == 0
+        and "films: ours 0.833  automatic 0.500  (ours >= automatic on 1 of 1 files)" in text.output
+    )
     missing = CliRunner().invoke(app, ["align-eval", str(tmp_path / "absent.json")])
     assert missing.exit_code != 0 and "absent.json: no such file" in missing.output

@@ -15,20 +15,41 @@ def fixture_store(store):
 
 
 def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store):
-    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann", "Ben"], "belief": "Ann · F1"})
+    at = run_page(
+        REPO_ROOT,
+        "beliefs_page",
+        {"film": "lighthouse", "who": ["Ann", "Ben"], "belief": "Ann · F1"},
+    )
     assert not at.exception
     assert metrics(at) == {"Beliefs": "8", "False": "2", "Revisions": "2", "Meta-beliefs": "2"}
     lanes = figures(at)["belief_lanes"]
     shapes = [shape for shape in lanes.layout.shapes if shape.type == "rect"]
-    assert sum(shape.line.dash == "dash" for shape in shapes) == 2          # F1 (Ann), F2 (Ben)
-    assert sum(shape.name == "rejected" for shape in shapes) == 1           # Ann rejects Cara's T1
-    assert [a.name for a in lanes.layout.annotations] == ["revision:Ann · F1->Ann · B2",
-                                                          "revision:Ben · F2->Ben · B3"]
+    assert sum(shape.line.dash == "dash" for shape in shapes) == 2  # F1 (Ann), F2 (Ben)
+    assert sum(shape.name == "rejected" for shape in shapes) == 1  # Ann rejects Cara's T1
+    assert [a.name for a in lanes.layout.annotations] == [
+        "revision:Ann · F1->Ann · B2",
+        "revision:Ben · F2->Ben · B3",
+    ]
     kinds = {name: len(trace.x) for name, trace in traces(lanes).items()}
-    assert kinds == {"witnessed": 2, "told": 2, "inferred": 1, "false belief": 1, "revised": 2,
-                     "meta-belief": 2}
-    assert list(lanes.layout.yaxis.ticktext) == ["Ann · B1", "Ann · F1", "Ann · B3", "Ann · T1", "Ann · B2",
-                                                 "Ann · meta", "Ben · B1", "Ben · F2", "Ben · B3"]
+    assert kinds == {
+        "witnessed": 2,
+        "told": 2,
+        "inferred": 1,
+        "false belief": 1,
+        "revised": 2,
+        "meta-belief": 2,
+    }
+    assert list(lanes.layout.yaxis.ticktext) == [
+        "Ann · B1",
+        "Ann · F1",
+        "Ann · B3",
+        "Ann · T1",
+        "Ann · B2",
+        "Ann · meta",
+        "Ben · B1",
+        "Ben · F2",
+        "Ben · B3",
+    ]
     # the picked belief: told by Ben, false, revised in scene 4; its basis event and the
     # question whose evidence cites scene 1
     assert any("told by Ben" in m.value and "revised in S4" in m.value for m in at.markdown)
@@ -50,9 +71,11 @@ def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
     with fixture_store.transaction() as cursor:
         run_id = cursor.execute("SELECT DISTINCT run_id FROM beliefs").fetchone()[0]
         for n in range(70):
-            cursor.execute("INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content, run_id)"
-                           " VALUES ('lighthouse', ?, 'Ann', ?, 'inferred', ?, ?)",
-                           [f"X{n}", n % 6, f"extra belief {n}", run_id])
+            cursor.execute(
+                "INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content, run_id)"
+                " VALUES ('lighthouse', ?, 'Ann', ?, 'inferred', ?, ?)",
+                [f"X{n}", n % 6, f"extra belief {n}", run_id],
+            )
     at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": "Ann", "scenes": "4-5"})
     assert not at.exception
     assert at.select_slider(key="scenes").value == (4, 5)
@@ -61,4 +84,4 @@ def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
     # beliefs forming in scenes 4–5 (B2, X4, X5, X10, ...) and F1, revised in scene 4
     assert {"Ann · B2", "Ann · F1", "Ann · X4", "Ann · X5", "Ann · X11"} <= set(shown)
     assert "Ann · X0" not in shown and "Ann · B1" not in shown
-    assert len(shown) == 2 + 22 + 1                     # 11 X per scene, + the meta-belief lane (M2)
+    assert len(shown) == 2 + 22 + 1  # 11 X per scene, + the meta-belief lane (M2)

@@ -21,9 +21,16 @@ def test_film_page_shows_timeline_presence_and_reader(fixture_store):
     specs = figures(at)
     timeline = traces(specs["scene_timeline"])
     # 4 scenes matched to subtitles, 2 interpolated (fixture SCENES)
-    assert list(timeline["matched"].base) == [0, 5, 25, 50] and len(timeline["interpolated"].base) == 2
+    assert (
+        list(timeline["matched"].base) == [0, 5, 25, 50] and len(timeline["interpolated"].base) == 2
+    )
     presence = {name: len(trace.x) for name, trace in traces(specs["presence_grid"]).items()}
-    assert presence == {"on screen": 13, "offscreen aware": 1, "offscreen unaware": 1, "absent unmentioned": 3}
+    assert presence == {
+        "on screen": 13,
+        "offscreen aware": 1,
+        "offscreen unaware": 1,
+        "absent unmentioned": 3,
+    }
     lines, events, subtitles = (frame.value for frame in at.dataframe[:3])
     assert list(lines["text"]) == ["Wind batters the lamp room.", "Ann speaks in scene 3."]
     assert list(events["witnesses"]) == ["Ann, Cara"]

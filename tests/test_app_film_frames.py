@@ -25,7 +25,7 @@ def test_read_thumbnails_takes_the_frame_at_each_time(tmp_path):
     frames = read_thumbnails(_video(tmp_path / "v.avi"), [1.0, 6.0, 99.0], width=32)
     assert frames[0].shape == (24, 32, 3)
     assert abs(float(frames[0].mean()) - 20) < 6 and abs(float(frames[1].mean()) - 120) < 6
-    assert frames[2] is None                        # past the end of the video
+    assert frames[2] is None  # past the end of the video
 
 
 @pytest.fixture
@@ -33,8 +33,13 @@ def store_with_video(store, tmp_path):
     build_app_fixture(store)
     # scene 0 runs 0–300 s; the fixture video is 10 s long, so point the film at a 10-s runtime
     with store.transaction() as cursor:
-        cursor.execute("UPDATE films SET video_path = ? WHERE film_id = ?", [_video(tmp_path / "film.avi"), FILM])
-        cursor.execute("UPDATE scenes SET start_s = 0, end_s = 8 WHERE film_id = ? AND scene_index = 0", [FILM])
+        cursor.execute(
+            "UPDATE films SET video_path = ? WHERE film_id = ?",
+            [_video(tmp_path / "film.avi"), FILM],
+        )
+        cursor.execute(
+            "UPDATE scenes SET start_s = 0, end_s = 8 WHERE film_id = ? AND scene_index = 0", [FILM]
+        )
     return store
 
 
@@ -43,7 +48,7 @@ def test_film_page_shows_frames_of_the_scene(store_with_video):
     assert not at.exception
     kinds = {element.type for element in at.main}
     images = [element for element in _walk(at.main) if element.type == "image"]
-    assert len(images) == 3, kinds                   # frames at 2, 4 and 6 s of the 0–8 s scene
+    assert len(images) == 3, kinds  # frames at 2, 4 and 6 s of the 0–8 s scene
     assert not any("No video registered" in caption.value for caption in at.caption)
 
 

@@ -13,15 +13,26 @@ def test_overview_links_carry_filters(store):
     at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception
-    links = [(link.proto.label, link.proto.page, link.proto.query_string, link.proto.disabled)
-             for link in at.get("page_link")]
+    links = [
+        (link.proto.label, link.proto.page, link.proto.query_string, link.proto.disabled)
+        for link in at.get("page_link")
+    ]
     # the fixture film first (3 questions), every page enabled for it
-    assert links[:5] == [("Film", "film", "film=lighthouse", False), ("Beliefs", "beliefs", "film=lighthouse", False),
-                         ("Questions", "questions", "film=lighthouse", False),
-                         ("Verdicts", "verdicts", "film=lighthouse", False),
-                         ("PlotTree", "plottree", "film=lighthouse", False)]
+    assert links[:5] == [
+        ("Film", "film", "film=lighthouse", False),
+        ("Beliefs", "beliefs", "film=lighthouse", False),
+        ("Questions", "questions", "film=lighthouse", False),
+        ("Verdicts", "verdicts", "film=lighthouse", False),
+        ("PlotTree", "plottree", "film=lighthouse", False),
+    ]
     # the ToM story: beliefs yes, no questions and no tree
     story = {label: disabled for label, _, query, disabled in links if query == "film=tom-story-1"}
-    assert story == {"Film": False, "Beliefs": False, "Questions": True, "Verdicts": True, "PlotTree": True}
+    assert story == {
+        "Film": False,
+        "Beliefs": False,
+        "Questions": True,
+        "Verdicts": True,
+        "PlotTree": True,
+    }
     assert ("Q3 questions", "questions", "qtype=Q3", False) in links
     assert ("Failed runs", "runs", "status=failed", False) in links

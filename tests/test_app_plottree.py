@@ -22,7 +22,7 @@ def test_tree_views_and_node_detail(fixture_store):
     assert list(specs["tree"].data[0].parents).count("root") == 2
     level_time = specs["level_time"].data[0]
     assert list(level_time.text) == ["root", "n1_0", "n1_1", "n0_0", "n0_1", "n0_2", "n0_3"]
-    assert list(level_time.marker.line.width).count(3) == 1                 # the picked node
+    assert list(level_time.marker.line.width).count(3) == 1  # the picked node
     assert any("25:00–1:00:00" in m.value and "2 leaves" in m.value for m in at.markdown)
     at.radio(key="view").set_value("icicle").run()
     assert figures(at)["tree"].data[0].type == "icicle"
@@ -30,8 +30,12 @@ def test_tree_views_and_node_detail(fixture_store):
 
 @pytest.mark.slow
 def test_retrieval_preview_ranks_the_matching_leaf_first(fixture_store):
-    at = run_page(REPO_ROOT, "plottree_page", {"ask": "When does Ann learn the boat was cancelled?", "m": "2"},
-                  timeout=180)
+    at = run_page(
+        REPO_ROOT,
+        "plottree_page",
+        {"ask": "When does Ann learn the boat was cancelled?", "m": "2"},
+        timeout=180,
+    )
     assert not at.exception
     retrieved = at.dataframe[0].value
     assert set(retrieved["node_id"]) == {"n0_3", "n1_1"}

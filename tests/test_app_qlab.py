@@ -16,13 +16,23 @@ def fixture_store(store):
 def test_checks_failures_leaks_names_duplicates_map(fixture_store):
     at = run_page(REPO_ROOT, "qlab_page", {"colour": "check_status"})
     assert not at.exception
-    assert metrics(at) == {"Checked": "3", "Passed": "1", "Leak ≥ 0.5": "1", "Name-budget violations": "1"}
+    assert metrics(at) == {
+        "Checked": "3",
+        "Passed": "1",
+        "Leak ≥ 0.5": "1",
+        "Name-budget violations": "1",
+    }
     failures = frame(at, "check_name", "reason")
     assert set(zip(failures["question_id"], failures["check_name"])) == {
-        ("q2", "no_reveal"), ("q3", "leak"), ("q3", "forbidden_names")}
+        ("q2", "no_reveal"),
+        ("q3", "leak"),
+        ("q3", "forbidden_names"),
+    }
     assert list(frame(at, "name_violations")["name_violations"]) == ["Cara"]
     pairs = frame(at, "cosine")
-    assert list(zip(pairs["question_a"], pairs["question_b"], pairs["cosine"])) == [("q1", "q3", 0.91)]
+    assert list(zip(pairs["question_a"], pairs["question_b"], pairs["cosine"])) == [
+        ("q1", "q3", 0.91)
+    ]
     points = traces(figures(at)["question_map"])
     assert len(points["passed"].x) == 1 and len(points["failed"].x) == 2
     assert "umap projection" in figures(at)["question_map"].layout.title.text
@@ -34,4 +44,6 @@ def test_failed_check_filter_from_url(fixture_store):
     at = run_page(REPO_ROOT, "qlab_page", {"check": "leak"})
     assert not at.exception
     failures = frame(at, "check_name", "reason")
-    assert list(failures["question_id"]) == ["q3"] and list(failures["reason"]) == ["leak score 0.62 ≥ 0.5"]
+    assert list(failures["question_id"]) == ["q3"] and list(failures["reason"]) == [
+        "leak score 0.62 ≥ 0.5"
+    ]

@@ -18,7 +18,9 @@ def test_runs_jobs_usage_and_raw_reply_of_failure(fixture_store):
     at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
     assert not at.exception
     shown = metrics(at)
-    assert shown["Runs shown"] == "13" and shown["Tokens"] == "704" and shown["Cost (USD)"] == "0.0021"
+    assert (
+        shown["Runs shown"] == "13" and shown["Tokens"] == "704" and shown["Cost (USD)"] == "0.0021"
+    )
     assert shown["Cache hits"] == "1 of 3 calls"
     jobs = at.dataframe[0].value.set_index("job_id")
     assert jobs.loc["job-1", "progress"] == 1.0 and jobs.loc["job-2", "state"] == "failed"

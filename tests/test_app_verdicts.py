@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import JUDGE_LLM, build_app_fixture, figures, metrics, run_page, traces
+from tests.support.app_fixtures import (
+    JUDGE_LLM,
+    build_app_fixture,
+    figures,
+    metrics,
+    run_page,
+    traces,
+)
 
 
 @pytest.fixture
@@ -18,9 +25,15 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": runs["judge_lexical"]})
     assert not at.exception
     grid = traces(figures(at)["verdict_grid"])
-    assert len(grid["asserted"].x) == 3 and len(grid["contradicted"].x) == 1 and len(grid["omitted"].x) == 2
-    assert any("Screenplay / Qwen3.6: 2/2 core" in c.value and "Subtitles / Qwen3.6: 1/2 core" in c.value
-               for c in at.caption)
+    assert (
+        len(grid["asserted"].x) == 3
+        and len(grid["contradicted"].x) == 1
+        and len(grid["omitted"].x) == 2
+    )
+    assert any(
+        "Screenplay / Qwen3.6: 2/2 core" in c.value and "Subtitles / Qwen3.6: 1/2 core" in c.value
+        for c in at.caption
+    )
 
     at.radio(key="view").set_value("Metrics").run()
     assert at.query_params["view"] in ("Metrics", ["Metrics"])
@@ -30,7 +43,7 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
     assert table.loc["Subtitles / Qwen3.6", "F1"].startswith("16.7")
     assert table.loc["Subtitles / Qwen3.6", "Contra"].startswith("27.8")
     assert table.loc["Screenplay / Qwen3.6", "F1 (paper)"] == "61.0"
-    assert list(table.index) == ["Screenplay / Qwen3.6", "Subtitles / Qwen3.6"]      # ordered by F1
+    assert list(table.index) == ["Screenplay / Qwen3.6", "Subtitles / Qwen3.6"]  # ordered by F1
 
     at.radio(key="view").set_value("Agreement").run()
     kappa = at.dataframe[0].value
@@ -45,8 +58,11 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
 
 
 def test_judge_and_order_from_url(fixture_store):
-    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen",
-                                               "view": "Metrics"})
+    at = run_page(
+        REPO_ROOT,
+        "verdicts_page",
+        {"judge": JUDGE_LLM, "order": "contradiction", "setting": "subs-qwen", "view": "Metrics"},
+    )
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["setting"]) == ["Subtitles / Qwen3.6"]
@@ -61,14 +77,16 @@ def test_metrics_are_not_recomputed_when_only_the_order_changes(fixture_store, m
 
     calls = []
     original = verdict_metrics.slice_metrics
-    monkeypatch.setattr(verdict_metrics, "slice_metrics", lambda *a, **k: calls.append(k) or original(*a, **k))
+    monkeypatch.setattr(
+        verdict_metrics, "slice_metrics", lambda *a, **k: calls.append(k) or original(*a, **k)
+    )
     st.cache_data.clear()
     at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Metrics"})
-    assert not at.exception and len(calls) == 2                 # by setting, by setting × type
+    assert not at.exception and len(calls) == 2  # by setting, by setting × type
     at.selectbox(key="order").set_value("contradiction").run()
-    assert not at.exception and len(calls) == 2                 # the bootstrap came from the cache
+    assert not at.exception and len(calls) == 2  # the bootstrap came from the cache
     contra = [float(cell.split()[0]) for cell in at.dataframe[0].value["Contra"]]
-    assert contra == sorted(contra)                              # re-ordered, lowest contradiction first
+    assert contra == sorted(contra)  # re-ordered, lowest contradiction first
 
 
 @pytest.mark.slow
@@ -80,17 +98,21 @@ def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
     for name in ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     at = run_page(REPO_ROOT, "verdicts_page", {"film": "lighthouse"}, timeout=180)
-    assert at.radio(key="judge_backend").options == ["lexical — offline ROUGE-L/MiniLM matcher (no LLM)"]
+    assert at.radio(key="judge_backend").options == [
+        "lexical — offline ROUGE-L/MiniLM matcher (no LLM)"
+    ]
     at.button(key="judge_dry_run").click().run()
     shown = metrics(at)
-    assert shown["Answers"] == "6" and shown["Claims"] == "14" and shown["Est. cost (USD)"] == "0.0000"
+    assert (
+        shown["Answers"] == "6" and shown["Claims"] == "14" and shown["Est. cost (USD)"] == "0.0000"
+    )
     at.button(key="judge_start").click().run()
     wait_for(at.session_state["judge_job"]["job_id"], 300)
     at.run()
     assert not at.exception
     assert at.success[0].value.startswith("Job job-judge-") and "(6 answers)" in at.success[0].value
     flipped = metrics(at)["Flipped against the previous run"]
-    assert flipped.endswith("of 14")                 # every (answer, claim) was judged by both runs
+    assert flipped.endswith("of 14")  # every (answer, claim) was judged by both runs
     assert any("a different judge" in c.value for c in at.caption)
 
 
@@ -103,7 +125,10 @@ def test_gold_self_check_runs_are_not_offered_as_answer_runs(store):
     before = list(views_verdicts.judge_runs(store)["run_id"])
     with store.transaction() as cursor:
         gold_run = insert_run(cursor, RunSpec(step="judge.gold", backend="lexical"))
-        cursor.execute("INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id, verdict)"
-                       " SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1", [gold_run])
+        cursor.execute(
+            "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id, verdict)"
+            " SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1",
+            [gold_run],
+        )
         finish_run(cursor, gold_run, n_items=1)
     assert list(views_verdicts.judge_runs(store)["run_id"]) == before

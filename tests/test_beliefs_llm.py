@@ -15,11 +15,11 @@ from tests.test_beliefs_rules import FILM, fixture_film  # noqa: F401 (fixture)
 
 EVENTS = {
     "s_000": "**EVENT 1**\nDescription: Sam tells Nora the bridge is out.\nParticipants: SAM, NORA\n"
-             "Witnesses: SAM, NORA, GHOST\n\nEvent 2:\nDescription: Victor says nobody leaves.\n"
-             "Participants: VICTOR\nWitnesses: (none)",
+    "Witnesses: SAM, NORA, GHOST\n\nEvent 2:\nDescription: Victor says nobody leaves.\n"
+    "Participants: VICTOR\nWitnesses: (none)",
     "s_001": "EVENT 1\nDescription: Sam knocks Nora out with a lamp.\nParticipants: SAM, NORA\n"
-             "Witnesses: SAM\n\nEVENT 2\nDescription: Sam says he takes the ledger to Victor.\n"
-             "Participants: SAM\nWitnesses: SAM, ELLEN",
+    "Witnesses: SAM\n\nEVENT 2\nDescription: Sam says he takes the ledger to Victor.\n"
+    "Participants: SAM\nWitnesses: SAM, ELLEN",
 }
 PRESENCE = {
     ("SAM", "s_000"): "Presence: on_screen\nWitnessed event IDs: e_000_1, e_000_2, e_009_9",
@@ -27,26 +27,29 @@ PRESENCE = {
     ("VICTOR", "s_000"): "- Presence: **offscreen aware**\n- Witnessed event IDs: (none)",
     ("SAM", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1, e_001_2",
     ("NORA", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1",
-    ("ELLEN", "s_001"): "I am not sure where Ellen is.",          # malformed, every attempt
+    ("ELLEN", "s_001"): "I am not sure where Ellen is.",  # malformed, every attempt
 }
 FIRST_ORDER = {
     ("NORA", "s_000"): "TOLD\n- Proposition: the bridge is out\nSource: SAM\nBelieved: yes\n\n"
-                       "INFERRED\n- Claim: they are stranded for the night\nBasis: e_000_1, e_777_1\n"
-                       "Confidence: medium\n\nFALSE BELIEFS HELD\n- Sam is on her side\n\n"
-                       "REVISIONS\n(none)",
+    "INFERRED\n- Claim: they are stranded for the night\nBasis: e_000_1, e_777_1\n"
+    "Confidence: medium\n\nFALSE BELIEFS HELD\n- Sam is on her side\n\n"
+    "REVISIONS\n(none)",
     ("NORA", "s_001"): "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n"
-                       "- Sam is on her side\n\nREVISIONS\n- Prior: [F1]\n"
-                       "Revised to: Sam is working for Victor\nTrigger: e_001_1",
+    "- Sam is on her side\n\nREVISIONS\n- Prior: [F1]\n"
+    "Revised to: Sam is working for Victor\nTrigger: e_001_1",
     ("SAM", "s_000"): "## TOLD\n(none)\n\n**INFERRED**\n- Claim: Nora trusts him\nBasis: s_000\n"
-                      "Confidence: high\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
+    "Confidence: high\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
 }
 META = {
-    ("SAM", "s_000"): "- About: NORA\nClaim: NORA believes the bridge is out\nType: first_order_about_d\n"
-                      "Source: c_told_d\nBasis: e_000_1\nConfidence: high\n"
-                      "- About: VICTOR\nClaim: the valley is sealed\nType: first_order_about_d\n"
-                      "Source: shared_prior_context\nBasis: e_123_4\nConfidence: low\n"
-                      "- About: WALDO\nClaim: nothing\nType: about_self\nSource: c_told_d\n"
-                      "Basis: s_000\nConfidence: low",
+    (
+        "SAM",
+        "s_000",
+    ): "- About: NORA\nClaim: NORA believes the bridge is out\nType: first_order_about_d\n"
+    "Source: c_told_d\nBasis: e_000_1\nConfidence: high\n"
+    "- About: VICTOR\nClaim: the valley is sealed\nType: first_order_about_d\n"
+    "Source: shared_prior_context\nBasis: e_123_4\nConfidence: low\n"
+    "- About: WALDO\nClaim: nothing\nType: about_self\nSource: c_told_d\n"
+    "Basis: s_000\nConfidence: low",
 }
 
 
@@ -60,8 +63,10 @@ def _route(body: dict, number: int) -> str:
     if "decide whether the character is present" in system:
         return PRESENCE.get(key, "Presence: absent_unmentioned\nWitnessed event IDs: (none)")
     if "record what the character is told" in system:
-        return FIRST_ORDER.get(key, "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n"
-                                    "(none)\n\nREVISIONS\n(none)")
+        return FIRST_ORDER.get(
+            key,
+            "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
+        )
     return META.get(key, "NONE")
 
 
@@ -72,6 +77,7 @@ def run_llm(fixture_film, fake_llm):  # noqa: F811
 
     def go():
         return annotate(fixture_film, FILM, "openai", Selection(0, 2), config=config)
+
     return go
 
 
@@ -84,33 +90,49 @@ def test_llm_annotation_end_to_end(fixture_film, run_llm):  # noqa: F811
 
 
 def _check_rows(store, result):
-    run = store.df("SELECT backend, prompt_version, status, n_failed FROM runs WHERE run_id = ?",
-                   [result.run_id]).iloc[0].to_dict()
-    assert run == {"backend": "openai", "prompt_version": "beliefs-v1", "status": "finished",
-                   "n_failed": 1}
-    events = store.df("SELECT event_id, witnesses FROM scene_events WHERE run_id = ?"
-                      " ORDER BY event_id", [result.run_id])
+    run = (
+        store.df(
+            "SELECT backend, prompt_version, status, n_failed FROM runs WHERE run_id = ?",
+            [result.run_id],
+        )
+        .iloc[0]
+        .to_dict()
+    )
+    assert run == {
+        "backend": "openai",
+        "prompt_version": "beliefs-v1",
+        "status": "finished",
+        "n_failed": 1,
+    }
+    events = store.df(
+        "SELECT event_id, witnesses FROM scene_events WHERE run_id = ? ORDER BY event_id",
+        [result.run_id],
+    )
     assert list(events["event_id"]) == ["e_000_1", "e_000_2", "e_001_1", "e_001_2"]
-    assert sorted(events["witnesses"].iloc[0]) == ["NORA", "SAM"]       # GHOST dropped
-    presence = store.df("SELECT character, scene_index, status, witnessed_events FROM presence"
-                        " WHERE run_id = ?", [result.run_id])
+    assert sorted(events["witnesses"].iloc[0]) == ["NORA", "SAM"]  # GHOST dropped
+    presence = store.df(
+        "SELECT character, scene_index, status, witnessed_events FROM presence WHERE run_id = ?",
+        [result.run_id],
+    )
     by_key = {(r.character, r.scene_index): r for r in presence.itertuples()}
     assert list(by_key[("SAM", 0)].witnessed_events) == ["e_000_1", "e_000_2"]
     assert by_key[("VICTOR", 0)].status == "offscreen_aware"
-    assert ("ELLEN", 1) not in by_key                                   # the malformed reply
+    assert ("ELLEN", 1) not in by_key  # the malformed reply
 
 
 def _check_belief_state(fixture_film, result):
     beliefs = belief_store.belief_state_at(fixture_film, FILM, "NORA", 1)
-    rows = fixture_film.df("SELECT belief_id, scene_index, kind, content, basis, is_false,"
-                           " revises, revised_at_scene, source_character, believed FROM beliefs"
-                           " WHERE holder = 'NORA' AND run_id = ? ORDER BY belief_id",
-                           [result.run_id])
+    rows = fixture_film.df(
+        "SELECT belief_id, scene_index, kind, content, basis, is_false,"
+        " revises, revised_at_scene, source_character, believed FROM beliefs"
+        " WHERE holder = 'NORA' AND run_id = ? ORDER BY belief_id",
+        [result.run_id],
+    )
     tags = {r.belief_id: r for r in rows.itertuples()}
     assert tags["B1"].kind == "told" and tags["B1"].source_character == "SAM"
     assert tags["B2"].kind == "inferred" and list(tags["B2"].basis) == ["e_000_1"]
     assert tags["F1"].kind == "false" and tags["F1"].is_false
-    assert tags["F1"].revised_at_scene == 1              # carried to s_001, then revised there
+    assert tags["F1"].revised_at_scene == 1  # carried to s_001, then revised there
     assert tags["B3"].kind == "revised" and tags["B3"].revises == "F1"
     assert "Sam is on her side" not in set(beliefs["content"])
     assert "Sam is working for Victor" in set(beliefs["content"])
@@ -118,18 +140,29 @@ def _check_belief_state(fixture_film, result):
 
 def _check_meta_and_issues(fixture_film, result):
     # Meta-beliefs need a valid basis and a target in the group.
-    meta = fixture_film.df("SELECT holder, about, claim, type, source, basis FROM meta_beliefs"
-                           " WHERE run_id = ?", [result.run_id])
-    assert meta.to_dict("records") == [{
-        "holder": "SAM", "about": "NORA", "claim": "the bridge is out",
-        "type": "first_order_about_d", "source": "c_told_d", "basis": ["e_000_1"]}]
+    meta = fixture_film.df(
+        "SELECT holder, about, claim, type, source, basis FROM meta_beliefs WHERE run_id = ?",
+        [result.run_id],
+    )
+    assert meta.to_dict("records") == [
+        {
+            "holder": "SAM",
+            "about": "NORA",
+            "claim": "the bridge is out",
+            "type": "first_order_about_d",
+            "source": "c_told_d",
+            "basis": ["e_000_1"],
+        }
+    ]
     issues = belief_store.parse_issues(fixture_film, result.run_id)
     text = " | ".join(issues["issue"])
     assert "no valid basis" in text and "WALDO" in text
     assert "GHOST" in text and "e_009_9" in text and "e_777_1" in text
-    assert "call failed" in text                                         # ELLEN's presence
-    calls = fixture_film.df("SELECT status, raw_reply FROM llm_calls WHERE run_id = ?"
-                            " AND status = 'failed'", [result.run_id])
+    assert "call failed" in text  # ELLEN's presence
+    calls = fixture_film.df(
+        "SELECT status, raw_reply FROM llm_calls WHERE run_id = ? AND status = 'failed'",
+        [result.run_id],
+    )
     assert calls["raw_reply"].iloc[0].startswith("I am not sure")
 
 
@@ -137,9 +170,11 @@ def test_rerun_replays_from_cache(fixture_film, run_llm):  # noqa: F811
     first = run_llm()
     second = run_llm()
     assert second.counts == first.counts
-    cached = fixture_film.df("SELECT cached, count(*) AS n FROM llm_calls WHERE run_id = ?"
-                             " GROUP BY cached", [second.run_id])
-    assert set(cached["cached"]) == {True, False}        # only the failed call is re-sent
+    cached = fixture_film.df(
+        "SELECT cached, count(*) AS n FROM llm_calls WHERE run_id = ? GROUP BY cached",
+        [second.run_id],
+    )
+    assert set(cached["cached"]) == {True, False}  # only the failed call is re-sent
     assert int(cached.loc[~cached["cached"], "n"].sum()) <= 2
 
 
@@ -150,10 +185,25 @@ def test_dry_run_counts_calls_without_any(fixture_film):  # noqa: F811
 
 
 def test_templates_fill_every_placeholder():
-    values = {name: "x" for name in ("scene_id", "heading", "characters", "scene_text", "events",
-                                     "character", "previous_scene_id", "previous_presence",
-                                     "belief_state", "presence", "witnessed", "group",
-                                     "prior_scenes", "meta_so_far")}
+    values = {
+        name: "x"
+        for name in (
+            "scene_id",
+            "heading",
+            "characters",
+            "scene_text",
+            "events",
+            "character",
+            "previous_scene_id",
+            "previous_presence",
+            "belief_state",
+            "presence",
+            "witnessed",
+            "group",
+            "prior_scenes",
+            "meta_so_far",
+        )
+    }
     for stage in STAGES:
         system, user = messages(stage, **values)
         assert "$" not in user["content"] and "OUTPUT" in system["content"].upper()
@@ -169,9 +219,11 @@ def test_parsers_tolerate_drift():
     assert parsers.parse_events("NO EVENTS.", ["A"]).items == []
     got = parsers.parse_presence("presence: On-Screen\nwitnessed event ids: [e_001_2]", ["e_001_2"])
     assert got.value == {"presence": "on_screen", "witnessed": ["e_001_2"]}
-    parsed = parsers.parse_first_order("TOLD:\n1. Proposition: x is y\n   Source: A\n"
-                                       "   Believed: No\nREVISIONS\n- Prior: [B2]\n"
-                                       "Revised to: z\nTrigger: e_003_1")
+    parsed = parsers.parse_first_order(
+        "TOLD:\n1. Proposition: x is y\n   Source: A\n"
+        "   Believed: No\nREVISIONS\n- Prior: [B2]\n"
+        "Revised to: z\nTrigger: e_003_1"
+    )
     assert parsed.value["told"][0]["believed"] is False
     assert parsed.value["revisions"][0]["prior_tag"] == "B2"
     assert any("INFERRED missing" in p for p in parsed.problems)
@@ -186,10 +238,14 @@ def _faithful_reply(body: dict, number: int) -> str:
     event_ids = re.findall(r"^(e_\d{3}_\d+):", user, re.M)
     who = re.search(r"^(?:Character|c): (.+)$", user, re.M)
     if "Decompose the scene" in system:
-        lines = re.findall(r"^- (?:DIRECTION: (.*)|DIALOGUE \| ([^|]+) \| [^|]* \| (.*))$", user, re.M)
-        blocks = [f"EVENT {n}\nDescription: {(d or t)[:80]}\nParticipants: {s.strip() or '(none)'}"
-                  f"\nWitnesses: {', '.join(listed) or '(none)'}"
-                  for n, (d, s, t) in enumerate(lines[:6], start=1)]
+        lines = re.findall(
+            r"^- (?:DIRECTION: (.*)|DIALOGUE \| ([^|]+) \| [^|]* \| (.*))$", user, re.M
+        )
+        blocks = [
+            f"EVENT {n}\nDescription: {(d or t)[:80]}\nParticipants: {s.strip() or '(none)'}"
+            f"\nWitnesses: {', '.join(listed) or '(none)'}"
+            for n, (d, s, t) in enumerate(lines[:6], start=1)
+        ]
         return "\n\n".join(blocks) or "NO EVENTS"
     if "decide whether the character is present" in system:
         if who.group(1) in listed:
@@ -197,16 +253,23 @@ def _faithful_reply(body: dict, number: int) -> str:
         return "Presence: absent_unmentioned\nWitnessed event IDs: (none)"
     if "record what the character is told" in system:
         spoken = re.findall(r"^- DIALOGUE \| ([^|]+) \| [^|]* \| (.*)$", user, re.M)
-        told = [f"- Proposition: {text[:60]}\nSource: {speaker.strip()}\nBelieved: yes"
-                for speaker, text in spoken if speaker.strip() != who.group(1)][:2]
-        return ("TOLD\n" + ("\n\n".join(told) or "(none)") + "\n\nINFERRED\n(none)\n\n"
-                "FALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)")
+        told = [
+            f"- Proposition: {text[:60]}\nSource: {speaker.strip()}\nBelieved: yes"
+            for speaker, text in spoken
+            if speaker.strip() != who.group(1)
+        ][:2]
+        return (
+            "TOLD\n" + ("\n\n".join(told) or "(none)") + "\n\nINFERRED\n(none)\n\n"
+            "FALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)"
+        )
     group = re.search(r"^Target group: (.*)$", user, re.M).group(1).split(", ")
     if not event_ids:
         return "NONE"
-    return (f"- About: {group[0]}\nClaim: {group[0]} was there when it happened\n"
-            f"Type: about_third_party\nSource: shared_witnessing\nBasis: {event_ids[0]}\n"
-            "Confidence: high")
+    return (
+        f"- About: {group[0]}\nClaim: {group[0]} was there when it happened\n"
+        f"Type: about_third_party\nSource: shared_witnessing\nBasis: {event_ids[0]}\n"
+        "Confidence: high"
+    )
 
 
 @pytest.mark.slow
@@ -216,26 +279,35 @@ def test_real_screenplay_through_the_llm_path(store, shared_data, fake_llm):
     folder = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles"
     ingest_film(store, folder / "chinatown.txt", folder / "chinatown.srt")
     config = fake_llm.config(fake_llm(_faithful_reply), structured="none")
-    result = annotate(store, "chinatown", "openai", Selection(1, 3, ["GITTES", "CURLY", "WALSH"]),
-                      config=config)
-    counts = store.df("SELECT 'presence' AS t, count(*) AS n FROM presence WHERE run_id = ?"
-                      " UNION ALL SELECT 'beliefs', count(*) FROM beliefs WHERE run_id = ?"
-                      " UNION ALL SELECT 'events', count(*) FROM scene_events WHERE run_id = ?",
-                      [result.run_id] * 3)
+    result = annotate(
+        store, "chinatown", "openai", Selection(1, 3, ["GITTES", "CURLY", "WALSH"]), config=config
+    )
+    counts = store.df(
+        "SELECT 'presence' AS t, count(*) AS n FROM presence WHERE run_id = ?"
+        " UNION ALL SELECT 'beliefs', count(*) FROM beliefs WHERE run_id = ?"
+        " UNION ALL SELECT 'events', count(*) FROM scene_events WHERE run_id = ?",
+        [result.run_id] * 3,
+    )
     n = dict(zip(counts["t"], counts["n"]))
     assert n["presence"] == 2 * 3 and n["events"] > 0 and n["beliefs"] > 0
-    presence = store.df("SELECT scene_index, character, status FROM presence WHERE run_id = ?",
-                        [result.run_id])
+    presence = store.df(
+        "SELECT scene_index, character, status FROM presence WHERE run_id = ?", [result.run_id]
+    )
     on = {(r.scene_index, r.character) for r in presence.itertuples() if r.status == "on_screen"}
-    assert {(1, "GITTES"), (1, "CURLY")} <= on         # Curly weeps in Gittes' office
-    told = store.df("SELECT holder, source_character FROM beliefs WHERE run_id = ? AND"
-                    " kind = 'told'", [result.run_id])
+    assert {(1, "GITTES"), (1, "CURLY")} <= on  # Curly weeps in Gittes' office
+    told = store.df(
+        "SELECT holder, source_character FROM beliefs WHERE run_id = ? AND kind = 'told'",
+        [result.run_id],
+    )
     assert ("CURLY", "GITTES") in set(zip(told["holder"], told["source_character"]))
     assert result.params["failed"] == 0
 
 
-def test_cli_openai_backend_reads_the_endpoint_from_env(fixture_film, fake_llm,  # noqa: F811
-                                                         monkeypatch):
+def test_cli_openai_backend_reads_the_endpoint_from_env(
+    fixture_film,
+    fake_llm,  # noqa: F811
+    monkeypatch,
+):
     import json
 
     from typer.testing import CliRunner
@@ -248,15 +320,42 @@ def test_cli_openai_backend_reads_the_endpoint_from_env(fixture_film, fake_llm, 
     monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-SECRET-0123456789abcdef")
     monkeypatch.setenv("STORYSCOPE_LLM_STRUCTURED", "none")
     monkeypatch.setenv("STORYSCOPE_LLM_MAX_RETRIES", "0")
-    result = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--backend",
-                                      "openai", "--scenes", "0:1", "--characters", "SAM,NORA",
-                                      "--store", str(fixture_film.path), "--json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "beliefs",
+            "annotate",
+            "--film",
+            FILM,
+            "--backend",
+            "openai",
+            "--scenes",
+            "0:1",
+            "--characters",
+            "SAM,NORA",
+            "--store",
+            str(fixture_film.path),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert payload["backend"] == "openai" and payload["rows"]["presence"] == 2
     assert "SECRET" not in result.output
-    dry = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--backend", "openai",
-                                   "--dry-run", "--store", str(fixture_film.path)])
+    dry = CliRunner().invoke(
+        app,
+        [
+            "beliefs",
+            "annotate",
+            "--film",
+            FILM,
+            "--backend",
+            "openai",
+            "--dry-run",
+            "--store",
+            str(fixture_film.path),
+        ],
+    )
     assert dry.exit_code == 0 and "would write" in dry.output
 
 
@@ -268,5 +367,5 @@ def test_budget_stops_the_run_and_keeps_what_was_done(fixture_film, fake_llm):  
     assert run["status"].iloc[0] == "stopped"
     sent = fixture_film.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [result.run_id])
     assert sent >= 1
-    assert result.counts["scene_events"] == 2                # scene 0's events call went out
+    assert result.counts["scene_events"] == 2  # scene 0's events call went out
     assert result.counts["presence"] == 0

@@ -32,22 +32,53 @@ LOCATIONS = {0: "OFFICE", 1: "OFFICE", 2: "OFFICE"}
 def fixture_film(store):
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
-        belief_store.ensure_films(cursor, [{"film_id": FILM, "dataset_id": "fixture",
-                                            "title": "Rules fixture", "kind": "film"}], run_id)
-        belief_store.insert_rows(cursor, "scenes", [
-            {"film_id": FILM, "scene_index": i, "heading": f"INT. OFFICE - {i}",
-             "location": LOCATIONS[i], "time_source": "none"} for i in LOCATIONS], run_id)
-        belief_store.insert_rows(cursor, "script_lines", [
-            {"film_id": FILM, "line_index": n, "scene_index": s, "kind": k, "character": c,
-             "parenthetical": p, "text": t} for n, (s, k, c, p, t) in enumerate(LINES)], run_id)
+        belief_store.ensure_films(
+            cursor,
+            [{"film_id": FILM, "dataset_id": "fixture", "title": "Rules fixture", "kind": "film"}],
+            run_id,
+        )
+        belief_store.insert_rows(
+            cursor,
+            "scenes",
+            [
+                {
+                    "film_id": FILM,
+                    "scene_index": i,
+                    "heading": f"INT. OFFICE - {i}",
+                    "location": LOCATIONS[i],
+                    "time_source": "none",
+                }
+                for i in LOCATIONS
+            ],
+            run_id,
+        )
+        belief_store.insert_rows(
+            cursor,
+            "script_lines",
+            [
+                {
+                    "film_id": FILM,
+                    "line_index": n,
+                    "scene_index": s,
+                    "kind": k,
+                    "character": c,
+                    "parenthetical": p,
+                    "text": t,
+                }
+                for n, (s, k, c, p, t) in enumerate(LINES)
+            ],
+            run_id,
+        )
         finish_run(cursor, run_id)
     return store
 
 
 def _presence(store):
     frame = store.df("SELECT scene_index, character, status, witnessed_events FROM presence")
-    return {(r.scene_index, r.character): (r.status, list(r.witnessed_events))
-            for r in frame.itertuples()}
+    return {
+        (r.scene_index, r.character): (r.status, list(r.witnessed_events))
+        for r in frame.itertuples()
+    }
 
 
 def test_presence_ladder_and_witnesses(fixture_film):
@@ -56,9 +87,9 @@ def test_presence_ladder_and_witnesses(fixture_film):
     presence = _presence(fixture_film)
     assert presence[(0, "NORA")][0] == "on_screen"
     assert presence[(0, "SAM")] == ("on_screen", ["e_000_1", "e_000_2", "e_000_3", "e_000_4"])
-    assert presence[(0, "VICTOR")] == ("offscreen_aware", [])        # V.O. only
-    assert presence[(1, "VICTOR")][0] == "offscreen_unaware"          # named, absent
-    assert presence[(1, "ELLEN")][0] == "on_screen"                   # O.S. is presence
+    assert presence[(0, "VICTOR")] == ("offscreen_aware", [])  # V.O. only
+    assert presence[(1, "VICTOR")][0] == "offscreen_unaware"  # named, absent
+    assert presence[(1, "ELLEN")][0] == "on_screen"  # O.S. is presence
     # Nora is knocked out in the first direction: a participant, not a witness (Table 18's
     # "unconscious victim"), and she witnesses nothing after it.
     assert presence[(1, "NORA")] == ("on_screen", [])
@@ -73,14 +104,16 @@ def test_presence_ladder_and_witnesses(fixture_film):
 
 def test_told_lines_reach_present_listeners_only(fixture_film):
     annotate(fixture_film, FILM, "rules")
-    told = fixture_film.df("SELECT holder, source_character, content, basis FROM beliefs"
-                           " WHERE kind = 'told' ORDER BY scene_index, holder")
+    told = fixture_film.df(
+        "SELECT holder, source_character, content, basis FROM beliefs"
+        " WHERE kind = 'told' ORDER BY scene_index, holder"
+    )
     pairs = {(r.holder, r.source_character, r.content) for r in told.itertuples()}
     assert ("NORA", "SAM", "The bridge is out, we are stuck here.") in pairs
     assert not any(r.content.startswith("Then we wait") for r in told.itertuples())  # < 4 words
-    assert not any(r.source_character == "VICTOR" for r in told.itertuples())        # V.O.
+    assert not any(r.source_character == "VICTOR" for r in told.itertuples())  # V.O.
     ledger = [r for r in told.itertuples() if "ledger" in r.content]
-    assert {r.holder for r in ledger} == {"ELLEN"}                  # Nora is unconscious
+    assert {r.holder for r in ledger} == {"ELLEN"}  # Nora is unconscious
     assert list(ledger[0].basis) == ["e_001_2"]
 
 
@@ -98,21 +131,30 @@ def test_selection_dry_run_and_errors(fixture_film):
 
 
 def _current(store, table: str, who: str) -> dict:
-    frame = store.df(f"SELECT scene_index, {who} AS who, run_id, * EXCLUDE (run_id) FROM current_{table}")
-    return {(r.scene_index, r.who, getattr(r, "belief_id", None)): r.run_id for r in frame.itertuples()}
+    frame = store.df(
+        f"SELECT scene_index, {who} AS who, run_id, * EXCLUDE (run_id) FROM current_{table}"
+    )
+    return {
+        (r.scene_index, r.who, getattr(r, "belief_id", None)): r.run_id for r in frame.itertuples()
+    }
 
 
 def test_partial_runs_replace_only_their_scenes_and_characters(fixture_film):
     store = fixture_film
     full = annotate(store, FILM, "rules").run_id
-    before = {table: _current(store, table, who) for table, who in (("presence", "character"), ("beliefs", "holder"))}
+    before = {
+        table: _current(store, table, who)
+        for table, who in (("presence", "character"), ("beliefs", "holder"))
+    }
     assert set(before["beliefs"].values()) == {full} and len(before["beliefs"]) >= 2
     # rerun scene 1 only: scenes 0 and 2 stay with the full run, scene 1 moves to the new run
     scene_1 = annotate(store, FILM, "rules", Selection(1, 2)).run_id
     for table, cells in before.items():
         now = _current(store, table, "character" if table == "presence" else "holder")
-        assert set(now) == set(cells)                     # same cells, same (stable) belief ids
-        assert {cell for cell, run in now.items() if run == scene_1} == {c for c in cells if c[0] == 1}
+        assert set(now) == set(cells)  # same cells, same (stable) belief ids
+        assert {cell for cell, run in now.items() if run == scene_1} == {
+            c for c in cells if c[0] == 1
+        }
     events = store.df("SELECT scene_index, run_id FROM current_scene_events")
     assert set(events[events.run_id == scene_1].scene_index) == {1}
     assert set(events[events.run_id == full].scene_index) == {0, 2}
@@ -125,20 +167,34 @@ def test_partial_runs_replace_only_their_scenes_and_characters(fixture_film):
 
 
 def test_cli_annotate(fixture_film):
-    result = CliRunner().invoke(app, ["beliefs", "annotate", "--film", FILM, "--store",
-                                      str(fixture_film.path), "--scenes", "0:1"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "beliefs",
+            "annotate",
+            "--film",
+            FILM,
+            "--store",
+            str(fixture_film.path),
+            "--scenes",
+            "0:1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "backend: rules" in result.output
     assert fixture_film.scalar("SELECT count(DISTINCT scene_index) FROM presence") == 1
 
 
-@pytest.mark.parametrize("parenthetical, extensions, cue, mode", [
-    (None, ("V.O.",), "NORA", "voice_over"),
-    ("on phone", (), "NORA", "voice_over"),
-    (None, ("O.S.",), "NORA", "offscreen"),
-    ("crying out", (), "CURLY'S VOICE", "offscreen"),
-    ("quietly", (), "NORA", "in_person"),
-])
+@pytest.mark.parametrize(
+    "parenthetical, extensions, cue, mode",
+    [
+        (None, ("V.O.",), "NORA", "voice_over"),
+        ("on phone", (), "NORA", "voice_over"),
+        (None, ("O.S.",), "NORA", "offscreen"),
+        ("crying out", (), "CURLY'S VOICE", "offscreen"),
+        ("quietly", (), "NORA", "in_person"),
+    ],
+)
 def test_voice_modes(parenthetical, extensions, cue, mode):
     assert voice_mode("NORA", parenthetical, extensions, cue) == mode
 
@@ -170,7 +226,8 @@ def test_real_screenplay_chinatown(store, shared_data):
     assert presence[(1, "GITTES")][0] == "on_screen"
     assert presence[(1, "CURLY")][0] == "on_screen"
     assert result.counts["scene_events"] == store.scalar(
-        "SELECT count(*) FROM script_lines WHERE film_id = 'chinatown' AND scene_index IS NOT NULL")
+        "SELECT count(*) FROM script_lines WHERE film_id = 'chinatown' AND scene_index IS NOT NULL"
+    )
     assert result.counts["beliefs"] > 1000
     statuses = set(store.df("SELECT DISTINCT status FROM presence")["status"])
     assert {"on_screen", "offscreen_unaware", "absent_unmentioned"} <= statuses
@@ -200,7 +257,7 @@ def test_storyvideoqa_aligned_episode(store, shared_data, tmp_path):
     result = annotate(store, "Friends-S01E01", "rules")
     characters = set(store.df("SELECT DISTINCT character FROM presence")["character"])
     assert {"Monica", "Joey", "Chandler", "Phoebe", "Ross", "Rachel"} <= characters
-    assert not any("," in c for c in characters)             # joint cues split into speakers
+    assert not any("," in c for c in characters)  # joint cues split into speakers
     presence = _presence(store)
     assert presence[(2, "Phoebe")][0] == "on_screen"
     assert result.counts["beliefs"] > 500

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 
-import pytest
 from typer.testing import CliRunner
 
 from data_access import beliefs as belief_store
@@ -31,7 +29,8 @@ def test_hitom_sample_import_records_and_queries(store):
     runs = store.df("SELECT step, backend, status FROM runs ORDER BY step")
     assert runs.to_dict("records") == [
         {"step": "beliefs.track", "backend": "symbolic-tracker", "status": "finished"},
-        {"step": "import.hitom", "backend": "import", "status": "finished"}]
+        {"step": "import.hitom", "backend": "import", "status": "finished"},
+    ]
     # Story 0 of the sample: Avery moves the lettuce, leaves; Charlotte and Owen move it again.
     film = "hitom-cotp-0000"
     state = belief_store.belief_state_at(store, film, "Avery", 20)
@@ -42,25 +41,35 @@ def test_hitom_sample_import_records_and_queries(store):
     meta = belief_store.meta_beliefs_about(store, film, "Owen", "Avery")
     assert meta["claim"].iloc[-1] == "the lettuce is in the green_bathtub"
     assert set(meta["source"]) == {"shared_witnessing"}
-    events = store.df("SELECT event_id, witnesses FROM scene_events WHERE film_id = ?"
-                      " ORDER BY scene_index", [film])
-    assert events["event_id"].iloc[2] == "e_002_1"          # "Avery moved the lettuce ..."
-    assert sorted(events["witnesses"].iloc[2]) == ["Avery", "Charlotte", "Elizabeth", "Isabella",
-                                                   "Owen"]
+    events = store.df(
+        "SELECT event_id, witnesses FROM scene_events WHERE film_id = ? ORDER BY scene_index",
+        [film],
+    )
+    assert events["event_id"].iloc[2] == "e_002_1"  # "Avery moved the lettuce ..."
+    assert sorted(events["witnesses"].iloc[2]) == [
+        "Avery",
+        "Charlotte",
+        "Elizabeth",
+        "Isabella",
+        "Owen",
+    ]
 
 
 def test_deep_meta_beliefs_for_the_asked_chain(store):
     import_tom(store, "hitom", HITOM_SAMPLE)
-    deep = store.df("SELECT holder, about, claim, order_depth FROM meta_beliefs"
-                    " WHERE order_depth = 4")
+    deep = store.df(
+        "SELECT holder, about, claim, order_depth FROM meta_beliefs WHERE order_depth = 4"
+    )
     assert not deep.empty
     assert deep["claim"].str.count(" thinks ").min() == 2
 
 
 def test_rejected_tell_is_kept_as_not_believed(store):
     import_tom(store, "hitom", HITOM_SAMPLE)
-    rejected = store.df("SELECT holder, source_character, content FROM beliefs"
-                        " WHERE kind = 'told' AND believed = false")
+    rejected = store.df(
+        "SELECT holder, source_character, content FROM beliefs"
+        " WHERE kind = 'told' AND believed = false"
+    )
     accepted = store.scalar("SELECT count(*) FROM beliefs WHERE kind = 'told' AND believed")
     assert len(rejected) > 0 and accepted > 0
 
@@ -72,8 +81,9 @@ def test_bad_file_leaves_the_store_unchanged(store, tmp_path):
     data = json.loads(HITOM_SAMPLE.read_text())
     data["data"][5]["question"] = "Who knows?"
     broken.write_text(json.dumps(data))
-    result = runner.invoke(app, ["beliefs", "import", "hitom", str(broken),
-                                 "--store", str(store.path)])
+    result = runner.invoke(
+        app, ["beliefs", "import", "hitom", str(broken), "--store", str(store.path)]
+    )
     assert result.exit_code == 2
     assert "record 5: field 'question'" in result.output
     assert "Traceback" not in result.output
@@ -92,8 +102,20 @@ def test_cli_eval_json_is_exactly_the_issue_shape(tmp_path):
 def test_cli_import_and_eval_errors(store, tmp_path):
     result = runner.invoke(app, ["beliefs", "eval", "bigtom", str(tmp_path / "missing.csv")])
     assert result.exit_code == 2 and "no such file" in result.output
-    result = runner.invoke(app, ["beliefs", "import", "bigtom", str(BIGTOM_SAMPLE),
-                                 "--store", str(store.path), "--limit", "2", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "beliefs",
+            "import",
+            "bigtom",
+            str(BIGTOM_SAMPLE),
+            "--store",
+            str(store.path),
+            "--limit",
+            "2",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["stories"] == 2
 

@@ -13,8 +13,16 @@ from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 # Hi-ToM items (file index in brackets) whose labels contradict the rule their own half
 # follows (closing note): [189] and [657] name a container of another object; [527-529],
 # [582-583] and [594] disagree with the CoTP half's own rule on the same event pattern.
-HITOM_UNFIXABLE = {"hitom-cotp-0285", "hitom-cotp-0742", "hitom-cotp-0758", "hitom-cotp-0762",
-                   "hitom-cotp-0778", "hitom-cotp-0782", "hitom-cotp-0857", "hitom-cotp-0881"}
+HITOM_UNFIXABLE = {
+    "hitom-cotp-0285",
+    "hitom-cotp-0742",
+    "hitom-cotp-0758",
+    "hitom-cotp-0762",
+    "hitom-cotp-0778",
+    "hitom-cotp-0782",
+    "hitom-cotp-0857",
+    "hitom-cotp-0881",
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +40,8 @@ def test_hitom_accuracy_by_order(hitom_result):
     assert figures["n"] == 895
     assert figures["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
     assert figures["by_order"] == pytest.approx(
-        {"0": 1.0, "1": 1.0, "2": 176 / 179, "3": 177 / 179, "4": 176 / 179}, abs=1e-4)
+        {"0": 1.0, "1": 1.0, "2": 176 / 179, "3": 177 / 179, "4": 176 / 179}, abs=1e-4
+    )
     assert figures["by_condition"]["no_deception"] == pytest.approx(439 / 440, abs=1e-4)
     assert {m.story_id for m in hitom_result.misses} == HITOM_UNFIXABLE
 
@@ -77,8 +86,10 @@ def test_bad_files_name_file_record_and_field(tmp_path):
     with pytest.raises(hitom.TomFormatError, match=r"hitom.json: record 0: missing field 'answer'"):
         hitom.load_stories(broken)
     odd = tmp_path / "odd.json"
-    odd.write_text('{"data": [{"story": "1 A entered the hall.", "question": "Why?",'
-                   ' "answer": "x", "question_order": 0}]}')
+    odd.write_text(
+        '{"data": [{"story": "1 A entered the hall.", "question": "Why?",'
+        ' "answer": "x", "question_order": 0}]}'
+    )
     with pytest.raises(hitom.TomFormatError, match="record 0: field 'question'"):
         hitom.load_stories(odd)
     csv_file = tmp_path / "bigtom.csv"
@@ -92,12 +103,17 @@ def test_opentom_import_keeps_mistaken_beliefs_about_others(store, shared_data):
 
     summary = import_tom(store, "opentom", shared_data / "opentom", limit=40)
     assert summary.stories == 40
-    scarf = store.df("SELECT holder, content, is_false FROM beliefs"
-                     " WHERE film_id = 'opentom-75682867' AND kind = 'false'")
-    assert scarf.to_dict("records") == [{"holder": "Amir", "content": "Diego likes scarf",
-                                         "is_false": True}]
-    witnessed = store.df("SELECT holder, content FROM beliefs WHERE film_id = 'opentom-75682867'"
-                         " AND kind = 'witnessed' AND revised_at_scene IS NULL ORDER BY holder")
+    scarf = store.df(
+        "SELECT holder, content, is_false FROM beliefs"
+        " WHERE film_id = 'opentom-75682867' AND kind = 'false'"
+    )
+    assert scarf.to_dict("records") == [
+        {"holder": "Amir", "content": "Diego likes scarf", "is_false": True}
+    ]
+    witnessed = store.df(
+        "SELECT holder, content FROM beliefs WHERE film_id = 'opentom-75682867'"
+        " AND kind = 'witnessed' AND revised_at_scene IS NULL ORDER BY holder"
+    )
     assert set(witnessed["content"]) == {"the scarf is in a donation bin"}
 
 
@@ -105,21 +121,27 @@ def test_perceptom_import_brings_fantom_conversations(store, shared_data):
     from pipelines.beliefs.importers import import_tom
 
     summary = import_tom(store, "perceptom", shared_data / "perceptom", limit=5)
-    assert summary.stories == 10                       # 5 Percept-ToMi + 5 Percept-FANToM
+    assert summary.stories == 10  # 5 Percept-ToMi + 5 Percept-FANToM
     backends = set(store.df("SELECT backend FROM runs WHERE step = 'beliefs.track'")["backend"])
     assert backends == {"symbolic-tracker", "dataset-perceivers"}
     # Part 3-0: Richard says goodbye at utterance 3; utterance 4 is heard by Kobe and Elena only.
-    heard = store.df("SELECT character FROM presence WHERE film_id = 'perceptom-fantom-3-0'"
-                     " AND scene_index = 4 AND status = 'on_screen' ORDER BY character")
+    heard = store.df(
+        "SELECT character FROM presence WHERE film_id = 'perceptom-fantom-3-0'"
+        " AND scene_index = 4 AND status = 'on_screen' ORDER BY character"
+    )
     assert list(heard["character"]) == ["Elena", "Kobe"]
-    told = store.scalar("SELECT count(*) FROM beliefs WHERE film_id = 'perceptom-fantom-3-0'"
-                        " AND holder = 'Richard' AND scene_index BETWEEN 4 AND 8")
+    told = store.scalar(
+        "SELECT count(*) FROM beliefs WHERE film_id = 'perceptom-fantom-3-0'"
+        " AND holder = 'Richard' AND scene_index BETWEEN 4 AND 8"
+    )
     assert told == 0
 
 
 def test_perceptom_bad_list_cell_names_record_and_field(tmp_path):
     bad = tmp_path / "Percept-ToMi.csv"
-    bad.write_text("index,story,perceivers,question,answer\n"
-                   "7,\"['A entered the hall']\",\"[['A'\",Where will A look for the x?,hall\n")
+    bad.write_text(
+        "index,story,perceivers,question,answer\n"
+        "7,\"['A entered the hall']\",\"[['A'\",Where will A look for the x?,hall\n"
+    )
     with pytest.raises(perceptom.TomFormatError, match="record 0: field 'perceivers'"):
         perceptom.load_tomi(bad)

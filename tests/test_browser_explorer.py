@@ -26,13 +26,21 @@ from tests.support.app_fixtures import build_app_fixture
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 PAGES = {  # url path -> the page title it must show
-    "": "StoryScope", "film": "Film", "beliefs": "Belief timelines", "questions": "Questions",
-    "verdicts": "Verdicts", "distributions": "Distributions", "plottree": "PlotTree",
-    "qlab": "Question Lab", "runs": "Runs",
+    "": "StoryScope",
+    "film": "Film",
+    "beliefs": "Belief timelines",
+    "questions": "Questions",
+    "verdicts": "Verdicts",
+    "distributions": "Distributions",
+    "plottree": "PlotTree",
+    "qlab": "Question Lab",
+    "runs": "Runs",
 }
 pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed at /usr/bin/chromium "
-                                                     "(run `make browser`)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian chromium not installed at /usr/bin/chromium (run `make browser`)",
+    ),
     pytest.mark.slow,
 ]
 
@@ -40,8 +48,12 @@ pytestmark = [
 def judge_everything_asserted(body: dict, number: int) -> str:
     """Scripted judge: label every numbered rubric claim of the request 'asserted'."""
     user = body["messages"][-1]["content"]
-    claims = sorted({int(n) for n in re.findall(r"^(\d+)\. \[(?:core|context)\]", user, re.MULTILINE)})
-    return json.dumps({"verdicts": [{"claim": c, "label": "asserted", "rationale": "scripted"} for c in claims]})
+    claims = sorted(
+        {int(n) for n in re.findall(r"^(\d+)\. \[(?:core|context)\]", user, re.MULTILINE)}
+    )
+    return json.dumps(
+        {"verdicts": [{"claim": c, "label": "asserted", "rationale": "scripted"} for c in claims]}
+    )
 
 
 def _free_port() -> int:
@@ -73,13 +85,36 @@ def app_url(tmp_path_factory):
     build_app_fixture(Store(store_path, lock_timeout=30))
     port = _free_port()
     with FakeLLMServer(judge_everything_asserted) as llm:
-        env = {**os.environ, "STORYSCOPE_STORE": str(store_path), "STORYSCOPE_LLM_BASE_URL": llm.base_url,
-               "STORYSCOPE_LLM_MODEL": "scripted-judge", "STORYSCOPE_LLM_API_KEY": "test-key-not-secret"}
+        env = {
+            **os.environ,
+            "STORYSCOPE_STORE": str(store_path),
+            "STORYSCOPE_LLM_BASE_URL": llm.base_url,
+            "STORYSCOPE_LLM_MODEL": "scripted-judge",
+            "STORYSCOPE_LLM_API_KEY": "test-key-not-secret",
+        }
         process = subprocess.Popen(
-            [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
-             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-            cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [
+                sys.executable,
+                "-m",
+                "pages.serve",
+                "run",
+                "app.py",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(url, process)
@@ -98,9 +133,16 @@ def browser():
 
     with sync_playwright() as playwright:
         handle = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         yield handle
         handle.close()
 
@@ -123,7 +165,9 @@ def _open(page, url: str, title: str) -> None:
 def _settle(page) -> None:
     """Wait until the script run is over (no 'Running…' status widget)."""
     page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60000
+    )
 
 
 def _figure(page, index: int = 0) -> dict:
@@ -132,7 +176,9 @@ def _figure(page, index: int = 0) -> dict:
     return page.evaluate(
         "(i) => { const el = document.querySelectorAll('.js-plotly-plot')[i];"
         " return {data: el._fullData.map(t => ({name: t.name, x: Array.from(t.x || [])})),"
-        " yticks: (el.layout.yaxis || {}).ticktext || []}; }", index)
+        " yticks: (el.layout.yaxis || {}).ticktext || []}; }",
+        index,
+    )
 
 
 def _choose(page, label: str, option: str) -> None:
@@ -157,15 +203,20 @@ def test_filter_changes_the_figure(page, app_url):
     assert before["anchor ▲"] == [40]
     _choose(page, "Question", "q2 — N2")
     # the rerun replaces the figure: between the old and the new one there may be none
-    page.wait_for_function("() => { const el = document.querySelector('.js-plotly-plot');"
-                           " const anchor = el && el._fullData && el._fullData.find(t => t.name === 'anchor ▲');"
-                           " return !!anchor && anchor.x[0] === 50; }", timeout=30000)
+    page.wait_for_function(
+        "() => { const el = document.querySelector('.js-plotly-plot');"
+        " const anchor = el && el._fullData && el._fullData.find(t => t.name === 'anchor ▲');"
+        " return !!anchor && anchor.x[0] === 50; }",
+        timeout=30000,
+    )
     assert "q=q2" in page.url
     page.screenshot(path=str(ARTIFACTS / "questions-after-filter.png"), full_page=True)
 
 
 def test_shared_url_restores_the_view(page, app_url):
-    _open(page, f"{app_url}/beliefs?film=lighthouse&who=Ben&belief=Ben+%C2%B7+F2", "Belief timelines")
+    _open(
+        page, f"{app_url}/beliefs?film=lighthouse&who=Ben&belief=Ben+%C2%B7+F2", "Belief timelines"
+    )
     figure = _figure(page)
     assert figure["yticks"] == ["Ben · B1", "Ben · F2", "Ben · B3"]
     page.get_by_text("Ann fixed the lamp.").first.wait_for(timeout=30000)
@@ -191,7 +242,7 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
 
     _open(page, f"{app_url}/questions?film=lighthouse", "Questions")
     page.get_by_text("Generate on this slice").first.click()
-    page.get_by_text(TEMPLATE_LABEL).first.click()          # an endpoint is configured: pick offline
+    page.get_by_text(TEMPLATE_LABEL).first.click()  # an endpoint is configured: pick offline
     _settle(page)
     page.get_by_text("Near-duplicates, map and Self-BLEU (slower)").first.click()
     _settle(page)
@@ -201,7 +252,9 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     page.get_by_text("finished: new run qgen-generate-").first.wait_for(timeout=120000)
     page.get_by_text("Final status").first.wait_for(timeout=30000)
     page.get_by_role("button", name="Show the new run's questions").click()
-    page.wait_for_function("() => window.location.search.includes('gen_run=qgen-generate-')", timeout=60000)
+    page.wait_for_function(
+        "() => window.location.search.includes('gen_run=qgen-generate-')", timeout=60000
+    )
     _settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "questions-after-generate-job.png"), full_page=True)

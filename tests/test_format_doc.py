@@ -16,7 +16,8 @@ DOC = REPO_ROOT / "docs" / "FORMAT.md"
 
 def test_committed_format_doc_equals_the_generated_text():
     assert DOC.read_text(encoding="utf-8") == format_doc(), (
-        "docs/FORMAT.md is stale: run `storyscope format-doc`")
+        "docs/FORMAT.md is stale: run `storyscope format-doc`"
+    )
 
 
 def test_doc_lists_every_table_and_field_with_its_constraints():

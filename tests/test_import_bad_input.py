@@ -4,8 +4,6 @@ the store exactly as it was (every table's rows compared before and after)."""
 from __future__ import annotations
 
 import json
-import resource
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -21,11 +19,17 @@ def store_dump(store) -> dict[str, list]:
     """Every row of every table (the store's whole content), in a stable order, read in one
     session (opening the file per table would dominate the test's time)."""
     with store.session() as cursor:
-        tables = [row[0] for row in cursor.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
-            " AND table_type = 'BASE TABLE' ORDER BY 1").fetchall()]
-        return {table: cursor.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
-                for table in tables}
+        tables = [
+            row[0]
+            for row in cursor.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+                " AND table_type = 'BASE TABLE' ORDER BY 1"
+            ).fetchall()
+        ]
+        return {
+            table: cursor.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+            for table in tables
+        }
 
 
 @pytest.fixture
@@ -91,12 +95,15 @@ def test_truncated_json(seeded, tmp_path):
     assert "column" in message
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("year", "nineteen", "must be an integer"),
-    ("title", 123, "must be a string"),
-    ("runtime_s", "600", "must be a number"),
-    ("year", 1999.5, "must be an integer"),
-])
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("year", "nineteen", "must be an integer"),
+        ("title", 123, "must be a string"),
+        ("runtime_s", "600", "must be a number"),
+        ("year", 1999.5, "must be an integer"),
+    ],
+)
 def test_wrong_types(seeded, tmp_path, field, value, words):
     folder = dataset_with(tmp_path, lambda t: t["films"][1].update({field: value}))
     assert_rejected(seeded, folder, "films.jsonl", "line 2", field, words)
@@ -104,8 +111,9 @@ def test_wrong_types(seeded, tmp_path, field, value, words):
 
 def test_wrong_list_item_type(seeded, tmp_path):
     folder = dataset_with(tmp_path, lambda t: t["rubric_claims"][0].update(evidence_scenes=["one"]))
-    assert_rejected(seeded, folder, "rubric_claims.jsonl", "line 1", "evidence_scenes",
-                    "a list of integers")
+    assert_rejected(
+        seeded, folder, "rubric_claims.jsonl", "line 1", "evidence_scenes", "a list of integers"
+    )
 
 
 def test_missing_required_field(seeded, tmp_path):
@@ -120,7 +128,9 @@ def test_unknown_question_id(seeded, tmp_path):
 
 def test_unknown_claim_id(seeded, tmp_path):
     folder = dataset_with(tmp_path, lambda t: t["claim_verdicts"][1].update(claim_id="q9.c7"))
-    assert_rejected(seeded, folder, "claim_verdicts.jsonl", "line 2", "claim_id", "unknown claim_id")
+    assert_rejected(
+        seeded, folder, "claim_verdicts.jsonl", "line 2", "claim_id", "unknown claim_id"
+    )
 
 
 def test_duplicate_id_in_file(seeded, tmp_path):
@@ -130,7 +140,9 @@ def test_duplicate_id_in_file(seeded, tmp_path):
 
 def test_duplicate_id_against_store(seeded, tmp_path):
     folder = dataset_with(tmp_path, lambda t: t["settings"][0].update(setting_id="s1"))
-    assert_rejected(seeded, folder, "settings.jsonl", "line 1", "setting_id", "already in the store")
+    assert_rejected(
+        seeded, folder, "settings.jsonl", "line 1", "setting_id", "already in the store"
+    )
 
 
 def test_negative_time(seeded, tmp_path):
@@ -155,7 +167,9 @@ def test_latin1_text(seeded, tmp_path):
 def test_byte_order_mark_inside_the_file(seeded, tmp_path):
     folder = dataset_with(tmp_path, lambda t: None)
     scenes = [as_line(r) for r in other_tables()["scenes"]]
-    write_lines(folder, "scenes", [b"\xef\xbb\xbf" + scenes[0], scenes[1], b"\xef\xbb\xbf" + scenes[2]])
+    write_lines(
+        folder, "scenes", [b"\xef\xbb\xbf" + scenes[0], scenes[1], b"\xef\xbb\xbf" + scenes[2]]
+    )
     assert_rejected(seeded, folder, "scenes.jsonl", "line 3", "-", "byte-order mark")
 
 
@@ -183,8 +197,10 @@ def test_blank_lines_only_file_is_empty(seeded, tmp_path):
 def test_unknown_field(seeded, tmp_path):
     def typo(tables):
         tables["films"][0]["titel"] = tables["films"][0].pop("title")
-    message = assert_rejected(seeded, dataset_with(tmp_path, typo), "films.jsonl", "line 1",
-                              "titel", "unknown field")
+
+    message = assert_rejected(
+        seeded, dataset_with(tmp_path, typo), "films.jsonl", "line 1", "titel", "unknown field"
+    )
     assert "did you mean 'title'" in message
 
 
@@ -194,8 +210,15 @@ def test_bad_enum(seeded, tmp_path):
 
 
 def test_list_too_short(seeded, tmp_path):
-    mcq = {"mcq_id": "m1", "source": "Friends", "vid": "v", "question": "Who?", "choices": ["Ross"],
-           "gt": "Ross", "option": "A"}
+    mcq = {
+        "mcq_id": "m1",
+        "source": "Friends",
+        "vid": "v",
+        "question": "Who?",
+        "choices": ["Ross"],
+        "gt": "Ross",
+        "option": "A",
+    }
     folder = dataset_with(tmp_path, lambda t: t.update(mcq_questions=[mcq]))
     assert_rejected(seeded, folder, "mcq_questions.jsonl", "line 1", "choices", "at least 2 items")
 
@@ -214,11 +237,14 @@ def test_line_numbers_count_blank_lines(seeded, tmp_path):
     assert_rejected(seeded, folder, "films.jsonl", "line 4", "year", "must be ≥ 1880 (got 1200)")
 
 
-@pytest.mark.parametrize("manifest, field, words", [
-    ({**MANIFEST, "version": 2}, "version", "Input should be 1"),
-    ({k: v for k, v in MANIFEST.items() if k != "dataset_id"}, "dataset_id", "Field required"),
-    ({**MANIFEST, "licence_": "x"}, "licence_", "Extra inputs are not permitted"),
-])
+@pytest.mark.parametrize(
+    "manifest, field, words",
+    [
+        ({**MANIFEST, "version": 2}, "version", "Input should be 1"),
+        ({k: v for k, v in MANIFEST.items() if k != "dataset_id"}, "dataset_id", "Field required"),
+        ({**MANIFEST, "licence_": "x"}, "licence_", "Extra inputs are not permitted"),
+    ],
+)
 def test_bad_manifest(seeded, tmp_path, manifest, field, words):
     folder = write_dataset(tmp_path / "bad", other_tables(), manifest)
     assert_rejected(seeded, folder, "manifest.json", "(manifest)", field, words)
@@ -269,7 +295,9 @@ def test_200_mb_file_is_streamed_not_loaded(seeded, tmp_path):
     with (folder / "films.jsonl").open("w") as handle:
         for i in range(n_rows - 1):
             handle.write(f'{{"film_id": "big{i}", "title": "T", "source": "{padding}"}}\n')
-        handle.write(f'{{"film_id": "last", "title": "T", "year": "1999", "source": "{padding}"}}\n')
+        handle.write(
+            f'{{"film_id": "last", "title": "T", "year": "1999", "source": "{padding}"}}\n'
+        )
     size = (folder / "films.jsonl").stat().st_size
     assert size > 200_000_000
     before = store_dump(seeded)
@@ -279,7 +307,11 @@ def test_200_mb_file_is_streamed_not_loaded(seeded, tmp_path):
     _, python_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     problem = caught.value.first
-    assert (problem.file, problem.record, problem.field) == ("films.jsonl", f"line {n_rows}", "year")
+    assert (problem.file, problem.record, problem.field) == (
+        "films.jsonl",
+        f"line {n_rows}",
+        "year",
+    )
     assert python_peak < size / 20, f"Python heap peaked at {python_peak:,} bytes"
     assert store_dump(seeded) == before
 
@@ -290,16 +322,25 @@ def test_two_judges_on_one_claim_in_one_import_are_both_kept(seeded, tmp_path):
     def second_judge(tables):
         tables["judges"].append({"judge_id": "j10", "kind": "human"})
         tables["claim_verdicts"].append({**tables["claim_verdicts"][0], "judge_id": "j10"})
+
     folder = dataset_with(tmp_path, second_judge)
     report = import_lfvqa_dir(seeded, folder)
-    judges = seeded.rows("SELECT DISTINCT judge_id FROM claim_verdicts WHERE run_id = ? ORDER BY 1",
-                         [report.run_id])
+    judges = seeded.rows(
+        "SELECT DISTINCT judge_id FROM claim_verdicts WHERE run_id = ? ORDER BY 1", [report.run_id]
+    )
     assert [j for (j,) in judges] == ["j10", "j9"]  # other_tables() renames j1 to j9
 
 
 def test_same_judge_twice_on_one_claim_is_rejected(seeded, tmp_path):
     def repeated_verdict(tables):
         tables["claim_verdicts"].append(dict(tables["claim_verdicts"][0]))
+
     folder = dataset_with(tmp_path, repeated_verdict)
-    assert_rejected(seeded, folder, "claim_verdicts.jsonl", "line 3", "judge_id+answer_id+claim_id",
-                    "same as record 1")
+    assert_rejected(
+        seeded,
+        folder,
+        "claim_verdicts.jsonl",
+        "line 3",
+        "judge_id+answer_id+claim_id",
+        "same as record 1",
+    )

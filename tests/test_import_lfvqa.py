@@ -18,29 +18,79 @@ MANIFEST = {"format": "storyscope-lfvqa", "version": 1, "dataset_id": "tiny", "n
 def tiny_tables() -> dict[str, list[dict]]:
     """Two films with scenes, subtitles, a question with claims, an answer and verdicts."""
     return {
-        "films": [{"film_id": "f1", "title": "One", "year": 2020, "runtime_s": 600.0},
-                  {"film_id": "f2", "title": "Two", "kind": "episode", "series": "S", "season": 1,
-                   "episode": 2}],
-        "scenes": [{"film_id": "f1", "scene_index": i, "location": f"L{i}", "start_s": 10.0 * i,
-                    "end_s": 10.0 * i + 9, "time_source": "matched"} for i in range(3)],
-        "subtitles": [{"film_id": "f1", "cue_index": 0, "start_s": 1.5, "end_s": 2.5, "text": "Hi."}],
-        "questions": [{"question_id": "q1", "film_id": "f1", "qtype": "Q3", "center": "Ann",
-                       "text": "What does Ann believe?", "gold": "That Bob left."}],
-        "rubric_claims": [{"claim_id": "q1.c1", "question_id": "q1", "ord": 1, "role": "core",
-                           "text": "Ann believes Bob left.", "evidence_scenes": [1, 2]},
-                          {"claim_id": "q1.c2", "question_id": "q1", "ord": 2, "role": "context",
-                           "text": "Bob did not leave."}],
+        "films": [
+            {"film_id": "f1", "title": "One", "year": 2020, "runtime_s": 600.0},
+            {
+                "film_id": "f2",
+                "title": "Two",
+                "kind": "episode",
+                "series": "S",
+                "season": 1,
+                "episode": 2,
+            },
+        ],
+        "scenes": [
+            {
+                "film_id": "f1",
+                "scene_index": i,
+                "location": f"L{i}",
+                "start_s": 10.0 * i,
+                "end_s": 10.0 * i + 9,
+                "time_source": "matched",
+            }
+            for i in range(3)
+        ],
+        "subtitles": [
+            {"film_id": "f1", "cue_index": 0, "start_s": 1.5, "end_s": 2.5, "text": "Hi."}
+        ],
+        "questions": [
+            {
+                "question_id": "q1",
+                "film_id": "f1",
+                "qtype": "Q3",
+                "center": "Ann",
+                "text": "What does Ann believe?",
+                "gold": "That Bob left.",
+            }
+        ],
+        "rubric_claims": [
+            {
+                "claim_id": "q1.c1",
+                "question_id": "q1",
+                "ord": 1,
+                "role": "core",
+                "text": "Ann believes Bob left.",
+                "evidence_scenes": [1, 2],
+            },
+            {
+                "claim_id": "q1.c2",
+                "question_id": "q1",
+                "ord": 2,
+                "role": "context",
+                "text": "Bob did not leave.",
+            },
+        ],
         "settings": [{"setting_id": "s1", "source": "screenplay", "label": "Screenplay / X"}],
-        "answers": [{"answer_id": "a1", "question_id": "q1", "setting_id": "s1", "text": "Bob left."}],
+        "answers": [
+            {"answer_id": "a1", "question_id": "q1", "setting_id": "s1", "text": "Bob left."}
+        ],
         "judges": [{"judge_id": "j1", "kind": "lexical", "backend": "lexical"}],
-        "claim_verdicts": [{"judge_id": "j1", "answer_id": "a1", "claim_id": "q1.c1",
-                            "verdict": "asserted"},
-                           {"judge_id": "j1", "answer_id": "a1", "claim_id": "q1.c2",
-                            "verdict": "omitted", "rationale": "not said"}],
+        "claim_verdicts": [
+            {"judge_id": "j1", "answer_id": "a1", "claim_id": "q1.c1", "verdict": "asserted"},
+            {
+                "judge_id": "j1",
+                "answer_id": "a1",
+                "claim_id": "q1.c2",
+                "verdict": "omitted",
+                "rationale": "not said",
+            },
+        ],
     }
 
 
-def write_dataset(folder: Path, tables: dict[str, list[dict]], manifest: dict | None = None) -> Path:
+def write_dataset(
+    folder: Path, tables: dict[str, list[dict]], manifest: dict | None = None
+) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "manifest.json").write_text(json.dumps(manifest or MANIFEST))
     for name, rows in tables.items():
@@ -50,19 +100,36 @@ def write_dataset(folder: Path, tables: dict[str, list[dict]], manifest: dict | 
 
 def test_tiny_dataset_imports_every_table_under_one_run(store, tmp_path):
     report = import_lfvqa_dir(store, write_dataset(tmp_path / "tiny", tiny_tables()))
-    assert report.rows == {"films": 2, "scenes": 3, "subtitles": 1, "questions": 1,
-                           "rubric_claims": 2, "settings": 1, "answers": 1, "judges": 1,
-                           "claim_verdicts": 2}
-    run = store.rows("SELECT step, backend, status, n_items, reported_by_paper FROM runs"
-                     " WHERE run_id = ?", [report.run_id])
+    assert report.rows == {
+        "films": 2,
+        "scenes": 3,
+        "subtitles": 1,
+        "questions": 1,
+        "rubric_claims": 2,
+        "settings": 1,
+        "answers": 1,
+        "judges": 1,
+        "claim_verdicts": 2,
+    }
+    run = store.rows(
+        "SELECT step, backend, status, n_items, reported_by_paper FROM runs WHERE run_id = ?",
+        [report.run_id],
+    )
     assert run == [("import.lfvqa", "import", "finished", 14, False)]
     for table in report.rows:
         assert store.scalar(f"SELECT count(*) FROM {table} WHERE run_id <> ?", [report.run_id]) == 0
-    assert store.rows("SELECT dataset_id, name, kind FROM datasets") == [("tiny", "Tiny set", "lfvqa")]
+    assert store.rows("SELECT dataset_id, name, kind FROM datasets") == [
+        ("tiny", "Tiny set", "lfvqa")
+    ]
     # defaults come from the model; typed values survive the JSON staging
     assert store.rows("SELECT film_id, kind, dataset_id, year FROM films ORDER BY film_id") == [
-        ("f1", "film", "tiny", 2020), ("f2", "episode", "tiny", None)]
-    assert store.scalar("SELECT evidence_scenes FROM rubric_claims WHERE claim_id='q1.c1'") == [1, 2]
+        ("f1", "film", "tiny", 2020),
+        ("f2", "episode", "tiny", None),
+    ]
+    assert store.scalar("SELECT evidence_scenes FROM rubric_claims WHERE claim_id='q1.c1'") == [
+        1,
+        2,
+    ]
     assert store.scalar("SELECT evidence_scenes FROM rubric_claims WHERE claim_id='q1.c2'") == []
     assert store.scalar("SELECT status FROM questions") == "released"
 
@@ -88,14 +155,26 @@ def test_parquet_files_import_like_jsonl(store, tmp_path):
 
 
 def test_mcq_predictions_get_correctness_from_their_question(store, tmp_path):
-    mcq = {"mcq_id": "m1", "source": "Friends", "vid": "Friends-S01E01", "question": "Who?",
-           "choices": ["Ross", "Joey"], "gt": "Ross", "option": "A"}
-    preds = [{"mcq_id": "m1", "method": "x", "predicted_option": "A"},
-             {"mcq_id": "m1", "method": "y", "predicted_option": "B"}]
-    import_lfvqa_dir(store, write_dataset(tmp_path / "m", {"mcq_questions": [mcq],
-                                                           "mcq_predictions": preds}))
+    mcq = {
+        "mcq_id": "m1",
+        "source": "Friends",
+        "vid": "Friends-S01E01",
+        "question": "Who?",
+        "choices": ["Ross", "Joey"],
+        "gt": "Ross",
+        "option": "A",
+    }
+    preds = [
+        {"mcq_id": "m1", "method": "x", "predicted_option": "A"},
+        {"mcq_id": "m1", "method": "y", "predicted_option": "B"},
+    ]
+    import_lfvqa_dir(
+        store, write_dataset(tmp_path / "m", {"mcq_questions": [mcq], "mcq_predictions": preds})
+    )
     assert store.rows("SELECT method, correct FROM mcq_predictions ORDER BY method") == [
-        ("x", True), ("y", False)]
+        ("x", True),
+        ("y", False),
+    ]
 
 
 def test_paper_sample_imports_as_reported_by_the_paper(store):
@@ -120,14 +199,24 @@ def test_second_import_of_same_rows_is_rejected(store, tmp_path):
 
 def test_parquet_list_columns_import(store, tmp_path):
     tables = tiny_tables()
-    folder = write_dataset(tmp_path / "pql", {"films": tables["films"], "questions": tables["questions"]})
-    pq.write_table(pa.Table.from_pylist([{**c, "evidence_scenes": c.get("evidence_scenes", [])}
-                                         for c in tables["rubric_claims"]]),
-                   folder / "rubric_claims.parquet")
+    folder = write_dataset(
+        tmp_path / "pql", {"films": tables["films"], "questions": tables["questions"]}
+    )
+    pq.write_table(
+        pa.Table.from_pylist(
+            [
+                {**c, "evidence_scenes": c.get("evidence_scenes", [])}
+                for c in tables["rubric_claims"]
+            ]
+        ),
+        folder / "rubric_claims.parquet",
+    )
     report = import_lfvqa_dir(store, folder)
     assert report.rows["rubric_claims"] == 2
     assert store.rows("SELECT claim_id, evidence_scenes FROM rubric_claims ORDER BY 1") == [
-        ("q1.c1", [1, 2]), ("q1.c2", [])]
+        ("q1.c1", [1, 2]),
+        ("q1.c2", []),
+    ]
 
 
 def test_cli_reports_import_errors_without_a_traceback(tmp_path):
@@ -144,11 +233,14 @@ def test_cli_reports_import_errors_without_a_traceback(tmp_path):
     assert result.exit_code == 2
     assert "films.jsonl, line 1, field 'year': must be an integer" in result.output
     assert "Traceback" not in result.output
-    not_a_release = CliRunner().invoke(app, ["import", "storyvideoqa", str(folder),
-                                             "--store", str(store_file)])
+    not_a_release = CliRunner().invoke(
+        app, ["import", "storyvideoqa", str(folder), "--store", str(store_file)]
+    )
     assert not_a_release.exit_code == 2
     assert "not a StoryVideoQA release" in not_a_release.output
     ok = write_dataset(tmp_path / "ok", tiny_tables())
-    result = CliRunner().invoke(app, ["import", "lfvqa", str(ok), "--store", str(store_file), "--json"])
+    result = CliRunner().invoke(
+        app, ["import", "lfvqa", str(ok), "--store", str(store_file), "--json"]
+    )
     assert result.exit_code == 0
     assert json.loads(result.output)["rows"]["films"] == 2

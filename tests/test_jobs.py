@@ -68,8 +68,13 @@ def test_sigkilled_job_process_resumes_exactly(store, fake_llm):
     sizes = build_slice(store, n_copies=5)
     server = fake_llm(_slow(0.15))
     key = "sk-test-kill-SECRET-9876543210"
-    job_id = start_job(store, "judge", _options(fake_llm, server, concurrency=2),
-                       mode="subprocess", env={"STORYSCOPE_LLM_API_KEY": key})
+    job_id = start_job(
+        store,
+        "judge",
+        _options(fake_llm, server, concurrency=2),
+        mode="subprocess",
+        env={"STORYSCOPE_LLM_API_KEY": key},
+    )
     _wait_until(lambda: job_status(store, job_id)["done"] >= 4)
     pid = job_status(store, job_id)["pid"]
     os.kill(pid, signal.SIGKILL)

@@ -90,5 +90,7 @@ def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
     assert report.judges == ["fake-model@judge-claims-v1", "lexical"]
     pair = report.pairs[0]
     assert pair["n"] == sizes["verdicts"] and 0 <= pair["agreement"] <= 1
-    assert report.confusions[("fake-model@judge-claims-v1", "lexical")].to_numpy().sum() == \
-        sizes["verdicts"]
+    assert (
+        report.confusions[("fake-model@judge-claims-v1", "lexical")].to_numpy().sum()
+        == sizes["verdicts"]
+    )

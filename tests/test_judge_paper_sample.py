@@ -22,8 +22,18 @@ def test_openai_judge_and_metrics_on_paper_sample(store, fake_llm, store_path, m
     server = fake_llm(scripted_judge)
     monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-sample-000000")
     load_commands()
-    args = ["judge", "--store", str(store_path), "--backend", "openai", "--model", "fake-model",
-            "--base-url", server.base_url, "--json"]
+    args = [
+        "judge",
+        "--store",
+        str(store_path),
+        "--backend",
+        "openai",
+        "--model",
+        "fake-model",
+        "--base-url",
+        server.base_url,
+        "--json",
+    ]
     dry = CliRunner().invoke(app, [*args, "--dry-run"])
     assert dry.exit_code == 0, dry.output
     plan = json.loads(dry.output)
@@ -37,8 +47,10 @@ def test_openai_judge_and_metrics_on_paper_sample(store, fake_llm, store_path, m
     assert len(table.rows) == 4 and all(r["n"] == 3 for r in table.rows)
     # Replaying with the endpoint down: every call comes from the cache.
     server.stop()
-    again = run_judge(store, JudgeOptions(backend="openai", llm={
-        "base_url": server.base_url, "model": "fake-model"}))
+    again = run_judge(
+        store,
+        JudgeOptions(backend="openai", llm={"base_url": server.base_url, "model": "fake-model"}),
+    )
     assert again["done"] == 12 and again["failed"] == 0
 
 

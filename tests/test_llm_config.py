@@ -10,9 +10,11 @@ from pipelines.llm.redact import redact
 
 def test_precedence(tmp_path, monkeypatch):
     secrets = tmp_path / "secrets.toml"
-    secrets.write_text('OPENAI_API_KEY = "sk-from-secrets-123456"\n'
-                       '[llm]\nmodel = "secret-model"\nconcurrency = 3\n'
-                       'base_url = "http://secrets/v1"\n')
+    secrets.write_text(
+        'OPENAI_API_KEY = "sk-from-secrets-123456"\n'
+        '[llm]\nmodel = "secret-model"\nconcurrency = 3\n'
+        'base_url = "http://secrets/v1"\n'
+    )
     for name in ("STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY", "STORYSCOPE_LLM_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("STORYSCOPE_LLM_MODEL", "env-model")
@@ -33,5 +35,7 @@ def test_bad_value_names_setting_not_value(tmp_path, monkeypatch):
 def test_cost_and_redact():
     config = LLMConfig(price_in_per_mtok=2.5, price_out_per_mtok=10.0)
     assert config.cost(1_000_000, 100_000) == pytest.approx(3.5)
-    assert redact("Bearer abcdefghijk and sk-xyz1234567", None) == "Bearer [redacted] and [redacted]"
+    assert (
+        redact("Bearer abcdefghijk and sk-xyz1234567", None) == "Bearer [redacted] and [redacted]"
+    )
     assert redact("key=my-own-secret", "my-own-secret") == "key=[redacted]"

@@ -17,8 +17,15 @@ class Label(BaseModel):
 
 
 def _requests(n: int) -> list[LLMRequest]:
-    return [LLMRequest(f"item{i}", [{"role": "user", "content": f"q{i}"}], schema=Label,
-                       params={"temperature": 0}) for i in range(n)]
+    return [
+        LLMRequest(
+            f"item{i}",
+            [{"role": "user", "content": f"q{i}"}],
+            schema=Label,
+            params={"temperature": 0},
+        )
+        for i in range(n)
+    ]
 
 
 def _run(store, config, requests, **kwargs):
@@ -90,18 +97,26 @@ def test_timeouts_are_retried_then_recorded(store, fake_llm):
 
 
 def test_budget_stops_sending_cleanly(store, fake_llm):
-    server = fake_llm(lambda body, n: FakeReply(content='{"label": "x"}', prompt_tokens=100,
-                                                completion_tokens=100))
+    server = fake_llm(
+        lambda body, n: FakeReply(
+            content='{"label": "x"}', prompt_tokens=100, completion_tokens=100
+        )
+    )
     config = fake_llm.config(server, concurrency=1, budget_tokens=450)
     gateway, run_id, results = _run(store, config, _requests(6))
     assert [r.status for r in results] == ["ok"] * 3 + ["skipped"] * 3
     assert gateway.stop_reason == "budget" and len(server.log.bodies) == 3
-    assert store.scalar("SELECT prompt_tokens + completion_tokens FROM runs WHERE run_id = ?",
-                        [run_id]) == 600
+    assert (
+        store.scalar(
+            "SELECT prompt_tokens + completion_tokens FROM runs WHERE run_id = ?", [run_id]
+        )
+        == 600
+    )
 
 
 def test_concurrency_is_bounded(store, fake_llm):
     import threading
+
     state = {"now": 0, "peak": 0}
     lock = threading.Lock()
 
@@ -110,6 +125,7 @@ def test_concurrency_is_bounded(store, fake_llm):
             state["now"] += 1
             state["peak"] = max(state["peak"], state["now"])
         import time
+
         time.sleep(0.05)
         with lock:
             state["now"] -= 1
@@ -135,30 +151,37 @@ def test_key_never_reaches_store_or_errors(store, fake_llm, store_path):
     for result in results:
         assert TEST_KEY not in (result.error or "") + (result.raw or "")
     assert TEST_KEY not in repr(config) and "api_key" not in config.public_dict()
-    dumped = "".join(store.df(f"SELECT * FROM {t}").to_json() for t in
-                     ("llm_calls", "llm_cache", "runs", "jobs"))
+    dumped = "".join(
+        store.df(f"SELECT * FROM {t}").to_json() for t in ("llm_calls", "llm_cache", "runs", "jobs")
+    )
     assert "SECRET" not in dumped
     assert b"SECRET" not in store_path.read_bytes()  # ...but never written anywhere
 
 
 def test_cache_key_is_canonical_and_spliced_form_matches():
-    from pipelines.llm.requests import cache_key, response_format
     from pipelines.llm import LLMConfig
+    from pipelines.llm.requests import cache_key, response_format
 
     gateway = Gateway(None, LLMConfig(model="m"), "r")
-    request = LLMRequest("a", [{"role": "user", "content": "x"}], schema=Label,
-                         params={"temperature": 0, "seed": 1})
+    request = LLMRequest(
+        "a", [{"role": "user", "content": "x"}], schema=Label, params={"temperature": 0, "seed": 1}
+    )
     full = {**request.params, "response_format": response_format(request, "json_schema")}
     assert gateway.key_of(request) == cache_key("m", request.messages, full)
     assert cache_key("m", [{"role": "user", "content": "ab"}], {}) != cache_key(
-        "m", [{"role": "user", "content": "a"}, {"role": "b", "content": ""}], {})
+        "m", [{"role": "user", "content": "a"}, {"role": "b", "content": ""}], {}
+    )
     assert cache_key("m", request.messages, {"temperature": 0}) != cache_key(
-        "m", request.messages, {"temperature": 1})
+        "m", request.messages, {"temperature": 1}
+    )
 
 
 def test_budget_is_per_run_across_gateways(store, fake_llm):
-    server = fake_llm(lambda body, n: FakeReply(content='{"label": "x"}', prompt_tokens=100,
-                                                completion_tokens=100))
+    server = fake_llm(
+        lambda body, n: FakeReply(
+            content='{"label": "x"}', prompt_tokens=100, completion_tokens=100
+        )
+    )
     config = fake_llm.config(server, concurrency=1, budget_tokens=450)
     run_id = start_run(store, RunSpec("test.llm", backend="openai", model=config.model))
     first = Gateway(store, config, run_id).run(_requests(3))

@@ -31,21 +31,37 @@ import pytest
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
-from tests.test_browser_explorer import ARTIFACTS, CHROMIUM, _free_port, _wait_healthy, judge_everything_asserted
+from tests.test_browser_explorer import (
+    ARTIFACTS,
+    CHROMIUM,
+    _free_port,
+    _wait_healthy,
+    judge_everything_asserted,
+)
 
 SESSIONS = 10
 MIN_VISITS = 3
 BROWSE_LIMIT_S = 45.0
 STEP_TIMEOUT_MS = 180_000
-REPLY_DELAY_S = 2.0              # per judged answer: 6 answers, one request in flight → ~12 s of judging
+REPLY_DELAY_S = 2.0  # per judged answer: 6 answers, one request in flight → ~12 s of judging
 # page title -> the heading it shows (the sidebar link text is the title)
-NAV = {"Overview": "StoryScope", "Film": "Film", "Belief timelines": "Belief timelines",
-       "Questions": "Questions", "Verdicts": "Verdicts", "Distributions": "Distributions",
-       "PlotTree": "PlotTree", "Question Lab": "Question Lab", "Runs": "Runs"}
+NAV = {
+    "Overview": "StoryScope",
+    "Film": "Film",
+    "Belief timelines": "Belief timelines",
+    "Questions": "Questions",
+    "Verdicts": "Verdicts",
+    "Distributions": "Distributions",
+    "PlotTree": "PlotTree",
+    "Question Lab": "Question Lab",
+    "Runs": "Runs",
+}
 LOCK_MARKERS = ("storebusy", "could not set lock", "conflicting lock", "database is locked")
 pytestmark = [
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium not installed at /usr/bin/chromium "
-                                                     "(run `make browser`)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian chromium not installed at /usr/bin/chromium (run `make browser`)",
+    ),
     pytest.mark.slow,
 ]
 
@@ -62,10 +78,28 @@ def _start_app(store_path: Path, log_path: Path) -> tuple[subprocess.Popen, str]
     for name in ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
         env.pop(name, None)
     process = subprocess.Popen(
-        [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log_path.open("wb"))
+        [
+            sys.executable,
+            "-m",
+            "pages.serve",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log_path.open("wb"),
+    )
     url = f"http://127.0.0.1:{port}"
     _wait_healthy(url, process)
     return process, url
@@ -73,18 +107,39 @@ def _start_app(store_path: Path, log_path: Path) -> tuple[subprocess.Popen, str]
 
 def _start_judge(store_path: Path, base_url: str) -> subprocess.Popen:
     """`storyscope judge` on the fixture film through the scripted server, as a user would."""
-    command = [sys.executable, "-m", "pipelines", "judge", "--store", str(store_path), "--backend", "openai",
-               "--base-url", base_url, "--model", "scripted-judge", "--judge", "load-test-judge",
-               "--concurrency", "1", "--where", "film=lighthouse", "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "pipelines",
+        "judge",
+        "--store",
+        str(store_path),
+        "--backend",
+        "openai",
+        "--base-url",
+        base_url,
+        "--model",
+        "scripted-judge",
+        "--judge",
+        "load-test-judge",
+        "--concurrency",
+        "1",
+        "--where",
+        "film=lighthouse",
+        "--json",
+    ]
     env = {**os.environ, "STORYSCOPE_LLM_API_KEY": "test-key-not-secret"}
-    return subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        command, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 async def _settle(page) -> None:
     """Wait until the script run is over (no 'Running…' status widget)."""
     await page.wait_for_timeout(300)
-    await page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                                 timeout=STEP_TIMEOUT_MS)
+    await page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=STEP_TIMEOUT_MS
+    )
 
 
 async def _check(page, where: str) -> None:
@@ -108,8 +163,10 @@ class Visits:
     def summary(self) -> str:
         ordered = sorted(zip(self.seconds, self.titles))
         slowest = ", ".join(f"{title} {seconds:.1f} s" for seconds, title in ordered[-3:][::-1])
-        return (f"page switch median {ordered[len(ordered) // 2][0]:.1f} s over {len(ordered)};"
-                f" slowest: {slowest}")
+        return (
+            f"page switch median {ordered[len(ordered) // 2][0]:.1f} s over {len(ordered)};"
+            f" slowest: {slowest}"
+        )
 
 
 async def _visit(page, title: str, visits: Visits) -> None:
@@ -149,11 +206,16 @@ async def _sees_run(page, run_id: str, index: int, visits: Visits, timeout: floa
     while True:
         await _visit(page, "Runs", visits)
         # the picker's choice is bound to the URL; the detail line names the judge's model
-        if f"run={run_id}" in page.url and "scripted-judge" in await page.locator("body").inner_text():
+        if (
+            f"run={run_id}" in page.url
+            and "scripted-judge" in await page.locator("body").inner_text()
+        ):
             break
         assert time.monotonic() < deadline, f"session {index} never showed run {run_id}"
-        await _visit(page, "Overview", visits)   # leave and come back: a fresh run of the page
-    await page.screenshot(path=str(ARTIFACTS / "load" / f"session-{index}-runs.png"), full_page=True)
+        await _visit(page, "Overview", visits)  # leave and come back: a fresh run of the page
+    await page.screenshot(
+        path=str(ARTIFACTS / "load" / f"session-{index}-runs.png"), full_page=True
+    )
 
 
 async def _watch_judge(process: subprocess.Popen, judge: dict) -> None:
@@ -168,13 +230,22 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
     (ARTIFACTS / "load").mkdir(parents=True, exist_ok=True)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         process = None
         try:
-            contexts = [await browser.new_context(viewport={"width": 1400, "height": 1200})
-                        for _ in range(SESSIONS)]
+            contexts = [
+                await browser.new_context(viewport={"width": 1400, "height": 1200})
+                for _ in range(SESSIONS)
+            ]
             for context in contexts:
                 # generous: ten tabs and a judge share two cores (no wall-clock assertion here)
                 context.set_default_timeout(STEP_TIMEOUT_MS)
@@ -186,19 +257,25 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
             process = _start_judge(store_path, llm_base_url)
             judge = {"running": True, "deadline": time.monotonic() + BROWSE_LIMIT_S}
             watcher = asyncio.create_task(_watch_judge(process, judge))
-            visited = await asyncio.gather(*(_browse(page, i, judge, visits) for i, page in enumerate(pages)))
+            visited = await asyncio.gather(
+                *(_browse(page, i, judge, visits) for i, page in enumerate(pages))
+            )
             await asyncio.wait_for(watcher, timeout=120)
             out, err = process.communicate(timeout=30)
             assert process.returncode == 0, f"storyscope judge failed: {err.decode()[-2000:]}"
             job = json.loads(out.decode().strip().splitlines()[-1])
             browsed = time.monotonic()
-            await asyncio.gather(*(_sees_run(page, job["run_id"], i, visits) for i, page in enumerate(pages)))
-            print(f"load: browse {browsed - started:.1f} s, runs seen {time.monotonic() - browsed:.1f} s,"
-                  f" {visits.summary()}")
+            await asyncio.gather(
+                *(_sees_run(page, job["run_id"], i, visits) for i, page in enumerate(pages))
+            )
+            print(
+                f"load: browse {browsed - started:.1f} s, runs seen {time.monotonic() - browsed:.1f} s,"
+                f" {visits.summary()}"
+            )
             return {"job": job, "visited": visited}
         finally:
             if process is not None and process.poll() is None:
-                process.kill()          # a failed assertion must not leave the judge running
+                process.kill()  # a failed assertion must not leave the judge running
             await browser.close()
 
 
@@ -219,7 +296,7 @@ def test_ten_sessions_browse_while_a_cli_judge_job_writes(tmp_path):
                 app.wait(10)
             except subprocess.TimeoutExpired:
                 app.kill()
-        assert len(llm.log.bodies) == 6                 # one request per answer of the fixture film
+        assert len(llm.log.bodies) == 6  # one request per answer of the fixture film
     job = outcome["job"]
     assert (job["state"], job["done"], job["total"], job["failed"]) == ("finished", 6, 6, 0)
     assert all(len(visited) >= MIN_VISITS for visited in outcome["visited"])
@@ -229,9 +306,11 @@ def test_ten_sessions_browse_while_a_cli_judge_job_writes(tmp_path):
     assert not [marker for marker in LOCK_MARKERS if marker in server_log]
     store = Store(store_path)
     verdicts = store.scalar("SELECT count(*) FROM claim_verdicts WHERE run_id = ?", [job["run_id"]])
-    assert verdicts == 14                               # every rubric claim of the 6 answers, once
+    assert verdicts == 14  # every rubric claim of the 6 answers, once
     # the job wrote while sessions were rendering pages: some page switches overlap its lifetime
-    created, ended = store.rows("SELECT created_at, updated_at FROM jobs WHERE job_id = ?", [job["job_id"]])[0]
+    created, ended = store.rows(
+        "SELECT created_at, updated_at FROM jobs WHERE job_id = ?", [job["job_id"]]
+    )[0]
     overlapping = [w for w in visits.windows if w[0] <= ended and w[1] >= created]
     print(f"load: {len(overlapping)} page switches overlapped the judge job ({created} → {ended})")
     assert overlapping

@@ -28,8 +28,9 @@ REFERENCES = [
 @pytest.mark.parametrize("idf", [False, True])
 def test_equals_the_bert_score_package(idf):
     bert_score_package = pytest.importorskip("bert_score")
-    p, r, f = bert_score_package.score(CANDIDATES, REFERENCES, model_type=str(model_path()),
-                                       num_layers=6, idf=idf, batch_size=8)
+    p, r, f = bert_score_package.score(
+        CANDIDATES, REFERENCES, model_type=str(model_path()), num_layers=6, idf=idf, batch_size=8
+    )
     ours = bert_score(CANDIDATES, REFERENCES, idf=idf)
     np.testing.assert_allclose(ours.precision, p.numpy(), atol=1e-4)
     np.testing.assert_allclose(ours.recall, r.numpy(), atol=1e-4)

@@ -23,18 +23,33 @@ def scripted(body: dict, number: int) -> str:
         active = [line.split("`")[1] for line in user.splitlines() if line.startswith("- tool `")]
         qas = []
         for k, topic in enumerate(active[:4]):
-            wrong = k == 0 and "Feedback from the supervisor" not in user   # one fault per batch
-            qas.append({"topic": topic, "question": f"{'WRONG ' if wrong else ''}Who fixes the "
-                        f"lamp ({topic}, {number})?", "choices": ["Ann", "Ben", "Cara", "Dan", "Eve"],
-                        "answer": "A", "times": ["00:08:20-00:08:26"], "characters": ["Ann"],
-                        "locations": ["Lamp Room"]})
-        qas.append({"topic": "P-XYZ", "question": "Bad tool?", "choices": list("abcde"),
-                    "answer": "A"})
+            wrong = k == 0 and "Feedback from the supervisor" not in user  # one fault per batch
+            qas.append(
+                {
+                    "topic": topic,
+                    "question": f"{'WRONG ' if wrong else ''}Who fixes the "
+                    f"lamp ({topic}, {number})?",
+                    "choices": ["Ann", "Ben", "Cara", "Dan", "Eve"],
+                    "answer": "A",
+                    "times": ["00:08:20-00:08:26"],
+                    "characters": ["Ann"],
+                    "locations": ["Lamp Room"],
+                }
+            )
+        qas.append(
+            {"topic": "P-XYZ", "question": "Bad tool?", "choices": list("abcde"), "answer": "A"}
+        )
         return json.dumps({"qas": qas})
     if "delete the incorrect ones" in system:
         lines = [line for line in user.splitlines() if line[:1].isdigit() and ". {" in line]
-        return json.dumps({"verdicts": [{"index": i, "correct": "WRONG" not in line, "reason": ""}
-                                        for i, line in enumerate(lines)]})
+        return json.dumps(
+            {
+                "verdicts": [
+                    {"index": i, "correct": "WRONG" not in line, "reason": ""}
+                    for i, line in enumerate(lines)
+                ]
+            }
+        )
     if "targeted feedback" in system:
         return json.dumps({"feedback": "Do not write questions marked WRONG."})
     reviewer = system.split("'")[1]
@@ -57,7 +72,7 @@ def test_loop_balances_topics_supervises_and_votes(store, fake_llm):
     assert report["supervisor_kept"] == 14 and set(report["topic_counts"]) == set(TOPICS)
     stages = storymind_stage_counts(store, report["run_id"])
     assert stages["supervisor_deleted"] >= 1 and stages["feedback"] >= 1
-    assert stages["tool_inactive"] >= 1           # the P-XYZ tool does not exist
+    assert stages["tool_inactive"] >= 1  # the P-XYZ tool does not exist
     assert stages["review"] == 14
     # I-CAL fails unanimous correctness (claude says False); gemini's dissent alone is outvoted
     assert stages["rejected"] == 1 and stages["kept"] == 13 and report["final_kept"] == 13
@@ -76,11 +91,24 @@ def test_loop_balances_topics_supervises_and_votes(store, fake_llm):
 def test_dry_run_and_unknown_video(store):
     write_fixture_film(store)
     runner = CliRunner()
-    result = runner.invoke(app, ["storymind", "generate", "--video", FILM, "--dry-run",
-                                 "--per-topic", "3", "--store", str(store.path)])
+    result = runner.invoke(
+        app,
+        [
+            "storymind",
+            "generate",
+            "--video",
+            FILM,
+            "--dry-run",
+            "--per-topic",
+            "3",
+            "--store",
+            str(store.path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["target_qas"] == 42
-    bad = runner.invoke(app, ["storymind", "generate", "--video", "nope", "--dry-run",
-                              "--store", str(store.path)])
+    bad = runner.invoke(
+        app, ["storymind", "generate", "--video", "nope", "--dry-run", "--store", str(store.path)]
+    )
     assert bad.exit_code != 0 and "no script lines" in bad.output
     assert store.scalar("SELECT count(*) FROM runs WHERE step = 'storymind.generate'") == 0

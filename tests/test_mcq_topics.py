@@ -10,9 +10,13 @@ from typer.testing import CliRunner
 
 from data_access.mcq import mcq_questions
 from pipelines.cli import app, load_commands
-from pipelines.mcq.reviewers import reviewer_stats, review_table
+from pipelines.mcq.reviewers import review_table, reviewer_stats
 from pipelines.mcq.topics import (
-    TOPICS, gini_simpson, shannon_entropy_bits, topic_stats, topics_over,
+    TOPICS,
+    gini_simpson,
+    shannon_entropy_bits,
+    topic_stats,
+    topics_over,
 )
 from tests.mcq_helpers import golden_records, load_records, make_mcq
 
@@ -31,7 +35,8 @@ def test_skewed_counts_are_less_balanced():
     counts["P-C"], counts["I-A"] = 90, 10
     assert gini_simpson(counts) == pytest.approx(1 - 0.81 - 0.01)
     assert shannon_entropy_bits(counts) == pytest.approx(
-        -(0.9 * math.log2(0.9) + 0.1 * math.log2(0.1)))
+        -(0.9 * math.log2(0.9) + 0.1 * math.log2(0.1))
+    )
     assert topics_over(counts) == 2
     assert gini_simpson(dict.fromkeys(TOPICS, 0)) == 0.0
 
@@ -63,13 +68,17 @@ def test_reviewer_voting_rules():
         # all correct, only one picks GT -> fails majority voting
         (["True", "A0"], ["True", "A1"], ["True", "A2"]),
     ]
-    frame = pd.DataFrame({
-        "mcq_id": [f"q{i}" for i in range(4)], "source": "Friends",
-        "gt": "A0", "choices": [["A0", "A1", "A2", "A3", "A4"]] * 4,
-        "gemini_check": [json.dumps(r[0]) for r in rows],
-        "claude_check": [json.dumps(r[1]) for r in rows],
-        "gpt_check": [json.dumps(r[2]) for r in rows],
-    })
+    frame = pd.DataFrame(
+        {
+            "mcq_id": [f"q{i}" for i in range(4)],
+            "source": "Friends",
+            "gt": "A0",
+            "choices": [["A0", "A1", "A2", "A3", "A4"]] * 4,
+            "gemini_check": [json.dumps(r[0]) for r in rows],
+            "claude_check": [json.dumps(r[1]) for r in rows],
+            "gpt_check": [json.dumps(r[2]) for r in rows],
+        }
+    )
     table = review_table(frame)
     assert table["kept"].tolist() == [True, True, False, False]
     assert table["strict_consistency"].tolist() == [True, False, True, False]

@@ -12,8 +12,13 @@ from typer.testing import CliRunner
 from data_access.judging import insert_records, write_verdicts
 from data_access.runs import RunSpec, insert_run
 from pipelines.cli import app, load_commands
-from pipelines.metrics import (bootstrap_means, metrics_table, naive_bootstrap_means,
-                               per_answer_scores, resample_counts)
+from pipelines.metrics import (
+    bootstrap_means,
+    metrics_table,
+    naive_bootstrap_means,
+    per_answer_scores,
+    resample_counts,
+)
 from tests.support.lfvqa_rows import build_slice
 
 
@@ -23,8 +28,9 @@ def _counts(**columns) -> pd.DataFrame:
 
 def test_eq1_by_hand():
     # 3 core + 2 context claims; asserts core 1, 2 and context 4; contradicts core 3.
-    frame = per_answer_scores(_counts(n_claims=5, n_core=3, n_core_asserted=2, n_asserted=3,
-                                      n_contradicted=1))
+    frame = per_answer_scores(
+        _counts(n_claims=5, n_core=3, n_core_asserted=2, n_asserted=3, n_contradicted=1)
+    )
     row = frame.iloc[0]
     assert row.recall == pytest.approx(2 / 3)
     assert row.precision == pytest.approx(3 / 4)
@@ -33,8 +39,15 @@ def test_eq1_by_hand():
 
 
 def test_eq1_edge_cases_follow_the_documented_choices():
-    frame = per_answer_scores(_counts(n_claims=[4, 2], n_core=[2, 0], n_core_asserted=[0, 0],
-                                      n_asserted=[0, 1], n_contradicted=[0, 0]))
+    frame = per_answer_scores(
+        _counts(
+            n_claims=[4, 2],
+            n_core=[2, 0],
+            n_core_asserted=[0, 0],
+            n_asserted=[0, 1],
+            n_contradicted=[0, 0],
+        )
+    )
     declined, no_core = frame.iloc[0], frame.iloc[1]
     assert declined.precision == 0.0 and declined.f1 == 0.0 and declined.recall == 0.0
     assert np.isnan(no_core.recall) and np.isnan(no_core.f1) and no_core.precision == 1.0
@@ -69,8 +82,7 @@ def _judge_by_hand(store) -> None:
         rows.append((f"{c.question_id}-subtitles", c.claim_id, "omitted", None))
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("judge", backend="manual"), status="finished")
-        insert_records(cursor, "judges", [{"judge_id": "hand", "kind": "human",
-                                           "run_id": run_id}])
+        insert_records(cursor, "judges", [{"judge_id": "hand", "kind": "human", "run_id": run_id}])
         write_verdicts(cursor, run_id, "hand", rows)
     assert len(rows) == sizes["verdicts"]
 
@@ -85,20 +97,32 @@ def test_metrics_table_by_setting_and_type(store):
     assert empty["precision"] == 0.0 and empty["recall"] == 0.0
     typed = metrics_table(store, by="setting,type", resamples=200)
     assert {(r["setting"], r["type"]) for r in typed.rows} == {
-        (s, t) for s in ("screenplay", "subtitles") for t in ("Q1", "Q4")}
+        (s, t) for s in ("screenplay", "subtitles") for t in ("Q1", "Q4")
+    }
     assert all(r["n"] == 3 for r in typed.rows)
 
 
 def test_metrics_cli_json_layout(store, store_path):
     _judge_by_hand(store)
     load_commands()
-    result = CliRunner().invoke(app, ["metrics", "--store", str(store_path), "--json",
-                                      "--by", "setting,type"])
+    result = CliRunner().invoke(
+        app, ["metrics", "--store", str(store_path), "--json", "--by", "setting,type"]
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert list(payload) == ["rows"]
     assert list(payload["rows"][0]) == [
-        "setting", "type", "n", "recall", "recall_ci", "precision", "precision_ci", "f1",
-        "f1_ci", "contradiction", "contradiction_ci"]
+        "setting",
+        "type",
+        "n",
+        "recall",
+        "recall_ci",
+        "precision",
+        "precision_ci",
+        "f1",
+        "f1_ci",
+        "contradiction",
+        "contradiction_ci",
+    ]
     bad = CliRunner().invoke(app, ["metrics", "--store", str(store_path), "--judge", "nobody"])
     assert bad.exit_code != 0 and "nobody" in bad.output and "Traceback" not in bad.output

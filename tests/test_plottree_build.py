@@ -15,7 +15,11 @@ from data_access.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.plottree.build import build_nodes
 from pipelines.plottree.condense import (
-    cluster_count, decay, extractive_summary, plot_distance, plot_kmeans,
+    cluster_count,
+    decay,
+    extractive_summary,
+    plot_distance,
+    plot_kmeans,
 )
 from pipelines.plottree.leaves import build_leaves, direction_times
 
@@ -23,15 +27,41 @@ load_commands()
 FILM = "fixture-film"
 # scene, location, start, end, (character, line, cue start, cue end)..., direction
 SCENES = [
-    (0, "Lighthouse", 0, 150, [("ANN", "The lamp is broken again.", 10, 14)],
-     "Waves crash against the rocks below the lighthouse."),
-    (1, "Kitchen", 150, 300, [("BEN", "The supply boat comes on Friday.", 160, 165),
-                              ("ANN", "Then we wait for Friday.", 170, 173)],
-     "Ben pours tea by the stove."),
-    (2, "Harbour", 300, 450, [("CARA", "I took the spare key.", 320, 324)],
-     "Fishing boats rock in the harbour."),
-    (3, "Lamp Room", 450, 600, [("ANN", "Cara, the light is working!", 500, 506)],
-     "The great lamp turns and shines across the sea."),
+    (
+        0,
+        "Lighthouse",
+        0,
+        150,
+        [("ANN", "The lamp is broken again.", 10, 14)],
+        "Waves crash against the rocks below the lighthouse.",
+    ),
+    (
+        1,
+        "Kitchen",
+        150,
+        300,
+        [
+            ("BEN", "The supply boat comes on Friday.", 160, 165),
+            ("ANN", "Then we wait for Friday.", 170, 173),
+        ],
+        "Ben pours tea by the stove.",
+    ),
+    (
+        2,
+        "Harbour",
+        300,
+        450,
+        [("CARA", "I took the spare key.", 320, 324)],
+        "Fishing boats rock in the harbour.",
+    ),
+    (
+        3,
+        "Lamp Room",
+        450,
+        600,
+        [("ANN", "Cara, the light is working!", 500, 506)],
+        "The great lamp turns and shines across the sea.",
+    ),
 ]
 
 
@@ -39,21 +69,67 @@ def write_fixture_film(store, film_id: str = FILM) -> None:
     """One 10-minute film: films, scenes, script lines and aligned subtitles."""
     scenes, lines, cues = [], [], []
     for scene, location, start, end, talk, direction in SCENES:
-        scenes.append({"film_id": film_id, "scene_index": scene, "heading": f"INT. {location.upper()}",
-                       "location": location, "start_s": float(start), "end_s": float(end)})
-        lines.append({"film_id": film_id, "line_index": len(lines), "scene_index": scene,
-                      "kind": "direction", "character": None, "text": direction,
-                      "start_s": None, "end_s": None})
+        scenes.append(
+            {
+                "film_id": film_id,
+                "scene_index": scene,
+                "heading": f"INT. {location.upper()}",
+                "location": location,
+                "start_s": float(start),
+                "end_s": float(end),
+            }
+        )
+        lines.append(
+            {
+                "film_id": film_id,
+                "line_index": len(lines),
+                "scene_index": scene,
+                "kind": "direction",
+                "character": None,
+                "text": direction,
+                "start_s": None,
+                "end_s": None,
+            }
+        )
         for who, text, c0, c1 in talk:
-            cues.append({"film_id": film_id, "cue_index": len(cues), "start_s": float(c0),
-                         "end_s": float(c1), "text": text, "matched_line": len(lines)})
-            lines.append({"film_id": film_id, "line_index": len(lines), "scene_index": scene,
-                          "kind": "dialogue", "character": who, "text": text,
-                          "start_s": float(c0), "end_s": float(c1)})
+            cues.append(
+                {
+                    "film_id": film_id,
+                    "cue_index": len(cues),
+                    "start_s": float(c0),
+                    "end_s": float(c1),
+                    "text": text,
+                    "matched_line": len(lines),
+                }
+            )
+            lines.append(
+                {
+                    "film_id": film_id,
+                    "line_index": len(lines),
+                    "scene_index": scene,
+                    "kind": "dialogue",
+                    "character": who,
+                    "text": text,
+                    "start_s": float(c0),
+                    "end_s": float(c1),
+                }
+            )
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec(step="test.film", backend="fixture"))
-        insert_rows(cursor, "films", [{"film_id": film_id, "dataset_id": "fixture", "title": "Fixture",
-                                       "kind": "film", "runtime_s": 600.0}], run_id)
+        insert_rows(
+            cursor,
+            "films",
+            [
+                {
+                    "film_id": film_id,
+                    "dataset_id": "fixture",
+                    "title": "Fixture",
+                    "kind": "film",
+                    "runtime_s": 600.0,
+                }
+            ],
+            run_id,
+        )
         insert_rows(cursor, "scenes", scenes, run_id)
         insert_rows(cursor, "script_lines", lines, run_id)
         insert_rows(cursor, "subtitles", cues, run_id)
@@ -79,8 +155,9 @@ def test_decay_and_cluster_count_follow_the_paper():
 
 def test_plot_distance_adds_time_and_cosine_terms():
     vectors = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
-    d = plot_distance(vectors, np.array([0.0, 50.0]), vectors, np.array([0.0, 50.0]),
-                      lam=2.0, n_leaves=100)
+    d = plot_distance(
+        vectors, np.array([0.0, 50.0]), vectors, np.array([0.0, 50.0]), lam=2.0, n_leaves=100
+    )
     assert d[0, 0] == pytest.approx(0.0) and d[0, 1] == pytest.approx(2.0 * 0.5 + 1.0)
 
 
@@ -92,9 +169,9 @@ def test_low_levels_cluster_by_time_high_levels_by_meaning():
     vectors = np.where(topic[:, None] == 0, [1.0, 0.0], [0.0, 1.0]).astype(np.float32)
     times = np.arange(n, dtype=float)
     by_time = plot_kmeans(vectors, times, 2, decay(0), n)
-    assert (np.diff(by_time) >= 0).all()          # contiguous stretches
+    assert (np.diff(by_time) >= 0).all()  # contiguous stretches
     by_topic = plot_kmeans(vectors, times, 2, 0.01, n)
-    assert len(set(zip(by_topic, topic))) == 2     # clusters == topics
+    assert len(set(zip(by_topic, topic))) == 2  # clusters == topics
 
 
 def test_leaves_carry_dialogue_characters_and_directions(store):
@@ -102,7 +179,7 @@ def test_leaves_carry_dialogue_characters_and_directions(store):
     timeline = film_timeline(store, FILM)
     est = direction_times(timeline["lines"], timeline["scenes"])
     assert est.iloc[0] == 0.0 and est.iloc[2] == 150.0  # directions start with their scene
-    assert est.iloc[3] == 160.0                          # a timed line keeps its time
+    assert est.iloc[3] == 160.0  # a timed line keeps its time
     leaves = build_leaves(timeline, 600.0, leaf_seconds=1.0).frame
     assert len(leaves) == 600 and leaves["t"].tolist() == list(range(600))
     at_161 = leaves.iloc[161]
@@ -118,13 +195,13 @@ def test_tree_structure_with_a_fake_embedder(store):
     leaves = build_leaves(film_timeline(store, FILM), 600.0).frame
     nodes, vectors = build_nodes(leaves, "f:", embed=hashed_embed)
     by_level = pd.Series([n.level for n in nodes]).value_counts().sort_index()
-    assert by_level.tolist() == [600, 16, 1]     # K^0 = ⌊600/36⌋ = 16, then the root
+    assert by_level.tolist() == [600, 16, 1]  # K^0 = ⌊600/36⌋ = 16, then the root
     assert len(vectors) == len(nodes)
     root = nodes[-1]
     assert root.parent_id is None and root.level == 2 and root.leaf_indices == list(range(600))
     level1 = [n for n in nodes if n.level == 1]
     assert sorted(i for n in level1 for i in n.leaf_indices) == list(range(600))
-    assert all(n.t == min(n.leaf_indices) for n in level1)   # parent time = min child time
+    assert all(n.t == min(n.leaf_indices) for n in level1)  # parent time = min child time
     assert all(n.parent_id for n in nodes[:-1])
     assert root.summary_backend == "extractive-centroid"
 
@@ -139,21 +216,35 @@ def test_extractive_summary_keeps_time_order_and_dedupes():
 def test_build_and_ask_through_the_cli(store):
     write_fixture_film(store)
     runner = CliRunner()
-    result = runner.invoke(app, ["plottree", "build", "--film", FILM, "--json",
-                                 "--store", str(store.path)])
+    result = runner.invoke(
+        app, ["plottree", "build", "--film", FILM, "--json", "--store", str(store.path)]
+    )
     assert result.exit_code == 0, result.output
     tree = json.loads(result.stdout)["trees"][0]
     assert tree["n_leaves"] == 600 and tree["n_nodes"] == 617 and tree["levels"] == 2
-    result = runner.invoke(app, ["plottree", "ask", "--film", FILM, "Who took the spare key?",
-                                 "--json", "--top-m", "5", "--store", str(store.path)])
+    result = runner.invoke(
+        app,
+        [
+            "plottree",
+            "ask",
+            "--film",
+            FILM,
+            "Who took the spare key?",
+            "--json",
+            "--top-m",
+            "5",
+            "--store",
+            str(store.path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["answer"] is None and len(payload["nodes"]) == 5
     assert set(payload["nodes"][0]) == {"id", "level", "score", "start", "end"}
     starts = [n["start"] for n in payload["nodes"]]
-    assert starts == sorted(starts)                      # chronological context
+    assert starts == sorted(starts)  # chronological context
     best = max(payload["nodes"], key=lambda n: n["score"])
-    assert 300 <= best["start"] < 450 or best["level"] > 0   # the harbour scene (or a parent)
+    assert 300 <= best["start"] < 450 or best["level"] > 0  # the harbour scene (or a parent)
     stored = store.df("SELECT * FROM plottree_retrievals")
     assert len(stored) == 1 and stored["answer"].isna().all()
     bad = runner.invoke(app, ["plottree", "ask", "--film", "nope", "q", "--store", str(store.path)])
@@ -175,10 +266,13 @@ def test_condensation_and_qa_through_the_gateway(store, fake_llm):
     config = fake_llm.config(fake_llm(scripted), structured="none")
     built = build_film_tree(store, FILM, leaf_seconds=5.0, llm_config=config)
     assert built.n_leaves == 120 and built.levels == 2 and built.backend == "llm:fake-model"
-    summaries = store.df("SELECT summary, summary_backend FROM current_plottree_nodes"
-                         " WHERE level > 0")
+    summaries = store.df(
+        "SELECT summary, summary_backend FROM current_plottree_nodes WHERE level > 0"
+    )
     assert (summaries["summary"] == "Condensed plot of the lighthouse story.").all()
-    assert store.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [built.run_id]) == 4  # K^0 = 3, root
+    assert (
+        store.scalar("SELECT count(*) FROM llm_calls WHERE run_id = ?", [built.run_id]) == 4
+    )  # K^0 = 3, root
     question = Question("mcq:1", "Who took the spare key?", ["Ann", "Cara", "Ben", "Dan", "Eve"])
     [(retrieval, answer)] = ask(store, FILM, [question], top_m=4, llm_config=config)
     assert answer == "B" and len(retrieval.nodes) == 4
@@ -187,6 +281,7 @@ def test_condensation_and_qa_through_the_gateway(store, fake_llm):
 
 
 def test_build_unknown_film_is_a_clear_error(store):
-    result = CliRunner().invoke(app, ["plottree", "build", "--film", "nope",
-                                      "--store", str(store.path)])
+    result = CliRunner().invoke(
+        app, ["plottree", "build", "--film", "nope", "--store", str(store.path)]
+    )
     assert result.exit_code != 0 and "unknown film 'nope'" in result.output

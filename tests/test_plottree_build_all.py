@@ -13,8 +13,9 @@ load_commands()
 
 
 def build(store, *args):
-    return CliRunner().invoke(app, ["plottree", "build", *args, "--leaf-seconds", "10",
-                                    "--store", str(store.path)])
+    return CliRunner().invoke(
+        app, ["plottree", "build", *args, "--leaf-seconds", "10", "--store", str(store.path)]
+    )
 
 
 def test_build_all_filters_by_dataset_and_resumes(store):
@@ -26,8 +27,9 @@ def test_build_all_filters_by_dataset_and_resumes(store):
     resumed = build(store, "--all", "--dataset", "fixture", "--skip-built", "--json")
     assert resumed.exit_code == 0, resumed.output
     assert [t["film_id"] for t in json.loads(resumed.stdout)["trees"]] == ["film-b"]
-    params = json.loads(store.scalar(
-        "SELECT params FROM runs WHERE step = 'plottree.build' AND source = 'film-b'"))
+    params = json.loads(
+        store.scalar("SELECT params FROM runs WHERE step = 'plottree.build' AND source = 'film-b'")
+    )
     assert params["node_embedding"] == "segment-pooled"
     done = build(store, "--all", "--skip-built")
     assert done.exit_code != 0 and "no film with subtitles left to build" in done.output

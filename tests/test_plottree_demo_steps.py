@@ -17,9 +17,20 @@ def test_steps_fill_difficulty_trees_and_retrievals(store, monkeypatch):
     messages = []
     step_50_mcq_analytics.run(store, None, messages.append)
     assert messages == ["  no golden MCQs in the store; skipped"]
-    records = [make_mcq("Movie", FILM, i, "PI"[i % 2], "C", question=f"Who fixes lamp {i}?",
-                        times=["00:08:20-00:08:26"], characters=["Ann"], locations=["Lamp Room"])
-               for i in range(9)]
+    records = [
+        make_mcq(
+            "Movie",
+            FILM,
+            i,
+            "PI"[i % 2],
+            "C",
+            question=f"Who fixes lamp {i}?",
+            times=["00:08:20-00:08:26"],
+            characters=["Ann"],
+            locations=["Lamp Room"],
+        )
+        for i in range(9)
+    ]
     load_records(store, records)
     step_50_mcq_analytics.run(store, None, messages.append)
     assert len(current_difficulty(store, "golden")) == 9
@@ -30,10 +41,12 @@ def test_steps_fill_difficulty_trees_and_retrievals(store, monkeypatch):
     step_55_plottrees.run(store, None, messages.append)
     assert messages[-1] == "  no --data-dir; skipped"
     step_55_plottrees.run(store, Path("."), messages.append)
-    assert store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [FILM]) == 617
+    assert (
+        store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [FILM]) == 617
+    )
     assert store.scalar("SELECT count(*) FROM plottree_retrievals WHERE film_id = ?", [FILM]) == 9
     assert messages[-1].startswith("  1 PlotTrees built in ")
-    step_55_plottrees.run(store, Path("."), messages.append)   # second run: nothing rebuilt
+    step_55_plottrees.run(store, Path("."), messages.append)  # second run: nothing rebuilt
     assert any("tree already built" in m for m in messages)
     assert messages[-1].startswith("  0 PlotTrees built in ")
     monkeypatch.setattr(step_55_plottrees, "DATASET_ID", "nothing-imported")

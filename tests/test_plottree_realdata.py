@@ -29,30 +29,46 @@ def load_video(store, shared_data, series: str, vid: str) -> float:
     film = build_aligned_film(vid, release / "aligned_script" / series / f"{vid}.json", runtime)
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec(step="test.aligned", backend="fixture"))
-        insert_rows(cursor, "films", [{"film_id": vid, "dataset_id": "storyvideoqa", "title": vid,
-                                       "kind": "episode", "runtime_s": runtime}], run_id)
-        for table, rows in (("scenes", film.scenes), ("script_lines", film.script_lines),
-                            ("subtitles", film.subtitles)):
+        insert_rows(
+            cursor,
+            "films",
+            [
+                {
+                    "film_id": vid,
+                    "dataset_id": "storyvideoqa",
+                    "title": vid,
+                    "kind": "episode",
+                    "runtime_s": runtime,
+                }
+            ],
+            run_id,
+        )
+        for table, rows in (
+            ("scenes", film.scenes),
+            ("script_lines", film.script_lines),
+            ("subtitles", film.subtitles),
+        ):
             insert_rows(cursor, table, rows, run_id)
         finish_run(cursor, run_id)
     return runtime
 
 
-@pytest.mark.parametrize("series, vid", [("Friends", "Friends-S01E01"),
-                                         ("Movie", "IMDB-114-Chinatown")])
+@pytest.mark.parametrize(
+    "series, vid", [("Friends", "Friends-S01E01"), ("Movie", "IMDB-114-Chinatown")]
+)
 def test_real_video_tree(store, shared_data, series, vid):
     runtime = load_video(store, shared_data, series, vid)
     leaves = build_leaves(film_timeline(store, vid), runtime, leaf_seconds=1.0).frame
-    assert len(leaves) == pytest.approx(runtime, abs=1)          # 1 fps
+    assert len(leaves) == pytest.approx(runtime, abs=1)  # 1 fps
     with_dialogue = leaves["summary"].str.contains("Dialogue:").mean()
-    assert 0.2 < with_dialogue < 0.95                             # speech is frequent, not constant
-    assert leaves["characters"].map(len).gt(0).mean() > 0.5       # most leaves name characters
+    assert 0.2 < with_dialogue < 0.95  # speech is frequent, not constant
+    assert leaves["characters"].map(len).gt(0).mean() > 0.5  # most leaves name characters
     nodes, vectors = build_nodes(leaves, f"{vid}:", embed=hashed_embed)
     levels = {}
     for node in nodes:
         levels[node.level] = levels.get(node.level, 0) + 1
     n = len(leaves)
-    assert levels[1] <= n // 36 and levels[max(levels)] == 1      # K^0 = ⌊n/36⌋ at most, one root
+    assert levels[1] <= n // 36 and levels[max(levels)] == 1  # K^0 = ⌊n/36⌋ at most, one root
     root = nodes[-1]
     assert root.leaf_indices == list(range(n)) and root.start_s == 0.0
     assert len(vectors) == len(nodes)

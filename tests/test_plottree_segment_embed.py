@@ -26,16 +26,23 @@ class CountingEncoder:
 
 
 def word_counts(segments):
-    return [len(s.split()) + 2 for s in segments]    # + [CLS]/[SEP], like MiniLM
+    return [len(s.split()) + 2 for s in segments]  # + [CLS]/[SEP], like MiniLM
 
 
 def test_split_segments_at_dialogue_cast_and_extractive_joins():
-    assert split_segments(LEAF) == ["Office: Jake reads the letter.", "Dialogue: Where were you?",
-                                    "Characters: Jake, Evelyn."]
+    assert split_segments(LEAF) == [
+        "Office: Jake reads the letter.",
+        "Dialogue: Where were you?",
+        "Characters: Jake, Evelyn.",
+    ]
     assert split_segments("(no dialogue)") == ["(no dialogue)"]
     assert split_segments("") == [""]
     parent = "Kitchen: tea. … Harbour: boats. Dialogue: I took the key."
-    assert split_segments(parent) == ["Kitchen: tea.", "Harbour: boats.", "Dialogue: I took the key."]
+    assert split_segments(parent) == [
+        "Kitchen: tea.",
+        "Harbour: boats.",
+        "Dialogue: I took the key.",
+    ]
 
 
 def test_each_segment_is_encoded_once_and_parents_reuse_children():
@@ -46,10 +53,10 @@ def test_each_segment_is_encoded_once_and_parents_reuse_children():
     assert vectors.shape == (3, 64) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
     assert sorted(encoder.seen) == sorted(set(encoder.seen)) and len(encoder.seen) == 4
-    parent = extractive_summary(leaves[:2], vectors[:2])          # joins with " … "
+    parent = extractive_summary(leaves[:2], vectors[:2])  # joins with " … "
     before = len(encoder.seen)
     embed([parent])
-    assert len(encoder.seen) == before                            # all segments already known
+    assert len(encoder.seen) == before  # all segments already known
     assert embed.segments_encoded == 4
 
 
@@ -66,8 +73,12 @@ def test_vector_is_the_token_weighted_mean_of_segment_vectors():
 def test_minilm_segment_vectors_stay_close_to_whole_text_vectors():
     from pipelines.embeddings import embed_texts
 
-    texts = [LEAF, "Harbour: Fishing boats rock in the harbour. Dialogue: I took the spare key. "
-             "Characters: Cara.", "Lamp Room: The great lamp turns. Characters: Ann, Cara."]
+    texts = [
+        LEAF,
+        "Harbour: Fishing boats rock in the harbour. Dialogue: I took the spare key. "
+        "Characters: Cara.",
+        "Lamp Room: The great lamp turns. Characters: Ann, Cara.",
+    ]
     pooled = SegmentEmbedder()(texts)
     whole = embed_texts(texts)
     cosines = (pooled * whole).sum(axis=1)
@@ -80,8 +91,10 @@ def test_build_records_the_node_embedding_and_offers_full_text(store):
     write_fixture_film(store)
     pooled = build_film_tree(store, FILM, leaf_seconds=5.0)
     whole = build_film_tree(store, FILM, leaf_seconds=5.0, node_embedding="full-text")
-    params = {run: json.loads(store.scalar("SELECT params FROM runs WHERE run_id = ?", [run]))
-              for run in (pooled.run_id, whole.run_id)}
+    params = {
+        run: json.loads(store.scalar("SELECT params FROM runs WHERE run_id = ?", [run]))
+        for run in (pooled.run_id, whole.run_id)
+    }
     assert params[pooled.run_id]["node_embedding"] == "segment-pooled"
     assert params[whole.run_id]["node_embedding"] == "full-text"
     assert pooled.n_leaves == whole.n_leaves == 120

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from pipelines.preprocess import parse_fountain
@@ -23,13 +22,14 @@ LINES = [
 def test_split_and_merged_cues_and_cut_lines():
     cues = [
         "Where were you last night?",
-        "At the harbour,", "checking the boats like every night.",      # one line split over two cues
-        "- Nobody saw you at the harbour. - Then nobody was looking.",   # two lines merged in one cue
-        "You're lying to me, Tomas.",                                    # line 4 was cut
+        "At the harbour,",
+        "checking the boats like every night.",  # one line split over two cues
+        "- Nobody saw you at the harbour. - Then nobody was looking.",  # two lines merged in one cue
+        "You're lying to me, Tomas.",  # line 4 was cut
     ]
     result = align_cues_to_lines(cues, LINES)
     assert result.cue_to_line == [0, 1, 1, 2, 5]
-    assert result.line_matched == [True, True, True, True, False, True]   # both merged lines heard
+    assert result.line_matched == [True, True, True, True, False, True]  # both merged lines heard
 
 
 def test_two_speaker_cue_belongs_to_the_first_speakers_line_and_covers_both():
@@ -44,7 +44,10 @@ def test_split_turns():
     from pipelines.preprocess.align import split_turns
 
     assert split_turns("- No. Really?\n- I'm afraid so.") == ["No. Really?", "I'm afraid so."]
-    assert split_turns("...but I do. - no, I meant every word.") == ["...but I do.", "no, I meant every word."]
+    assert split_turns("...but I do. - no, I meant every word.") == [
+        "...but I do.",
+        "no, I meant every word.",
+    ]
     assert split_turns("I - I don't know") == ["I - I don't know"]
     assert split_turns("a well-known fact") == ["a well-known fact"]
 
@@ -96,43 +99,64 @@ Then prove it, Anna.
 
 def test_scene_spans_matched_and_interpolated():
     screenplay = parse_fountain(FILM)
-    cues = _cues([(10.0, 12.0, "Where were you last night?"), (12.5, 15.0, "At the harbour, checking the boats."),
-                  (40.0, 42.0, "Ben is lying. I know it."), (42.5, 44.0, "Then prove it, Anna.")])
+    cues = _cues(
+        [
+            (10.0, 12.0, "Where were you last night?"),
+            (12.5, 15.0, "At the harbour, checking the boats."),
+            (40.0, 42.0, "Ben is lying. I know it."),
+            (42.5, 44.0, "Then prove it, Anna."),
+        ]
+    )
     timing = time_film(screenplay, cues)
     sources = [t.time_source for t in timing.scene_times]
     assert sources == ["matched", "interpolated", "matched"]
     assert (timing.scene_times[0].start_s, timing.scene_times[0].end_s) == (10.0, 15.0)
     middle = timing.scene_times[1]
-    assert middle.start_s == 15.0 and middle.end_s == 40.0   # fills the gap between its neighbours
-    assert timing.line_times[2] is None                        # the cut line has no time
+    assert middle.start_s == 15.0 and middle.end_s == 40.0  # fills the gap between its neighbours
+    assert timing.line_times[2] is None  # the cut line has no time
     assert timing.share_scenes_matched == pytest.approx(2 / 3)
 
 
 def test_subtitles_of_another_film_fail_clearly():
     screenplay = parse_fountain(FILM)
-    cues = _cues([(1.0, 2.0, "The ships hung in the sky in much the same way that bricks don't."),
-                  (3.0, 4.0, "Forty-two.")])
+    cues = _cues(
+        [
+            (1.0, 2.0, "The ships hung in the sky in much the same way that bricks don't."),
+            (3.0, 4.0, "Forty-two."),
+        ]
+    )
     with pytest.raises(AlignmentFailed, match=r"0% of 5 dialogue lines match"):
         time_film(screenplay, cues)
 
 
 def test_first_spoken_names():
-    cues = _cues([(1.0, 2.0, "Hello."), (5.0, 6.0, "Then prove it, Anna."), (9.0, 10.0, "Mr. Reyes!"),
-                  (12.0, 13.0, "Anna again")])
-    found = first_spoken_times({"ANNA": ["ANNA"], "TOMAS REYES": ["TOMAS REYES", "TOMAS"], "CARL": ["CARL"]},
-                               cues, frozenset({"mr"}))
+    cues = _cues(
+        [
+            (1.0, 2.0, "Hello."),
+            (5.0, 6.0, "Then prove it, Anna."),
+            (9.0, 10.0, "Mr. Reyes!"),
+            (12.0, 13.0, "Anna again"),
+        ]
+    )
+    found = first_spoken_times(
+        {"ANNA": ["ANNA"], "TOMAS REYES": ["TOMAS REYES", "TOMAS"], "CARL": ["CARL"]},
+        cues,
+        frozenset({"mr"}),
+    )
     assert found == {"ANNA": 5.0, "TOMAS REYES": 9.0}
 
 
 def test_reordered_scene_costs_only_that_scene():
     # script order: A B C D; the film plays A C B D (scene B moved after C)
-    scenes = {name: [f"{name} line {k} with words {name}{k}a {name}{k}b {name}{k}c" for k in range(4)]
-              for name in "ABCD"}
+    scenes = {
+        name: [f"{name} line {k} with words {name}{k}a {name}{k}b {name}{k}c" for k in range(4)]
+        for name in "ABCD"
+    }
     lines = scenes["A"] + scenes["B"] + scenes["C"] + scenes["D"]
     cues = scenes["A"] + scenes["C"] + scenes["B"] + scenes["D"]
     result = align_cues_to_lines(cues, lines)
-    assert result.cue_to_line == sorted(result.cue_to_line)                   # still monotonic
+    assert result.cue_to_line == sorted(result.cue_to_line)  # still monotonic
     assert result.cue_to_line[:4] == [0, 1, 2, 3] and result.cue_to_line[-4:] == [12, 13, 14, 15]
     matched = result.line_matched
-    assert all(matched[:4]) and all(matched[12:])                              # A and D unaffected
-    assert sum(matched[4:12]) == 4                                             # one of B / C kept
+    assert all(matched[:4]) and all(matched[12:])  # A and D unaffected
+    assert sum(matched[4:12]) == 4  # one of B / C kept

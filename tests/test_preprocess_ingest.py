@@ -26,20 +26,33 @@ def _counts(store) -> dict[str, int]:
 def test_sample_film_ingests_as_one_run(store):
     report = ingest_film(store, SCREENPLAY, SUBTITLES, title="The Keeper's Ledger", year=2026)
     assert report.film_id == "the-keepers-ledger-2026"
-    assert (report.scenes, report.dialogue_lines, report.cues, report.characters) == (19, 84, 119, 6)
+    assert (report.scenes, report.dialogue_lines, report.cues, report.characters) == (
+        19,
+        84,
+        119,
+        6,
+    )
     assert report.share_lines_matched > 0.95
     scenes = films.film_scenes(store, report.film_id)
-    assert list(scenes["time_source"]).count("interpolated") == 1          # the quay scene is cut
+    assert list(scenes["time_source"]).count("interpolated") == 1  # the quay scene is cut
     assert scenes.loc[5, "time_source"] == "interpolated"
     assert scenes["start_s"].is_monotonic_increasing
     runs = store.df("SELECT step, backend, status, n_items FROM runs")
-    assert runs.to_dict("records") == [{"step": "preprocess.film", "backend": "rules", "status": "finished",
-                                        "n_items": 84 + report_directions(store, report.film_id)}]
+    assert runs.to_dict("records") == [
+        {
+            "step": "preprocess.film",
+            "backend": "rules",
+            "status": "finished",
+            "n_items": 84 + report_directions(store, report.film_id),
+        }
+    ]
     assert set(store.df("SELECT DISTINCT run_id FROM script_lines")["run_id"]) == {report.run_id}
 
 
 def report_directions(store, film_id: str) -> int:
-    return store.scalar("SELECT count(*) FROM script_lines WHERE film_id = ? AND kind = 'direction'", [film_id])
+    return store.scalar(
+        "SELECT count(*) FROM script_lines WHERE film_id = ? AND kind = 'direction'", [film_id]
+    )
 
 
 def test_characters_aliases_first_spoken_and_evidence(store):
@@ -54,7 +67,7 @@ def test_characters_aliases_first_spoken_and_evidence(store):
     assert card_scene.start_s <= ruth_named <= card_scene.end_s
     assert characters.loc["MARA", "first_spoken_s"] < characters.loc["RUTH", "first_spoken_s"]
     lines = store.df("SELECT DISTINCT character FROM script_lines WHERE kind = 'dialogue'")
-    assert "RUTH OKAFOR" not in set(lines["character"])          # one name used throughout the film
+    assert "RUTH OKAFOR" not in set(lines["character"])  # one name used throughout the film
     assert report.characters == 6
 
 
@@ -63,7 +76,10 @@ def test_cues_point_at_their_lines_and_scene_reader(store):
     reader = films.scene_reader(store, "ledger", 0)
     kit_line = reader[reader["text"] == "Is he breathing?"].iloc[0]
     # the ad-libbed cue before it has no script line of its own; it belongs to the next one
-    assert kit_line["subtitles"] == "Mara! Over here! / Is he breathing?" and kit_line["character"] == "KIT"
+    assert (
+        kit_line["subtitles"] == "Mara! Over here! / Is he breathing?"
+        and kit_line["character"] == "KIT"
+    )
     grid = films.speaking_grid(store, "ledger")
     assert set(grid[grid["scene_index"] == 12]["character"]) == {"TOMAS", "RUTH", "JUNE"}
     summary = films.alignment_summary(store, "ledger")
@@ -75,13 +91,19 @@ def test_reingest_appends_a_run_and_current_views_pick_it(store):
     second = ingest_film(store, SCREENPLAY, SUBTITLES, film_id="ledger")
     assert store.scalar("SELECT count(*) FROM films") == 1
     assert store.scalar("SELECT count(DISTINCT run_id) FROM scenes") == 2
-    assert set(store.df("SELECT DISTINCT run_id FROM current_scenes")["run_id"]) == {second.run_id} != {first.run_id}
+    assert (
+        set(store.df("SELECT DISTINCT run_id FROM current_scenes")["run_id"])
+        == {second.run_id}
+        != {first.run_id}
+    )
 
 
 def test_other_films_subtitles_fail_and_write_nothing(store, tmp_path):
     other = tmp_path / "other.srt"
-    other.write_text("1\n00:00:01,000 --> 00:00:03,000\nI'll be back.\n\n"
-                     "2\n00:00:04,000 --> 00:00:06,000\nCome with me if you want to live.\n")
+    other.write_text(
+        "1\n00:00:01,000 --> 00:00:03,000\nI'll be back.\n\n"
+        "2\n00:00:04,000 --> 00:00:06,000\nCome with me if you want to live.\n"
+    )
     before = _counts(store)
     with pytest.raises(AlignmentFailed, match="are these the subtitles of this film"):
         ingest_film(store, SCREENPLAY, other)
@@ -138,16 +160,46 @@ def test_video_path_and_fps_recorded(store, tmp_path):
 def test_cli_ingest_json_and_clear_errors(store_path, tmp_path):
     load_commands()
     runner = CliRunner()
-    result = runner.invoke(app, ["film", "ingest", "--screenplay", str(SCREENPLAY), "--subtitles", str(SUBTITLES),
-                                 "--title", "The Keeper's Ledger", "--store", str(store_path), "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "film",
+            "ingest",
+            "--screenplay",
+            str(SCREENPLAY),
+            "--subtitles",
+            str(SUBTITLES),
+            "--title",
+            "The Keeper's Ledger",
+            "--store",
+            str(store_path),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["scenes"] == 19
     bad = tmp_path / "bad.srt"
-    bad.write_text("1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:zz --> 00:00:03,000\nbroken\n")
-    result = runner.invoke(app, ["film", "ingest", "--screenplay", str(SCREENPLAY), "--subtitles", str(bad),
-                                 "--store", str(store_path)])
+    bad.write_text(
+        "1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:zz --> 00:00:03,000\nbroken\n"
+    )
+    result = runner.invoke(
+        app,
+        [
+            "film",
+            "ingest",
+            "--screenplay",
+            str(SCREENPLAY),
+            "--subtitles",
+            str(bad),
+            "--store",
+            str(store_path),
+        ],
+    )
     assert result.exit_code == 2
-    assert "bad.srt: line 6: unreadable timing" in result.output and "nothing was written" in result.output
+    assert (
+        "bad.srt: line 6: unreadable timing" in result.output
+        and "nothing was written" in result.output
+    )
     assert "Traceback" not in result.output
 
 
@@ -155,13 +207,20 @@ def test_cli_parse_prints_table15():
     load_commands()
     result = CliRunner().invoke(app, ["film", "parse", str(SCREENPLAY)])
     assert result.exit_code == 0
-    assert result.stdout.startswith("SCENE 1\nContinuation: no\nHeading: EXT. GULL POINT LIGHTHOUSE - DAWN\n")
-    assert "- DIALOGUE | MARA | kneeling | No. He's cold. He's been in the water all night." in result.stdout
+    assert result.stdout.startswith(
+        "SCENE 1\nContinuation: no\nHeading: EXT. GULL POINT LIGHTHOUSE - DAWN\n"
+    )
+    assert (
+        "- DIALOGUE | MARA | kneeling | No. He's cold. He's been in the water all night."
+        in result.stdout
+    )
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name,min_lines_matched,min_scenes_matched", [
-    ("chinatown", 0.6, 0.6), ("mission_impossible", 0.5, 0.35), ("birthday_girl", 0.35, 0.2)])
+@pytest.mark.parametrize(
+    "name,min_lines_matched,min_scenes_matched",
+    [("chinatown", 0.6, 0.6), ("mission_impossible", 0.5, 0.35), ("birthday_girl", 0.35, 0.2)],
+)
 def test_real_pairs_ingest(store, shared_data, name, min_lines_matched, min_scenes_matched):
     folder = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles"
     report = ingest_film(store, folder / f"{name}.txt", folder / f"{name}.srt")

@@ -11,11 +11,44 @@ from pipelines.preprocess.srt_reader import SubtitleError
 # Lines that look like screenplay material, mixed with arbitrary text, so the generator reaches
 # every branch (cues, sluglines, parentheticals, boilerplate, Fountain markup).
 SCREENPLAY_LINES = st.one_of(
-    st.sampled_from(["", "", "INT. HOUSE - DAY", "12 EXT. PIER - NIGHT 12", "JOHN", "MARY (V.O.)",
-                     "JOHN (CONT'D)", "(quietly)", "(MORE)", "CONTINUED:", "34.", "CUT TO:", "FADE IN:",
-                     "Hello there.", "He walks in.", "   indented text", "\tTabbed", "# Section", "= Synopsis",
-                     "[[note", "note]]", "/* bone", "yard */", "===", "> CENTER <", "> TRANSITION", "!FORCED",
-                     "@forced", "~lyric", "Title: X", "EVE ^", "  ", "(unclosed", ".HEADING"]),
+    st.sampled_from(
+        [
+            "",
+            "",
+            "INT. HOUSE - DAY",
+            "12 EXT. PIER - NIGHT 12",
+            "JOHN",
+            "MARY (V.O.)",
+            "JOHN (CONT'D)",
+            "(quietly)",
+            "(MORE)",
+            "CONTINUED:",
+            "34.",
+            "CUT TO:",
+            "FADE IN:",
+            "Hello there.",
+            "He walks in.",
+            "   indented text",
+            "\tTabbed",
+            "# Section",
+            "= Synopsis",
+            "[[note",
+            "note]]",
+            "/* bone",
+            "yard */",
+            "===",
+            "> CENTER <",
+            "> TRANSITION",
+            "!FORCED",
+            "@forced",
+            "~lyric",
+            "Title: X",
+            "EVE ^",
+            "  ",
+            "(unclosed",
+            ".HEADING",
+        ]
+    ),
     st.text(st.characters(blacklist_categories=("Cs",)), max_size=40),
 )
 
@@ -47,8 +80,19 @@ def test_fountain_parser_never_crashes_and_accounts_for_every_line(lines):
 
 
 SRT_LINES = st.one_of(
-    st.sampled_from(["", "1", "2", "00:00:01,000 --> 00:00:02,000", "00:00:03.5 --> 00:00:04.0",
-                     "00:00:xx --> 00:00:01", "Hello", "<i>Hi</i>", "99"]),
+    st.sampled_from(
+        [
+            "",
+            "1",
+            "2",
+            "00:00:01,000 --> 00:00:02,000",
+            "00:00:03.5 --> 00:00:04.0",
+            "00:00:xx --> 00:00:01",
+            "Hello",
+            "<i>Hi</i>",
+            "99",
+        ]
+    ),
     st.text(max_size=30),
 )
 

@@ -12,7 +12,9 @@ CLEAN = "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:03,000 --> 0
 def test_clean_file():
     cues = parse_srt(CLEAN).cues
     assert [(c.index, c.start_s, c.end_s, c.text, c.number) for c in cues] == [
-        (0, 1.0, 2.5, "Hello there.", "1"), (1, 3.0, 4.0, "Second line", "2")]
+        (0, 1.0, 2.5, "Hello there.", "1"),
+        (1, 3.0, 4.0, "Second line", "2"),
+    ]
 
 
 def test_missing_blank_line_and_bad_numbers():
@@ -47,7 +49,9 @@ def test_cue_ending_before_it_starts_is_an_error():
         parse_srt("1\n00:00:05,000 --> 00:00:01,000\nBackwards\n", "x.srt")
 
 
-@pytest.mark.parametrize("encoding,prefix", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("cp1252", b"")])
+@pytest.mark.parametrize(
+    "encoding,prefix", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("cp1252", b"")]
+)
 def test_encodings(tmp_path, encoding, prefix):
     text = "1\n00:00:01,000 --> 00:00:02,000\nCafé – £10 for the fiancée\n"
     path = tmp_path / "x.srt"
@@ -76,7 +80,13 @@ def test_empty_binary_and_cue_less_files(tmp_path):
 
 @pytest.mark.realdata
 def test_real_latin1_file(shared_data):
-    parsed = read_srt(shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles" / "birthday_girl.srt")
+    parsed = read_srt(
+        shared_data
+        / "screenplays"
+        / "srt-pairs-robertjvt"
+        / "scripts_subtitles"
+        / "birthday_girl.srt"
+    )
     assert parsed.encoding == "cp1252" and len(parsed.cues) == 817
     assert any("fiancée" in c.text for c in parsed.cues)
     assert any("£90,00" in c.text for c in parsed.cues)

@@ -94,12 +94,18 @@ def test_every_nonblank_line_has_a_role():
     assert non_blank == set(screenplay.line_roles)
     roles = {lines[n - 1].strip(): role for n, role in screenplay.line_roles.items()}
     assert roles['"THE TEST"'] == "title"
-    assert roles["(MORE)"] == "more" and roles["34."] == "page_number" and roles["CONTINUED:"] == "continued"
+    assert (
+        roles["(MORE)"] == "more"
+        and roles["34."] == "page_number"
+        and roles["CONTINUED:"] == "continued"
+    )
     assert roles["CUT TO:"] == "transition"
 
 
 def test_crlf_and_tabs_parse_like_lf_and_spaces():
-    crlf = SCRIPT.replace("\n", "\r\n").replace("                                     ", "\t\t\t\t     ")
+    crlf = SCRIPT.replace("\n", "\r\n").replace(
+        "                                     ", "\t\t\t\t     "
+    )
     assert parse_screenplay_text(crlf).to_table15() == TABLE15
 
 
@@ -107,8 +113,10 @@ def test_flush_left_script_without_indentation():
     text = "INT. KITCHEN - DAY\n\nAnna stirs a pot.\n\nANNA\nSoup again.\n\nBEN (O.C.)\n(from the hall)\nI heard that.\n"
     scene = parse_screenplay_text(text).scenes[0]
     assert [e.to_table15() for e in scene.events] == [
-        "- DIRECTION: Anna stirs a pot.", "- DIALOGUE | ANNA | - | Soup again.",
-        "- DIALOGUE | BEN | from the hall | I heard that."]
+        "- DIRECTION: Anna stirs a pot.",
+        "- DIALOGUE | ANNA | - | Soup again.",
+        "- DIALOGUE | BEN | from the hall | I heard that.",
+    ]
     assert scene.dialogue[1].extensions == ("O.C.",)
 
 
@@ -125,14 +133,17 @@ def test_uppercase_action_line_followed_by_blank_is_not_a_cue():
     assert [e.kind for e in events] == ["direction", "direction", "dialogue"]
 
 
-@pytest.mark.parametrize("heading,expected", [
-    ("INT. DINER - NIGHT", ("DINER", "NIGHT")),
-    ("EXT. CITY HALL – MORNING", ("CITY HALL", "MORNING")),
-    ("INT./EXT. CAR - MOVING", ("CAR - MOVING", None)),
-    ("I/E HOUSE DAY", ("HOUSE", "DAY")),
-    ("INT. WILL'S BEDROOM - NIGHT (1973)", ("WILL'S BEDROOM", "NIGHT (1973)")),
-    ("INT. GITTES' OFFICE", ("GITTES' OFFICE", None)),
-])
+@pytest.mark.parametrize(
+    "heading,expected",
+    [
+        ("INT. DINER - NIGHT", ("DINER", "NIGHT")),
+        ("EXT. CITY HALL – MORNING", ("CITY HALL", "MORNING")),
+        ("INT./EXT. CAR - MOVING", ("CAR - MOVING", None)),
+        ("I/E HOUSE DAY", ("HOUSE", "DAY")),
+        ("INT. WILL'S BEDROOM - NIGHT (1973)", ("WILL'S BEDROOM", "NIGHT (1973)")),
+        ("INT. GITTES' OFFICE", ("GITTES' OFFICE", None)),
+    ],
+)
 def test_split_heading(heading, expected):
     assert split_heading(heading) == expected
 
@@ -147,11 +158,14 @@ def test_scene_numbers_and_cues():
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("name,scenes,dialogue,top", [
-    ("chinatown", 77, 1120, "GITTES"),
-    ("mission_impossible", 205, 646, "ETHAN"),
-    ("birthday_girl", 178, 589, "JOHN"),
-])
+@pytest.mark.parametrize(
+    "name,scenes,dialogue,top",
+    [
+        ("chinatown", 77, 1120, "GITTES"),
+        ("mission_impossible", 205, 646, "ETHAN"),
+        ("birthday_girl", 178, 589, "JOHN"),
+    ],
+)
 def test_real_screenplays(shared_data, name, scenes, dialogue, top):
     path = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles" / f"{name}.txt"
     screenplay = parse_screenplay_text(path.read_text(encoding="utf-8"))
@@ -165,11 +179,15 @@ def test_real_screenplays(shared_data, name, scenes, dialogue, top):
 @pytest.mark.realdata
 def test_chinatown_opening_matches_storyvideoqa_parse(shared_data):
     """The first scene has no slugline (its action is the scene) and Curly's voice speaks in it."""
-    path = shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles" / "chinatown.txt"
+    path = (
+        shared_data / "screenplays" / "srt-pairs-robertjvt" / "scripts_subtitles" / "chinatown.txt"
+    )
     screenplay = parse_screenplay_text(path.read_text(encoding="utf-8"))
     first, second = screenplay.scenes[:2]
     assert first.heading is None and first.events[0].text.startswith("FULL SCREEN PHOTOGRAPH")
     assert first.dialogue[0].to_table15() == "- DIALOGUE | CURLY'S VOICE | crying out | Oh, no."
     assert second.heading == "INT. GITTES' OFFICE"
-    assert second.dialogue[0].text == ("All right, enough is enough. You can't eat the Venetian blinds, "
-                                       "Curly. I just had 'em installed on Wednesday.")
+    assert second.dialogue[0].text == (
+        "All right, enough is enough. You can't eat the Venetian blinds, "
+        "Curly. I just had 'em installed on Wednesday."
+    )

@@ -31,17 +31,27 @@ def test_self_bleu_of_identical_questions_is_100_and_of_disjoint_ones_near_0():
 
 
 def test_self_bleu_2_exceeds_self_bleu_4_on_shared_frames():
-    texts = ["In the kitchen, what does Ann make of Bo's promise?",
-             "At the pier, what does Cy make of Di's warning?",
-             "On the train, what does Ed make of Flo's offer?"]
+    texts = [
+        "In the kitchen, what does Ann make of Bo's promise?",
+        "At the pier, what does Cy make of Di's warning?",
+        "On the train, what does Ed make of Flo's offer?",
+    ]
     assert self_bleu(texts, 2) > self_bleu(texts, 4) > 0
 
 
 def test_opening_frames_skip_the_anchor_and_count_shares():
-    texts = ["In the kitchen, what does Ann think?", "At the pier, what does Cy fear?",
-             "On the train, how has Ed changed?"]
+    texts = [
+        "In the kitchen, what does Ann think?",
+        "At the pier, what does Cy fear?",
+        "On the train, how has Ed changed?",
+    ]
     frames = opening_frames(texts, 2)
-    assert frames[0] == {"frame": "what does", "n_words": 2, "count": 2, "share": pytest.approx(2 / 3, abs=1e-4)}
+    assert frames[0] == {
+        "frame": "what does",
+        "n_words": 2,
+        "count": 2,
+        "share": pytest.approx(2 / 3, abs=1e-4),
+    }
     assert frames[1]["frame"] == "how has"
 
 
@@ -67,25 +77,30 @@ def test_projection_uses_pca_for_tiny_sets_and_umap_otherwise():
 
 @pytest.mark.slow
 def test_minilm_finds_the_paraphrase_pair():
-    questions = pd.DataFrame({
-        "question_id": ["q1", "q2", "q3", "q4", "q5", "q6"],
-        "qtype": ["Q7", "Q7", "Q2", "Q2", "N2", "N2"],
-        "text": [
-            "At the railroad station, what does Delta Slim make of Stack's pitch?",
-            "At the railway station, what does Delta Slim make of Stack's offer?",
-            "In the courtyard corridor, when does Tremblay's view of Lawrence change?",
-            "In the Harding nursery, what danger does Louise believe she faces?",
-            "In the garage, how has Grace's view of Beau changed since they met?",
-            "At the Chinese restaurant, what discoveries shaped Sandra's view of the case?",
-        ],
-    })
+    questions = pd.DataFrame(
+        {
+            "question_id": ["q1", "q2", "q3", "q4", "q5", "q6"],
+            "qtype": ["Q7", "Q7", "Q2", "Q2", "N2", "N2"],
+            "text": [
+                "At the railroad station, what does Delta Slim make of Stack's pitch?",
+                "At the railway station, what does Delta Slim make of Stack's offer?",
+                "In the courtyard corridor, when does Tremblay's view of Lawrence change?",
+                "In the Harding nursery, what danger does Louise believe she faces?",
+                "In the garage, how has Grace's view of Beau changed since they met?",
+                "At the Chinese restaurant, what discoveries shaped Sandra's view of the case?",
+            ],
+        }
+    )
     analytics = analyze_questions(questions)
     pairs = {(p["question_a"], p["question_b"]) for p in analytics.pairs}
     assert pairs == {("q1", "q2")}
     assert len(analytics.points) == 6 and analytics.points[0]["model"] == "all-MiniLM-L6-v2+umap"
     assert len(analytics.points[0]["vector"]) == 384
     by_type = {row["qtype"]: row for row in analytics.diversity}
-    assert by_type["*"]["n_questions"] == 6 and by_type["Q7"]["self_bleu_2"] > by_type["Q2"]["self_bleu_2"]
+    assert (
+        by_type["*"]["n_questions"] == 6
+        and by_type["Q7"]["self_bleu_2"] > by_type["Q2"]["self_bleu_2"]
+    )
 
 
 @pytest.mark.slow
@@ -128,8 +143,10 @@ def test_check_questions_with_analytics_on_the_paper_sample(store, store_path):
 
     load_commands()
     import_lfvqa_dir(store, REPO_ROOT / "samples" / "lfvqa_paper")
-    result = CliRunner().invoke(app, ["check-questions", "--analytics", "--where", "source=paper",
-                                      "--store", str(store_path)])
+    result = CliRunner().invoke(
+        app,
+        ["check-questions", "--analytics", "--where", "source=paper", "--store", str(store_path)],
+    )
     assert result.exit_code == 0, result.output
     run_id = qgen_lab.qgen_runs(store).iloc[0]["run_id"]
     assert len(qgen_lab.umap_points(store, run_id)) == 14

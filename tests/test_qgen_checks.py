@@ -17,30 +17,38 @@ from tests.conftest import REPO_ROOT
 
 # Four released questions with their gold answers, as printed in LF-VideoQA App. H (Tables 9–11).
 PAPER_EXAMPLES = [
-    ("At the Winning Ticket, what do Paul, Angus, and Miss Crane each understand about Christmas "
-     "Eve?",
-     "At the Winning Ticket, Miss Crane knows that she has invited both Paul Hunham and Angus "
-     "Tully to her Christmas Eve party. Paul hears the invitation. He knows it includes both Angus "
-     "and himself. Angus is away from the table at the moment when Miss Crane extends that "
-     "invitation, and he does not yet know about the invitation that she has made."),
-    ("In the Harding nursery, what danger does Louise believe she and Clara face?",
-     "Louise believes that a monster is in the Harding nursery. She also believes that this "
-     "monster threatens to kill her. Louise further believes that Clara faces the same lethal "
-     "danger from the monster. The shadowy figure seen nearby, however, proves to be Ellen. Thus, "
-     "in Louise's understanding, both Louise and Clara are in danger of being killed by the "
-     "monster."),
-    ("At the railroad station, over the bottle of Chicago beer, what does Delta Slim make of "
-     "Stack's pitch?",
-     "Delta Slim does not dismiss Stack's promised pay and beer as a bluff; he treats both parts "
-     "of the offer seriously. His initial refusal reflects his commitment to play at Messengers, "
-     "rather than disbelief that Stack will deliver. When Stack raises the offer, Delta Slim is "
-     "won over. His performance with Sammie immediately afterward confirms that he accepted "
-     "Stack's deal."),
-    ("At the construction site with the young employee by the scaffolding, how has Gordon's "
-     "relationship with László changed since the soup-kitchen days?",
-     "Gordon and László have become working partners, but Gordon's loyalty reaches its limit when "
-     "he challenges László's treatment of the young employee. László then orders Gordon off the "
-     "construction site."),
+    (
+        "At the Winning Ticket, what do Paul, Angus, and Miss Crane each understand about Christmas "
+        "Eve?",
+        "At the Winning Ticket, Miss Crane knows that she has invited both Paul Hunham and Angus "
+        "Tully to her Christmas Eve party. Paul hears the invitation. He knows it includes both Angus "
+        "and himself. Angus is away from the table at the moment when Miss Crane extends that "
+        "invitation, and he does not yet know about the invitation that she has made.",
+    ),
+    (
+        "In the Harding nursery, what danger does Louise believe she and Clara face?",
+        "Louise believes that a monster is in the Harding nursery. She also believes that this "
+        "monster threatens to kill her. Louise further believes that Clara faces the same lethal "
+        "danger from the monster. The shadowy figure seen nearby, however, proves to be Ellen. Thus, "
+        "in Louise's understanding, both Louise and Clara are in danger of being killed by the "
+        "monster.",
+    ),
+    (
+        "At the railroad station, over the bottle of Chicago beer, what does Delta Slim make of "
+        "Stack's pitch?",
+        "Delta Slim does not dismiss Stack's promised pay and beer as a bluff; he treats both parts "
+        "of the offer seriously. His initial refusal reflects his commitment to play at Messengers, "
+        "rather than disbelief that Stack will deliver. When Stack raises the offer, Delta Slim is "
+        "won over. His performance with Sammie immediately afterward confirms that he accepted "
+        "Stack's deal.",
+    ),
+    (
+        "At the construction site with the young employee by the scaffolding, how has Gordon's "
+        "relationship with László changed since the soup-kitchen days?",
+        "Gordon and László have become working partners, but Gordon's loyalty reaches its limit when "
+        "he challenges László's treatment of the young employee. László then orders Gordon off the "
+        "construction site.",
+    ),
 ]
 
 
@@ -64,21 +72,29 @@ def test_every_released_example_in_the_paper_sample_passes():
     assert failing == {}
 
 
-@pytest.mark.parametrize("question,check", [
-    ("Does Tom know who took the money?", "not_yes_no"),
-    ("At the bar, is Tom aware of what Mia told the police?", "not_yes_no"),
-    ("At the bar, what does Tom make of Mia's story, or does he ignore it?", "no_alternatives"),
-    ("At the bar, does Tom trust Mia or Ben?", "no_alternatives"),
-    ("At the bar, what does Tom make of Mia's story, and what supports that reading?",
-     "no_support_tail"),
-    ("What does Tom know? What does Mia know?", "single_interrogative"),
-    ("Tell me what Tom knows about the money.", "single_interrogative"),
-    ("In the long corridor behind the old kitchen where the staff usually smoke and laugh at the "
-     "end of the night, what does Tom know?", "anchor_length"),
-    ("In scene 14, what does Tom believe about the money?", "annotation_vocabulary"),
-    ("At the bar, what does Tom infer from c_told_d?", "annotation_vocabulary"),
-    ("At the bar, why does Tom falsely believe Mia took the money?", "no_reveal"),
-])
+@pytest.mark.parametrize(
+    "question,check",
+    [
+        ("Does Tom know who took the money?", "not_yes_no"),
+        ("At the bar, is Tom aware of what Mia told the police?", "not_yes_no"),
+        ("At the bar, what does Tom make of Mia's story, or does he ignore it?", "no_alternatives"),
+        ("At the bar, does Tom trust Mia or Ben?", "no_alternatives"),
+        (
+            "At the bar, what does Tom make of Mia's story, and what supports that reading?",
+            "no_support_tail",
+        ),
+        ("What does Tom know? What does Mia know?", "single_interrogative"),
+        ("Tell me what Tom knows about the money.", "single_interrogative"),
+        (
+            "In the long corridor behind the old kitchen where the staff usually smoke and laugh at the "
+            "end of the night, what does Tom know?",
+            "anchor_length",
+        ),
+        ("In scene 14, what does Tom believe about the money?", "annotation_vocabulary"),
+        ("At the bar, what does Tom infer from c_told_d?", "annotation_vocabulary"),
+        ("At the bar, why does Tom falsely believe Mia took the money?", "no_reveal"),
+    ],
+)
 def test_broken_questions_fail_the_named_check(question, check):
     result = check_question(question)
     assert not result.passed
@@ -87,15 +103,20 @@ def test_broken_questions_fail_the_named_check(question, check):
 
 
 def test_anchor_budget_depends_on_rivals():
-    question = ("In the hotel lobby with Mia beside the broken elevator after the storm, "
-                "what does Tom know?")  # 13 anchor words
-    assert check_question(question, CheckContext(anchor_rivals=0)).failures[0].check == "anchor_length"
+    question = (
+        "In the hotel lobby with Mia beside the broken elevator after the storm, "
+        "what does Tom know?"
+    )  # 13 anchor words
+    assert (
+        check_question(question, CheckContext(anchor_rivals=0)).failures[0].check == "anchor_length"
+    )
     assert check_question(question, CheckContext(anchor_rivals=2)).passed
 
 
 def test_forbidden_names_by_full_name_and_distinctive_part():
-    context = CheckContext(forbidden_names=["Line Judge Harlow", "Mrs Pike"],
-                           allowed_names=["Tom Harlow"])
+    context = CheckContext(
+        forbidden_names=["Line Judge Harlow", "Mrs Pike"], allowed_names=["Tom Harlow"]
+    )
     # "Harlow" is shared with an allowed name, so only the full forbidden name counts.
     assert check_question("At the court, what does Tom Harlow know?", context).passed
     failed = check_question("At the court, what does Pike know about Tom?", context)
@@ -106,7 +127,9 @@ def test_forbidden_names_by_full_name_and_distinctive_part():
 def test_leak_score_is_share_of_gold_content_words():
     gold = "Tom believes the money was stolen by the gardener."
     # content words of the gold (names excluded): believes, money, stolen, gardener
-    assert leak_score("At the bar, what does Tom think about the money?", gold) == pytest.approx(0.25)
+    assert leak_score("At the bar, what does Tom think about the money?", gold) == pytest.approx(
+        0.25
+    )
     leaky = "At the bar, what does Tom believe about the gardener having stolen the money?"
     assert leak_score(leaky, gold) == pytest.approx(1.0)
     result = check_question(leaky, CheckContext(gold=gold))
@@ -116,7 +139,9 @@ def test_leak_score_is_share_of_gold_content_words():
 
 def test_role_labels_match_in_full_and_numbered_labels_never_by_part():
     # App. F.1: a role label the film never says aloud ("line judge") is a forbidden name ...
-    assert names_mentioned("At the net, what does the line judge think?", ["LINE JUDGE"]) == ["LINE JUDGE"]
+    assert names_mentioned("At the net, what does the line judge think?", ["LINE JUDGE"]) == [
+        "LINE JUDGE"
+    ]
     # ... but a numbered label is not named by the common noun it contains
     assert names_mentioned("In the police corridor, what does Nadia know?", ["POLICE 1"]) == []
     # and a lower-case common word is not a use of a name part

@@ -21,8 +21,9 @@ def test_template_run_stores_context_sets_stages_questions_claims_and_checks(sto
     run_id = report.run_id
     assert report.discards["total"] == 27 and report.discards["kept"] == 20
     assert store.scalar("SELECT count(*) FROM context_sets WHERE run_id = ?", [run_id]) == 27
-    assert store.df("SELECT backend, status, n_items FROM runs WHERE run_id = ?", [run_id]).iloc[0].tolist() \
-        == ["template", "finished", 12]
+    assert store.df("SELECT backend, status, n_items FROM runs WHERE run_id = ?", [run_id]).iloc[
+        0
+    ].tolist() == ["template", "finished", 12]
     questions = store.df("SELECT * FROM questions WHERE run_id = ?", [run_id])
     assert len(questions) == 12 and set(questions["source"]) == {"generated"}
     assert set(questions["status"]) <= {"candidate", "retired"}
@@ -33,23 +34,35 @@ def test_template_run_stores_context_sets_stages_questions_claims_and_checks(sto
     retired = outcomes[outcomes["final_status"] == "retired"]
     assert retired["retire_reason"].notna().all()
     assert (outcomes["final_status"] == "candidate").sum() == (checks["passed"]).sum() - len(
-        retired[retired["retire_rule"] != "checks"])
+        retired[retired["retire_rule"] != "checks"]
+    )
     # four stages per candidate, each labelled with the backend
-    stages = store.df("SELECT stage, count(*) AS n, any_value(backend) AS b FROM qgen_stage_outputs"
-                      " WHERE run_id = ? GROUP BY stage ORDER BY stage", [run_id])
+    stages = store.df(
+        "SELECT stage, count(*) AS n, any_value(backend) AS b FROM qgen_stage_outputs"
+        " WHERE run_id = ? GROUP BY stage ORDER BY stage",
+        [run_id],
+    )
     assert stages["stage"].tolist() == [1, 2, 3, 4] and set(stages["b"]) == {"template"}
-    claims = store.df("SELECT c.* FROM rubric_claims c JOIN questions q USING (question_id)"
-                      " WHERE q.run_id = ? AND q.status = 'candidate'", [run_id])
+    claims = store.df(
+        "SELECT c.* FROM rubric_claims c JOIN questions q USING (question_id)"
+        " WHERE q.run_id = ? AND q.status = 'candidate'",
+        [run_id],
+    )
     per_question = claims.groupby("question_id")["role"].apply(lambda r: (r == "core").sum())
     assert (per_question >= 2).all()
     assert not claims["text"].str.contains(r"\b[A-Z]{4,}\b").any()  # no screenplay capitals
     # every written question has evidence points: its carried scenes, in film order, one anchor
-    evidence = store.df("SELECT e.*, q.anchor_scene, q.anchor_time_s FROM question_evidence e"
-                        " JOIN questions q USING (question_id) WHERE q.run_id = ?", [run_id])
+    evidence = store.df(
+        "SELECT e.*, q.anchor_scene, q.anchor_time_s FROM question_evidence e"
+        " JOIN questions q USING (question_id) WHERE q.run_id = ?",
+        [run_id],
+    )
     written = store.scalar("SELECT count(*) FROM questions WHERE run_id = ?", [run_id])
     assert evidence["question_id"].nunique() == written
     for _, points in evidence.groupby("question_id"):
-        assert points["scene_index"].is_monotonic_increasing and points["ord"].tolist() == list(range(1, len(points) + 1))
+        assert points["scene_index"].is_monotonic_increasing and points["ord"].tolist() == list(
+            range(1, len(points) + 1)
+        )
         anchor = points[points["is_anchor"]]
         assert len(anchor) == 1 and anchor["scene_index"].iloc[0] == anchor["anchor_scene"].iloc[0]
         assert anchor["time_s"].iloc[0] == anchor["anchor_time_s"].iloc[0]
@@ -83,14 +96,32 @@ def test_user_errors_name_the_problem(store):
     with pytest.raises(GenerationError, match="holders with belief records: Ivy, Line Judge, Mara"):
         generate(store, film, centers=["Nobody"])
     only_ivy = generate(store, film, centers=["ivy"], n=50, with_analytics=False)
-    assert {d.context_set.center for d in only_ivy.drafts} <= {"Ivy", "Ivy + Mara", "Ivy + Mara + Tom",
-                                                               "Ivy + Tom"}
+    assert {d.context_set.center for d in only_ivy.drafts} <= {
+        "Ivy",
+        "Ivy + Mara",
+        "Ivy + Mara + Tom",
+        "Ivy + Tom",
+    }
 
 
 def test_cli_generate_json_and_errors(store, store_path):
     film = build_film(store)
-    result = RUNNER.invoke(app, ["generate", "--film", film, "--types", "Q4,Q7", "--n", "4",
-                                 "--json", "--no-analytics", "--store", str(store_path)])
+    result = RUNNER.invoke(
+        app,
+        [
+            "generate",
+            "--film",
+            film,
+            "--types",
+            "Q4,Q7",
+            "--n",
+            "4",
+            "--json",
+            "--no-analytics",
+            "--store",
+            str(store_path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert summary["backend"] == "template" and summary["sampled"] == 4
@@ -98,5 +129,7 @@ def test_cli_generate_json_and_errors(store, store_path):
     assert summary["context_sets"]["center_never_named"] == 1  # Line Judge's Q4
     bad = RUNNER.invoke(app, ["generate", "--film", "nope", "--store", str(store_path)])
     assert bad.exit_code != 0 and "not in the store" in bad.output and "Traceback" not in bad.output
-    bad = RUNNER.invoke(app, ["generate", "--film", film, "--backend", "magic", "--store", str(store_path)])
+    bad = RUNNER.invoke(
+        app, ["generate", "--film", film, "--backend", "magic", "--store", str(store_path)]
+    )
     assert bad.exit_code != 0 and "unknown backend" in bad.output

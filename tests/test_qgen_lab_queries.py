@@ -11,14 +11,37 @@ def test_failures_and_name_violations_of_a_check_run(store):
     from pipelines.qgen.check_run import run_check_questions
 
     with store.transaction() as cursor:
-        insert_rows(cursor, "questions", [
-            {"question_id": "ok-1", "film_id": "f", "qtype": "Q5", "center": "Mara", "status": "candidate",
-             "source": "imported", "text": "At the pub, what does Mara take Tom to believe?", "run_id": "x"},
-            {"question_id": "bad-1", "film_id": "f", "qtype": "Q5", "center": "Mara", "status": "candidate",
-             "source": "imported", "text": "In scene 4, does Mara trust the Line Judge?", "run_id": "x"}])
+        insert_rows(
+            cursor,
+            "questions",
+            [
+                {
+                    "question_id": "ok-1",
+                    "film_id": "f",
+                    "qtype": "Q5",
+                    "center": "Mara",
+                    "status": "candidate",
+                    "source": "imported",
+                    "text": "At the pub, what does Mara take Tom to believe?",
+                    "run_id": "x",
+                },
+                {
+                    "question_id": "bad-1",
+                    "film_id": "f",
+                    "qtype": "Q5",
+                    "center": "Mara",
+                    "status": "candidate",
+                    "source": "imported",
+                    "text": "In scene 4, does Mara trust the Line Judge?",
+                    "run_id": "x",
+                },
+            ],
+        )
         cursor.execute("INSERT INTO runs (run_id, step, status) VALUES ('c', 'test', 'finished')")
-        cursor.execute("INSERT INTO characters VALUES ('f', 'lj', 'Line Judge', [], NULL, NULL, 'c'),"
-                       " ('f', 'm', 'Mara', [], 5.0, NULL, 'c')")
+        cursor.execute(
+            "INSERT INTO characters VALUES ('f', 'lj', 'Line Judge', [], NULL, NULL, 'c'),"
+            " ('f', 'm', 'Mara', [], 5.0, NULL, 'c')"
+        )
     run_id, _ = run_check_questions(store)
     failures = qgen_lab.check_failures(store, run_id)
     assert set(failures["question_id"]) == {"bad-1"}

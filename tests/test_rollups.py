@@ -42,8 +42,9 @@ def _results(store) -> list[pd.DataFrame]:
 def _assert_same(live: list[pd.DataFrame], rolled: list[pd.DataFrame]) -> None:
     for (fn, args), a, b in zip(QUERIES, live, rolled):
         assert list(a.columns) == list(b.columns), fn.__name__
-        pd.testing.assert_frame_equal(a, b, check_dtype=False, check_exact=False, rtol=1e-12,
-                                      obj=f"{fn.__name__}{args}")
+        pd.testing.assert_frame_equal(
+            a, b, check_dtype=False, check_exact=False, rtol=1e-12, obj=f"{fn.__name__}{args}"
+        )
 
 
 @pytest.fixture
@@ -54,9 +55,9 @@ def fixture_store(store):
 
 def test_rollups_give_the_live_numbers(fixture_store):
     store = fixture_store
-    assert not rollups.rollups_fresh(store)          # fixture rows are written after their runs finish
+    assert not rollups.rollups_fresh(store)  # fixture rows are written after their runs finish
     live = _results(store)
-    assert len(live[0]) == 6 and len(live[4]) > 0 and len(live[9]) > 0     # non-trivial inputs
+    assert len(live[0]) == 6 and len(live[4]) > 0 and len(live[9]) > 0  # non-trivial inputs
     rollups.refresh(store)
     assert rollups.rollups_fresh(store)
     _assert_same(live, _results(store))
@@ -67,15 +68,19 @@ def test_finishing_a_judge_run_refreshes_and_other_runs_keep_fresh(fixture_store
     rollups.refresh(store)
     with store.transaction() as cursor:
         other = insert_run(cursor, RunSpec(step="generate", backend="template"))
-        finish_run(cursor, other)                     # feeds no rollup: re-stamped, still fresh
+        finish_run(cursor, other)  # feeds no rollup: re-stamped, still fresh
     assert rollups.rollups_fresh(store)
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec(step="judge", backend="lexical"))
         # after the fixture's runs, whose start times were moved forward
-        cursor.execute("UPDATE runs SET started_at = started_at + INTERVAL 1 HOUR WHERE run_id = ?", [run_id])
-        cursor.execute("INSERT INTO claim_verdicts VALUES (?, ?, 'q1:subs-qwen', 'q1.c1', 'contradicted', 'x')",
-                       [run_id, JUDGE_LEXICAL])
-    assert not rollups.rollups_fresh(store)           # a judge mid-run: readers use the live query
+        cursor.execute(
+            "UPDATE runs SET started_at = started_at + INTERVAL 1 HOUR WHERE run_id = ?", [run_id]
+        )
+        cursor.execute(
+            "INSERT INTO claim_verdicts VALUES (?, ?, 'q1:subs-qwen', 'q1.c1', 'contradicted', 'x')",
+            [run_id, JUDGE_LEXICAL],
+        )
+    assert not rollups.rollups_fresh(store)  # a judge mid-run: readers use the live query
     during = _results(store)
     with store.transaction() as cursor:
         finish_run(cursor, run_id)
@@ -86,7 +91,10 @@ def test_finishing_a_judge_run_refreshes_and_other_runs_keep_fresh(fixture_store
     # the rerun supersedes claim q1.c1 only (current_claim_verdicts): asserted -> contradicted
     assert after_row["n_judged"] == before_row["n_judged"] == 3
     assert (after_row["n_asserted"], after_row["n_contradicted"]) == (0, 2)
-    assert (before_row["n_asserted"], before_row["n_contradicted"]) == (1, 1)   # unfinished run: not current
+    assert (before_row["n_asserted"], before_row["n_contradicted"]) == (
+        1,
+        1,
+    )  # unfinished run: not current
     with store.transaction() as cursor:
         cursor.execute("UPDATE rollup_state SET signature = 'forced-stale'")
     _assert_same(_results(store), after)
@@ -96,8 +104,10 @@ def test_hand_written_rows_make_rollups_stale(fixture_store):
     store = fixture_store
     rollups.refresh(store)
     with store.transaction() as cursor:
-        cursor.execute("INSERT INTO mcq_predictions SELECT mcq_id, 'late-method', option, true, run_id"
-                       " FROM mcq_questions LIMIT 1")
+        cursor.execute(
+            "INSERT INTO mcq_predictions SELECT mcq_id, 'late-method', option, true, run_id"
+            " FROM mcq_questions LIMIT 1"
+        )
     assert not rollups.rollups_fresh(store)
     assert "late-method" in set(views_distributions.accuracy_by_topic(store)["method"])
 

@@ -23,19 +23,37 @@ MODELS = {table.name: table for table in TABLE_FILES}
 # 12–14 print no such header; there the count comes from the ■/□ marks (2 core each, matching
 # their "k/2 core" columns).
 PRINTED_CLAIMS = {
-    "lfvqa-paper-Q1": (3, 5), "lfvqa-paper-Q2": (2, 5), "lfvqa-paper-Q3": (3, 4),
-    "lfvqa-paper-Q4": (2, 2), "lfvqa-paper-Q5": (2, 2), "lfvqa-paper-Q6": (2, 3),
-    "lfvqa-paper-Q7": (2, 4), "lfvqa-paper-Q8": (3, 3), "lfvqa-paper-N1": (3, 4),
-    "lfvqa-paper-N2": (3, 4), "lfvqa-paper-N3": (4, 4),
-    "lfvqa-paper-T12-N2": (2, 3), "lfvqa-paper-T13-N2": (2, 4), "lfvqa-paper-T14-N2": (2, 4),
+    "lfvqa-paper-Q1": (3, 5),
+    "lfvqa-paper-Q2": (2, 5),
+    "lfvqa-paper-Q3": (3, 4),
+    "lfvqa-paper-Q4": (2, 2),
+    "lfvqa-paper-Q5": (2, 2),
+    "lfvqa-paper-Q6": (2, 3),
+    "lfvqa-paper-Q7": (2, 4),
+    "lfvqa-paper-Q8": (3, 3),
+    "lfvqa-paper-N1": (3, 4),
+    "lfvqa-paper-N2": (3, 4),
+    "lfvqa-paper-N3": (4, 4),
+    "lfvqa-paper-T12-N2": (2, 3),
+    "lfvqa-paper-T13-N2": (2, 4),
+    "lfvqa-paper-T14-N2": (2, 4),
 }
 # question_id -> "evidence: n scenes over m min" as printed.
 PRINTED_EVIDENCE = {
-    "lfvqa-paper-Q1": (2, 10), "lfvqa-paper-Q2": (2, 71), "lfvqa-paper-Q3": (3, 72),
-    "lfvqa-paper-Q4": (2, 4), "lfvqa-paper-Q5": (5, 22), "lfvqa-paper-Q6": (2, 5),
-    "lfvqa-paper-Q7": (2, 6), "lfvqa-paper-Q8": (4, 119), "lfvqa-paper-N1": (13, 171),
-    "lfvqa-paper-N2": (8, 129), "lfvqa-paper-N3": (4, 70),
-    "lfvqa-paper-T12-N2": (3, 77), "lfvqa-paper-T13-N2": (3, 128), "lfvqa-paper-T14-N2": (7, 42),
+    "lfvqa-paper-Q1": (2, 10),
+    "lfvqa-paper-Q2": (2, 71),
+    "lfvqa-paper-Q3": (3, 72),
+    "lfvqa-paper-Q4": (2, 4),
+    "lfvqa-paper-Q5": (5, 22),
+    "lfvqa-paper-Q6": (2, 5),
+    "lfvqa-paper-Q7": (2, 6),
+    "lfvqa-paper-Q8": (4, 119),
+    "lfvqa-paper-N1": (13, 171),
+    "lfvqa-paper-N2": (8, 129),
+    "lfvqa-paper-N3": (4, 70),
+    "lfvqa-paper-T12-N2": (3, 77),
+    "lfvqa-paper-T13-N2": (3, 128),
+    "lfvqa-paper-T14-N2": (7, 42),
 }
 # Our anchor choices (samples/README.md explains each): question_id -> (time, location).
 ANCHORS = {
@@ -56,8 +74,10 @@ PRINTED_CORE_ASSERTED = {
     "LF-VideoQA Table 14": [1, 0, 1, 2],
 }
 H2_SETTINGS = [
-    "lfvqa-paper:qwen3.6:screenplay", "lfvqa-paper:qwen3.6:captions+subtitles:qwen3.6",
-    "lfvqa-paper:qwen3.6:video+subtitles", "lfvqa-paper:qwen3.6:agent:oracle",
+    "lfvqa-paper:qwen3.6:screenplay",
+    "lfvqa-paper:qwen3.6:captions+subtitles:qwen3.6",
+    "lfvqa-paper:qwen3.6:video+subtitles",
+    "lfvqa-paper:qwen3.6:agent:oracle",
 ]
 
 
@@ -144,8 +164,12 @@ def test_fourteen_questions_one_per_type_plus_three_trust_evolution(sample):
     )
     # Table 11's N2 (Wicked) is not one of H.2's three N2 questions: four distinct films.
     n2_films = {q["film_id"] for q in questions if q["qtype"] == "N2"}
-    assert n2_films == {"wicked-2024", "deadpool-wolverine-2024", "the-brutalist-2024",
-                        "beau-is-afraid-2023"}
+    assert n2_films == {
+        "wicked-2024",
+        "deadpool-wolverine-2024",
+        "the-brutalist-2024",
+        "beau-is-afraid-2023",
+    }
     assert all(q["status"] == "released" and q["source"] == "paper" for q in questions)
 
 
@@ -217,7 +241,9 @@ def test_each_question_has_exactly_one_anchor_matching_the_question(sample):
     by_id = {q["question_id"]: q for q in sample["questions"]}
     for qid, (clock, location) in ANCHORS.items():
         assert (by_id[qid]["anchor_time_s"], by_id[qid]["anchor_location"]) == (
-            _seconds(clock), location)
+            _seconds(clock),
+            location,
+        )
 
 
 # -- H.2 answers --------------------------------------------------------------------------------
@@ -231,7 +257,8 @@ def test_twelve_answers_four_settings_per_h2_question(sample):
     texts = {a["answer_id"]: a["text"] for a in sample["answers"]}
     assert texts["lfvqa-paper-T14-N2-agent-oracle"].endswith("She then ordered Jeeves to kill him.")
     assert texts["lfvqa-paper-T13-N2-screenplay"].startswith(
-        "The description reveals a significant shift in the dynamic between Gordon and László")
+        "The description reveals a significant shift in the dynamic between Gordon and László"
+    )
     # "Across the three questions, the agent's answers are the shortest" (H.2).
     for qid in H2_QUESTIONS:
         lengths = {a["setting_id"]: len(a["text"]) for a in answers[qid]}
@@ -278,21 +305,32 @@ def test_table4_has_17_rows_by_12_columns_with_intervals(sample):
 
 def test_table4_all_column_agrees_with_table3_figures_quoted_in_section5(sample):
     """Table 4's All column rounds the same Qwen3.6 runs that §5 quotes to three decimals."""
-    all_column = {r["setting_id"]: r["value"] for r in _results(sample, "LF-VideoQA Table 4")
-                  if r.get("qtype") is None}
-    quoted = {r["setting_id"]: r["value"] for r in _results(sample, "LF-VideoQA Table 3")
-              if r["metric"] == "f1" and r["setting_id"] in all_column}
+    all_column = {
+        r["setting_id"]: r["value"]
+        for r in _results(sample, "LF-VideoQA Table 4")
+        if r.get("qtype") is None
+    }
+    quoted = {
+        r["setting_id"]: r["value"]
+        for r in _results(sample, "LF-VideoQA Table 3")
+        if r["metric"] == "f1" and r["setting_id"] in all_column
+    }
     assert len(quoted) == 9
     for setting_id, value in quoted.items():
         assert all_column[setting_id] == pytest.approx(value, abs=0.0051), setting_id
 
 
 def test_table3_quotes_the_best_screenplay_oracle(sample):
-    rows = {(r["setting_id"], r["metric"]): r["value"] for r in _results(sample, "LF-VideoQA Table 3")}
+    rows = {
+        (r["setting_id"], r["metric"]): r["value"] for r in _results(sample, "LF-VideoQA Table 3")
+    }
     assert len(rows) == 27
     oracle = "lfvqa-paper:qwen3.8:screenplay"
     assert (rows[(oracle, "recall")], rows[(oracle, "precision")], rows[(oracle, "f1")]) == (
-        0.509, 0.703, 0.544)
+        0.509,
+        0.703,
+        0.544,
+    )
 
 
 def test_table1_counts_add_up_to_the_released_set(sample):
@@ -307,9 +345,13 @@ def test_table1_counts_add_up_to_the_released_set(sample):
 
 def test_table8_agreement_as_quoted(sample):
     rows = {r["metric"]: r["value"] for r in _results(sample, "LF-VideoQA Table 8")}
-    assert rows == {"n_claim_verdicts": 27875, "pairwise_kappa_alpha_min": 0.71,
-                    "pairwise_kappa_alpha_max": 0.78, "fleiss_kappa": 0.74,
-                    "krippendorff_alpha": 0.74}
+    assert rows == {
+        "n_claim_verdicts": 27875,
+        "pairwise_kappa_alpha_min": 0.71,
+        "pairwise_kappa_alpha_max": 0.78,
+        "fleiss_kappa": 0.74,
+        "krippendorff_alpha": 0.74,
+    }
 
 
 def test_every_table4_row_is_a_defined_qwen36_setting(sample):
@@ -333,9 +375,15 @@ def test_sample_imports_into_a_store_and_is_marked_reported(store):
     from data_access.stats import datasets_overview, recent_runs, settings_table, store_stats
 
     report = import_lfvqa_dir(store, SAMPLE)
-    assert report.rows == {"films": 14, "questions": 14, "rubric_claims": 51,
-                           "question_evidence": 60, "settings": 21, "answers": 12,
-                           "reported_results": 358}
+    assert report.rows == {
+        "films": 14,
+        "questions": 14,
+        "rubric_claims": 51,
+        "question_evidence": 60,
+        "settings": 21,
+        "answers": 12,
+        "reported_results": 358,
+    }
     stats = store_stats(store)
     assert stats["films_by_dataset"] == {"lfvqa_paper": 14}
     assert stats["questions_by_type"]["N2"] == 4 and sum(stats["questions_by_type"].values()) == 14
@@ -372,7 +420,11 @@ def test_overview_page_shows_the_paper_sample(store, store_path):
     at.run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert (metrics["Films & episodes"], metrics["Questions"], metrics["Settings"]) == ("14", "14", "21")
+    assert (metrics["Films & episodes"], metrics["Questions"], metrics["Settings"]) == (
+        "14",
+        "14",
+        "21",
+    )
     datasets = at.dataframe[0].value.set_index("dataset_id")
     assert int(datasets.loc["lfvqa_paper", "questions"]) == 14
     assert bool(datasets.loc["lfvqa_paper", "reported_by_paper"])

@@ -30,11 +30,12 @@ def test_migrations_are_idempotent(store):
 
 
 def test_transaction_rolls_back_on_error(store):
-    with pytest.raises(RuntimeError):
-        with store.transaction() as cursor:
-            cursor.execute("INSERT INTO settings (setting_id, source, label, run_id) VALUES (?, ?, ?, ?)",
-                           ["s1", "screenplay", "Screenplay", "r1"])
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.transaction() as cursor:
+        cursor.execute(
+            "INSERT INTO settings (setting_id, source, label, run_id) VALUES (?, ?, ?, ?)",
+            ["s1", "screenplay", "Screenplay", "r1"],
+        )
+        raise RuntimeError("boom")
     assert store.scalar("SELECT count(*) FROM settings") == 0
 
 
@@ -84,8 +85,16 @@ def test_busy_store_names_the_problem(store):
 def test_file_released_between_sessions(store):
     store.rows("SELECT 1")
     # Another process can open the file now: nothing in this process holds it.
-    out = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.stdout.strip() == "ok", out.stderr
 
 
@@ -97,6 +106,14 @@ def test_linger_keeps_the_file_for_a_burst_then_releases_it(store):
     assert store.path in store_module._open_files  # still open right after the query
     time.sleep(0.8)
     assert store.path not in store_module._open_files  # released once idle
-    out = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb; duckdb.connect({str(store.path)!r}).close(); print('ok')",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.stdout.strip() == "ok", out.stderr

@@ -42,7 +42,9 @@ def test_same_seed_same_files(tmp_path):
     digests = []
     for run in ("a", "b"):
         write_synthetic_dataset(tmp_path / run, scale="small", seed=3, fmt="jsonl")
-        digests.append(hashlib.sha256((tmp_path / run / "claim_verdicts.jsonl").read_bytes()).hexdigest())
+        digests.append(
+            hashlib.sha256((tmp_path / run / "claim_verdicts.jsonl").read_bytes()).hexdigest()
+        )
     assert digests[0] == digests[1]
 
 
@@ -73,11 +75,20 @@ def test_small_synthetic_dataset_imports_with_scored_predictions(tmp_path, store
     counts = write_synthetic_dataset(tmp_path / "small", scale="small", fmt="parquet")
     import_lfvqa_dir(store, tmp_path / "small")
     stored = table_counts(store)
-    for table in ("films", "questions", "rubric_claims", "answers", "claim_verdicts", "mcq_questions", "mcq_predictions"):
+    for table in (
+        "films",
+        "questions",
+        "rubric_claims",
+        "answers",
+        "claim_verdicts",
+        "mcq_questions",
+        "mcq_predictions",
+    ):
         assert stored[table] == counts[table], table
     # `correct` is derived on import: predicted option equals the question's GT option.
     mismatches = store.scalar(
         "SELECT count(*) FROM mcq_predictions p JOIN mcq_questions q USING (mcq_id)"
-        " WHERE p.correct IS DISTINCT FROM (p.predicted_option = q.option)")
+        " WHERE p.correct IS DISTINCT FROM (p.predicted_option = q.option)"
+    )
     assert mismatches == 0
     assert 0 < store.scalar("SELECT avg(correct::INT) FROM mcq_predictions") < 1

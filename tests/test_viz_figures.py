@@ -10,21 +10,70 @@ from viz.distributions import accuracy_by_topic_table, count_bars, difficulty_fi
 from viz.film import presence_grid_figure, scene_timeline_figure
 from viz.plottree import level_time_figure, tree_figure
 from viz.qlab import leak_histogram, question_map_figure
-from viz.questions import claim_range, clock, evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown
+from viz.questions import (
+    claim_range,
+    clock,
+    evidence_lines,
+    evidence_map_figure,
+    evidence_summary,
+    rubric_markdown,
+)
 from viz.verdicts import answer_markdown, metrics_table, type_table, verdict_grid_figure
 
 
 def _beliefs(**override) -> pd.DataFrame:
     rows = [
-        dict(holder="Ann", belief_id="F1", kind="told", content="Boat on Friday.", source_character="Ben",
-             believed=True, is_false=True, revises=None, scene_index=1, end_scene=4, start_s=300.0,
-             end_s=2400.0, basis="", rejected=False, revised_at_scene=4),
-        dict(holder="Ann", belief_id="B2", kind="revised", content="Boat cancelled.", source_character=None,
-             believed=None, is_false=False, revises="F1", scene_index=4, end_scene=6, start_s=2400.0,
-             end_s=3600.0, basis="", rejected=False, revised_at_scene=None),
-        dict(holder="Ann", belief_id="T1", kind="told", content="Storm passes.", source_character="Cara",
-             believed=False, is_false=False, revises=None, scene_index=3, end_scene=6, start_s=1500.0,
-             end_s=3600.0, basis="", rejected=True, revised_at_scene=None),
+        dict(
+            holder="Ann",
+            belief_id="F1",
+            kind="told",
+            content="Boat on Friday.",
+            source_character="Ben",
+            believed=True,
+            is_false=True,
+            revises=None,
+            scene_index=1,
+            end_scene=4,
+            start_s=300.0,
+            end_s=2400.0,
+            basis="",
+            rejected=False,
+            revised_at_scene=4,
+        ),
+        dict(
+            holder="Ann",
+            belief_id="B2",
+            kind="revised",
+            content="Boat cancelled.",
+            source_character=None,
+            believed=None,
+            is_false=False,
+            revises="F1",
+            scene_index=4,
+            end_scene=6,
+            start_s=2400.0,
+            end_s=3600.0,
+            basis="",
+            rejected=False,
+            revised_at_scene=None,
+        ),
+        dict(
+            holder="Ann",
+            belief_id="T1",
+            kind="told",
+            content="Storm passes.",
+            source_character="Cara",
+            believed=False,
+            is_false=False,
+            revises=None,
+            scene_index=3,
+            end_scene=6,
+            start_s=1500.0,
+            end_s=3600.0,
+            basis="",
+            rejected=True,
+            revised_at_scene=None,
+        ),
     ]
     frame = pd.DataFrame(rows)
     for key, value in override.items():
@@ -32,18 +81,39 @@ def _beliefs(**override) -> pd.DataFrame:
     return frame
 
 
-META = pd.DataFrame([dict(holder="Ann", meta_id="M1", about="Ben", scene_index=1, start_s=300.0,
-                          claim="Ben thinks Ann trusts him.", type="first_order_about_d", change="new",
-                          source="told", order_depth=2, basis="")])
+META = pd.DataFrame(
+    [
+        dict(
+            holder="Ann",
+            meta_id="M1",
+            about="Ben",
+            scene_index=1,
+            start_s=300.0,
+            claim="Ben thinks Ann trusts him.",
+            type="first_order_about_d",
+            change="new",
+            source="told",
+            order_depth=2,
+            basis="",
+        )
+    ]
+)
 
 
 def test_belief_lanes_dash_false_grey_rejected_arrow_revision_meta_lane():
     figure = belief_lanes_figure(_beliefs(), META, selected="Ann · T1")
     rects = {shape.name: shape for shape in figure.layout.shapes}
-    assert rects["false"].line.dash == "dash" and rects["false"].x0 == 5.0 and rects["false"].x1 == 40.0
-    assert rects["rejected"].fillcolor.startswith("rgba(160,160,160") and rects["rejected"].line.width == 4
+    assert (
+        rects["false"].line.dash == "dash"
+        and rects["false"].x0 == 5.0
+        and rects["false"].x1 == 40.0
+    )
+    assert (
+        rects["rejected"].fillcolor.startswith("rgba(160,160,160")
+        and rects["rejected"].line.width == 4
+    )
     (arrow,) = figure.layout.annotations
-    assert (arrow.ax, arrow.x, arrow.ay, arrow.y) == (40.0, 40.0, 0, 1)   # F1's end -> B2's start
+    assert (arrow.ax, arrow.x, arrow.ay, arrow.y) == (40.0, 40.0, 0, 1)  # F1's end -> B2's start
     assert list(figure.layout.yaxis.ticktext) == ["Ann · F1", "Ann · B2", "Ann · T1", "Ann · meta"]
     names = [trace.name for trace in figure.data]
     assert names == ["told", "revised", "meta-belief"]
@@ -60,31 +130,57 @@ def test_belief_lanes_fall_back_to_scene_axis_without_times():
 def test_lane_rows_and_description():
     assert lane_rows(_beliefs(), META.iloc[0:0]) == ["Ann · F1", "Ann · B2", "Ann · T1"]
     text = describe_belief(_beliefs().iloc[0])
-    assert text == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (0:05:00) · revised in S4"
+    assert (
+        text
+        == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (0:05:00) · revised in S4"
+    )
     assert describe_belief(_beliefs().iloc[2]).endswith("· held to the end")
     assert "**rejected**" in describe_belief(_beliefs().iloc[2])
 
 
 def test_scene_timeline_and_presence_grid():
-    scenes = pd.DataFrame(dict(scene_index=[0, 1, 2], heading=["A", "B", "C"], start_s=[0.0, 60.0, 180.0],
-                               end_s=[60.0, 180.0, 240.0], time_source=["matched", "interpolated", "matched"]))
+    scenes = pd.DataFrame(
+        dict(
+            scene_index=[0, 1, 2],
+            heading=["A", "B", "C"],
+            start_s=[0.0, 60.0, 180.0],
+            end_s=[60.0, 180.0, 240.0],
+            time_source=["matched", "interpolated", "matched"],
+        )
+    )
     figure = scene_timeline_figure(scenes, runtime_s=300.0, highlight_scene=1)
     bars = {trace.name: trace for trace in figure.data}
     assert list(bars["matched"].base) == [0.0, 3.0] and list(bars["matched"].x) == [1.0, 1.0]
     assert list(bars["interpolated"].marker.line.width) == [3]
     assert tuple(figure.layout.xaxis.range) == (0, 5.0)
-    presence = pd.DataFrame(dict(scene_index=[0, 0, 1], character=["Ann", "Ben", "Ann"],
-                                 status=["on_screen", "offscreen_unaware", "on_screen"]))
+    presence = pd.DataFrame(
+        dict(
+            scene_index=[0, 0, 1],
+            character=["Ann", "Ben", "Ann"],
+            status=["on_screen", "offscreen_unaware", "on_screen"],
+        )
+    )
     grid = {trace.name: len(trace.x) for trace in presence_grid_figure(presence).data}
     assert grid == {"on screen": 2, "offscreen unaware": 1}
 
 
-EVIDENCE = pd.DataFrame(dict(ord=[1, 2, 3], time_s=[3286.0, 3803.0, 3803.0],
-                             location=["The Winning Ticket", "Kitchen", "Kitchen"],
-                             scene_index=[10, 11, 11], claim_ords=[[1, 2, 3, 4, 5], [5], []],
-                             is_anchor=[True, False, False]))
-RUBRIC = pd.DataFrame(dict(ord=[1, 2, 3, 4, 5], role=["core", "context", "core", "context", "core"],
-                           text=[f"claim {i}" for i in range(1, 6)]))
+EVIDENCE = pd.DataFrame(
+    dict(
+        ord=[1, 2, 3],
+        time_s=[3286.0, 3803.0, 3803.0],
+        location=["The Winning Ticket", "Kitchen", "Kitchen"],
+        scene_index=[10, 11, 11],
+        claim_ords=[[1, 2, 3, 4, 5], [5], []],
+        is_anchor=[True, False, False],
+    )
+)
+RUBRIC = pd.DataFrame(
+    dict(
+        ord=[1, 2, 3, 4, 5],
+        role=["core", "context", "core", "context", "core"],
+        text=[f"claim {i}" for i in range(1, 6)],
+    )
+)
 
 
 def test_evidence_map_matches_the_paper_header_and_lines():
@@ -94,8 +190,13 @@ def test_evidence_map_matches_the_paper_header_and_lines():
     # ending at 1:04:30 it runs to that end, as Table 1 defines it
     assert evidence_summary(RUBRIC, EVIDENCE) == "3 core / 5 claims · evidence: 2 scenes over 9 min"
     with_ends = EVIDENCE.assign(scene_end_s=[3400.0, 3870.0, 3870.0])
-    assert evidence_summary(RUBRIC, with_ends) == "3 core / 5 claims · evidence: 2 scenes over 10 min"
-    assert evidence_lines(EVIDENCE) == ["54:46 The Winning Ticket (claims 1–5)", "1:03:23 Kitchen (claim 5)"]
+    assert (
+        evidence_summary(RUBRIC, with_ends) == "3 core / 5 claims · evidence: 2 scenes over 10 min"
+    )
+    assert evidence_lines(EVIDENCE) == [
+        "54:46 The Winning Ticket (claims 1–5)",
+        "1:03:23 Kitchen (claim 5)",
+    ]
     figure = evidence_map_figure(EVIDENCE, runtime_s=7883.0)
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["evidence"].text) == ["54:46", "1:03:23"]
@@ -110,28 +211,54 @@ def test_clock_and_claim_ranges():
     assert claim_range([3]) == "claim 3" and claim_range([]) == "anchor"
 
 
-GRID = pd.DataFrame(dict(ord=[1, 2, 1, 2], role=["core", "context"] * 2, claim=["a", "b", "a", "b"],
-                         setting_id=["s1", "s1", "s2", "s2"], setting=["One", "One", "Two", "Two"],
-                         answer_id=["x", "x", "y", "y"],
-                         verdict=["asserted", "contradicted", "omitted", None]))
+GRID = pd.DataFrame(
+    dict(
+        ord=[1, 2, 1, 2],
+        role=["core", "context"] * 2,
+        claim=["a", "b", "a", "b"],
+        setting_id=["s1", "s1", "s2", "s2"],
+        setting=["One", "One", "Two", "Two"],
+        answer_id=["x", "x", "y", "y"],
+        verdict=["asserted", "contradicted", "omitted", None],
+    )
+)
 
 
 def test_verdict_grid_colours_and_core_labels():
     figure = verdict_grid_figure(GRID, {"One": "1/1 core", "Two": "0/1 core"})
     colours = {trace.name: trace.marker.color for trace in figure.data}
-    assert colours == {"asserted": "#1f77b4", "contradicted": "#d62728", "omitted": "#bdbdbd",
-                       "not judged": "#ffffff"}
+    assert colours == {
+        "asserted": "#1f77b4",
+        "contradicted": "#d62728",
+        "omitted": "#bdbdbd",
+        "not judged": "#ffffff",
+    }
     assert list(figure.layout.xaxis.categoryarray) == ["One<br>1/1 core", "Two<br>0/1 core"]
     assert list(figure.layout.yaxis.categoryarray) == ["□ 2", "■ 1"]
     chips = answer_markdown("text", GRID[GRID["setting"] == "One"])
     assert chips.startswith(":blue-background[■1 asserted] :red-background[□2 contradicted]")
 
 
-METRICS = pd.DataFrame(dict(setting_id=["s1", "s2"], setting=["One", "Two"], qtype=[None, None], questions=[3, 3],
-                            recall=[0.5, 0.9], recall_lo=[0.4, 0.8], recall_hi=[0.6, 1.0],
-                            precision=[1.0, 0.5], precision_lo=[1.0, 0.3], precision_hi=[1.0, 0.7],
-                            f1=[0.6, 0.7], f1_lo=[0.5, float("nan")], f1_hi=[0.7, float("nan")],
-                            contradiction=[0.0, 0.2], contradiction_lo=[0.0, 0.1], contradiction_hi=[0.0, 0.3]))
+METRICS = pd.DataFrame(
+    dict(
+        setting_id=["s1", "s2"],
+        setting=["One", "Two"],
+        qtype=[None, None],
+        questions=[3, 3],
+        recall=[0.5, 0.9],
+        recall_lo=[0.4, 0.8],
+        recall_hi=[0.6, 1.0],
+        precision=[1.0, 0.5],
+        precision_lo=[1.0, 0.3],
+        precision_hi=[1.0, 0.7],
+        f1=[0.6, 0.7],
+        f1_lo=[0.5, float("nan")],
+        f1_hi=[0.7, float("nan")],
+        contradiction=[0.0, 0.2],
+        contradiction_lo=[0.0, 0.1],
+        contradiction_hi=[0.0, 0.3],
+    )
+)
 
 
 def test_metrics_table_orders_formats_and_puts_paper_beside():
@@ -148,20 +275,39 @@ def test_metrics_table_orders_formats_and_puts_paper_beside():
 def test_distribution_figures():
     bars = count_bars(pd.Series(["N1", "Q2", "Q2"]), "types", "type", ["Q2", "N1"])
     assert list(bars.data[0].x) == ["Q2", "N1"] and list(bars.data[0].y) == [2, 1]
-    topics = topic_bars(pd.DataFrame(dict(question_type=["P", "I"], story_element=["C", "CAL"], n=[3, 2])))
+    topics = topic_bars(
+        pd.DataFrame(dict(question_type=["P", "I"], story_element=["C", "CAL"], n=[3, 2]))
+    )
     by_type = {trace.name: list(trace.y) for trace in topics.data}
     assert by_type["perception"] == [3, 0, 0, 0, 0, 0, 0] and by_type["inference"][-1] == 2
-    buckets = pd.DataFrame(dict(measure=["d_q", "d"], left_edge=[0.1, 0.2], bucket_width=[0.05, 0.05], n=[4, 5]))
+    buckets = pd.DataFrame(
+        dict(measure=["d_q", "d"], left_edge=[0.1, 0.2], bucket_width=[0.05, 0.05], n=[4, 5])
+    )
     assert len(difficulty_figure(buckets).data) == 2
-    acc = pd.DataFrame(dict(method=["m", "m"], question_type=["P", "I"], story_element=["C", "C"],
-                            accuracy=[100.0, 0.0], n=[3, 1]))
+    acc = pd.DataFrame(
+        dict(
+            method=["m", "m"],
+            question_type=["P", "I"],
+            story_element=["C", "C"],
+            accuracy=[100.0, 0.0],
+            n=[3, 1],
+        )
+    )
     table = accuracy_by_topic_table(acc)
     assert list(table.columns) == ["method", "P-C", "I-C", "Avg"] and table.loc[0, "Avg"] == 75.0
 
 
-NODES = pd.DataFrame(dict(node_id=["root", "a", "b"], parent_id=[None, "root", "root"], level=[1, 0, 0],
-                          start_s=[0.0, 0.0, 600.0], end_s=[1200.0, 600.0, 1200.0], summary=["r", "x", "y"],
-                          leaves=[2, 1, 1]))
+NODES = pd.DataFrame(
+    dict(
+        node_id=["root", "a", "b"],
+        parent_id=[None, "root", "root"],
+        level=[1, 0, 0],
+        start_s=[0.0, 0.0, 600.0],
+        end_s=[1200.0, 600.0, 1200.0],
+        summary=["r", "x", "y"],
+        leaves=[2, 1, 1],
+    )
+)
 
 
 def test_plottree_figures_highlight_retrieved_nodes():
@@ -171,15 +317,31 @@ def test_plottree_figures_highlight_retrieved_nodes():
     scored = tree_figure(NODES, "sunburst", {"b": 0.8})
     assert list(scored.data[0].marker.colors) == ["#c6dbef", "#c6dbef", "#d62728"]
     timeline = level_time_figure(NODES, selected="a").data[0]
-    assert list(timeline.y) == ["level 1", "level 0", "level 0"] and list(timeline.base) == [0.0, 0.0, 10.0]
+    assert list(timeline.y) == ["level 1", "level 0", "level 0"] and list(timeline.base) == [
+        0.0,
+        0.0,
+        10.0,
+    ]
     assert list(timeline.marker.line.width) == [0.5, 3, 0.5]
 
 
 def test_question_lab_figures():
-    points = pd.DataFrame(dict(question_id=["q1", "q2"], x=[0.0, 1.0], y=[0.0, 1.0], model=["m+umap"] * 2,
-                               qtype=["Q1", "Q2"], text=["a?", "b?"], check_status=["passed", "failed"]))
+    points = pd.DataFrame(
+        dict(
+            question_id=["q1", "q2"],
+            x=[0.0, 1.0],
+            y=[0.0, 1.0],
+            model=["m+umap"] * 2,
+            qtype=["Q1", "Q2"],
+            text=["a?", "b?"],
+            check_status=["passed", "failed"],
+        )
+    )
     by_status = question_map_figure(points, "check_status")
-    assert {trace.name: trace.marker.color for trace in by_status.data} == {"passed": "#1f77b4", "failed": "#d62728"}
+    assert {trace.name: trace.marker.color for trace in by_status.data} == {
+        "passed": "#1f77b4",
+        "failed": "#d62728",
+    }
     assert "umap" in by_status.layout.title.text
     histogram = leak_histogram(pd.DataFrame(dict(leak_score=[0.1, 0.7], passed=[True, False])), 0.5)
     assert histogram.layout.shapes[0].x0 == 0.5
@@ -193,16 +355,27 @@ def test_count_based_kappa_and_alpha_match_the_libraries_on_raw_labels():
 
     a = ["asserted", "asserted", "omitted", "contradicted", "omitted", "asserted", "omitted"]
     b = ["asserted", "omitted", "omitted", "contradicted", "asserted", "asserted", "omitted"]
-    confusions = (pd.DataFrame(dict(verdict_a=a, verdict_b=b)).value_counts().rename("n").reset_index()
-                  .assign(judge_a="j1", judge_b="j2"))
+    confusions = (
+        pd.DataFrame(dict(verdict_a=a, verdict_b=b))
+        .value_counts()
+        .rename("n")
+        .reset_index()
+        .assign(judge_a="j1", judge_b="j2")
+    )
     row = kappa_pairs(confusions).iloc[0]
     assert row["items"] == 7 and row["kappa"] == pytest.approx(cohen_kappa_score(a, b), abs=1e-9)
     labels = {"asserted": 0, "contradicted": 1, "omitted": 2}
-    units = pd.DataFrame({name: [int(x == name) + int(y == name) for x, y in zip(a, b)]
-                          for name in ["asserted", "contradicted", "omitted"]}).assign(other=0)
+    units = pd.DataFrame(
+        {
+            name: [int(x == name) + int(y == name) for x, y in zip(a, b)]
+            for name in ["asserted", "contradicted", "omitted"]
+        }
+    ).assign(other=0)
     patterns = units.value_counts().rename("items").reset_index()
-    expected = krippendorff.alpha(reliability_data=[[labels[x] for x in a], [labels[y] for y in b]],
-                                  level_of_measurement="nominal")
+    expected = krippendorff.alpha(
+        reliability_data=[[labels[x] for x in a], [labels[y] for y in b]],
+        level_of_measurement="nominal",
+    )
     assert alpha_from_patterns(patterns) == pytest.approx(expected, abs=1e-9)
 
 

@@ -12,10 +12,18 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-KIND_MARKERS = {"witnessed": ("circle", "witnessed"), "told": ("square", "told"),
-                "inferred": ("triangle-up", "inferred"), "false": ("x", "false belief"),
-                "revised": ("diamond", "revised")}
-TRUE_FILL, FALSE_FILL, REJECTED_FILL = "rgba(31,119,180,0.30)", "rgba(214,39,40,0.18)", "rgba(160,160,160,0.35)"
+KIND_MARKERS = {
+    "witnessed": ("circle", "witnessed"),
+    "told": ("square", "told"),
+    "inferred": ("triangle-up", "inferred"),
+    "false": ("x", "false belief"),
+    "revised": ("diamond", "revised"),
+}
+TRUE_FILL, FALSE_FILL, REJECTED_FILL = (
+    "rgba(31,119,180,0.30)",
+    "rgba(214,39,40,0.18)",
+    "rgba(160,160,160,0.35)",
+)
 META_COLOUR = "#9467bd"
 
 
@@ -57,13 +65,22 @@ def _belief_box(row: pd.Series, y: int, axis: str, selected: bool) -> dict:
     rejected, is_false = _flag(row["rejected"]), _flag(row["is_false"])
     fill = REJECTED_FILL if rejected else FALSE_FILL if is_false else TRUE_FILL
     colour = "#777" if rejected else "#d62728" if is_false else "#1f77b4"
-    return dict(type="rect", x0=x0, x1=x1, y0=y - 0.35, y1=y + 0.35, layer="below",
-                line=dict(color=colour, dash="dash" if is_false else "solid", width=4 if selected else 1.5),
-                fillcolor=fill, name="false" if is_false else "rejected" if rejected else "belief")
+    return dict(
+        type="rect",
+        x0=x0,
+        x1=x1,
+        y0=y - 0.35,
+        y1=y + 0.35,
+        layer="below",
+        line=dict(color=colour, dash="dash" if is_false else "solid", width=4 if selected else 1.5),
+        fillcolor=fill,
+        name="false" if is_false else "rejected" if rejected else "belief",
+    )
 
 
-def belief_lanes_figure(beliefs: pd.DataFrame, meta: pd.DataFrame | None = None,
-                        selected: str | None = None) -> go.Figure:
+def belief_lanes_figure(
+    beliefs: pd.DataFrame, meta: pd.DataFrame | None = None, selected: str | None = None
+) -> go.Figure:
     """Belief lanes for one or more characters (pick two to compare, as in the paper's Fig. 2).
 
     Args:
@@ -79,18 +96,34 @@ def belief_lanes_figure(beliefs: pd.DataFrame, meta: pd.DataFrame | None = None,
     axis = _time_axis(beliefs, meta)
     rows = lane_rows(beliefs, meta)
     figure = go.Figure()
-    figure.update_yaxes(tickmode="array", range=[len(rows) - 0.5, -0.5],
-                        tickvals=list(range(len(rows))), ticktext=rows, zeroline=False)
+    figure.update_yaxes(
+        tickmode="array",
+        range=[len(rows) - 0.5, -0.5],
+        tickvals=list(range(len(rows))),
+        ticktext=rows,
+        zeroline=False,
+    )
     # shapes and arrows are set in one layout update: Figure.add_shape per belief costs ~80 ms
     # each (validation and a layout copy), 4 s for a 50-belief lane at paper scale
-    shapes = [_belief_box(row, rows.index(f"{row['holder']} · {row['belief_id']}"), axis,
-                          selected == f"{row['holder']} · {row['belief_id']}") for _, row in beliefs.iterrows()]
+    shapes = [
+        _belief_box(
+            row,
+            rows.index(f"{row['holder']} · {row['belief_id']}"),
+            axis,
+            selected == f"{row['holder']} · {row['belief_id']}",
+        )
+        for _, row in beliefs.iterrows()
+    ]
     _add_kind_markers(figure, beliefs, rows, axis)
     _add_meta_lane(figure, meta, rows, axis)
     figure.update_layout(shapes=shapes, annotations=_revision_arrows(beliefs, rows, axis))
-    figure.update_layout(height=140 + 34 * len(rows), margin=dict(l=10, r=10, t=30, b=10),
-                         xaxis_title="film time (min)" if axis == "minutes" else "scene",
-                         legend_title_text="how it formed", hovermode="closest")
+    figure.update_layout(
+        height=140 + 34 * len(rows),
+        margin=dict(l=10, r=10, t=30, b=10),
+        xaxis_title="film time (min)" if axis == "minutes" else "scene",
+        legend_title_text="how it formed",
+        hovermode="closest",
+    )
     return figure
 
 
@@ -102,16 +135,24 @@ def _add_kind_markers(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str],
         xs = [_span(r, axis)[0] for _, r in group.iterrows()]
         ys = [rows.index(f"{r['holder']} · {r['belief_id']}") for _, r in group.iterrows()]
         text = [_hover(r) for _, r in group.iterrows()]
-        figure.add_scatter(name=name, mode="markers", x=xs, y=ys, text=text,
-                           customdata=[f"{r['holder']} · {r['belief_id']}" for _, r in group.iterrows()],
-                           marker=dict(symbol=symbol, size=11, color="#333"),
-                           hovertemplate="%{text}<extra>" + name + "</extra>")
+        figure.add_scatter(
+            name=name,
+            mode="markers",
+            x=xs,
+            y=ys,
+            text=text,
+            customdata=[f"{r['holder']} · {r['belief_id']}" for _, r in group.iterrows()],
+            marker=dict(symbol=symbol, size=11, color="#333"),
+            hovertemplate="%{text}<extra>" + name + "</extra>",
+        )
 
 
 def _hover(row: pd.Series) -> str:
     parts = [f"<b>{row['belief_id']}</b> {row['content']}"]
     if row["kind"] == "told" and isinstance(row.get("source_character"), str):
-        parts.append(f"told by {row['source_character']}" + (" — rejected" if _flag(row["rejected"]) else ""))
+        parts.append(
+            f"told by {row['source_character']}" + (" — rejected" if _flag(row["rejected"]) else "")
+        )
     if _flag(row["is_false"]):
         parts.append("false belief")
     if isinstance(row.get("revises"), str):
@@ -127,11 +168,27 @@ def _revision_arrows(beliefs: pd.DataFrame, rows: list[str], axis: str) -> list[
         target = f"{row['holder']} · {row['belief_id']}"
         if source not in rows:
             continue
-        old = beliefs[(beliefs["holder"] == row["holder"]) & (beliefs["belief_id"] == row["revises"])].iloc[0]
-        arrows.append(dict(x=_span(row, axis)[0], y=rows.index(target), ax=_span(old, axis)[1],
-                           ay=rows.index(source), xref="x", yref="y", axref="x", ayref="y",
-                           showarrow=True, arrowhead=3, arrowwidth=1.5, arrowcolor="#444",
-                           text="", name=f"revision:{source}->{target}"))
+        old = beliefs[
+            (beliefs["holder"] == row["holder"]) & (beliefs["belief_id"] == row["revises"])
+        ].iloc[0]
+        arrows.append(
+            dict(
+                x=_span(row, axis)[0],
+                y=rows.index(target),
+                ax=_span(old, axis)[1],
+                ay=rows.index(source),
+                xref="x",
+                yref="y",
+                axref="x",
+                ayref="y",
+                showarrow=True,
+                arrowhead=3,
+                arrowwidth=1.5,
+                arrowcolor="#444",
+                text="",
+                name=f"revision:{source}->{target}",
+            )
+        )
     return arrows
 
 
@@ -144,9 +201,17 @@ def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis:
         xs.append(float(row["start_s"]) / 60.0 if has_time else float(row["scene_index"]))
         ys.append(rows.index(f"{row['holder']} · meta"))
         text.append(f"<b>{row['meta_id']}</b> {row['holder']} about {row['about']}: {row['claim']}")
-    figure.add_scatter(name="meta-belief", mode="markers+text", x=xs, y=ys, text=list(meta["meta_id"]),
-                       textposition="top center", hovertext=text, hoverinfo="text",
-                       marker=dict(symbol="star", size=13, color=META_COLOUR))
+    figure.add_scatter(
+        name="meta-belief",
+        mode="markers+text",
+        x=xs,
+        y=ys,
+        text=list(meta["meta_id"]),
+        textposition="top center",
+        hovertext=text,
+        hoverinfo="text",
+        marker=dict(symbol="star", size=13, color=META_COLOUR),
+    )
 
 
 def _clock(seconds) -> str:
@@ -167,5 +232,9 @@ def describe_belief(row: pd.Series) -> str:
         text += " · **false**"
     text += f" · forms in S{int(row['scene_index'])} ({_clock(row['start_s'])})"
     revised = row.get("revised_at_scene")
-    text += " · held to the end" if revised is None or pd.isna(revised) else f" · revised in S{int(revised)}"
+    text += (
+        " · held to the end"
+        if revised is None or pd.isna(revised)
+        else f" · revised in S{int(revised)}"
+    )
     return text

@@ -9,8 +9,12 @@ import plotly.graph_objects as go
 
 QUESTION_TYPE_ORDER = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
 STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
-MEASURE_LABELS = {"d_q": "D_q (question)", "d_a": "D_a (answer)", "d_qa": "D_qa (question–answer)",
-                  "d": "D (overall)"}
+MEASURE_LABELS = {
+    "d_q": "D_q (question)",
+    "d_a": "D_a (answer)",
+    "d_qa": "D_qa (question–answer)",
+    "d": "D (overall)",
+}
 _LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
 
 
@@ -24,7 +28,9 @@ def count_bars(values: pd.Series, title: str, x_label: str, order: list | None =
     if order is None:
         order = sorted(counts.index)
     order = [value for value in order if value in counts.index]
-    figure = go.Figure(go.Bar(x=[str(v) for v in order], y=[int(counts[v]) for v in order], name=""))
+    figure = go.Figure(
+        go.Bar(x=[str(v) for v in order], y=[int(counts[v]) for v in order], name="")
+    )
     figure.update_layout(title=title, xaxis_title=x_label, yaxis_title="questions", **_LAYOUT)
     figure.update_xaxes(type="category")
     return figure
@@ -33,29 +39,56 @@ def count_bars(values: pd.Series, title: str, x_label: str, order: list | None =
 def span_histogram(spans: pd.Series) -> go.Figure:
     """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1)."""
     figure = go.Figure(go.Histogram(x=spans.dropna(), nbinsx=30, name="span (min)"))
-    figure.update_layout(title=f"Evidence span (mean {spans.mean():.1f} min)", xaxis_title="span (min)",
-                         yaxis_title="questions", showlegend=False, **_LAYOUT)
+    figure.update_layout(
+        title=f"Evidence span (mean {spans.mean():.1f} min)",
+        xaxis_title="span (min)",
+        yaxis_title="questions",
+        showlegend=False,
+        **_LAYOUT,
+    )
     return figure
 
 
 def topic_bars(counts: pd.DataFrame) -> go.Figure:
     """The 14 topics: perception / inference × story elements (StoryVideoQA Fig. 3)."""
-    full = pd.MultiIndex.from_product([["P", "I"], STORY_ELEMENTS], names=["question_type", "story_element"])
-    table = counts.set_index(["question_type", "story_element"])["n"].reindex(full, fill_value=0).reset_index()
+    full = pd.MultiIndex.from_product(
+        [["P", "I"], STORY_ELEMENTS], names=["question_type", "story_element"]
+    )
+    table = (
+        counts.set_index(["question_type", "story_element"])["n"]
+        .reindex(full, fill_value=0)
+        .reset_index()
+    )
     table["type"] = table["question_type"].map({"P": "perception", "I": "inference"})
-    figure = px.bar(table, x="story_element", y="n", color="type", barmode="group",
-                    category_orders={"story_element": STORY_ELEMENTS}, title="MCQ topics (14)",
-                    labels={"n": "questions", "story_element": "story element"})
+    figure = px.bar(
+        table,
+        x="story_element",
+        y="n",
+        color="type",
+        barmode="group",
+        category_orders={"story_element": STORY_ELEMENTS},
+        title="MCQ topics (14)",
+        labels={"n": "questions", "story_element": "story element"},
+    )
     figure.update_layout(**_LAYOUT)
     return figure
 
 
 def difficulty_figure(buckets: pd.DataFrame) -> go.Figure:
     """Histograms of D_q, D_a, D_qa and D from pre-aggregated buckets, one panel each."""
-    buckets = buckets.assign(measure=buckets["measure"].map(MEASURE_LABELS).fillna(buckets["measure"]))
-    figure = px.bar(buckets, x="left_edge", y="n", facet_col="measure", facet_col_wrap=4,
-                    category_orders={"measure": list(MEASURE_LABELS.values())},
-                    labels={"left_edge": "difficulty", "n": "questions"}, title="Difficulty")
+    buckets = buckets.assign(
+        measure=buckets["measure"].map(MEASURE_LABELS).fillna(buckets["measure"])
+    )
+    figure = px.bar(
+        buckets,
+        x="left_edge",
+        y="n",
+        facet_col="measure",
+        facet_col_wrap=4,
+        category_orders={"measure": list(MEASURE_LABELS.values())},
+        labels={"left_edge": "difficulty", "n": "questions"},
+        title="Difficulty",
+    )
     figure.update_traces(width=buckets["bucket_width"].iloc[0] if not buckets.empty else None)
     figure.update_xaxes(matches=None)
     figure.for_each_annotation(lambda a: a.update(text=a.text.split("=")[-1]))
@@ -65,9 +98,15 @@ def difficulty_figure(buckets: pd.DataFrame) -> go.Figure:
 
 def accuracy_by_bin_figure(table: pd.DataFrame) -> go.Figure:
     """Accuracy per difficulty bin, one line per method (StoryVideoQA Fig. 20)."""
-    figure = px.line(table, x="bin", y="accuracy", color="method", markers=True,
-                     labels={"accuracy": "accuracy (%)", "bin": "difficulty bin"},
-                     title="Accuracy by difficulty bin")
+    figure = px.line(
+        table,
+        x="bin",
+        y="accuracy",
+        color="method",
+        markers=True,
+        labels={"accuracy": "accuracy (%)", "bin": "difficulty bin"},
+        title="Accuracy by difficulty bin",
+    )
     figure.update_layout(**_LAYOUT)
     return figure
 
@@ -77,7 +116,9 @@ def accuracy_by_topic_table(table: pd.DataFrame) -> pd.DataFrame:
     table = table.assign(topic=table["question_type"] + "-" + table["story_element"])
     wide = table.pivot_table(index="method", columns="topic", values="accuracy").round(1)
     order = [f"{t}-{e}" for t in ("P", "I") for e in STORY_ELEMENTS if f"{t}-{e}" in wide.columns]
-    overall = (table.assign(hits=table["accuracy"] * table["n"]).groupby("method")[["hits", "n"]].sum())
+    overall = (
+        table.assign(hits=table["accuracy"] * table["n"]).groupby("method")[["hits", "n"]].sum()
+    )
     wide = wide[order]
     wide["Avg"] = (overall["hits"] / overall["n"]).round(1)
     return wide.reset_index()

@@ -7,14 +7,23 @@ import plotly.graph_objects as go
 
 # How a scene got its times (preprocessing, LF-VideoQA §3.1): matched to subtitles, or
 # interpolated between matched neighbours; drawn in distinct colours so a reader sees which.
-TIME_SOURCE_COLOURS = {"matched": "#1f77b4", "interpolated": "#ff7f0e", "reported": "#2ca02c",
-                       "none": "#9e9e9e"}
-PRESENCE_COLOURS = {"on_screen": "#1f77b4", "offscreen_aware": "#9ecae1",
-                    "offscreen_unaware": "#fdae6b", "absent_unmentioned": "#eeeeee"}
+TIME_SOURCE_COLOURS = {
+    "matched": "#1f77b4",
+    "interpolated": "#ff7f0e",
+    "reported": "#2ca02c",
+    "none": "#9e9e9e",
+}
+PRESENCE_COLOURS = {
+    "on_screen": "#1f77b4",
+    "offscreen_aware": "#9ecae1",
+    "offscreen_unaware": "#fdae6b",
+    "absent_unmentioned": "#eeeeee",
+}
 
 
-def scene_timeline_figure(scenes: pd.DataFrame, runtime_s: float | None = None,
-                          highlight_scene: int | None = None) -> go.Figure:
+def scene_timeline_figure(
+    scenes: pd.DataFrame, runtime_s: float | None = None, highlight_scene: int | None = None
+) -> go.Figure:
     """Scenes as bars over the runtime (minutes), one row per time source.
 
     Args:
@@ -26,17 +35,27 @@ def scene_timeline_figure(scenes: pd.DataFrame, runtime_s: float | None = None,
     timed = scenes.dropna(subset=["start_s", "end_s"])
     for source, group in timed.groupby("time_source", sort=False):
         figure.add_bar(
-            name=str(source), orientation="h", y=[str(source)] * len(group),
-            base=group["start_s"] / 60.0, x=(group["end_s"] - group["start_s"]) / 60.0,
+            name=str(source),
+            orientation="h",
+            y=[str(source)] * len(group),
+            base=group["start_s"] / 60.0,
+            x=(group["end_s"] - group["start_s"]) / 60.0,
             marker_color=TIME_SOURCE_COLOURS.get(str(source), "#9e9e9e"),
-            marker_line=dict(width=[3 if i == highlight_scene else 0.5 for i in group["scene_index"]],
-                             color="black"),
+            marker_line=dict(
+                width=[3 if i == highlight_scene else 0.5 for i in group["scene_index"]],
+                color="black",
+            ),
             customdata=group[["scene_index", "heading"]].to_numpy(),
             hovertemplate="S%{customdata[0]} %{customdata[1]}<br>%{base:.1f}–%{x:.1f} min<extra></extra>",
         )
     end = (runtime_s or (timed["end_s"].max() if not timed.empty else 0) or 0) / 60.0
-    figure.update_layout(barmode="overlay", height=220, margin=dict(l=10, r=10, t=30, b=10),
-                         legend_title_text="scene times", xaxis_title="film time (min)")
+    figure.update_layout(
+        barmode="overlay",
+        height=220,
+        margin=dict(l=10, r=10, t=30, b=10),
+        legend_title_text="scene times",
+        xaxis_title="film time (min)",
+    )
     figure.update_xaxes(range=[0, max(end, 1)])
     return figure
 
@@ -54,11 +73,18 @@ def presence_grid_figure(presence: pd.DataFrame) -> go.Figure:
         if group.empty:
             continue
         figure.add_scatter(
-            name=status.replace("_", " "), mode="markers", x=group["scene_index"], y=group["character"],
+            name=status.replace("_", " "),
+            mode="markers",
+            x=group["scene_index"],
+            y=group["character"],
             marker=dict(symbol="square", size=16, color=colour, line=dict(width=0.5, color="#555")),
             hovertemplate="%{y} · scene %{x}<extra>" + status + "</extra>",
         )
-    figure.update_layout(height=120 + 28 * len(characters), margin=dict(l=10, r=10, t=30, b=10),
-                         xaxis_title="scene", legend_title_text="presence")
+    figure.update_layout(
+        height=120 + 28 * len(characters),
+        margin=dict(l=10, r=10, t=30, b=10),
+        xaxis_title="scene",
+        legend_title_text="presence",
+    )
     figure.update_yaxes(categoryorder="array", categoryarray=characters[::-1])
     return figure

@@ -17,10 +17,17 @@ def questions_by_type_figure(counts: pd.DataFrame) -> go.Figure:
         counts: columns qtype, status, n.
     """
     figure = px.bar(
-        counts, x="qtype", y="n", color="status", color_discrete_map=STATUS_COLOURS,
-        category_orders={"qtype": QUESTION_TYPE_ORDER}, labels={"qtype": "question type", "n": "questions"},
+        counts,
+        x="qtype",
+        y="n",
+        color="status",
+        color_discrete_map=STATUS_COLOURS,
+        category_orders={"qtype": QUESTION_TYPE_ORDER},
+        labels={"qtype": "question type", "n": "questions"},
     )
-    figure.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), legend_title_text="status")
+    figure.update_layout(
+        height=320, margin=dict(l=10, r=10, t=30, b=10), legend_title_text="status"
+    )
     return figure
 
 
@@ -30,7 +37,13 @@ def mcq_sets_figure(sets: pd.DataFrame) -> go.Figure:
     Args:
         sets: columns set_name, source, questions.
     """
-    figure = px.bar(sets, x="source", y="questions", color="set_name", barmode="group",
-                    labels={"set_name": "set"})
+    figure = px.bar(
+        sets,
+        x="source",
+        y="questions",
+        color="set_name",
+        barmode="group",
+        labels={"set_name": "set"},
+    )
     figure.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10))
     return figure

@@ -18,12 +18,22 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
         colour_by: "qtype" or "check_status".
     """
     colour_map = CHECK_COLOURS if colour_by == "check_status" else None
-    figure = px.scatter(points, x="x", y="y", color=colour_by, color_discrete_map=colour_map,
-                        hover_name="question_id", hover_data={"text": True, "x": False, "y": False},
-                        labels={"qtype": "type", "check_status": "checks"})
+    figure = px.scatter(
+        points,
+        x="x",
+        y="y",
+        color=colour_by,
+        color_discrete_map=colour_map,
+        hover_name="question_id",
+        hover_data={"text": True, "x": False, "y": False},
+        labels={"qtype": "type", "check_status": "checks"},
+    )
     projection = points["model"].iloc[0].split("+")[-1] if not points.empty else "?"
-    figure.update_layout(height=420, margin=dict(l=10, r=10, t=30, b=10),
-                         title=f"Question map ({projection} projection of MiniLM embeddings)")
+    figure.update_layout(
+        height=420,
+        margin=dict(l=10, r=10, t=30, b=10),
+        title=f"Question map ({projection} projection of MiniLM embeddings)",
+    )
     figure.update_xaxes(showticklabels=False, title=None)
     figure.update_yaxes(showticklabels=False, title=None)
     return figure
@@ -32,9 +42,14 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
 def leak_histogram(results: pd.DataFrame, threshold: float) -> go.Figure:
     """Leak scores (share of the gold's content words already in the question) with the
     threshold the check uses (LF-VideoQA Table 23 self-test)."""
-    figure = px.histogram(results, x="leak_score", color="passed", nbins=20,
-                          color_discrete_map={True: "#1f77b4", False: "#d62728"},
-                          labels={"leak_score": "leak score"})
+    figure = px.histogram(
+        results,
+        x="leak_score",
+        color="passed",
+        nbins=20,
+        color_discrete_map={True: "#1f77b4", False: "#d62728"},
+        labels={"leak_score": "leak score"},
+    )
     figure.add_vline(x=threshold, line_dash="dash", annotation_text=f"threshold {threshold}")
     figure.update_layout(height=280, margin=dict(l=10, r=10, t=30, b=10), yaxis_title="questions")
     return figure

@@ -47,8 +47,10 @@ def evidence_summary(rubric: pd.DataFrame, evidence: pd.DataFrame) -> str:
 
 def rubric_markdown(rubric: pd.DataFrame) -> str:
     """Rubric lines with core ■ / context □ markers and claim numbers."""
-    return "\n".join(f"{'■' if role == 'core' else '□'} {ord_} {text}  "
-                     for ord_, role, text in zip(rubric["ord"], rubric["role"], rubric["text"]))
+    return "\n".join(
+        f"{'■' if role == 'core' else '□'} {ord_} {text}  "
+        for ord_, role, text in zip(rubric["ord"], rubric["role"], rubric["text"])
+    )
 
 
 def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.Figure:
@@ -64,28 +66,50 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
     figure.add_shape(type="line", x0=0, x1=end / 60.0, y0=0, y1=0, line=dict(color="#555", width=3))
     cited = timed[timed["claim_ords"].map(len) > 0]
     figure.add_scatter(
-        name="evidence", mode="markers+text", x=cited["time_s"] / 60.0, y=[0] * len(cited),
+        name="evidence",
+        mode="markers+text",
+        x=cited["time_s"] / 60.0,
+        y=[0] * len(cited),
         marker=dict(symbol="line-ns-open", size=22, line=dict(width=3, color="#1f77b4")),
-        text=[clock(t) for t in cited["time_s"]], textposition="top center",
-        hovertext=[f"{clock(t)} {loc} ({claim_range(c)})" for t, loc, c in
-                   zip(cited["time_s"], cited["location"], cited["claim_ords"])], hoverinfo="text")
+        text=[clock(t) for t in cited["time_s"]],
+        textposition="top center",
+        hovertext=[
+            f"{clock(t)} {loc} ({claim_range(c)})"
+            for t, loc, c in zip(cited["time_s"], cited["location"], cited["claim_ords"])
+        ],
+        hoverinfo="text",
+    )
     anchor = timed[timed["is_anchor"]]
-    figure.add_scatter(name="anchor ▲", mode="markers", x=anchor["time_s"] / 60.0, y=[-0.35] * len(anchor),
-                       marker=dict(symbol="triangle-up", size=16, color="#d62728"),
-                       hovertext=[f"anchor: {clock(t)} {loc}" for t, loc in zip(anchor["time_s"], anchor["location"])],
-                       hoverinfo="text")
+    figure.add_scatter(
+        name="anchor ▲",
+        mode="markers",
+        x=anchor["time_s"] / 60.0,
+        y=[-0.35] * len(anchor),
+        marker=dict(symbol="triangle-up", size=16, color="#d62728"),
+        hovertext=[
+            f"anchor: {clock(t)} {loc}" for t, loc in zip(anchor["time_s"], anchor["location"])
+        ],
+        hoverinfo="text",
+    )
     figure.add_annotation(x=0, y=-0.7, text="start of film", showarrow=False, xanchor="left")
-    figure.add_annotation(x=end / 60.0, y=-0.7, text=f"end of film, {clock(end)}", showarrow=False,
-                          xanchor="right")
-    figure.update_layout(height=190, margin=dict(l=10, r=10, t=20, b=10), showlegend=False,
-                         xaxis_title="film time (min)")
+    figure.add_annotation(
+        x=end / 60.0, y=-0.7, text=f"end of film, {clock(end)}", showarrow=False, xanchor="right"
+    )
+    figure.update_layout(
+        height=190,
+        margin=dict(l=10, r=10, t=20, b=10),
+        showlegend=False,
+        xaxis_title="film time (min)",
+    )
     figure.update_yaxes(visible=False, range=[-1, 0.8])
     figure.update_xaxes(range=[-end / 60.0 * 0.02, end / 60.0 * 1.02])
     return figure
 
 
 def evidence_lines(evidence: pd.DataFrame) -> list[str]:
-    """"evidence in the film" lines: "54:46 The Winning Ticket (claims 1–5)"."""
+    """ "evidence in the film" lines: "54:46 The Winning Ticket (claims 1–5)"."""
     cited = evidence[evidence["claim_ords"].map(len) > 0]
-    return [f"{clock(t)} {loc or ''} ({claim_range(c)})"
-            for t, loc, c in zip(cited["time_s"], cited["location"], cited["claim_ords"])]
+    return [
+        f"{clock(t)} {loc or ''} ({claim_range(c)})"
+        for t, loc, c in zip(cited["time_s"], cited["location"], cited["claim_ords"])
+    ]

@@ -6,8 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-VERDICT_COLOURS = {"asserted": "#1f77b4", "contradicted": "#d62728", "omitted": "#bdbdbd",
-                   "partial": "#9ecae1", "unverifiable": "#fdd0a2", None: "#ffffff"}
+VERDICT_COLOURS = {
+    "asserted": "#1f77b4",
+    "contradicted": "#d62728",
+    "omitted": "#bdbdbd",
+    "partial": "#9ecae1",
+    "unverifiable": "#fdd0a2",
+    None: "#ffffff",
+}
 VERDICT_ORDER = ["asserted", "contradicted", "omitted", "partial", "unverifiable"]
 METRIC_LABELS = {"recall": "Rec", "precision": "Prec", "f1": "F1", "contradiction": "Contra"}
 
@@ -26,19 +32,32 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     columns = [f"{s}<br>{core_labels.get(s, '')}" for s in settings]
     figure = go.Figure()
     for verdict in [*VERDICT_ORDER, None]:
-        cells = grid[grid["verdict"].isna()] if verdict is None else grid[grid["verdict"] == verdict]
+        cells = (
+            grid[grid["verdict"].isna()] if verdict is None else grid[grid["verdict"] == verdict]
+        )
         if cells.empty:
             continue
         figure.add_scatter(
-            name=verdict or "not judged", mode="markers",
+            name=verdict or "not judged",
+            mode="markers",
             x=[columns[settings.index(s)] for s in cells["setting"]],
             y=[rows[list(claims["ord"]).index(o)] for o in cells["ord"]],
-            marker=dict(symbol="square", size=34, color=VERDICT_COLOURS[verdict],
-                        line=dict(width=1, color="#666")),
+            marker=dict(
+                symbol="square",
+                size=34,
+                color=VERDICT_COLOURS[verdict],
+                line=dict(width=1, color="#666"),
+            ),
             customdata=cells[["claim"]].to_numpy(),
-            hovertemplate="%{y}: %{customdata[0]}<br>%{x}<extra>" + (verdict or "not judged") + "</extra>")
-    figure.update_layout(height=120 + 44 * len(rows), margin=dict(l=10, r=10, t=30, b=10),
-                         legend_title_text="verdict")
+            hovertemplate="%{y}: %{customdata[0]}<br>%{x}<extra>"
+            + (verdict or "not judged")
+            + "</extra>",
+        )
+    figure.update_layout(
+        height=120 + 44 * len(rows),
+        margin=dict(l=10, r=10, t=30, b=10),
+        legend_title_text="verdict",
+    )
     figure.update_xaxes(categoryorder="array", categoryarray=columns, side="top")
     figure.update_yaxes(categoryorder="array", categoryarray=rows[::-1])
     return figure
@@ -52,8 +71,9 @@ def _cell(value: float, low: float, high: float) -> str:
     return f"{100 * value:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
-def metrics_table(metrics: pd.DataFrame, reported: pd.DataFrame | None = None,
-                  order_by: str = "f1") -> pd.DataFrame:
+def metrics_table(
+    metrics: pd.DataFrame, reported: pd.DataFrame | None = None, order_by: str = "f1"
+) -> pd.DataFrame:
     """Table 3 layout: one row per setting, Rec / Prec / F1 / Contra in percent with 95% CIs,
     and the paper's reported figure beside ours where one exists.
 
@@ -66,44 +86,72 @@ def metrics_table(metrics: pd.DataFrame, reported: pd.DataFrame | None = None,
     ordered = metrics.sort_values(order_by, ascending=ascending)
     table = pd.DataFrame({"setting": ordered["setting"], "questions": ordered["questions"]})
     for metric, label in METRIC_LABELS.items():
-        table[label] = [_cell(v, lo, hi) for v, lo, hi in
-                        zip(ordered[metric], ordered[f"{metric}_lo"], ordered[f"{metric}_hi"])]
+        table[label] = [
+            _cell(v, lo, hi)
+            for v, lo, hi in zip(ordered[metric], ordered[f"{metric}_lo"], ordered[f"{metric}_hi"])
+        ]
         if reported is not None and not reported.empty:
             paper = reported[(reported["metric"] == metric) & reported["qtype"].isna()]
             by_setting = dict(zip(paper["setting_id"], paper["value"]))
             if by_setting:
                 table[f"{label} (paper)"] = [
-                    f"{100 * by_setting[s]:.1f}" if s in by_setting else "" for s in ordered["setting_id"]]
+                    f"{100 * by_setting[s]:.1f}" if s in by_setting else ""
+                    for s in ordered["setting_id"]
+                ]
     return table.reset_index(drop=True)
 
 
 def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     """Table 4 layout: settings × question types, cells "F1 [lo, hi]" in percent."""
-    metrics = metrics.assign(cell=[_cell(v, lo, hi) for v, lo, hi in zip(
-        metrics[metric], metrics[f"{metric}_lo"], metrics[f"{metric}_hi"])])
+    metrics = metrics.assign(
+        cell=[
+            _cell(v, lo, hi)
+            for v, lo, hi in zip(metrics[metric], metrics[f"{metric}_lo"], metrics[f"{metric}_hi"])
+        ]
+    )
     table = metrics.pivot(index="setting", columns="qtype", values="cell").fillna("—")
-    order = [t for t in ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"] if t in table]
+    order = [
+        t for t in ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"] if t in table
+    ]
     return table[order + [c for c in table.columns if c not in order]].reset_index()
 
 
-def metrics_figure(metrics: pd.DataFrame, metric: str = "f1", reported: pd.DataFrame | None = None) -> go.Figure:
+def metrics_figure(
+    metrics: pd.DataFrame, metric: str = "f1", reported: pd.DataFrame | None = None
+) -> go.Figure:
     """Bars of one metric per setting with 95% intervals; the paper's figures as diamonds."""
     ordered = metrics.sort_values(metric, ascending=metric == "contradiction")
     figure = go.Figure()
-    figure.add_bar(name="ours", x=ordered["setting"], y=100 * ordered[metric],
-                   error_y=dict(type="data", symmetric=False,
-                                array=(100 * (ordered[f"{metric}_hi"] - ordered[metric])).fillna(0),
-                                arrayminus=(100 * (ordered[metric] - ordered[f"{metric}_lo"])).fillna(0)),
-                   marker_color="#1f77b4")
+    figure.add_bar(
+        name="ours",
+        x=ordered["setting"],
+        y=100 * ordered[metric],
+        error_y=dict(
+            type="data",
+            symmetric=False,
+            array=(100 * (ordered[f"{metric}_hi"] - ordered[metric])).fillna(0),
+            arrayminus=(100 * (ordered[metric] - ordered[f"{metric}_lo"])).fillna(0),
+        ),
+        marker_color="#1f77b4",
+    )
     if reported is not None and not reported.empty:
         paper = reported[(reported["metric"] == metric) & reported["qtype"].isna()]
         paper = paper[paper["setting_id"].isin(ordered["setting_id"])]
         if not paper.empty:
             names = dict(zip(ordered["setting_id"], ordered["setting"]))
-            figure.add_scatter(name="paper (reported)", mode="markers", x=[names[s] for s in paper["setting_id"]],
-                               y=100 * paper["value"], marker=dict(symbol="diamond", size=12, color="#ff7f0e"))
-    figure.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10),
-                         yaxis_title=f"{METRIC_LABELS[metric]} (%)", barmode="group")
+            figure.add_scatter(
+                name="paper (reported)",
+                mode="markers",
+                x=[names[s] for s in paper["setting_id"]],
+                y=100 * paper["value"],
+                marker=dict(symbol="diamond", size=12, color="#ff7f0e"),
+            )
+    figure.update_layout(
+        height=320,
+        margin=dict(l=10, r=10, t=30, b=10),
+        yaxis_title=f"{METRIC_LABELS[metric]} (%)",
+        barmode="group",
+    )
     return figure
 
 
@@ -112,5 +160,6 @@ def answer_markdown(text: str, verdicts: pd.DataFrame) -> str:
     chips = " ".join(
         f":{'blue' if v == 'asserted' else 'red' if v == 'contradicted' else 'gray'}-background"
         f"[{'■' if r == 'core' else '□'}{o} {v or '—'}]"
-        for o, r, v in zip(verdicts["ord"], verdicts["role"], verdicts["verdict"]))
+        for o, r, v in zip(verdicts["ord"], verdicts["role"], verdicts["verdict"])
+    )
     return f"{chips}\n\n{text}"

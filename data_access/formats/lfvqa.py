@@ -30,7 +30,9 @@ class Record(BaseModel):
 class Manifest(Record):
     format: Literal["storyscope-lfvqa"] = Field(description="Always `storyscope-lfvqa`.")
     version: Literal[1] = Field(description="Format version; this document describes 1.")
-    dataset_id: str = Field(min_length=1, description="Stable id of the dataset, e.g. `lfvqa_paper`.")
+    dataset_id: str = Field(
+        min_length=1, description="Stable id of the dataset, e.g. `lfvqa_paper`."
+    )
     name: str = Field(min_length=1, description="Human-readable dataset name.")
     kind: Literal["lfvqa", "storyvideoqa", "tom", "judge_labels", "synthetic"] = "lfvqa"
     source: str | None = Field(None, description="Where the data comes from (paper, URL, tool).")
@@ -83,7 +85,9 @@ class Character(Record):
     character_id: str = Field(min_length=1)
     canonical_name: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=list)
-    first_spoken_s: float | None = Field(None, ge=0, description="First time the name is spoken aloud.")
+    first_spoken_s: float | None = Field(
+        None, ge=0, description="First time the name is spoken aloud."
+    )
 
 
 class Subtitle(Record):
@@ -181,8 +185,14 @@ class QuestionEvidence(Record):
 class Setting(Record):
     setting_id: str = Field(min_length=1)
     source: Literal[
-        "screenplay", "subtitles", "captions", "captions+subtitles", "video",
-        "video+subtitles", "agent", "reference",
+        "screenplay",
+        "subtitles",
+        "captions",
+        "captions+subtitles",
+        "video",
+        "video+subtitles",
+        "agent",
+        "reference",
     ]
     answerer: str | None = None
     captioner: str | None = None
@@ -260,22 +270,102 @@ class TableFile:
 
 TABLE_FILES: tuple[TableFile, ...] = (
     TableFile("films", Film, "films", ("film_id",)),
-    TableFile("scenes", Scene, "scenes", ("film_id", "scene_index"), (("film_id", "films", "film_id"),)),
-    TableFile("script_lines", ScriptLine, "script_lines", ("film_id", "line_index"), (("film_id", "films", "film_id"),)),
-    TableFile("characters", Character, "characters", ("film_id", "character_id"), (("film_id", "films", "film_id"),)),
-    TableFile("subtitles", Subtitle, "subtitles", ("film_id", "cue_index"), (("film_id", "films", "film_id"),)),
-    TableFile("scene_events", SceneEvent, "scene_events", ("film_id", "event_id"), (("film_id", "films", "film_id"),)),
-    TableFile("presence", Presence, "presence", ("film_id", "scene_index", "character"), (("film_id", "films", "film_id"),)),
-    TableFile("beliefs", Belief, "beliefs", ("film_id", "belief_id", "holder"), (("film_id", "films", "film_id"),)),
-    TableFile("meta_beliefs", MetaBelief, "meta_beliefs", ("film_id", "meta_id"), (("film_id", "films", "film_id"),)),
-    TableFile("questions", Question, "questions", ("question_id",), (("film_id", "films", "film_id"),)),
-    TableFile("rubric_claims", RubricClaim, "rubric_claims", ("claim_id",), (("question_id", "questions", "question_id"),)),
-    TableFile("question_evidence", QuestionEvidence, "question_evidence", ("question_id", "ord"), (("question_id", "questions", "question_id"),)),
+    TableFile(
+        "scenes", Scene, "scenes", ("film_id", "scene_index"), (("film_id", "films", "film_id"),)
+    ),
+    TableFile(
+        "script_lines",
+        ScriptLine,
+        "script_lines",
+        ("film_id", "line_index"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "characters",
+        Character,
+        "characters",
+        ("film_id", "character_id"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "subtitles",
+        Subtitle,
+        "subtitles",
+        ("film_id", "cue_index"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "scene_events",
+        SceneEvent,
+        "scene_events",
+        ("film_id", "event_id"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "presence",
+        Presence,
+        "presence",
+        ("film_id", "scene_index", "character"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "beliefs",
+        Belief,
+        "beliefs",
+        ("film_id", "belief_id", "holder"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "meta_beliefs",
+        MetaBelief,
+        "meta_beliefs",
+        ("film_id", "meta_id"),
+        (("film_id", "films", "film_id"),),
+    ),
+    TableFile(
+        "questions", Question, "questions", ("question_id",), (("film_id", "films", "film_id"),)
+    ),
+    TableFile(
+        "rubric_claims",
+        RubricClaim,
+        "rubric_claims",
+        ("claim_id",),
+        (("question_id", "questions", "question_id"),),
+    ),
+    TableFile(
+        "question_evidence",
+        QuestionEvidence,
+        "question_evidence",
+        ("question_id", "ord"),
+        (("question_id", "questions", "question_id"),),
+    ),
     TableFile("settings", Setting, "settings", ("setting_id",)),
-    TableFile("answers", Answer, "answers", ("answer_id",), (("question_id", "questions", "question_id"), ("setting_id", "settings", "setting_id"))),
+    TableFile(
+        "answers",
+        Answer,
+        "answers",
+        ("answer_id",),
+        (("question_id", "questions", "question_id"), ("setting_id", "settings", "setting_id")),
+    ),
     TableFile("judges", Judge, "judges", ("judge_id",)),
-    TableFile("claim_verdicts", ClaimVerdict, "claim_verdicts", ("judge_id", "answer_id", "claim_id"), (("judge_id", "judges", "judge_id"), ("answer_id", "answers", "answer_id"), ("claim_id", "rubric_claims", "claim_id"))),
+    TableFile(
+        "claim_verdicts",
+        ClaimVerdict,
+        "claim_verdicts",
+        ("judge_id", "answer_id", "claim_id"),
+        (
+            ("judge_id", "judges", "judge_id"),
+            ("answer_id", "answers", "answer_id"),
+            ("claim_id", "rubric_claims", "claim_id"),
+        ),
+    ),
     TableFile("reported_results", ReportedResult, "reported_results", ()),
     TableFile("mcq_questions", McqQuestion, "mcq_questions", ("mcq_id",)),
-    TableFile("mcq_predictions", McqPrediction, "mcq_predictions", ("mcq_id", "method"), (("mcq_id", "mcq_questions", "mcq_id"),)),
+    TableFile(
+        "mcq_predictions",
+        McqPrediction,
+        "mcq_predictions",
+        ("mcq_id", "method"),
+        (("mcq_id", "mcq_questions", "mcq_id"),),
+    ),
 )

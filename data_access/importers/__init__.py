@@ -11,5 +11,11 @@ from data_access.importers.errors import ImportFailure, ImportReport, Problem
 from data_access.importers.lfvqa import import_lfvqa_dir, read_manifest
 from data_access.importers.storyvideoqa import import_storyvideoqa_dir
 
-__all__ = ["ImportFailure", "ImportReport", "Problem", "import_lfvqa_dir",
-           "import_storyvideoqa_dir", "read_manifest"]
+__all__ = [
+    "ImportFailure",
+    "ImportReport",
+    "Problem",
+    "import_lfvqa_dir",
+    "import_storyvideoqa_dir",
+    "read_manifest",
+]

@@ -31,8 +31,9 @@ class Fault:
     value_sql: str | None = None  # what to show as the offending value (default: the field)
 
 
-def first_faults(cursor: duckdb.DuckDBPyConnection, table: str, faults: list[Fault],
-                 limit: int = MAX_PROBLEMS) -> list[tuple[int, str, str]]:
+def first_faults(
+    cursor: duckdb.DuckDBPyConnection, table: str, faults: list[Fault], limit: int = MAX_PROBLEMS
+) -> list[tuple[int, str, str]]:
     """The first records of `table` failing any check, as (ordinal, field, message)."""
     if not faults:
         return []
@@ -41,10 +42,14 @@ def first_faults(cursor: duckdb.DuckDBPyConnection, table: str, faults: list[Fau
     for number, fault in enumerate(faults):
         whens.append(f"WHEN {fault.condition} THEN {number}")
         params += fault.params
-    shows = " ".join(
-        f"WHEN {n} THEN left(CAST({f.value_sql or chr(34) + f.field + chr(34)} AS VARCHAR), 80)"
-        for n, f in enumerate(faults) if f.show_value
-    ) or "WHEN -1 THEN NULL"
+    shows = (
+        " ".join(
+            f"WHEN {n} THEN left(CAST({f.value_sql or chr(34) + f.field + chr(34)} AS VARCHAR), 80)"
+            for n, f in enumerate(faults)
+            if f.show_value
+        )
+        or "WHEN -1 THEN NULL"
+    )
     rows = cursor.execute(
         f"SELECT {ROW}, _fault, CASE _fault {shows} END FROM"
         f" (SELECT *, CASE {' '.join(whens)} END AS _fault FROM {table})"
@@ -65,8 +70,15 @@ def _bound_faults(spec: FieldSpec, column: str) -> list[Fault]:
     for attr, violated, word in bounds:
         limit = getattr(spec, attr)
         if limit is not None and not spec.is_list:
-            faults.append(Fault(spec.name, f"{column} {violated} ?", [limit],
-                                f"must be {word} {limit:g}", show_value=True))
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"{column} {violated} ?",
+                    [limit],
+                    f"must be {word} {limit:g}",
+                    show_value=True,
+                )
+            )
     return faults
 
 
@@ -74,10 +86,20 @@ def _length_fault(spec: FieldSpec, column: str) -> list[Fault]:
     if spec.min_length is None:
         return []
     if spec.is_list:
-        return [Fault(spec.name, f"len({column}) < ?", [spec.min_length],
-                      f"must have at least {spec.min_length} items", show_value=True)]
-    words = "must not be empty" if spec.min_length == 1 else \
-        f"must have at least {spec.min_length} characters"
+        return [
+            Fault(
+                spec.name,
+                f"len({column}) < ?",
+                [spec.min_length],
+                f"must have at least {spec.min_length} items",
+                show_value=True,
+            )
+        ]
+    words = (
+        "must not be empty"
+        if spec.min_length == 1
+        else f"must have at least {spec.min_length} characters"
+    )
     return [Fault(spec.name, f"length({column}) < ?", [spec.min_length], words)]
 
 
@@ -89,16 +111,29 @@ def value_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
         if spec.required or (not spec.nullable and spec.default is None):
             faults.append(Fault(spec.name, f"{column} IS NULL", [], "missing (required field)"))
         if spec.enum is not None:
-            faults.append(Fault(spec.name, f"{column} IS NOT NULL AND NOT list_contains(?::"
-                                f"{spec.sql_type}[], {column})", [list(spec.enum)],
-                                f"must be {type_words(spec)}", show_value=True))
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"{column} IS NOT NULL AND NOT list_contains(?::{spec.sql_type}[], {column})",
+                    [list(spec.enum)],
+                    f"must be {type_words(spec)}",
+                    show_value=True,
+                )
+            )
         faults += _bound_faults(spec, column) + _length_fault(spec, column)
     names = {spec.name for spec in specs}
     if {"start_s", "end_s"} <= names:
         # A time span cannot end before it starts (Scene, ScriptLine, Subtitle).
-        faults.append(Fault("end_s", '"end_s" < "start_s"', [], "must be ≥ start_s",
-                            show_value=True,
-                            value_sql="'end_s ' || \"end_s\" || ' < start_s ' || \"start_s\""))
+        faults.append(
+            Fault(
+                "end_s",
+                '"end_s" < "start_s"',
+                [],
+                "must be ≥ start_s",
+                show_value=True,
+                value_sql="'end_s ' || \"end_s\" || ' < start_s ' || \"start_s\"",
+            )
+        )
     return faults
 
 
@@ -106,26 +141,36 @@ def _key_text(key: tuple[str, ...], values: tuple) -> str:
     return ", ".join(f"{name}={value!r}" for name, value in zip(key, values))
 
 
-def duplicate_keys(cursor: duckdb.DuckDBPyConnection, table: str,
-                   key: tuple[str, ...]) -> list[tuple[int, str, str]]:
+def duplicate_keys(
+    cursor: duckdb.DuckDBPyConnection, table: str, key: tuple[str, ...]
+) -> list[tuple[int, str, str]]:
     """Records whose key repeats an earlier record of the same file."""
     cols = ", ".join(f'"{name}"' for name in key)
     # Grouping by one 64-bit hash is several times faster than by the string key on millions of
     # rows; a hash repeat is only a candidate, confirmed by the exact query below.
-    if not cursor.execute(f"SELECT 1 FROM {table} GROUP BY hash({cols}) HAVING count(*) > 1 LIMIT 1"
-                          ).fetchall():
+    if not cursor.execute(
+        f"SELECT 1 FROM {table} GROUP BY hash({cols}) HAVING count(*) > 1 LIMIT 1"
+    ).fetchall():
         return []
     rows = cursor.execute(
         f"SELECT {ROW}, first_row, {cols} FROM (SELECT {ROW}, {cols},"
         f" min({ROW}) OVER (PARTITION BY {cols}) AS first_row FROM {table})"
-        f" WHERE {ROW} <> first_row ORDER BY {ROW} LIMIT ?", [MAX_PROBLEMS],
+        f" WHERE {ROW} <> first_row ORDER BY {ROW} LIMIT ?",
+        [MAX_PROBLEMS],
     ).fetchall()
-    return [(int(r[0]), "+".join(key), f"duplicate key ({_key_text(key, r[2:])}):"
-             f" same as record {r[1]} of this file") for r in rows]
+    return [
+        (
+            int(r[0]),
+            "+".join(key),
+            f"duplicate key ({_key_text(key, r[2:])}): same as record {r[1]} of this file",
+        )
+        for r in rows
+    ]
 
 
-def keys_in_store(cursor: duckdb.DuckDBPyConnection, stage: str, target: str,
-                  key: tuple[str, ...]) -> list[tuple[int, str, str]]:
+def keys_in_store(
+    cursor: duckdb.DuckDBPyConnection, stage: str, target: str, key: tuple[str, ...]
+) -> list[tuple[int, str, str]]:
     """Records whose key is already in the store table `target`."""
     if not cursor.execute(f"SELECT 1 FROM {target} LIMIT 1").fetchall():
         return []
@@ -133,15 +178,27 @@ def keys_in_store(cursor: duckdb.DuckDBPyConnection, stage: str, target: str,
     cols = ", ".join(f's."{name}"' for name in key)
     rows = cursor.execute(
         f"SELECT s.{ROW}, t.run_id, {cols} FROM {stage} s JOIN {target} t ON {on}"
-        f" ORDER BY s.{ROW} LIMIT ?", [MAX_PROBLEMS],
+        f" ORDER BY s.{ROW} LIMIT ?",
+        [MAX_PROBLEMS],
     ).fetchall()
-    return [(int(r[0]), "+".join(key), f"already in the store ({_key_text(key, r[2:])},"
-             f" imported by run {r[1]})") for r in rows]
+    return [
+        (
+            int(r[0]),
+            "+".join(key),
+            f"already in the store ({_key_text(key, r[2:])}, imported by run {r[1]})",
+        )
+        for r in rows
+    ]
 
 
-def unknown_references(cursor: duckdb.DuckDBPyConnection, stage: str, column: str,
-                       target: str, target_column: str, target_file: str
-                       ) -> list[tuple[int, str, str]]:
+def unknown_references(
+    cursor: duckdb.DuckDBPyConnection,
+    stage: str,
+    column: str,
+    target: str,
+    target_column: str,
+    target_file: str,
+) -> list[tuple[int, str, str]]:
     """Records whose `column` names no `target_column` in the store (this import included)."""
     missing = cursor.execute(
         f'SELECT DISTINCT "{column}" FROM {stage} WHERE "{column}" IS NOT NULL'
@@ -152,7 +209,14 @@ def unknown_references(cursor: duckdb.DuckDBPyConnection, stage: str, column: st
     rows = cursor.execute(
         f'SELECT s.{ROW}, s."{column}" FROM {stage} s ANTI JOIN {target} t'
         f' ON s."{column}" = t."{target_column}" WHERE s."{column}" IS NOT NULL'
-        f" ORDER BY s.{ROW} LIMIT ?", [MAX_PROBLEMS],
+        f" ORDER BY s.{ROW} LIMIT ?",
+        [MAX_PROBLEMS],
     ).fetchall()
-    return [(int(r[0]), column, f"unknown {column} {r[1]!r}: not in {target_file} of this import"
-             " nor in the store") for r in rows]
+    return [
+        (
+            int(r[0]),
+            column,
+            f"unknown {column} {r[1]!r}: not in {target_file} of this import nor in the store",
+        )
+        for r in rows
+    ]

@@ -66,5 +66,11 @@ class ImportReport:
         return sum(self.rows.values())
 
     def as_dict(self) -> dict:
-        return {"run_id": self.run_id, "dataset_id": self.dataset_id, "source": self.source,
-                "rows": dict(self.rows), "total_rows": self.total_rows, "notes": list(self.notes)}
+        return {
+            "run_id": self.run_id,
+            "dataset_id": self.dataset_id,
+            "source": self.source,
+            "rows": dict(self.rows),
+            "total_rows": self.total_rows,
+            "notes": list(self.notes),
+        }

@@ -29,15 +29,25 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 # What a user is told a kind is, in error messages.
 KIND_WORDS = {
-    "str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
-    "list_str": "a list of strings", "list_int": "a list of integers",
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "bool": "true or false",
+    "list_str": "a list of strings",
+    "list_int": "a list of integers",
 }
 # Element JSON types allowed inside list kinds.
 LIST_ITEMS = {"list_str": ("VARCHAR",), "list_int": ("BIGINT", "UBIGINT")}
 # What JSON type names mean to a user.
 JSON_TYPE_WORDS = {
-    "VARCHAR": "a string", "BIGINT": "an integer", "UBIGINT": "an integer", "DOUBLE": "a number",
-    "BOOLEAN": "a boolean", "ARRAY": "a list", "OBJECT": "an object", "NULL": "null",
+    "VARCHAR": "a string",
+    "BIGINT": "an integer",
+    "UBIGINT": "an integer",
+    "DOUBLE": "a number",
+    "BOOLEAN": "a boolean",
+    "ARRAY": "a list",
+    "OBJECT": "an object",
+    "NULL": "null",
 }
 
 
@@ -103,9 +113,13 @@ def _kind_of(annotation: Any) -> tuple[str, tuple | None]:
 def _bounds(metadata: list) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for item in metadata:
-        for name, cls in (("ge", annotated_types.Ge), ("gt", annotated_types.Gt),
-                          ("le", annotated_types.Le), ("lt", annotated_types.Lt),
-                          ("min_length", annotated_types.MinLen)):
+        for name, cls in (
+            ("ge", annotated_types.Ge),
+            ("gt", annotated_types.Gt),
+            ("le", annotated_types.Le),
+            ("lt", annotated_types.Lt),
+            ("min_length", annotated_types.MinLen),
+        ):
             if isinstance(item, cls):
                 found[name] = getattr(item, name)
     return found
@@ -122,9 +136,17 @@ def field_specs(model: type[BaseModel]) -> tuple[FieldSpec, ...]:
             default = info.default_factory()
         else:
             default = None if info.default is PydanticUndefined else info.default
-        specs.append(FieldSpec(name=name, kind=kind, required=info.is_required(),
-                               nullable=nullable, default=default, enum=enum,
-                               **_bounds(info.metadata)))
+        specs.append(
+            FieldSpec(
+                name=name,
+                kind=kind,
+                required=info.is_required(),
+                nullable=nullable,
+                default=default,
+                enum=enum,
+                **_bounds(info.metadata),
+            )
+        )
     return tuple(specs)
 
 

@@ -85,13 +85,14 @@ def _cell(text: str | None) -> str:
 
 def field_table(model: type[Record]) -> str:
     """The markdown table of one model's fields."""
-    lines = ["| field | type | default | constraints | description |",
-             "|---|---|---|---|---|"]
+    lines = ["| field | type | default | constraints | description |", "|---|---|---|---|---|"]
     for spec in field_specs(model):
         kind = type_words(spec) + (" or null" if spec.nullable else "")
         description = model.model_fields[spec.name].description
-        lines.append(f"| `{spec.name}` | {_cell(kind)} | {_default(spec)} |"
-                     f" {_cell(_constraints(spec))} | {_cell(description)} |")
+        lines.append(
+            f"| `{spec.name}` | {_cell(kind)} | {_default(spec)} |"
+            f" {_cell(_constraints(spec))} | {_cell(description)} |"
+        )
     return "\n".join(lines)
 
 
@@ -101,7 +102,9 @@ def _table_section(table) -> str:
         facts.append("key " + " + ".join(f"`{k}`" for k in table.key))
     for column, ref_file, ref_column in table.references:
         facts.append(f"`{column}` → `{ref_file}.{ref_column}`")
-    doc = inspect.cleandoc(table.model.__doc__ or "") if table.model.__doc__ != Record.__doc__ else ""
+    doc = (
+        inspect.cleandoc(table.model.__doc__ or "") if table.model.__doc__ != Record.__doc__ else ""
+    )
     body = [f"### `{table.name}.jsonl` / `{table.name}.parquet`", "", "; ".join(facts) + ".", ""]
     if doc:
         body += [doc, ""]
@@ -112,8 +115,19 @@ def format_doc() -> str:
     """The whole of docs/FORMAT.md."""
     intro = inspect.cleandoc(lfvqa.__doc__ or "")
     order = ", ".join(f"`{t.name}`" for t in TABLE_FILES)
-    parts = [HEADER, intro, "", RULES, "## `manifest.json`", "", field_table(Manifest), "",
-             "## Table files", "", f"Imported in this order (references point backwards): {order}.",
-             ""]
+    parts = [
+        HEADER,
+        intro,
+        "",
+        RULES,
+        "## `manifest.json`",
+        "",
+        field_table(Manifest),
+        "",
+        "## Table files",
+        "",
+        f"Imported in this order (references point backwards): {order}.",
+        "",
+    ]
     parts += [_table_section(table) for table in TABLE_FILES]
     return "\n".join(parts).rstrip() + "\n"

@@ -42,15 +42,21 @@ def read_manifest(folder: Path) -> Manifest:
     """The folder's `manifest.json`, validated (a UTF-8 BOM is tolerated)."""
     path = folder / MANIFEST
     if not path.is_file():
-        raise fail(MANIFEST, "(file)", "-", f"missing: {folder} has no {MANIFEST};"
-                   f" every dataset folder needs one (format {FORMAT_NAME})")
+        raise fail(
+            MANIFEST,
+            "(file)",
+            "-",
+            f"missing: {folder} has no {MANIFEST};"
+            f" every dataset folder needs one (format {FORMAT_NAME})",
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise fail(MANIFEST, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
-        raise fail(MANIFEST, f"line {exc.lineno}", "-",
-                   f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise fail(
+            MANIFEST, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     if not isinstance(data, dict):
         raise fail(MANIFEST, "line 1", "-", "must be a JSON object")
     try:
@@ -68,11 +74,24 @@ def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
         if path.suffix not in SUFFIXES:
             continue
         if path.stem not in by_name:
-            problems.append(Problem(path.name, "(file)", "-", "not a table of the format; expected"
-                                    f" one of: {', '.join(by_name)} (.jsonl or .parquet)"))
+            problems.append(
+                Problem(
+                    path.name,
+                    "(file)",
+                    "-",
+                    "not a table of the format; expected"
+                    f" one of: {', '.join(by_name)} (.jsonl or .parquet)",
+                )
+            )
         elif path.stem in present:
-            problems.append(Problem(path.name, "(file)", "-", f"{present[path.stem].name} is"
-                                    " there too; give each table once"))
+            problems.append(
+                Problem(
+                    path.name,
+                    "(file)",
+                    "-",
+                    f"{present[path.stem].name} is there too; give each table once",
+                )
+            )
         else:
             present[path.stem] = path
     if problems:
@@ -82,15 +101,20 @@ def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
 
 # -- one table file ------------------------------------------------------------------------
 def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
-    rows = cursor.execute("SELECT column_name FROM information_schema.columns"
-                          " WHERE table_name = ? AND table_schema = 'main'", [table]).fetchall()
+    rows = cursor.execute(
+        "SELECT column_name FROM information_schema.columns"
+        " WHERE table_name = ? AND table_schema = 'main'",
+        [table],
+    ).fetchall()
     return {row[0] for row in rows}
 
 
 def _primary_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
-    rows = cursor.execute("SELECT constraint_column_names FROM duckdb_constraints()"
-                          " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
-                          [table]).fetchall()
+    rows = cursor.execute(
+        "SELECT constraint_column_names FROM duckdb_constraints()"
+        " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
+        [table],
+    ).fetchall()
     return tuple(rows[0][0]) if rows else ()
 
 
@@ -134,8 +158,9 @@ def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: Table
     for column, ref_file, ref_column in spec.references:
         if found:
             break
-        found = checks.unknown_references(cursor, staged.stage, column, by_name[ref_file].table,
-                                          ref_column, f"{ref_file}.jsonl")
+        found = checks.unknown_references(
+            cursor, staged.stage, column, by_name[ref_file].table, ref_column, f"{ref_file}.jsonl"
+        )
     if found:
         raise ImportFailure(staged.problems(found))
 
@@ -146,7 +171,8 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
     staged = StagedFile(spec.name, path, path.suffix.lstrip("."), f"_diagnose_{spec.name}")
     with store.transaction() as cursor:  # the stage never outlives the diagnosis
         (stage_parquet if staged.fmt == "parquet" else stage_jsonl)(
-            cursor, staged, field_specs(spec.model))
+            cursor, staged, field_specs(spec.model)
+        )
         try:
             key = store_key(cursor, spec.table)
             found = checks.duplicate_keys(cursor, staged.stage, key)
@@ -159,8 +185,13 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
     return fail(path.name, "(file)", "-", f"rejected by the store: {conflict.detail}")
 
 
-def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile,
-            run_id: str, dataset_id: str) -> int:
+def _insert(
+    cursor: duckdb.DuckDBPyConnection,
+    staged: StagedFile,
+    spec: TableFile,
+    run_id: str,
+    dataset_id: str,
+) -> int:
     names = [field.name for field in field_specs(spec.model)]
     columns = [f'"{name}"' for name in names] + ["run_id"]
     values = [f'"{name}"' for name in names] + ["?"]
@@ -177,16 +208,20 @@ def _insert(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFi
         values.append("s.predicted_option = q.option")
         source = f"{staged.stage} s LEFT JOIN mcq_questions q ON q.mcq_id = s.mcq_id"
     try:
-        cursor.execute(f"INSERT INTO {spec.table} ({', '.join(columns)})"
-                       f" SELECT {', '.join(values)} FROM {source}", params)
+        cursor.execute(
+            f"INSERT INTO {spec.table} ({', '.join(columns)})"
+            f" SELECT {', '.join(values)} FROM {source}",
+            params,
+        )
     except duckdb.ConstraintException as exc:
         raise KeyConflict(spec, staged.path, str(exc).splitlines()[0]) from None
     drop_stage(cursor, staged)
     return int(staged.n_rows)
 
 
-def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path,
-                      run_id: str, dataset_id: str) -> int:
+def import_table_file(
+    cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path, run_id: str, dataset_id: str
+) -> int:
     """Stage, check and insert one table file; return the rows written."""
     fmt = path.suffix.lstrip(".")
     staged = StagedFile(spec.name, path, fmt, f"_stage_{spec.name}")
@@ -194,8 +229,12 @@ def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: 
     (stage_parquet if fmt == "parquet" else stage_jsonl)(cursor, staged, specs)
     staged.n_rows = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
     if staged.n_rows == 0:
-        raise fail(path.name, "(file)", "-", "empty: no records (leave the file out when a"
-                   " table has no rows)")
+        raise fail(
+            path.name,
+            "(file)",
+            "-",
+            "empty: no records (leave the file out when a table has no rows)",
+        )
     _validate(cursor, staged, spec)
     return _insert(cursor, staged, spec, run_id, dataset_id)
 
@@ -203,14 +242,22 @@ def import_table_file(cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: 
 # -- the whole import ----------------------------------------------------------------------
 def _insert_dataset(cursor: duckdb.DuckDBPyConnection, manifest: Manifest, run_id: str) -> bool:
     """Add the dataset row unless the store has it already (a second batch of the same set)."""
-    if cursor.execute("SELECT 1 FROM datasets WHERE dataset_id = ?",
-                      [manifest.dataset_id]).fetchall():
+    if cursor.execute(
+        "SELECT 1 FROM datasets WHERE dataset_id = ?", [manifest.dataset_id]
+    ).fetchall():
         return False
     cursor.execute(
         "INSERT INTO datasets (dataset_id, name, kind, source, licence, reported_by_paper, run_id)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [manifest.dataset_id, manifest.name, manifest.kind, manifest.source, manifest.licence,
-         manifest.reported_by_paper, run_id],
+        [
+            manifest.dataset_id,
+            manifest.name,
+            manifest.kind,
+            manifest.source,
+            manifest.licence,
+            manifest.reported_by_paper,
+            run_id,
+        ],
     )
     return True
 
@@ -236,10 +283,18 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
     files = table_files(folder)
     if not files:
         raise fail(str(folder), "(folder)", "-", "no table files (.jsonl or .parquet) to import")
-    run_spec = RunSpec(step=IMPORT_STEP, backend="import", source=str(folder.resolve()),
-                       reported_by_paper=manifest.reported_by_paper,
-                       params={"dataset_id": manifest.dataset_id, "format": manifest.format,
-                               "version": manifest.version, "files": [p.name for _, p in files]})
+    run_spec = RunSpec(
+        step=IMPORT_STEP,
+        backend="import",
+        source=str(folder.resolve()),
+        reported_by_paper=manifest.reported_by_paper,
+        params={
+            "dataset_id": manifest.dataset_id,
+            "format": manifest.format,
+            "version": manifest.version,
+            "files": [p.name for _, p in files],
+        },
+    )
     try:
         with store.transaction() as cursor:
             run_id = insert_run(cursor, run_spec)
@@ -247,8 +302,9 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
             if not _insert_dataset(cursor, manifest, run_id):
                 report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
             for spec, path in files:
-                report.rows[spec.table] = import_table_file(cursor, spec, path, run_id,
-                                                            manifest.dataset_id)
+                report.rows[spec.table] = import_table_file(
+                    cursor, spec, path, run_id, manifest.dataset_id
+                )
             finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
     except KeyConflict as conflict:
         raise diagnose_key_conflict(store, conflict) from None

@@ -91,17 +91,27 @@ def _explain_line(file: str, line_no: int, raw: bytes) -> Problem | None:
     except UnicodeDecodeError as exc:
         guess = charset_normalizer.from_bytes(body).best()
         encoding = guess.encoding if guess else "latin-1"
-        return Problem(file, f"line {line_no}", _field_with_bytes(body, encoding),
-                       f"text is not UTF-8 (byte 0x{body[exc.start]:02X} at column {exc.start + 1};"
-                       f" looks like {encoding}): re-save the file as UTF-8")
+        return Problem(
+            file,
+            f"line {line_no}",
+            _field_with_bytes(body, encoding),
+            f"text is not UTF-8 (byte 0x{body[exc.start]:02X} at column {exc.start + 1};"
+            f" looks like {encoding}): re-save the file as UTF-8",
+        )
     if text.startswith("\ufeff"):
-        return Problem(file, f"line {line_no}", "-", "a UTF-8 byte-order mark in the middle of the"
-                       " file (were two files concatenated?): remove it")
+        return Problem(
+            file,
+            f"line {line_no}",
+            "-",
+            "a UTF-8 byte-order mark in the middle of the"
+            " file (were two files concatenated?): remove it",
+        )
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
-        return Problem(file, f"line {line_no}", "-",
-                       f"invalid JSON: {exc.msg} (column {exc.colno})")
+        return Problem(
+            file, f"line {line_no}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
+        )
     if not isinstance(record, dict):
         return Problem(file, f"line {line_no}", "-", "record is not a JSON object")
     return None
@@ -125,8 +135,9 @@ def _closest(name: str, choices: list[str]) -> str:
     return f" (did you mean '{match[0]}'?)" if match else ""
 
 
-def _check_record_shapes(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
-                         specs: tuple[FieldSpec, ...]) -> None:
+def _check_record_shapes(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
     """Every record is an object with known keys; models forbid extra fields (lfvqa.Record)."""
     names = [spec.name for spec in specs]
     try:
@@ -142,11 +153,22 @@ def _check_record_shapes(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
     faults = []
     for ordinal, json_type, extra in rows:
         if json_type != "OBJECT":
-            faults.append((ordinal, "-", f"record is {JSON_TYPE_WORDS.get(json_type, json_type)},"
-                                         " not a JSON object"))
+            faults.append(
+                (
+                    ordinal,
+                    "-",
+                    f"record is {JSON_TYPE_WORDS.get(json_type, json_type)}, not a JSON object",
+                )
+            )
         else:
-            faults.append((ordinal, extra[0], f"unknown field{_closest(extra[0], names)};"
-                                              f" {staged.name} records have: {', '.join(names)}"))
+            faults.append(
+                (
+                    ordinal,
+                    extra[0],
+                    f"unknown field{_closest(extra[0], names)};"
+                    f" {staged.name} records have: {', '.join(names)}",
+                )
+            )
     if faults:
         raise ImportFailure(staged.problems(faults))
 
@@ -156,14 +178,26 @@ def _type_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
     faults = []
     for spec in specs:
         column = f'"{spec.name}"'
-        faults.append(Fault(
-            spec.name, f"{column} IS NOT NULL AND NOT list_contains(?::VARCHAR[], json_type({column}))",
-            [list(spec.json_types)], f"must be {type_words(spec)}", show_value=True))
+        faults.append(
+            Fault(
+                spec.name,
+                f"{column} IS NOT NULL AND NOT list_contains(?::VARCHAR[], json_type({column}))",
+                [list(spec.json_types)],
+                f"must be {type_words(spec)}",
+                show_value=True,
+            )
+        )
         if spec.is_list:
-            faults.append(Fault(
-                spec.name, f"json_type({column}) = 'ARRAY' AND NOT list_has_all(?::VARCHAR[],"
-                f" json_type({column}, '$[*]'))", [list(LIST_ITEMS[spec.kind])],
-                f"must be {type_words(spec)}", show_value=True))
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"json_type({column}) = 'ARRAY' AND NOT list_has_all(?::VARCHAR[],"
+                    f" json_type({column}, '$[*]'))",
+                    [list(LIST_ITEMS[spec.kind])],
+                    f"must be {type_words(spec)}",
+                    show_value=True,
+                )
+            )
     return faults
 
 
@@ -175,8 +209,9 @@ def _extract(spec: FieldSpec, column: str) -> tuple[str, list]:
     return f"coalesce({expr}, ?::{spec.sql_type})", [spec.default]
 
 
-def stage_jsonl(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
-                specs: tuple[FieldSpec, ...]) -> None:
+def stage_jsonl(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
     """Stage a JSONL file: shape check, raw JSON read, type check, typed stage."""
     _check_record_shapes(cursor, staged, specs)
     raw = staged.stage + "_raw"
@@ -197,16 +232,27 @@ def stage_jsonl(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
         expr, expr_params = _extract(spec, f'"{spec.name}"')
         selects.append(f'{expr} AS "{spec.name}"')
         params += expr_params
-    cursor.execute(f"CREATE OR REPLACE TEMP TABLE {staged.stage} AS SELECT {', '.join(selects)}"
-                   f" FROM {raw}", params)
+    cursor.execute(
+        f"CREATE OR REPLACE TEMP TABLE {staged.stage} AS SELECT {', '.join(selects)} FROM {raw}",
+        params,
+    )
     cursor.execute(f"DROP TABLE {raw}")
 
 
 # -- Parquet -------------------------------------------------------------------------------
 _PARQUET_FAMILIES = {
     "str": ("VARCHAR",),
-    "int": ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER",
-            "UBIGINT", "HUGEINT"),
+    "int": (
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "UTINYINT",
+        "USMALLINT",
+        "UINTEGER",
+        "UBIGINT",
+        "HUGEINT",
+    ),
     "bool": ("BOOLEAN",),
 }
 _PARQUET_FAMILIES["float"] = _PARQUET_FAMILIES["int"] + ("FLOAT", "DOUBLE", "DECIMAL")
@@ -220,25 +266,44 @@ def _parquet_type_ok(spec: FieldSpec, column_type: str) -> bool:
     return base in _PARQUET_FAMILIES[spec.kind] or column_type == '"NULL"'
 
 
-def stage_parquet(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
-                  specs: tuple[FieldSpec, ...]) -> None:
+def stage_parquet(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
     """Stage a Parquet file: schema check (names, types, required columns), then a typed cast."""
     try:
-        schema = dict(cursor.execute("SELECT column_name, column_type FROM"
-                                     " (DESCRIBE SELECT * FROM read_parquet(?))",
-                                     [str(staged.path)]).fetchall())
+        schema = dict(
+            cursor.execute(
+                "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(?))",
+                [str(staged.path)],
+            ).fetchall()
+        )
     except duckdb.Error as exc:
-        raise fail(staged.file_label, "(file)", "-",
-                   f"not a readable Parquet file: {str(exc).splitlines()[0]}") from None
+        raise fail(
+            staged.file_label,
+            "(file)",
+            "-",
+            f"not a readable Parquet file: {str(exc).splitlines()[0]}",
+        ) from None
     names = [spec.name for spec in specs]
-    problems = [Problem(staged.file_label, "(schema)", col, f"unknown column{_closest(col, names)}")
-                for col in schema if col not in names]
+    problems = [
+        Problem(staged.file_label, "(schema)", col, f"unknown column{_closest(col, names)}")
+        for col in schema
+        if col not in names
+    ]
     for spec in specs:
         if spec.name not in schema and spec.required:
-            problems.append(Problem(staged.file_label, "(schema)", spec.name, "required column missing"))
+            problems.append(
+                Problem(staged.file_label, "(schema)", spec.name, "required column missing")
+            )
         elif spec.name in schema and not _parquet_type_ok(spec, schema[spec.name]):
-            problems.append(Problem(staged.file_label, "(schema)", spec.name,
-                                    f"column type {schema[spec.name]}; must be {type_words(spec)}"))
+            problems.append(
+                Problem(
+                    staged.file_label,
+                    "(schema)",
+                    spec.name,
+                    f"column type {schema[spec.name]}; must be {type_words(spec)}",
+                )
+            )
     if problems:
         raise ImportFailure(problems)
     selects, params = [f"ordinality AS {ROW}"], []
@@ -254,8 +319,10 @@ def stage_parquet(cursor: duckdb.DuckDBPyConnection, staged: StagedFile,
     # A view, not a copy: Parquet is typed and columnar, so each check reads only its columns
     # straight from the file and the insert reads it once more; nothing is written twice.
     # (A relation carries the bound path and defaults; SQL text never holds a value.)
-    relation = cursor.sql(f"SELECT {', '.join(selects)} FROM read_parquet(?) WITH ORDINALITY",
-                          params=params + [str(staged.path)])
+    relation = cursor.sql(
+        f"SELECT {', '.join(selects)} FROM read_parquet(?) WITH ORDINALITY",
+        params=params + [str(staged.path)],
+    )
     relation.create_view(staged.stage, replace=True)
     staged.is_view = True
 

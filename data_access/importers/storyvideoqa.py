@@ -17,7 +17,10 @@ from pathlib import Path
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.rows import insert_rows, keys_present
 from data_access.importers.svqa_golden import (
-    GOLDEN_SUFFIX, duplicate_problems, parse_vid, read_golden_file,
+    GOLDEN_SUFFIX,
+    duplicate_problems,
+    parse_vid,
+    read_golden_file,
 )
 from data_access.importers.svqa_scripts import build_aligned_film
 from data_access.runs import RunSpec, finish_run, insert_run
@@ -30,11 +33,13 @@ DATASET = {
     "kind": "storyvideoqa",
     "source": "https://github.com/nercms-mmap/StoryVideoQA",
     "licence": "CC-BY-4.0 per the HF dataset card; scripts and subtitles (c) the studios,"
-               " research use only",
+    " research use only",
 }
-ALIGNMENT_NOTE = ("subtitles.matched_line = results_human.index_result (the release's"
-                  " human-corrected alignment), mapped to our line index; scene times from"
-                  " the matched cues (matched), else interpolated between neighbours")
+ALIGNMENT_NOTE = (
+    "subtitles.matched_line = results_human.index_result (the release's"
+    " human-corrected alignment), mapped to our line index; scene times from"
+    " the matched cues (matched), else interpolated between neighbours"
+)
 
 
 @dataclass
@@ -43,7 +48,7 @@ class ReleaseLayout:
 
     golden: list[Path] = field(default_factory=list)
     aligned: dict[str, Path] = field(default_factory=dict)  # vid -> file
-    meta: dict[str, dict] = field(default_factory=dict)     # meta file stem -> content
+    meta: dict[str, dict] = field(default_factory=dict)  # meta file stem -> content
     notes: list[str] = field(default_factory=list)
 
 
@@ -71,8 +76,12 @@ def find_layout(folder: Path) -> ReleaseLayout:
     golden_dir = _first_dir(folder, "golden_questions", "PlotTree/data/golden_questions")
     aligned_dir = _first_dir(folder, "aligned_script", "StoryMindv2/aligned_script")
     if golden_dir is None and aligned_dir is None:
-        raise fail(str(folder), "(folder)", "-", "no golden_questions/ or aligned_script/ folder:"
-                   " not a StoryVideoQA release")
+        raise fail(
+            str(folder),
+            "(folder)",
+            "-",
+            "no golden_questions/ or aligned_script/ folder: not a StoryVideoQA release",
+        )
     if golden_dir is not None:
         layout.golden = sorted(golden_dir.glob(f"*{GOLDEN_SUFFIX}"))
     if aligned_dir is not None:
@@ -93,10 +102,16 @@ def _film_rows(vids: list[str], meta: dict[str, dict]) -> list[dict]:
         imdb = meta.get("name2imdbid", {}).get(vid)
         runtime = meta.get("video_length", {}).get(vid)
         fps = meta.get("videofps", {}).get(vid)
-        rows.append({"film_id": vid, **parse_vid(vid), "year": None,
-                     "runtime_s": float(runtime) if runtime else None,
-                     "fps": float(fps) if fps else None,
-                     "source": "StoryVideoQA" + (f"; IMDb {imdb}" if imdb else "")})
+        rows.append(
+            {
+                "film_id": vid,
+                **parse_vid(vid),
+                "year": None,
+                "runtime_s": float(runtime) if runtime else None,
+                "fps": float(fps) if fps else None,
+                "source": "StoryVideoQA" + (f"; IMDb {imdb}" if imdb else ""),
+            }
+        )
     return rows
 
 
@@ -111,8 +126,15 @@ def _read_questions(layout: ReleaseLayout) -> dict[str, list[dict]]:
 def _reject_present(cursor, table: str, column: str, keys: list[str], where: str) -> None:
     present = keys_present(cursor, table, column, keys)
     if present:
-        problems = [Problem(where, "(import)", column, f"{key!r} is already in the store"
-                            f" (imported by run {run})") for key, run in sorted(present.items())]
+        problems = [
+            Problem(
+                where,
+                "(import)",
+                column,
+                f"{key!r} is already in the store (imported by run {run})",
+            )
+            for key, run in sorted(present.items())
+        ]
         raise ImportFailure(problems)
 
 
@@ -138,15 +160,29 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
     vids = sorted({row["vid"] for row in mcq_rows} | set(layout.aligned))
     films = _film_rows(vids, layout.meta)
     runtime = {row["film_id"]: row["runtime_s"] for row in films}
-    aligned = [build_aligned_film(vid, path, runtime.get(vid)) for vid, path in layout.aligned.items()]
-    spec = RunSpec(step=IMPORT_STEP, backend="import", source=str(folder.resolve()),
-                   params={"alignment": ALIGNMENT_NOTE, "golden_files": list(questions),
-                           "aligned_files": len(aligned),
-                           "unresolved_matches": sum(a.unresolved_matches for a in aligned)})
+    aligned = [
+        build_aligned_film(vid, path, runtime.get(vid)) for vid, path in layout.aligned.items()
+    ]
+    spec = RunSpec(
+        step=IMPORT_STEP,
+        backend="import",
+        source=str(folder.resolve()),
+        params={
+            "alignment": ALIGNMENT_NOTE,
+            "golden_files": list(questions),
+            "aligned_files": len(aligned),
+            "unresolved_matches": sum(a.unresolved_matches for a in aligned),
+        },
+    )
     with store.transaction() as cursor:
         _reject_present(cursor, "films", "film_id", vids, folder.name)
-        _reject_present(cursor, "mcq_questions", "mcq_id", [r["mcq_id"] for r in mcq_rows],
-                        f"{folder.name}/golden_questions")
+        _reject_present(
+            cursor,
+            "mcq_questions",
+            "mcq_id",
+            [r["mcq_id"] for r in mcq_rows],
+            f"{folder.name}/golden_questions",
+        )
         run_id = insert_run(cursor, spec)
         report = ImportReport(run_id, DATASET["dataset_id"], str(folder), notes=list(layout.notes))
         if not keys_present(cursor, "datasets", "dataset_id", [DATASET["dataset_id"]]):
@@ -155,8 +191,9 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
         for table in ("scenes", "script_lines", "subtitles"):
             rows = [row for film in aligned for row in getattr(film, table)]
             report.rows[table] = insert_rows(cursor, table, rows, run_id)
-        report.rows["mcq_questions"] = insert_rows(cursor, "mcq_questions", mcq_rows, run_id,
-                                                   DATASET["dataset_id"])
+        report.rows["mcq_questions"] = insert_rows(
+            cursor, "mcq_questions", mcq_rows, run_id, DATASET["dataset_id"]
+        )
         finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
     for file, rows in questions.items():
         report.notes.append(f"{file}: {len(rows):,} questions")

@@ -20,8 +20,20 @@ from data_access.importers.errors import ImportFailure, Problem, fail
 GOLDEN_SUFFIX = "_golden.json"
 CHECK_FIELDS = ("gemini_check", "claude_check", "gpt_check")
 # Release fields with a column of their own; anything else goes to `extra`.
-KNOWN_FIELDS = {"id", "vid", "question", "choices", "GT", "option", "question_type",
-                "story_element", "characters", "locations", "times", *CHECK_FIELDS}
+KNOWN_FIELDS = {
+    "id",
+    "vid",
+    "question",
+    "choices",
+    "GT",
+    "option",
+    "question_type",
+    "story_element",
+    "characters",
+    "locations",
+    "times",
+    *CHECK_FIELDS,
+}
 OPTIONS = "ABCDE"
 
 
@@ -92,12 +104,20 @@ def _item_problems(file: str, record: str, exc: ValidationError) -> list[Problem
 
 def _record(source: str, item: dict) -> dict:
     return {
-        "mcq_id": f"{source}:{item.get('vid')}:{item.get('id')}", "set_name": "golden",
-        "source": source, "vid": item.get("vid"), "qid": item.get("id"),
-        "question": item.get("question"), "choices": item.get("choices"), "gt": item.get("GT"),
-        "option": item.get("option"), "question_type": item.get("question_type"),
-        "story_element": item.get("story_element"), "characters": item.get("characters") or [],
-        "locations": item.get("locations") or [], "times": item.get("times") or [],
+        "mcq_id": f"{source}:{item.get('vid')}:{item.get('id')}",
+        "set_name": "golden",
+        "source": source,
+        "vid": item.get("vid"),
+        "qid": item.get("id"),
+        "question": item.get("question"),
+        "choices": item.get("choices"),
+        "gt": item.get("GT"),
+        "option": item.get("option"),
+        "question_type": item.get("question_type"),
+        "story_element": item.get("story_element"),
+        "characters": item.get("characters") or [],
+        "locations": item.get("locations") or [],
+        "times": item.get("times") or [],
     }
 
 
@@ -107,11 +127,13 @@ def _row(source: str, item: dict, question: McqQuestion) -> dict:
     if unread:
         extra["unread_times"] = unread
     row = question.model_dump()
-    row.update({
-        "evidence_seconds": seconds,
-        **{name: json.dumps(item.get(name)) if name in item else None for name in CHECK_FIELDS},
-        "extra": json.dumps(extra) if extra else None,
-    })
+    row.update(
+        {
+            "evidence_seconds": seconds,
+            **{name: json.dumps(item.get(name)) if name in item else None for name in CHECK_FIELDS},
+            "extra": json.dumps(extra) if extra else None,
+        }
+    )
     return row
 
 
@@ -122,8 +144,9 @@ def read_golden_file(path: Path) -> list[dict]:
     except UnicodeDecodeError as exc:
         raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
-        raise fail(path.name, f"line {exc.lineno}", "-",
-                   f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise fail(
+            path.name, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     if not isinstance(items, list):
         raise fail(path.name, "(file)", "-", "must be a JSON array of question items")
     source = source_of(path)
@@ -139,8 +162,14 @@ def read_golden_file(path: Path) -> list[dict]:
             problems += _item_problems(path.name, record, exc)
             continue
         if OPTIONS.index(question.option) >= len(question.choices):
-            problems.append(Problem(path.name, record, "option", f"{question.option!r} points past"
-                                    f" the {len(question.choices)} choices"))
+            problems.append(
+                Problem(
+                    path.name,
+                    record,
+                    "option",
+                    f"{question.option!r} points past the {len(question.choices)} choices",
+                )
+            )
             continue
         rows.append(_row(source, item, question))
         if len(problems) >= 10:
@@ -158,8 +187,14 @@ def duplicate_problems(file_rows: dict[str, list[dict]]) -> list[Problem]:
         for number, row in enumerate(rows, start=1):
             where = f"{file} item {number}"
             if row["mcq_id"] in seen:
-                problems.append(Problem(file, f"item {number} (id {row['qid']})", "id",
-                                        f"duplicate mcq_id {row['mcq_id']!r}: same as {seen[row['mcq_id']]}"))
+                problems.append(
+                    Problem(
+                        file,
+                        f"item {number} (id {row['qid']})",
+                        "id",
+                        f"duplicate mcq_id {row['mcq_id']!r}: same as {seen[row['mcq_id']]}",
+                    )
+                )
             else:
                 seen[row["mcq_id"]] = where
     return problems
@@ -174,8 +209,13 @@ def parse_vid(vid: str) -> dict:
     if match:
         series = SERIES_NAMES.get(match["series"], match["series"])
         season, episode = int(match["season"]), int(match["episode"])
-        return {"kind": "episode", "series": series, "season": season, "episode": episode,
-                "title": f"{series} S{season:02d}E{episode:02d}"}
+        return {
+            "kind": "episode",
+            "series": series,
+            "season": season,
+            "episode": episode,
+            "title": f"{series} S{season:02d}E{episode:02d}",
+        }
     movie = re.match(r"^(?P<list>IMDB|douban)-(?P<rank>\d+)-(?P<title>.+)$", vid)
     title = movie["title"] if movie else vid
     return {"kind": "film", "series": None, "season": None, "episode": None, "title": title}

@@ -34,9 +34,11 @@ SHEET_ROLES = ("subtitle", "script", "results", "results_human")
 _SUFFIX = re.compile(r"_S\d+E\d+_?$")
 _CLOCK = re.compile(r"(\d+):(\d\d):(\d\d)[,.](\d+)")
 _SLUG = re.compile(r"^(INT\.?/EXT\.?|EXT\.?/INT\.?|INT\.|EXT\.|I/E\.?)\s*", re.IGNORECASE)
-_TIME_OF_DAY = re.compile(r"\s+[-–—]+\s*(DAY|NIGHT|MORNING|EVENING|AFTERNOON|DUSK|DAWN|SUNSET|"
-                          r"SUNRISE|LATER|CONTINUOUS|MOMENTS LATER|SAME TIME|NIGHT \(LATER\))$",
-                          re.IGNORECASE)
+_TIME_OF_DAY = re.compile(
+    r"\s+[-–—]+\s*(DAY|NIGHT|MORNING|EVENING|AFTERNOON|DUSK|DAWN|SUNSET|"
+    r"SUNRISE|LATER|CONTINUOUS|MOMENTS LATER|SAME TIME|NIGHT \(LATER\))$",
+    re.IGNORECASE,
+)
 _PAREN = re.compile(r"^\s*(\([^)]*\))\s*(.*)$", re.DOTALL)
 
 
@@ -61,10 +63,13 @@ def read_workbook(path: Path) -> dict[str, list[dict]]:
         for sheet in book.worksheets:
             rows = sheet.iter_rows(values_only=True)
             header = next(rows, None) or ()
-            names = [str(h) if h not in (None, "") else f"Unnamed: {i}" for i, h in enumerate(header)]
+            names = [
+                str(h) if h not in (None, "") else f"Unnamed: {i}" for i, h in enumerate(header)
+            ]
             sheets[sheet.title] = [
                 {name: _cell_text(value) for name, value in zip(names, row)}
-                for row in rows if any(value not in (None, "") for value in row)
+                for row in rows
+                if any(value not in (None, "") for value in row)
             ]
     finally:
         book.close()
@@ -107,7 +112,9 @@ def cue_seconds(text: str) -> float | None:
     if not match:
         return None
     hours, minutes, seconds, fraction = match.groups()
-    return int(hours) * 3600 + int(minutes) * 60 + int(seconds) + int(fraction) / 10 ** len(fraction)
+    return (
+        int(hours) * 3600 + int(minutes) * 60 + int(seconds) + int(fraction) / 10 ** len(fraction)
+    )
 
 
 def _clean(text: str | None) -> str:
@@ -139,11 +146,26 @@ class AlignedFilm:
     unresolved_matches: int = 0
 
 
-def _line(film_id: str, index: int, scene: int, kind: str, text: str,
-          character: str | None = None, parenthetical: str | None = None) -> dict:
-    return {"film_id": film_id, "line_index": index, "scene_index": scene, "kind": kind,
-            "character": character, "parenthetical": parenthetical, "text": text,
-            "start_s": None, "end_s": None}
+def _line(
+    film_id: str,
+    index: int,
+    scene: int,
+    kind: str,
+    text: str,
+    character: str | None = None,
+    parenthetical: str | None = None,
+) -> dict:
+    return {
+        "film_id": film_id,
+        "line_index": index,
+        "scene_index": scene,
+        "kind": kind,
+        "character": character,
+        "parenthetical": parenthetical,
+        "text": text,
+        "start_s": None,
+        "end_s": None,
+    }
 
 
 def _script_rows(film: AlignedFilm, rows: list[dict]) -> dict[str, int]:
@@ -155,13 +177,21 @@ def _script_rows(film: AlignedFilm, rows: list[dict]) -> dict[str, int]:
         if release_scene != previous or scene < 0:
             scene, previous = scene + 1, release_scene
             heading, location, time_of_day = split_location(row.get("location", ""))
-            film.scenes.append({"film_id": film.film_id, "scene_index": scene, "heading": heading,
-                                "location": location, "time_of_day": time_of_day})
+            film.scenes.append(
+                {
+                    "film_id": film.film_id,
+                    "scene_index": scene,
+                    "heading": heading,
+                    "location": location,
+                    "time_of_day": time_of_day,
+                }
+            )
             action = _clean(row.get("location"))
             if location is None and heading is None and len(action.split()) > 8:
                 # the parser's "location" is the opening action paragraph: keep it as text
-                film.script_lines.append(_line(film.film_id, len(film.script_lines), scene,
-                                               "direction", action))
+                film.script_lines.append(
+                    _line(film.film_id, len(film.script_lines), scene, "direction", action)
+                )
         index = row.get("index") or row.get("Unnamed: 0") or str(number)
         kind = row.get("record_type", "").strip()
         text = _clean(row.get("content"))
@@ -169,18 +199,29 @@ def _script_rows(film: AlignedFilm, rows: list[dict]) -> dict[str, int]:
         if kind == "dialog":
             match = _PAREN.match(text)
             paren, text = (match.group(1), match.group(2).strip()) if match else (None, text)
-            film.script_lines.append(_line(film.film_id, len(film.script_lines), scene, "dialogue",
-                                           text, _clean(row.get("characters")) or None, paren))
+            film.script_lines.append(
+                _line(
+                    film.film_id,
+                    len(film.script_lines),
+                    scene,
+                    "dialogue",
+                    text,
+                    _clean(row.get("characters")) or None,
+                    paren,
+                )
+            )
         elif text:
-            film.script_lines.append(_line(film.film_id, len(film.script_lines), scene,
-                                           "direction", text))
+            film.script_lines.append(
+                _line(film.film_id, len(film.script_lines), scene, "direction", text)
+            )
         else:
             line_of.pop(index)
         description = _clean(row.get("description"))
         if description:
             line_of.setdefault(index, len(film.script_lines))
-            film.script_lines.append(_line(film.film_id, len(film.script_lines), scene,
-                                           "direction", description))
+            film.script_lines.append(
+                _line(film.film_id, len(film.script_lines), scene, "direction", description)
+            )
     return line_of
 
 
@@ -192,23 +233,39 @@ def _human_matches(rows: list[dict]) -> dict[tuple, deque]:
     return by_cue
 
 
-def _subtitle_rows(film: AlignedFilm, cues: list[dict], human: list[dict] | None,
-                   line_of: dict[str, int], file: str) -> None:
+def _subtitle_rows(
+    film: AlignedFilm,
+    cues: list[dict],
+    human: list[dict] | None,
+    line_of: dict[str, int],
+    file: str,
+) -> None:
     matches = _human_matches(human or [])
     for number, cue in enumerate(cues, start=1):
         start, end = cue_seconds(cue.get("start_time")), cue_seconds(cue.get("end_time"))
         if start is None or end is None:
             bad = "start_time" if start is None else "end_time"
-            raise fail(file, f"sheet subtitle row {number + 1}", bad,
-                       f"not a cue time HH:MM:SS,mmm (got {cue.get(bad)!r})")
+            raise fail(
+                file,
+                f"sheet subtitle row {number + 1}",
+                bad,
+                f"not a cue time HH:MM:SS,mmm (got {cue.get(bad)!r})",
+            )
         queue = matches.get((cue.get("start_time"), cue.get("end_time"), _clean(cue.get("dialog"))))
         target = (queue.popleft() if len(queue) > 1 else queue[0]) if queue else None
         line = line_of.get(target) if target else None
         if target and line is None:
             film.unresolved_matches += 1
-        film.subtitles.append({"film_id": film.film_id, "cue_index": number - 1, "start_s": start,
-                               "end_s": max(end, start), "text": _clean(cue.get("dialog")),
-                               "matched_line": line})
+        film.subtitles.append(
+            {
+                "film_id": film.film_id,
+                "cue_index": number - 1,
+                "start_s": start,
+                "end_s": max(end, start),
+                "text": _clean(cue.get("dialog")),
+                "matched_line": line,
+            }
+        )
 
 
 def _line_times(film: AlignedFilm) -> None:
@@ -216,7 +273,9 @@ def _line_times(film: AlignedFilm) -> None:
         if cue["matched_line"] is None:
             continue
         line = film.script_lines[cue["matched_line"]]
-        line["start_s"] = cue["start_s"] if line["start_s"] is None else min(line["start_s"], cue["start_s"])
+        line["start_s"] = (
+            cue["start_s"] if line["start_s"] is None else min(line["start_s"], cue["start_s"])
+        )
         line["end_s"] = cue["end_s"] if line["end_s"] is None else max(line["end_s"], cue["end_s"])
 
 
@@ -231,8 +290,11 @@ def _scene_times(film: AlignedFilm, runtime_s: float | None) -> None:
     scenes = film.scenes
     for scene in scenes:
         span = spans.get(scene["scene_index"])
-        scene.update(start_s=span[0] if span else None, end_s=span[1] if span else None,
-                     time_source="matched" if span else "none")
+        scene.update(
+            start_s=span[0] if span else None,
+            end_s=span[1] if span else None,
+            time_source="matched" if span else "none",
+        )
     position = 0
     while position < len(scenes):
         if scenes[position]["time_source"] == "matched":
@@ -246,8 +308,11 @@ def _scene_times(film: AlignedFilm, runtime_s: float | None) -> None:
         if high is not None and high >= low:
             step = (high - low) / (gap_end - position)
             for offset, scene in enumerate(scenes[position:gap_end]):
-                scene.update(start_s=low + offset * step, end_s=low + (offset + 1) * step,
-                             time_source="interpolated")
+                scene.update(
+                    start_s=low + offset * step,
+                    end_s=low + (offset + 1) * step,
+                    time_source="interpolated",
+                )
         position = gap_end
 
 

@@ -1,4 +1,4 @@
-""""Current" views: the rows of the latest finished run, per film (or per judged claim).
+""" "Current" views: the rows of the latest finished run, per film (or per judged claim).
 
 Runs append and nothing is overwritten (DESIGN.md), so a film preprocessed twice has two sets
 of scenes. Pages read these views; comparisons across runs read the base tables.
@@ -8,8 +8,15 @@ from data_access.migrations import migration
 
 # table -> the key within which the latest finished run wins
 PER_FILM_TABLES = [
-    "scenes", "script_lines", "characters", "subtitles", "scene_events",
-    "presence", "beliefs", "meta_beliefs", "plottree_nodes",
+    "scenes",
+    "script_lines",
+    "characters",
+    "subtitles",
+    "scene_events",
+    "presence",
+    "beliefs",
+    "meta_beliefs",
+    "plottree_nodes",
 ]
 
 

@@ -22,7 +22,9 @@ def unkey_claim_verdicts(connection) -> None:
             rationale VARCHAR
         )"""
     )
-    connection.execute("INSERT INTO claim_verdicts_unkeyed SELECT run_id, judge_id, answer_id, claim_id,"
-                       " verdict, rationale FROM claim_verdicts")
+    connection.execute(
+        "INSERT INTO claim_verdicts_unkeyed SELECT run_id, judge_id, answer_id, claim_id,"
+        " verdict, rationale FROM claim_verdicts"
+    )
     connection.execute("DROP TABLE claim_verdicts")
     connection.execute("ALTER TABLE claim_verdicts_unkeyed RENAME TO claim_verdicts")

@@ -12,4 +12,5 @@ def create_belief_parse_issues(connection) -> None:
             item_id VARCHAR NOT NULL,        -- the gateway item: <film>:s<scene>:<char>:<stage>
             stage VARCHAR NOT NULL,          -- events | presence | first_order | meta
             issue VARCHAR NOT NULL
-        )""")
+        )"""
+    )

@@ -31,15 +31,21 @@ def current_belief_cells(connection) -> None:
         SELECT c.film_id, c.scene_index, c.character, arg_max(c.run_id, f.started_at) AS run_id
         FROM covered c JOIN ({_FINISHED}) f USING (run_id)
         GROUP BY c.film_id, c.scene_index, c.character
-        """)
-    for table, who in (("presence", "character"), ("beliefs", "holder"), ("meta_beliefs", "holder")):
+        """
+    )
+    for table, who in (
+        ("presence", "character"),
+        ("beliefs", "holder"),
+        ("meta_beliefs", "holder"),
+    ):
         connection.execute(
             f"""
             CREATE OR REPLACE VIEW current_{table} AS
             SELECT t.* FROM {table} t JOIN current_belief_cells c
               ON t.film_id = c.film_id AND t.scene_index = c.scene_index AND t.{who} = c.character
              AND t.run_id = c.run_id
-            """)
+            """
+        )
     connection.execute(
         f"""
         CREATE OR REPLACE VIEW current_scene_events AS
@@ -50,4 +56,5 @@ def current_belief_cells(connection) -> None:
             GROUP BY e.film_id, e.scene_index
         )
         SELECT t.* FROM scene_events t JOIN latest USING (film_id, scene_index, run_id)
-        """)
+        """
+    )

@@ -12,7 +12,8 @@ def widen_rollup_answer_verdicts(connection) -> None:
     connection.execute(
         "CREATE TABLE rollup_answer_verdicts (judge_id VARCHAR, answer_id VARCHAR, question_id VARCHAR,"
         " setting_id VARCHAR, setting_label VARCHAR, qtype VARCHAR, film_id VARCHAR, n_claims BIGINT,"
-        " n_core BIGINT, n_judged BIGINT, n_asserted BIGINT, n_contradicted BIGINT, n_core_asserted BIGINT)")
+        " n_core BIGINT, n_judged BIGINT, n_asserted BIGINT, n_contradicted BIGINT, n_core_asserted BIGINT)"
+    )
     from data_access.rollups import refresh_rollups
 
     refresh_rollups(connection)

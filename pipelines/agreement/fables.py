@@ -18,8 +18,12 @@ from data_access.store import Store
 from pipelines.agreement.imports import HUMAN, write_judge_labels
 from pipelines.agreement.storysumm import ImportError_
 
-LABELS = {"Yes": "asserted", "No": "contradicted", "PartialSupport": "partial",
-          "Inapplicable": "unverifiable"}
+LABELS = {
+    "Yes": "asserted",
+    "No": "contradicted",
+    "PartialSupport": "partial",
+    "Inapplicable": "unverifiable",
+}
 LEXICAL_JUDGE = "lexical-evidence"
 
 
@@ -46,8 +50,9 @@ def read_fables(path: Path, books: int | None = None) -> list[FablesClaim]:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ImportError_(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}:"
-                           f" {exc.msg}") from None
+        raise ImportError_(
+            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
     data = data.get("FABLES", data) if isinstance(data, dict) else None
     if not isinstance(data, dict):
         raise ImportError_(f"{path}: expected an object of books")
@@ -66,11 +71,20 @@ def _claims_of(path: Path, title: str, model: str, summary) -> list[FablesClaim]
     for key, claim in summary["claims"].items():
         label = claim.get("label") if isinstance(claim, dict) else None
         if label not in LABELS:
-            raise ImportError_(f"{where}, claim {key!r}: field 'label' is {label!r}; expected "
-                               f"one of {', '.join(LABELS)}")
+            raise ImportError_(
+                f"{where}, claim {key!r}: field 'label' is {label!r}; expected "
+                f"one of {', '.join(LABELS)}"
+            )
         summary_id = f"fables:{title}:{model}"
-        found.append(FablesClaim(summary_id, f"{summary_id}:{key}", str(claim.get("claim", "")),
-                                 LABELS[label], [e for e in claim.get("evidence") or [] if e]))
+        found.append(
+            FablesClaim(
+                summary_id,
+                f"{summary_id}:{key}",
+                str(claim.get("claim", "")),
+                LABELS[label],
+                [e for e in claim.get("evidence") or [] if e],
+            )
+        )
     return found
 
 
@@ -78,20 +92,29 @@ def lexical_evidence_rows(claims: list[FablesClaim]) -> list[tuple]:
     """The offline `lexical` matcher's verdict on each claim against its evidence quotes."""
     from pipelines.judge.lexical import LexicalMatcher
 
-    items = [(" ".join(e.strip().rstrip(".") + "." for e in claim.evidence), [claim.text])
-             for claim in claims]
+    items = [
+        (" ".join(e.strip().rstrip(".") + "." for e in claim.evidence), [claim.text])
+        for claim in claims
+    ]
     labels = LexicalMatcher().label_many(items)
-    return [(claim.summary_id, claim.claim_id, *labelled[0]) if evidence else
-            (claim.summary_id, claim.claim_id, "omitted", "no evidence quoted")
-            for claim, (evidence, _), labelled in zip(claims, items, labels)]
+    return [
+        (claim.summary_id, claim.claim_id, *labelled[0])
+        if evidence
+        else (claim.summary_id, claim.claim_id, "omitted", "no evidence quoted")
+        for claim, (evidence, _), labelled in zip(claims, items, labels)
+    ]
 
 
-def import_fables(store: Store, path: Path, lexical_evidence: bool = False,
-                  books: int | None = None) -> FablesImport:
+def import_fables(
+    store: Store, path: Path, lexical_evidence: bool = False, books: int | None = None
+) -> FablesImport:
     """Import the human labels (and optionally the lexical-evidence judge) in one transaction."""
     claims = read_fables(path, books)
-    report = FablesImport(books=len({c.summary_id.split(":")[1] for c in claims}),
-                          summaries=len({c.summary_id for c in claims}), claims=len(claims))
+    report = FablesImport(
+        books=len({c.summary_id.split(":")[1] for c in claims}),
+        summaries=len({c.summary_id for c in claims}),
+        claims=len(claims),
+    )
     for claim in claims:
         report.by_label[claim.verdict] = report.by_label.get(claim.verdict, 0) + 1
     human = [(c.summary_id, c.claim_id, c.verdict, None) for c in claims]
@@ -99,7 +122,14 @@ def import_fables(store: Store, path: Path, lexical_evidence: bool = False,
     with store.transaction() as cursor:
         write_judge_labels(cursor, "fables", HUMAN, "human", str(path), human)
         if lexical:
-            write_judge_labels(cursor, "fables", LEXICAL_JUDGE, "lexical", str(path), lexical,
-                               note="offline lexical matcher against the evidence quotes")
+            write_judge_labels(
+                cursor,
+                "fables",
+                LEXICAL_JUDGE,
+                "lexical",
+                str(path),
+                lexical,
+                note="offline lexical matcher against the evidence quotes",
+            )
             report.lexical = len(lexical)
     return report

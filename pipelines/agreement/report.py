@@ -12,8 +12,14 @@ import pandas as pd
 
 from data_access.agreement_labels import dataset_labels
 from data_access.store import Store
-from pipelines.agreement.stats import (category_counts, cohen_kappa, confusion, fleiss_kappa,
-                                       krippendorff_alpha_nominal, raw_agreement)
+from pipelines.agreement.stats import (
+    category_counts,
+    cohen_kappa,
+    confusion,
+    fleiss_kappa,
+    krippendorff_alpha_nominal,
+    raw_agreement,
+)
 
 
 @dataclass
@@ -44,14 +50,22 @@ def pair_rows(wide: pd.DataFrame) -> tuple[list[dict], dict]:
     for a, b in itertools.combinations(wide.columns, 2):
         both = wide[[a, b]].dropna()
         left, right = both[a].tolist(), both[b].tolist()
-        pairs.append({"a": a, "b": b, "kappa": _clean(cohen_kappa(left, right)),
-                      "agreement": _clean(raw_agreement(left, right)), "n": len(both)})
+        pairs.append(
+            {
+                "a": a,
+                "b": b,
+                "kappa": _clean(cohen_kappa(left, right)),
+                "agreement": _clean(raw_agreement(left, right)),
+                "n": len(both),
+            }
+        )
         confusions[(a, b)] = confusion(left, right)
     return pairs, confusions
 
 
-def agreement_report(store: Store, dataset: str, judges: list[str] | None = None
-                     ) -> AgreementReport:
+def agreement_report(
+    store: Store, dataset: str, judges: list[str] | None = None
+) -> AgreementReport:
     """Agreement among the judges of a dataset (all of them unless `judges` is given).
 
     Raises:
@@ -62,18 +76,30 @@ def agreement_report(store: Store, dataset: str, judges: list[str] | None = None
         labels = labels[labels.judge_id.isin(judges)]
     if labels.empty:
         raise ValueError(f"dataset {dataset!r} has no judge labels in this store")
-    wide = labels.pivot_table(index="item_id", columns="judge_id", values="verdict",
-                              aggfunc="first").sort_index(axis=1)
+    wide = labels.pivot_table(
+        index="item_id", columns="judge_id", values="verdict", aggfunc="first"
+    ).sort_index(axis=1)
     if wide.shape[1] < 2:
-        raise ValueError(f"dataset {dataset!r} has labels from one judge only "
-                         f"({wide.columns[0]}); agreement needs two or more")
+        raise ValueError(
+            f"dataset {dataset!r} has labels from one judge only "
+            f"({wide.columns[0]}); agreement needs two or more"
+        )
     pairs, confusions = pair_rows(wide)
     complete = wide.dropna()
-    fleiss = fleiss_kappa(category_counts(complete)) if wide.shape[1] >= 3 and len(complete) \
+    fleiss = (
+        fleiss_kappa(category_counts(complete))
+        if wide.shape[1] >= 3 and len(complete)
         else float("nan")
+    )
     table = category_counts(wide)
     rated = table.sum(axis=1) >= 2
-    return AgreementReport(dataset, list(wide.columns), pairs, _clean(fleiss),
-                           len(complete) if wide.shape[1] >= 3 else 0,
-                           _clean(krippendorff_alpha_nominal(table)), int(rated.sum()),
-                           confusions)
+    return AgreementReport(
+        dataset,
+        list(wide.columns),
+        pairs,
+        _clean(fleiss),
+        len(complete) if wide.shape[1] >= 3 else 0,
+        _clean(krippendorff_alpha_nominal(table)),
+        int(rated.sum()),
+        confusions,
+    )

@@ -29,8 +29,9 @@ def confusion(a: list, b: list, labels: list[str] | None = None) -> pd.DataFrame
     """Counts of (label by a, label by b); rows are a's labels, columns b's."""
     labels = labels or sorted(set(a) | set(b))
     matrix = confusion_matrix(a, b, labels=labels)
-    return pd.DataFrame(matrix, index=pd.Index(labels, name="a"),
-                        columns=pd.Index(labels, name="b"))
+    return pd.DataFrame(
+        matrix, index=pd.Index(labels, name="a"), columns=pd.Index(labels, name="b")
+    )
 
 
 def category_counts(ratings: pd.DataFrame) -> np.ndarray:
@@ -47,8 +48,8 @@ def fleiss_kappa(table: np.ndarray) -> float:
         return float("nan")
     n_items, n = table.shape[0], raters[0]
     p_category = table.sum(axis=0) / (n_items * n)
-    p_item = ((table ** 2).sum(axis=1) - n) / (n * (n - 1))
-    p_bar, p_e = p_item.mean(), (p_category ** 2).sum()
+    p_item = ((table**2).sum(axis=1) - n) / (n * (n - 1))
+    p_bar, p_e = p_item.mean(), (p_category**2).sum()
     return float((p_bar - p_e) / (1 - p_e)) if p_e < 1 else float("nan")
 
 
@@ -67,5 +68,5 @@ def krippendorff_alpha_nominal(table: np.ndarray) -> float:
     n_c = coincidence.sum(axis=1)
     total = n_c.sum()
     observed = total - np.trace(coincidence)
-    expected = (total ** 2 - (n_c ** 2).sum()) / (total - 1)
+    expected = (total**2 - (n_c**2).sum()) / (total - 1)
     return float(1 - observed / expected) if expected > 0 else float("nan")

@@ -58,10 +58,13 @@ def load_json(path: Path, notes: list[str]) -> dict:
         except json.JSONDecodeError:
             data = None
         if data is None:
-            raise ImportError_(f"{path}: malformed JSON at line {first.lineno}, column "
-                               f"{first.colno}: {first.msg}") from None
-        notes.append(f"{path.name}: repaired {count} stray '\", \"' before a line break "
-                     f"(known defect, first error at line {first.lineno})")
+            raise ImportError_(
+                f"{path}: malformed JSON at line {first.lineno}, column {first.colno}: {first.msg}"
+            ) from None
+        notes.append(
+            f"{path.name}: repaired {count} stray '\", \"' before a line break "
+            f"(known defect, first error at line {first.lineno})"
+        )
         return data
 
 
@@ -79,15 +82,27 @@ def human_rows(path: Path, data: dict) -> tuple[list, list, dict[str, int], list
         summary, errors = record.get("summary"), record.get("errors")
         if not isinstance(summary, list) or not isinstance(errors, list):
             raise ImportError_(f"{where}: field 'summary' and 'errors' must be lists")
-        summaries.append((f"storysumm:{story_id}", f"storysumm:{story_id}:summary",
-                          VERDICT[_binary(record.get("label"), f"{where} field 'label'")], None))
+        summaries.append(
+            (
+                f"storysumm:{story_id}",
+                f"storysumm:{story_id}:summary",
+                VERDICT[_binary(record.get("label"), f"{where} field 'label'")],
+                None,
+            )
+        )
         if len(errors) != len(summary):
             skipped.append(f"{story_id}: {len(errors)} error labels for {len(summary)} sentences")
             continue
         lengths[story_id] = len(summary)
-        sentences += [(f"storysumm:{story_id}", f"storysumm:{story_id}:s{k}",
-                       VERDICT[_binary(v, f"{where} field 'errors[{k}]'")], None)
-                      for k, v in enumerate(errors)]
+        sentences += [
+            (
+                f"storysumm:{story_id}",
+                f"storysumm:{story_id}:s{k}",
+                VERDICT[_binary(v, f"{where} field 'errors[{k}]'")],
+                None,
+            )
+            for k, v in enumerate(errors)
+        ]
     return sentences, summaries, lengths, skipped
 
 
@@ -99,13 +114,25 @@ def predictor_rows(path: Path, data: dict, lengths: dict[str, int]) -> tuple[lis
         if not isinstance(record, dict):
             raise ImportError_(f"{where}: expected an object")
         if "label" in record:
-            summaries.append((f"storysumm:{story_id}", f"storysumm:{story_id}:summary",
-                              VERDICT[_binary(record["label"], f"{where} field 'label'")], None))
+            summaries.append(
+                (
+                    f"storysumm:{story_id}",
+                    f"storysumm:{story_id}:summary",
+                    VERDICT[_binary(record["label"], f"{where} field 'label'")],
+                    None,
+                )
+            )
         labels = record.get("sentence_labels")
         if isinstance(labels, list) and lengths.get(story_id) == len(labels):
-            sentences += [(f"storysumm:{story_id}", f"storysumm:{story_id}:s{k}",
-                           VERDICT[_binary(v, f"{where} field 'sentence_labels[{k}]'")], None)
-                          for k, v in enumerate(labels)]
+            sentences += [
+                (
+                    f"storysumm:{story_id}",
+                    f"storysumm:{story_id}:s{k}",
+                    VERDICT[_binary(v, f"{where} field 'sentence_labels[{k}]'")],
+                    None,
+                )
+                for k, v in enumerate(labels)
+            ]
     return sentences, summaries
 
 
@@ -116,8 +143,9 @@ def _main_file(directory: Path) -> Path:
     raise ImportError_(f"{directory}: no storysumm.json found")
 
 
-def import_storysumm(store: Store, directory: Path, main_file: Path | None = None
-                     ) -> StorySummImport:
+def import_storysumm(
+    store: Store, directory: Path, main_file: Path | None = None
+) -> StorySummImport:
     """Import human and predictor labels from a StorySumm checkout in one transaction."""
     directory = Path(directory)
     path = main_file or _main_file(directory)
@@ -135,10 +163,18 @@ def import_storysumm(store: Store, directory: Path, main_file: Path | None = Non
         judges[name] = (sent, summ, "predictor")
     with store.transaction() as cursor:
         for judge_id, (sent, summ, kind) in judges.items():
-            for dataset, rows, counts in (("storysumm", sent, report.sentence_labels),
-                                          ("storysumm-summary", summ, report.summary_labels)):
+            for dataset, rows, counts in (
+                ("storysumm", sent, report.sentence_labels),
+                ("storysumm-summary", summ, report.summary_labels),
+            ):
                 if rows:
-                    write_judge_labels(cursor, dataset, judge_id, kind, str(path if judge_id ==
-                                       HUMAN else directory), rows)
+                    write_judge_labels(
+                        cursor,
+                        dataset,
+                        judge_id,
+                        kind,
+                        str(path if judge_id == HUMAN else directory),
+                        rows,
+                    )
                     counts[judge_id] = len(rows)
     return report

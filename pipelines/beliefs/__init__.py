@@ -13,8 +13,12 @@ from pipelines.beliefs.tracker import BeliefTracker, Trace, track
 def _evaluators():
     from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 
-    return {"hitom": hitom.evaluate, "perceptom": perceptom.evaluate,
-            "bigtom": bigtom.evaluate, "opentom": opentom.evaluate}
+    return {
+        "hitom": hitom.evaluate,
+        "perceptom": perceptom.evaluate,
+        "bigtom": bigtom.evaluate,
+        "opentom": opentom.evaluate,
+    }
 
 
 def evaluator(name: str):

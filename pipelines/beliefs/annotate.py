@@ -30,7 +30,9 @@ class Selection:
     characters: list[str] | None = None
 
     def has_scene(self, index: int) -> bool:
-        return (self.first is None or index >= self.first) and (self.stop is None or index < self.stop)
+        return (self.first is None or index >= self.first) and (
+            self.stop is None or index < self.stop
+        )
 
     def has_character(self, name: str) -> bool:
         return not self.characters or name in self.characters
@@ -77,10 +79,14 @@ def load_film(store: Store, film_id: str):
     scenes = rules.lines_from_frame(frame, voices)
     locations = frame.groupby("scene_index")["location"].first().to_dict()
     cast = belief_store.film_characters(store, film_id)
-    names = {row.canonical_name: list(row.aliases if row.aliases is not None else [])
-             for row in cast.itertuples(index=False)}
+    names = {
+        row.canonical_name: list(row.aliases if row.aliases is not None else [])
+        for row in cast.itertuples(index=False)
+    }
     if not names:
-        names = {c: [] for c in frame.loc[frame["kind"] == "dialogue", "character"].dropna().unique()}
+        names = {
+            c: [] for c in frame.loc[frame["kind"] == "dialogue", "character"].dropna().unique()
+        }
     # A joint cue is not a character: its members are (added when the roster lacks them).
     for joint in [n for n in names if len(rules.split_group(n)) > 1]:
         del names[joint]
@@ -92,11 +98,17 @@ def load_film(store: Store, film_id: str):
 def annotate_rules(store: Store, film_id: str, selection: Selection) -> AnnotationResult:
     """Presence, witnessed events and told lines for the selected scenes (backend 'rules')."""
     film, scenes, locations, roster, voices = load_film(store, film_id)
-    result = AnnotationResult(film_id, rules.BACKEND, defaultdict(list),
-                              {"voices_from_source": voices, "scenes": sorted(scenes)})
+    result = AnnotationResult(
+        film_id,
+        rules.BACKEND,
+        defaultdict(list),
+        {"voices_from_source": voices, "scenes": sorted(scenes)},
+    )
     previous, tags = None, defaultdict(int)
     for index in sorted(scenes):
-        same_place = previous is not None and locations.get(index) == locations.get(previous.scene_index)
+        same_place = previous is not None and locations.get(index) == locations.get(
+            previous.scene_index
+        )
         scene = rules.annotate_scene(index, scenes[index], roster, previous, same_place)
         previous = scene
         if selection.has_scene(index):
@@ -114,21 +126,42 @@ def _scene_rows(result, film_id, scene, selection, tags) -> None:
         result.tables["scene_events"].append({"film_id": film_id, **event})
     for character, status in scene.presence.items():
         if selection.has_character(character):
-            result.tables["presence"].append({
-                "film_id": film_id, "scene_index": scene.scene_index, "character": character,
-                "status": status, "witnessed_events": scene.witnessed.get(character, [])})
+            result.tables["presence"].append(
+                {
+                    "film_id": film_id,
+                    "scene_index": scene.scene_index,
+                    "character": character,
+                    "status": status,
+                    "witnessed_events": scene.witnessed.get(character, []),
+                }
+            )
     for told in scene.told:
         if selection.has_character(told["holder"]):
             tags[told["holder"]] += 1
-            result.tables["beliefs"].append({
-                "film_id": film_id, "belief_id": f"B{tags[told['holder']]}",
-                "holder": told["holder"], "scene_index": scene.scene_index, "kind": "told",
-                "content": told["content"], "source_character": told["source"],
-                "believed": None, "basis": [told["event_id"]], "is_false": False})
+            result.tables["beliefs"].append(
+                {
+                    "film_id": film_id,
+                    "belief_id": f"B{tags[told['holder']]}",
+                    "holder": told["holder"],
+                    "scene_index": scene.scene_index,
+                    "kind": "told",
+                    "content": told["content"],
+                    "source_character": told["source"],
+                    "believed": None,
+                    "basis": [told["event_id"]],
+                    "is_false": False,
+                }
+            )
 
 
-def annotate(store: Store, film_id: str, backend: str = "rules", selection: Selection | None = None,
-             dry_run: bool = False, **llm_options) -> AnnotationResult:
+def annotate(
+    store: Store,
+    film_id: str,
+    backend: str = "rules",
+    selection: Selection | None = None,
+    dry_run: bool = False,
+    **llm_options,
+) -> AnnotationResult:
     """Annotate a film with one backend and (unless dry_run) store the rows as one run."""
     selection = selection or Selection()
     if backend == "rules":
@@ -143,9 +176,18 @@ def annotate(store: Store, film_id: str, backend: str = "rules", selection: Sele
     result.counts = {table: len(rows) for table, rows in result.tables.items()}
     if dry_run:
         return result
-    params = {**result.params, "scenes": [selection.first, selection.stop],
-              "characters": selection.characters, **spec_extra}
-    spec = RunSpec("beliefs.annotate", backend=result.backend, params=params, source=film_id,
-                   note="offline rules over the stored screenplay (no LLM)")
+    params = {
+        **result.params,
+        "scenes": [selection.first, selection.stop],
+        "characters": selection.characters,
+        **spec_extra,
+    }
+    spec = RunSpec(
+        "beliefs.annotate",
+        backend=result.backend,
+        params=params,
+        source=film_id,
+        note="offline rules over the stored screenplay (no LLM)",
+    )
     result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
     return result

@@ -21,13 +21,31 @@ from pipelines.beliefs.hitom import TomFormatError
 from pipelines.beliefs.tracker import track
 
 DATASET_ID = "bigtom"
-COLUMNS = ("story", "aware_percept", "unaware_percept", "action_updated", "action_not_updated",
-           "belief_question", "desire_question", "action_question", "belief_true",
-           "desire_aware", "action_true", "belief_false", "desire_unaware", "action_false",
-           "control_event", "control_aware", "control_unaware", "generator", "flag")
+COLUMNS = (
+    "story",
+    "aware_percept",
+    "unaware_percept",
+    "action_updated",
+    "action_not_updated",
+    "belief_question",
+    "desire_question",
+    "action_question",
+    "belief_true",
+    "desire_aware",
+    "action_true",
+    "belief_false",
+    "desire_unaware",
+    "action_false",
+    "control_event",
+    "control_aware",
+    "control_unaware",
+    "generator",
+    "flag",
+)
 STATE = "the state of the world"
-_NEGATION = re.compile(r"\b(?:does not|doesn't|did not|didn't|not|never|fails? to|without|unaware)\b",
-                       re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(?:does not|doesn't|did not|didn't|not|never|fails? to|without|unaware)\b", re.IGNORECASE
+)
 
 
 def perceives(agent: str, percept: str) -> bool:
@@ -46,8 +64,10 @@ def read_rows(path: Path) -> list[dict]:
     rows = []
     for index, cells in enumerate(raw):
         if len(cells) != len(COLUMNS):
-            raise TomFormatError(f"{path}: record {index}: expected {len(COLUMNS)} ';'-separated"
-                                 f" fields, found {len(cells)}")
+            raise TomFormatError(
+                f"{path}: record {index}: expected {len(COLUMNS)} ';'-separated"
+                f" fields, found {len(cells)}"
+            )
         rows.append(dict(zip(COLUMNS, (c.strip() for c in cells))))
     return rows
 
@@ -65,30 +85,65 @@ def build_story(row: dict, index: int, aware: bool) -> TomStory:
     events = [StoryEvent(i, OTHER, text) for i, text in enumerate(context[:-1])]
     # The agent knows the initial state; the last context sentence is the causal change, whose
     # witnesses are read off the percept sentence that follows it.
-    events[:1] = [StoryEvent(0, LOCATED, context[0], obj=STATE, container=initial,
-                             observers=(agent,))]
-    events.append(StoryEvent(len(context) - 1, LOCATED, context[-1], obj=STATE,
-                             container=changed, observers=witnesses))
+    events[:1] = [
+        StoryEvent(0, LOCATED, context[0], obj=STATE, container=initial, observers=(agent,))
+    ]
+    events.append(
+        StoryEvent(
+            len(context) - 1,
+            LOCATED,
+            context[-1],
+            obj=STATE,
+            container=changed,
+            observers=witnesses,
+        )
+    )
     events.append(StoryEvent(len(context), OTHER, percept, agents=(agent,)))
     condition = "true_belief" if aware else "false_belief"
     story_id = f"bigtom-{index:03d}-{'aware' if aware else 'unaware'}"
     gold_belief = row["belief_true" if aware else "belief_false"]
     gold_action = row["action_true" if aware else "action_false"]
     questions = [
-        TomQuestion(f"{story_id}-belief", row["belief_question"], (agent,), STATE, gold_belief,
-                    group=f"belief/{condition}"),
-        TomQuestion(f"{story_id}-action", row["action_question"], (agent,), STATE, gold_action,
-                    group=f"action/{condition}", kind="action"),
+        TomQuestion(
+            f"{story_id}-belief",
+            row["belief_question"],
+            (agent,),
+            STATE,
+            gold_belief,
+            group=f"belief/{condition}",
+        ),
+        TomQuestion(
+            f"{story_id}-action",
+            row["action_question"],
+            (agent,),
+            STATE,
+            gold_action,
+            group=f"action/{condition}",
+            kind="action",
+        ),
     ]
-    return TomStory(story_id, DATASET_ID, sentences, events, questions,
-                    {"agent": agent, "condition": condition, "row": index,
-                     "actions": {changed: row["action_true"], initial: row["action_false"]}})
+    return TomStory(
+        story_id,
+        DATASET_ID,
+        sentences,
+        events,
+        questions,
+        {
+            "agent": agent,
+            "condition": condition,
+            "row": index,
+            "actions": {changed: row["action_true"], initial: row["action_false"]},
+        },
+    )
 
 
 def load_stories(path: Path) -> list[TomStory]:
     """Both conditions of every row."""
-    return [build_story(row, i, aware) for i, row in enumerate(read_rows(path))
-            for aware in (True, False)]
+    return [
+        build_story(row, i, aware)
+        for i, row in enumerate(read_rows(path))
+        for aware in (True, False)
+    ]
 
 
 def evaluate(path: Path) -> EvalResult:
@@ -100,6 +155,9 @@ def evaluate(path: Path) -> EvalResult:
             belief = trace.believes(question.chain, question.obj)
             predicted = story.meta["actions"].get(belief) if question.kind == "action" else belief
             ok = normalise_answer(predicted) == normalise_answer(question.gold)
-            result.add(ok, question.group,
-                       Miss(story.story_id, question.text, question.gold, predicted, question.group))
+            result.add(
+                ok,
+                question.group,
+                Miss(story.story_id, question.text, question.gold, predicted, question.group),
+            )
     return result

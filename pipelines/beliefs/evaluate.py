@@ -39,8 +39,9 @@ class EvalResult:
     misses: list[Miss] = field(default_factory=list)
     notes: dict = field(default_factory=dict)
 
-    def add(self, ok: bool, group: str, miss: Miss | None = None,
-            also: dict[str, str] | None = None) -> None:
+    def add(
+        self, ok: bool, group: str, miss: Miss | None = None, also: dict[str, str] | None = None
+    ) -> None:
         """Record one scored item in its group (and in any extra breakdowns)."""
         self.n += 1
         self.correct += int(ok)

@@ -15,8 +15,18 @@ ENTER, EXIT, LOCATED, MOVE, STAY = "enter", "exit", "located", "move", "stay"
 CONTAINER_IN, AGENT_IN = "container_in", "agent_in"
 PUBLIC_CLAIM, PRIVATE_TELL = "public_claim", "private_tell"
 OTHER = "other"
-KINDS = (ENTER, EXIT, LOCATED, MOVE, STAY, CONTAINER_IN, AGENT_IN, PUBLIC_CLAIM, PRIVATE_TELL,
-         OTHER)
+KINDS = (
+    ENTER,
+    EXIT,
+    LOCATED,
+    MOVE,
+    STAY,
+    CONTAINER_IN,
+    AGENT_IN,
+    PUBLIC_CLAIM,
+    PRIVATE_TELL,
+    OTHER,
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +66,8 @@ class TomQuestion:
     chain: tuple[str, ...]
     obj: str | None
     gold: str
-    group: str                      # what `beliefs eval` reports by (order, condition, ...)
-    kind: str = "location"          # location | initial | changed
+    group: str  # what `beliefs eval` reports by (order, condition, ...)
+    kind: str = "location"  # location | initial | changed
     extra: dict = field(default_factory=dict)
 
 

@@ -10,7 +10,16 @@ from __future__ import annotations
 import re
 
 from pipelines.beliefs.events import (
-    AGENT_IN, CONTAINER_IN, ENTER, EXIT, LOCATED, MOVE, OTHER, PRIVATE_TELL, PUBLIC_CLAIM, STAY,
+    AGENT_IN,
+    CONTAINER_IN,
+    ENTER,
+    EXIT,
+    LOCATED,
+    MOVE,
+    OTHER,
+    PRIVATE_TELL,
+    PUBLIC_CLAIM,
+    STAY,
     StoryEvent,
 )
 
@@ -37,10 +46,13 @@ def _template(pattern: str):
     def register(builder):
         _TEMPLATES.append((re.compile(pattern + r"\.?$"), builder))
         return builder
+
     return register
 
 
-@_template(rf"^(?P<who>{_NAME}(?:(?:, | and ){_NAME})*) (?:entered|went into|walked into) the (?P<room>{_THING})")
+@_template(
+    rf"^(?P<who>{_NAME}(?:(?:, | and ){_NAME})*) (?:entered|went into|walked into) the (?P<room>{_THING})"
+)
 def _enter(step, text, m):
     return StoryEvent(step, ENTER, text, agents=_names(m["who"]), room=m["room"])
 
@@ -55,24 +67,45 @@ def _stay(step, text, m):
     return StoryEvent(step, STAY, text, agents=(m["who"],), room=m["room"])
 
 
-@_template(rf"^(?P<who>{_NAME}) publicly claimed that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})")
+@_template(
+    rf"^(?P<who>{_NAME}) publicly claimed that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})"
+)
 def _public(step, text, m):
-    return StoryEvent(step, PUBLIC_CLAIM, text, agents=(m["who"],), obj=m["obj"],
-                      container=m["box"])
+    return StoryEvent(
+        step, PUBLIC_CLAIM, text, agents=(m["who"],), obj=m["obj"], container=m["box"]
+    )
 
 
-@_template(rf"^(?P<who>{_NAME}) privately told (?P<to>{_NAME}) that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})")
+@_template(
+    rf"^(?P<who>{_NAME}) privately told (?P<to>{_NAME}) that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})"
+)
 def _private(step, text, m):
-    return StoryEvent(step, PRIVATE_TELL, text, agents=(m["who"],), listener=m["to"],
-                      obj=m["obj"], container=m["box"])
+    return StoryEvent(
+        step,
+        PRIVATE_TELL,
+        text,
+        agents=(m["who"],),
+        listener=m["to"],
+        obj=m["obj"],
+        container=m["box"],
+    )
 
 
 # OpenToM: "Diego moved the scarf to the a donation bin and Amir witnessed the action."
-@_template(rf"^(?P<who>{_NAME}) moved the (?P<obj>{_THING}) to (?P<box>.+?) (?:and|but) (?P<obs>{_NAME}) (?P<neg>did not |didn't )?witness(?:ed)? the (?:action|event|move)")
+@_template(
+    rf"^(?P<who>{_NAME}) moved the (?P<obj>{_THING}) to (?P<box>.+?) (?:and|but) (?P<obs>{_NAME}) (?P<neg>did not |didn't )?witness(?:ed)? the (?:action|event|move)"
+)
 def _move_observed(step, text, m):
     observers = (m["who"],) if m["neg"] else (m["who"], m["obs"])
-    return StoryEvent(step, MOVE, text, agents=(m["who"],), obj=m["obj"],
-                      container=_strip_article(m["box"]), observers=observers)
+    return StoryEvent(
+        step,
+        MOVE,
+        text,
+        agents=(m["who"],),
+        obj=m["obj"],
+        container=_strip_article(m["box"]),
+        observers=observers,
+    )
 
 
 @_template(rf"^(?P<who>{_NAME}) moved the (?P<obj>{_THING}) to the (?P<box>{_THING})")
@@ -81,10 +114,19 @@ def _move(step, text, m):
 
 
 # OpenToM: "Both Diego and Amir noticed that the scarf is in the basket in the patio."
-@_template(rf"^Both (?P<a>{_NAME}) and (?P<b>{_NAME}) noticed that the (?P<obj>{_THING}) is in the (?P<box>{_THING}) in the ?(?P<room>{_THING})?")
+@_template(
+    rf"^Both (?P<a>{_NAME}) and (?P<b>{_NAME}) noticed that the (?P<obj>{_THING}) is in the (?P<box>{_THING}) in the ?(?P<room>{_THING})?"
+)
 def _noticed(step, text, m):
-    return StoryEvent(step, LOCATED, text, obj=m["obj"], container=m["box"],
-                      room=m["room"] or None, observers=(m["a"], m["b"]))
+    return StoryEvent(
+        step,
+        LOCATED,
+        text,
+        obj=m["obj"],
+        container=m["box"],
+        room=m["room"] or None,
+        observers=(m["a"], m["b"]),
+    )
 
 
 @_template(rf"^The (?P<obj>{_THING}) (?:is|are) in the (?P<place>{_THING})")
@@ -138,8 +180,9 @@ def _is_furniture_fact(event: StoryEvent, following: StoryEvent | None, rooms: s
     when the next sentence places that pantry in a room (ToMi has a pantry container)."""
     if event.kind != LOCATED or event.observers is not None or event.container not in rooms:
         return False
-    places_container = (following is not None and following.kind == LOCATED
-                        and following.obj == event.container)
+    places_container = (
+        following is not None and following.kind == LOCATED and following.obj == event.container
+    )
     return not places_container
 
 

@@ -78,8 +78,9 @@ def build_story(item: dict, index: int, path: Path | str = "") -> TomStory:
     events, unparsed = parse_story(sentences)
     parsed = question_chain(item["question"])
     if parsed is None:
-        raise TomFormatError(f"{path}: record {index}: field 'question' has an unknown form:"
-                             f" {item['question']!r}")
+        raise TomFormatError(
+            f"{path}: record {index}: field 'question' has an unknown form: {item['question']!r}"
+        )
     chain, obj = parsed
     deception = bool(item.get("deception"))
     # (prompting style, sample id) is unique in the released file and stable across subsets.
@@ -88,13 +89,29 @@ def build_story(item: dict, index: int, path: Path | str = "") -> TomStory:
     else:
         story_id = f"hitom-{index:04d}"
     question = TomQuestion(
-        question_id=f"{story_id}-q", text=item["question"], chain=chain, obj=obj,
-        gold=str(item["answer"]), group=str(item["question_order"]),
-        extra={"deception": deception, "story_length": item.get("story_length"),
-               "prompting_type": item.get("prompting_type")},
+        question_id=f"{story_id}-q",
+        text=item["question"],
+        chain=chain,
+        obj=obj,
+        gold=str(item["answer"]),
+        group=str(item["question_order"]),
+        extra={
+            "deception": deception,
+            "story_length": item.get("story_length"),
+            "prompting_type": item.get("prompting_type"),
+        },
     )
-    meta = {k: item.get(k) for k in ("prompting_type", "deception", "story_length",
-                                       "question_order", "sample_id", "choices")}
+    meta = {
+        k: item.get(k)
+        for k in (
+            "prompting_type",
+            "deception",
+            "story_length",
+            "question_order",
+            "sample_id",
+            "choices",
+        )
+    }
     return TomStory(story_id, DATASET_ID, sentences, events, [question], meta, unparsed)
 
 
@@ -124,8 +141,14 @@ def evaluate(path: Path, nesting: str = "auto") -> EvalResult:
             predicted = trace.believes(question.chain, question.obj)
             ok = normalise_answer(predicted) == normalise_answer(question.gold)
             tell = "deception" if question.extra["deception"] else "no_deception"
-            result.add(ok, question.group,
-                       Miss(story.story_id, question.text, question.gold, predicted, question.group),
-                       also={"condition": tell, "order_condition": f"{question.group}/{tell}",
-                             "prompting_type": str(question.extra["prompting_type"])})
+            result.add(
+                ok,
+                question.group,
+                Miss(story.story_id, question.text, question.gold, predicted, question.group),
+                also={
+                    "condition": tell,
+                    "order_condition": f"{question.group}/{tell}",
+                    "prompting_type": str(question.extra["prompting_type"]),
+                },
+            )
     return result

@@ -17,8 +17,12 @@ from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 from pipelines.beliefs.events import TomStory
-from pipelines.beliefs.records import (BACKEND, StoryRecords, labelled_perceiver_records,
-                                       story_records)
+from pipelines.beliefs.records import (
+    BACKEND,
+    StoryRecords,
+    labelled_perceiver_records,
+    story_records,
+)
 from pipelines.beliefs.tracker import Trace, track
 
 
@@ -46,8 +50,10 @@ def _bigtom_trace(story: TomStory) -> Trace:
 def _hitom_title(story: TomStory) -> str:
     meta = story.meta
     tell = "deception" if meta.get("deception") else "no deception"
-    return (f"Hi-ToM {meta.get('prompting_type')} #{meta.get('sample_id')} · order"
-            f" {meta.get('question_order')} · {tell} · {meta.get('story_length')} chapter(s)")
+    return (
+        f"Hi-ToM {meta.get('prompting_type')} #{meta.get('sample_id')} · order"
+        f" {meta.get('question_order')} · {tell} · {meta.get('story_length')} chapter(s)"
+    )
 
 
 def _perceptom_load(path: Path) -> list[TomStory]:
@@ -56,19 +62,45 @@ def _perceptom_load(path: Path) -> list[TomStory]:
 
 
 SOURCES: dict[str, TomSource] = {
-    "hitom": TomSource("hitom", "Hi-ToM", "Apache-2.0",
-                       "github.com/ying-hui-he/Hi-ToM_dataset", hitom.load_stories,
-                       hitom.trace_story, _hitom_title),
-    "perceptom": TomSource("perceptom", "Percept-ToMi", "none stated (research only)",
-                           "github.com/chanijung/PercepToM", _perceptom_load, _plain_trace,
-                           lambda s: f"Percept-ToMi {s.story_id.rsplit('-', 1)[-1]} · {s.meta['qType']}"),
-    "bigtom": TomSource("bigtom", "BigToM", "MIT", "github.com/cicl-stanford/procedural-evals-tom",
-                        bigtom.load_stories, _bigtom_trace,
-                        lambda s: f"BigToM #{s.meta['row']} · {s.meta['condition'].replace('_', ' ')}"),
-    "opentom": TomSource("opentom", "OpenToM", "CC BY-NC 4.0", "github.com/seacowx/OpenToM",
-                         opentom.load_stories, _plain_trace,
-                         lambda s: f"OpenToM {s.story_id.split('-', 1)[1]} · "
-                                   f"{'observed' if s.meta.get('observed') else 'unobserved'}"),
+    "hitom": TomSource(
+        "hitom",
+        "Hi-ToM",
+        "Apache-2.0",
+        "github.com/ying-hui-he/Hi-ToM_dataset",
+        hitom.load_stories,
+        hitom.trace_story,
+        _hitom_title,
+    ),
+    "perceptom": TomSource(
+        "perceptom",
+        "Percept-ToMi",
+        "none stated (research only)",
+        "github.com/chanijung/PercepToM",
+        _perceptom_load,
+        _plain_trace,
+        lambda s: f"Percept-ToMi {s.story_id.rsplit('-', 1)[-1]} · {s.meta['qType']}",
+    ),
+    "bigtom": TomSource(
+        "bigtom",
+        "BigToM",
+        "MIT",
+        "github.com/cicl-stanford/procedural-evals-tom",
+        bigtom.load_stories,
+        _bigtom_trace,
+        lambda s: f"BigToM #{s.meta['row']} · {s.meta['condition'].replace('_', ' ')}",
+    ),
+    "opentom": TomSource(
+        "opentom",
+        "OpenToM",
+        "CC BY-NC 4.0",
+        "github.com/seacowx/OpenToM",
+        opentom.load_stories,
+        _plain_trace,
+        lambda s: (
+            f"OpenToM {s.story_id.split('-', 1)[1]} · "
+            f"{'observed' if s.meta.get('observed') else 'unobserved'}"
+        ),
+    ),
 }
 
 
@@ -97,8 +129,9 @@ def build_records(name: str, path: Path, limit: int | None = None) -> list[Story
 def fantom_records(path: Path, limit: int | None = None) -> list[StoryRecords]:
     """Percept-FANToM parts with the dataset's labelled perceivers (no tracker involved)."""
     stories = perceptom.load_fantom(path)[:limit] if limit else perceptom.load_fantom(path)
-    return [labelled_perceiver_records(s, f"Percept-FANToM part {s.meta['part_id']}")
-            for s in stories]
+    return [
+        labelled_perceiver_records(s, f"Percept-FANToM part {s.meta['part_id']}") for s in stories
+    ]
 
 
 def import_tom(store: Store, name: str, path: Path, limit: int | None = None) -> ImportSummary:
@@ -108,27 +141,44 @@ def import_tom(store: Store, name: str, path: Path, limit: int | None = None) ->
     and told rows under a run labelled 'dataset-perceivers' (the dataset's labels, not ours).
     """
     source, path = SOURCES[name], Path(path)
-    groups = [(build_records(name, path, limit), BACKEND,
-               "symbolic belief tracker over the dataset's events (no LLM)")]
+    groups = [
+        (
+            build_records(name, path, limit),
+            BACKEND,
+            "symbolic belief tracker over the dataset's events (no LLM)",
+        )
+    ]
     fantom = path / "Percept-FANToM.csv"
     if name == "perceptom" and path.is_dir() and fantom.is_file():
-        groups.append((fantom_records(fantom, limit), "dataset-perceivers",
-                       "presence and told lines from Percept-FANToM's labelled perceivers"))
+        groups.append(
+            (
+                fantom_records(fantom, limit),
+                "dataset-perceivers",
+                "presence and told lines from Percept-FANToM's labelled perceivers",
+            )
+        )
     records = [r for group, _, _ in groups for r in group]
     params = {"dataset": name, "limit": limit, "stories": len(records)}
     counts: dict[str, int] = {}
     with store.transaction() as cursor:
-        import_run = insert_run(cursor, RunSpec(f"import.{name}", backend="import",
-                                                params=params, source=str(path)))
-        ensure_dataset(cursor, source.dataset_id, source.name, "tom", source.source,
-                       source.licence, import_run)
+        import_run = insert_run(
+            cursor, RunSpec(f"import.{name}", backend="import", params=params, source=str(path))
+        )
+        ensure_dataset(
+            cursor, source.dataset_id, source.name, "tom", source.source, source.licence, import_run
+        )
         belief_store.ensure_films(cursor, [r.film for r in records], import_run)
-        _write_tables(cursor, records, ("scenes", "script_lines", "scene_events"), import_run,
-                      counts)
+        _write_tables(
+            cursor, records, ("scenes", "script_lines", "scene_events"), import_run, counts
+        )
         belief_runs = []
         for group, backend, note in groups:
-            run_id = insert_run(cursor, RunSpec("beliefs.track", backend=backend, params=params,
-                                                source=str(path), note=note))
+            run_id = insert_run(
+                cursor,
+                RunSpec(
+                    "beliefs.track", backend=backend, params=params, source=str(path), note=note
+                ),
+            )
             _write_tables(cursor, group, ("presence", "beliefs", "meta_beliefs"), run_id, counts)
             finish_run(cursor, run_id, n_items=len(group), n_failed=0)
             belief_runs.append(run_id)

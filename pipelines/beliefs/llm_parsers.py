@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 
 PRESENCE_LEVELS = ("on_screen", "offscreen_aware", "offscreen_unaware", "absent_unmentioned")
 META_TYPES = ("first_order_about_d", "about_self", "about_third_party")
-META_SOURCES = ("shared_witnessing", "observed_d_told", "observed_d_behavior", "c_told_d",
-                "d_absence", "shared_prior_context")
+META_SOURCES = (
+    "shared_witnessing",
+    "observed_d_told",
+    "observed_d_behavior",
+    "c_told_d",
+    "d_absence",
+    "shared_prior_context",
+)
 CONFIDENCES = ("high", "medium", "low")
 _NONE = {"", "(none)", "none", "n/a", "-", "no", "nothing"}
 _DECOR = re.compile(r"^[\s>*_#`\-•]*|[\s*_`]*$")
@@ -33,7 +39,7 @@ class Parsed:
 
 
 def _clean(text: str) -> str:
-    return _DECOR.sub("", text).strip().strip('"“”\'')
+    return _DECOR.sub("", text).strip().strip("\"“”'")
 
 
 def _is_none(text: str) -> bool:
@@ -93,8 +99,9 @@ def parse_events(text: str, listed: list[str]) -> Parsed:
                 if known:
                     names.append(known)
                 else:
-                    result.problems.append(f"event {number}: {role[:-1]} {name!r} is not a listed"
-                                           " character; dropped")
+                    result.problems.append(
+                        f"event {number}: {role[:-1]} {name!r} is not a listed character; dropped"
+                    )
             people[role] = names
         result.items.append({"description": description, **people})
     return result
@@ -125,10 +132,19 @@ def parse_presence(text: str, event_ids: list[str]) -> Parsed:
 
 
 # -- Table 20 ---------------------------------------------------------------------------
-_SECTIONS = {"told": "told", "inferred": "inferred", "false beliefs held": "false",
-             "false beliefs": "false", "revisions": "revisions", "revised": "revisions"}
-_SECTION_HEAD = re.compile(r"^[\s#*_]*(told|inferred|false beliefs held|false beliefs|revisions)"
-                           r"[\s*_:]*$", re.I)
+_SECTIONS = {
+    "told": "told",
+    "inferred": "inferred",
+    "false beliefs held": "false",
+    "false beliefs": "false",
+    "revisions": "revisions",
+    "revised": "revisions",
+}
+_SECTION_HEAD = re.compile(
+    r"^[\s#*_]*(told|inferred|false beliefs held|false beliefs|revisions)"
+    r"[\s*_:]*$",
+    re.I,
+)
 
 
 def _items(lines: list[str]) -> list[list[str]]:
@@ -141,7 +157,7 @@ def _items(lines: list[str]) -> list[list[str]]:
             continue
         bullet = re.match(r"^\s*(?:[-*•]|\d+[.)])\s+", line)
         if bullet or fresh:
-            items.append([line[bullet.end():] if bullet else line])
+            items.append([line[bullet.end() :] if bullet else line])
         else:
             items[-1].append(line)
         fresh = False
@@ -161,7 +177,9 @@ def parse_first_order(text: str) -> Parsed:
         elif current:
             sections[current].append(line)
     if not sections:
-        raise ValueError("malformed reply: none of TOLD / INFERRED / FALSE BELIEFS HELD / REVISIONS")
+        raise ValueError(
+            "malformed reply: none of TOLD / INFERRED / FALSE BELIEFS HELD / REVISIONS"
+        )
     for name in ("told", "inferred", "false", "revisions"):
         if name not in sections:
             result.problems.append(f"section {name.upper()} missing")
@@ -180,9 +198,15 @@ def _told(item: list[str]):
     if not proposition:
         return "no Proposition"
     believed = _clean(fields.get("believed", "")).lower()
-    return {"proposition": proposition, "source": _clean(fields.get("source", "")) or None,
-            "believed": True if believed.startswith("y") else False if believed.startswith("n")
-            else None}
+    return {
+        "proposition": proposition,
+        "source": _clean(fields.get("source", "")) or None,
+        "believed": True
+        if believed.startswith("y")
+        else False
+        if believed.startswith("n")
+        else None,
+    }
 
 
 def _inferred(item: list[str]):
@@ -191,8 +215,11 @@ def _inferred(item: list[str]):
     if not claim:
         return "no Claim"
     confidence = _clean(fields.get("confidence", "")).lower()
-    return {"claim": claim, "basis": _IDS.findall(fields.get("basis", "")),
-            "confidence": confidence if confidence in CONFIDENCES else None}
+    return {
+        "claim": claim,
+        "basis": _IDS.findall(fields.get("basis", "")),
+        "confidence": confidence if confidence in CONFIDENCES else None,
+    }
 
 
 def _false(item: list[str]):
@@ -207,12 +234,15 @@ def _revision(item: list[str]):
     if not prior or not revised:
         return "needs Prior and Revised to"
     tag = re.search(r"\[?([BF]\d+)\]?", prior)
-    return {"prior_tag": tag.group(1) if tag and len(prior) <= 6 else None, "prior_text": prior,
-            "revised_to": revised, "trigger": _IDS.findall(fields.get("trigger", ""))}
+    return {
+        "prior_tag": tag.group(1) if tag and len(prior) <= 6 else None,
+        "prior_text": prior,
+        "revised_to": revised,
+        "trigger": _IDS.findall(fields.get("trigger", "")),
+    }
 
 
-_FIRST_ORDER_ITEM = {"told": _told, "inferred": _inferred, "false": _false,
-                     "revisions": _revision}
+_FIRST_ORDER_ITEM = {"told": _told, "inferred": _inferred, "false": _false, "revisions": _revision}
 
 
 # -- Table 21 ---------------------------------------------------------------------------
@@ -243,8 +273,9 @@ def _meta_item(fields: dict[str, str], group: list[str], valid_ids: set[str]):
     if about is None:
         return f"About {fields.get('about', '')!r} is not in the target group"
     claim = _clean(fields.get("claim", ""))
-    claim = re.sub(rf"^{re.escape(about)}\s+(?:believes|knows|thinks)\s+(?:that\s+)?", "", claim,
-                   flags=re.I)
+    claim = re.sub(
+        rf"^{re.escape(about)}\s+(?:believes|knows|thinks)\s+(?:that\s+)?", "", claim, flags=re.I
+    )
     kind = _clean(fields.get("type", "")).lower()
     source = _clean(fields.get("source", "")).lower()
     cited = _IDS.findall(fields.get("basis", ""))
@@ -258,5 +289,11 @@ def _meta_item(fields: dict[str, str], group: list[str], valid_ids: set[str]):
     if not basis:
         return f"no valid basis (cited {cited or 'nothing'})"
     confidence = _clean(fields.get("confidence", "")).lower()
-    return {"about": about, "claim": claim, "type": kind, "source": source, "basis": basis,
-            "confidence": confidence if confidence in CONFIDENCES else None}
+    return {
+        "about": about,
+        "claim": claim,
+        "type": kind,
+        "source": source,
+        "basis": basis,
+        "confidence": confidence if confidence in CONFIDENCES else None,
+    }

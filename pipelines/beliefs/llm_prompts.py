@@ -13,10 +13,18 @@ from importlib import resources
 from string import Template
 
 PROMPT_VERSION = "beliefs-v1"
-STAGES = {"events": "beliefs_events_v1.txt", "presence": "beliefs_presence_v1.txt",
-          "first_order": "beliefs_first_order_v1.txt", "meta": "beliefs_meta_v1.txt"}
-TABLES = {"events": "Table 18", "presence": "Table 19", "first_order": "Table 20",
-          "meta": "Table 21"}
+STAGES = {
+    "events": "beliefs_events_v1.txt",
+    "presence": "beliefs_presence_v1.txt",
+    "first_order": "beliefs_first_order_v1.txt",
+    "meta": "beliefs_meta_v1.txt",
+}
+TABLES = {
+    "events": "Table 18",
+    "presence": "Table 19",
+    "first_order": "Table 20",
+    "meta": "Table 21",
+}
 
 
 def template(stage: str) -> str:
@@ -29,8 +37,10 @@ def messages(stage: str, **values: str) -> list[dict]:
     head, rest = template(stage).split("# Input Information", 1)
     inputs, rules = rest.split("# Rules", 1)
     user = Template(inputs.strip()).substitute(values)
-    return [{"role": "system", "content": head.strip() + "\n\n" + rules.strip()},
-            {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": head.strip() + "\n\n" + rules.strip()},
+        {"role": "user", "content": user},
+    ]
 
 
 def scene_block(lines) -> str:
@@ -48,6 +58,9 @@ def events_block(events: list[dict]) -> str:
     """Canonical events as the later stages see them."""
     if not events:
         return "(no events)"
-    return "\n".join(f"{e['event_id']}: {e['description']} | participants:"
-                     f" {', '.join(e['participants']) or '(none)'} | witnesses:"
-                     f" {', '.join(e['witnesses']) or '(none)'}" for e in events)
+    return "\n".join(
+        f"{e['event_id']}: {e['description']} | participants:"
+        f" {', '.join(e['participants']) or '(none)'} | witnesses:"
+        f" {', '.join(e['witnesses']) or '(none)'}"
+        for e in events
+    )

@@ -28,7 +28,7 @@ from pipelines.llm import Gateway, LLMRequest, load_config
 
 BACKEND = "openai"
 GROUP_SIZE = 6
-SAME_BELIEF = 85          # rapidfuzz token_sort_ratio at which two belief texts are the same
+SAME_BELIEF = 85  # rapidfuzz token_sort_ratio at which two belief texts are the same
 
 
 def scene_id(index: int) -> str:
@@ -49,15 +49,19 @@ class Record:
         return f"{letter}{self.counters[letter]}"
 
     def active(self) -> list[dict]:
-        return [r for r in self.rows.values()
-                if r["revised_at_scene"] is None and r.get("believed") is not False]
+        return [
+            r
+            for r in self.rows.values()
+            if r["revised_at_scene"] is None and r.get("believed") is not False
+        ]
 
     def state_text(self) -> str:
         lines = []
         for row in self.active():
             origin = f"told by {row['source_character']}" if row["kind"] == "told" else row["kind"]
-            lines.append(f"[{row['belief_id']}] ({scene_id(row['scene_index'])}, {origin})"
-                         f" {row['content']}")
+            lines.append(
+                f"[{row['belief_id']}] ({scene_id(row['scene_index'])}, {origin}) {row['content']}"
+            )
         return "\n".join(lines) or "(none)"
 
 
@@ -77,8 +81,10 @@ class BeliefAnnotator:
     # -- plumbing ---------------------------------------------------------------------------
     def _ask(self, stage: str, items: list[tuple[str, list[dict], object]]) -> dict:
         """Send one batch; returns item_id -> Parsed for the usable replies."""
-        requests = [LLMRequest(item_id, msgs, parse=parse, params={"temperature": 0})
-                    for item_id, msgs, parse in items]
+        requests = [
+            LLMRequest(item_id, msgs, parse=parse, params={"temperature": 0})
+            for item_id, msgs, parse in items
+        ]
         answers = {}
         for result in self.gateway.run(requests):
             if result.status == "skipped":
@@ -110,8 +116,12 @@ class BeliefAnnotator:
 
     def listed(self, lines) -> list[str]:
         """Scene roster: speakers and characters named in directions."""
-        names = {name for l in lines if l.kind == "dialogue"
-                 for name in rules_backend.split_group(l.character)}
+        names = {
+            name
+            for l in lines
+            if l.kind == "dialogue"
+            for name in rules_backend.split_group(l.character)
+        }
         names |= {c for l in lines if l.kind == "direction" for c in self.roster.mentioned(l.text)}
         return [c for c in self.roster.names if c in names] + sorted(names - set(self.roster.names))
 
@@ -130,14 +140,26 @@ class BeliefAnnotator:
     # -- Table 18 -----------------------------------------------------------------------------
     def scene_events(self, index: int, lines) -> list[dict]:
         listed = self.listed(lines)
-        msgs = messages("events", scene_id=scene_id(index), heading=self._heading(index),
-                        characters=", ".join(listed) or "(none)", scene_text=scene_block(lines))
+        msgs = messages(
+            "events",
+            scene_id=scene_id(index),
+            heading=self._heading(index),
+            characters=", ".join(listed) or "(none)",
+            scene_text=scene_block(lines),
+        )
         item = self._item(index, "events")
         answer = self._ask("events", [(item, msgs, lambda t: parsers.parse_events(t, listed))])
         events = []
         for number, event in enumerate(answer[item].items if item in answer else [], start=1):
-            events.append({"film_id": self.film_id, "event_id": f"e_{index:03d}_{number}",
-                           "scene_index": index, "ord": number, **event})
+            events.append(
+                {
+                    "film_id": self.film_id,
+                    "event_id": f"e_{index:03d}_{number}",
+                    "scene_index": index,
+                    "ord": number,
+                    **event,
+                }
+            )
         self.tables["scene_events"].extend(events)
         return events
 
@@ -147,14 +169,29 @@ class BeliefAnnotator:
     # -- Tables 19 and 20 -----------------------------------------------------------------------
     def first_order(self, index, lines, events, characters) -> None:
         event_ids = [e["event_id"] for e in events]
-        common = {"scene_id": scene_id(index), "heading": self._heading(index),
-                  "scene_text": scene_block(lines), "events": events_block(events)}
+        common = {
+            "scene_id": scene_id(index),
+            "heading": self._heading(index),
+            "scene_text": scene_block(lines),
+            "events": events_block(events),
+        }
         previous = scene_id(index - 1) if index else "none"
-        asks = [(self._item(index, c, "presence"),
-                 messages("presence", character=c, characters=", ".join(self.listed(lines)),
-                          previous_scene_id=previous, previous_presence=self.records[c].presence,
-                          belief_state=self.records[c].state_text(), **common),
-                 lambda t: parsers.parse_presence(t, event_ids)) for c in characters]
+        asks = [
+            (
+                self._item(index, c, "presence"),
+                messages(
+                    "presence",
+                    character=c,
+                    characters=", ".join(self.listed(lines)),
+                    previous_scene_id=previous,
+                    previous_presence=self.records[c].presence,
+                    belief_state=self.records[c].state_text(),
+                    **common,
+                ),
+                lambda t: parsers.parse_presence(t, event_ids),
+            )
+            for c in characters
+        ]
         presence = self._ask("presence", asks)
         talkers = []
         for c in characters:
@@ -162,16 +199,32 @@ class BeliefAnnotator:
             if parsed is None:
                 continue
             self.records[c].presence = parsed.value["presence"]
-            self.tables["presence"].append({
-                "film_id": self.film_id, "scene_index": index, "character": c,
-                "status": parsed.value["presence"], "witnessed_events": parsed.value["witnessed"]})
+            self.tables["presence"].append(
+                {
+                    "film_id": self.film_id,
+                    "scene_index": index,
+                    "character": c,
+                    "status": parsed.value["presence"],
+                    "witnessed_events": parsed.value["witnessed"],
+                }
+            )
             if parsed.value["presence"] != "absent_unmentioned":
                 talkers.append((c, parsed.value))
-        asks = [(self._item(index, c, "first_order"),
-                 messages("first_order", character=c, presence=value["presence"],
-                          witnessed=", ".join(value["witnessed"]) or "(none)",
-                          belief_state=self.records[c].state_text(), **common),
-                 parsers.parse_first_order) for c, value in talkers]
+        asks = [
+            (
+                self._item(index, c, "first_order"),
+                messages(
+                    "first_order",
+                    character=c,
+                    presence=value["presence"],
+                    witnessed=", ".join(value["witnessed"]) or "(none)",
+                    belief_state=self.records[c].state_text(),
+                    **common,
+                ),
+                parsers.parse_first_order,
+            )
+            for c, value in talkers
+        ]
         answers = self._ask("first_order", asks)
         for c, _ in talkers:
             parsed = answers.get(self._item(index, c, "first_order"))
@@ -184,76 +237,129 @@ class BeliefAnnotator:
         item = self._item(index, c, "first_order")
         for told in value["told"]:
             believed = told["believed"] is not False
-            self._add(record, c, index, "B", "told", told["proposition"],
-                      source=told["source"], believed=told["believed"],
-                      revised_at=None if believed else index + 1)
+            self._add(
+                record,
+                c,
+                index,
+                "B",
+                "told",
+                told["proposition"],
+                source=told["source"],
+                believed=told["believed"],
+                revised_at=None if believed else index + 1,
+            )
         for inferred in value["inferred"]:
             basis = self._valid_basis(inferred["basis"], event_ids, index, item)
-            self._add(record, c, index, "B", "inferred", inferred["claim"], basis=basis,
-                      confidence=inferred["confidence"])
+            self._add(
+                record,
+                c,
+                index,
+                "B",
+                "inferred",
+                inferred["claim"],
+                basis=basis,
+                confidence=inferred["confidence"],
+            )
         held = [r for r in record.active() if r["kind"] == "false"]
         for false in value["false"]:
-            if not any(fuzz.token_sort_ratio(false["belief"], r["content"]) >= SAME_BELIEF
-                       for r in held):
+            if not any(
+                fuzz.token_sort_ratio(false["belief"], r["content"]) >= SAME_BELIEF for r in held
+            ):
                 self._add(record, c, index, "F", "false", false["belief"], is_false=True)
         for revision in value["revisions"]:
             prior = self._find_prior(record, revision)
             if prior is None:
-                self._issue(item, "first_order", f"revision prior {revision['prior_text']!r}"
-                                                 " is not in the belief state; kept unlinked")
+                self._issue(
+                    item,
+                    "first_order",
+                    f"revision prior {revision['prior_text']!r}"
+                    " is not in the belief state; kept unlinked",
+                )
             else:
                 prior["revised_at_scene"] = index
-            self._add(record, c, index, "B", "revised", revision["revised_to"],
-                      basis=self._valid_basis(revision["trigger"], event_ids, index, item),
-                      revises=prior["belief_id"] if prior else None,
-                      trigger=", ".join(revision["trigger"]) or None)
+            self._add(
+                record,
+                c,
+                index,
+                "B",
+                "revised",
+                revision["revised_to"],
+                basis=self._valid_basis(revision["trigger"], event_ids, index, item),
+                revises=prior["belief_id"] if prior else None,
+                trigger=", ".join(revision["trigger"]) or None,
+            )
 
     def _find_prior(self, record: Record, revision: dict) -> dict | None:
         if revision["prior_tag"] and revision["prior_tag"] in record.rows:
             return record.rows[revision["prior_tag"]]
-        scored = [(fuzz.token_sort_ratio(revision["prior_text"], r["content"]), r)
-                  for r in record.active()]
+        scored = [
+            (fuzz.token_sort_ratio(revision["prior_text"], r["content"]), r)
+            for r in record.active()
+        ]
         best = max(scored, key=lambda pair: pair[0], default=(0, None))
         return best[1] if best[0] >= SAME_BELIEF else None
 
     def _valid_basis(self, ids: list[str], event_ids: set[str], index: int, item: str) -> list[str]:
         valid = [i for i in ids if i in event_ids or (i.startswith("s_") and int(i[2:]) <= index)]
         for bad in set(ids) - set(valid):
-            self._issue(item, "first_order", f"basis {bad} is not an event or scene so far; dropped")
+            self._issue(
+                item, "first_order", f"basis {bad} is not an event or scene so far; dropped"
+            )
         return valid
 
-    def _add(self, record: Record, c: str, index: int, letter: str, kind: str, content: str,
-             **extra) -> None:
+    def _add(
+        self, record: Record, c: str, index: int, letter: str, kind: str, content: str, **extra
+    ) -> None:
         tag = record.new_tag(letter)
         record.rows[tag] = row = {
-            "film_id": self.film_id, "belief_id": tag, "holder": c, "scene_index": index,
-            "kind": kind, "content": content, "source_character": extra.get("source"),
-            "believed": extra.get("believed"), "basis": extra.get("basis", []),
-            "confidence": extra.get("confidence"), "is_false": extra.get("is_false", False),
-            "revises": extra.get("revises"), "revised_at_scene": extra.get("revised_at"),
-            "trigger": extra.get("trigger")}
+            "film_id": self.film_id,
+            "belief_id": tag,
+            "holder": c,
+            "scene_index": index,
+            "kind": kind,
+            "content": content,
+            "source_character": extra.get("source"),
+            "believed": extra.get("believed"),
+            "basis": extra.get("basis", []),
+            "confidence": extra.get("confidence"),
+            "is_false": extra.get("is_false", False),
+            "revises": extra.get("revises"),
+            "revised_at_scene": extra.get("revised_at"),
+            "trigger": extra.get("trigger"),
+        }
         self.tables["beliefs"].append(row)
 
     # -- Table 21 -------------------------------------------------------------------------------
     def meta_beliefs(self, index, lines, events, characters) -> None:
         valid = {e["event_id"] for e in events} | {scene_id(i) for i in range(index + 1)}
-        common = {"scene_id": scene_id(index), "heading": self._heading(index),
-                  "scene_text": scene_block(lines), "events": events_block(events),
-                  "prior_scenes": ", ".join(scene_id(i) for i in range(max(0, index - 5), index))
-                  or "(none)"}
+        common = {
+            "scene_id": scene_id(index),
+            "heading": self._heading(index),
+            "scene_text": scene_block(lines),
+            "events": events_block(events),
+            "prior_scenes": ", ".join(scene_id(i) for i in range(max(0, index - 5), index))
+            or "(none)",
+        }
         asks = []
         for c in characters:
             if self.records[c].presence not in ("on_screen", "offscreen_aware"):
                 continue
             others = [d for d in characters if d != c]
             for number in range(0, len(others), GROUP_SIZE):
-                group = others[number:number + GROUP_SIZE]
-                held = "\n".join(f"- about {m['about']}: {m['claim']}"
-                                 for m in self.records[c].meta) or "(none)"
-                asks.append((self._item(index, c, f"meta{number // GROUP_SIZE + 1}"),
-                             messages("meta", character=c, group=", ".join(group),
-                                      meta_so_far=held, **common),
-                             lambda t, g=group: parsers.parse_meta(t, g, valid)))
+                group = others[number : number + GROUP_SIZE]
+                held = (
+                    "\n".join(f"- about {m['about']}: {m['claim']}" for m in self.records[c].meta)
+                    or "(none)"
+                )
+                asks.append(
+                    (
+                        self._item(index, c, f"meta{number // GROUP_SIZE + 1}"),
+                        messages(
+                            "meta", character=c, group=", ".join(group), meta_so_far=held, **common
+                        ),
+                        lambda t, g=group: parsers.parse_meta(t, g, valid),
+                    )
+                )
         for item_id, parsed in self._ask("meta", asks).items():
             holder = item_id.split(":")[2]
             for meta in parsed.items:
@@ -261,12 +367,20 @@ class BeliefAnnotator:
 
     def _add_meta(self, holder: str, index: int, meta: dict) -> None:
         record = self.records[holder]
-        seen = any(m["about"] == meta["about"] and fuzz.token_sort_ratio(m["claim"], meta["claim"])
-                   >= 70 for m in record.meta)
+        seen = any(
+            m["about"] == meta["about"] and fuzz.token_sort_ratio(m["claim"], meta["claim"]) >= 70
+            for m in record.meta
+        )
         self.meta_counter += 1
-        row = {"film_id": self.film_id, "meta_id": f"M{self.meta_counter}", "holder": holder,
-               "scene_index": index, "change": "changed" if seen else "new", "order_depth": 2,
-               **meta}
+        row = {
+            "film_id": self.film_id,
+            "meta_id": f"M{self.meta_counter}",
+            "holder": holder,
+            "scene_index": index,
+            "change": "changed" if seen else "new",
+            "order_depth": 2,
+            **meta,
+        }
         record.meta.append(row)
         self.tables["meta_beliefs"].append(row)
 
@@ -282,24 +396,44 @@ def planned_calls(store: Store, film_id: str, selection: Selection) -> int:
     return len(scenes) * (1 + 2 * len(characters) + len(characters) * groups)
 
 
-def annotate_llm(store: Store, film_id: str, selection: Selection, dry_run: bool = False,
-                 config=None, budget_usd: float | None = None) -> AnnotationResult:
+def annotate_llm(
+    store: Store,
+    film_id: str,
+    selection: Selection,
+    dry_run: bool = False,
+    config=None,
+    budget_usd: float | None = None,
+) -> AnnotationResult:
     """Annotate a film through the gateway (backend 'openai'); see the module docstring."""
     config = config or load_config({"budget_usd": budget_usd})
     if dry_run:
         calls = planned_calls(store, film_id, selection)
         return AnnotationResult(film_id, BACKEND, {}, {"calls": calls, "model": config.model})
-    load_film(store, film_id)             # fail before a run exists when the film is unusable
-    spec = RunSpec("beliefs.annotate", backend=BACKEND, model=config.model,
-                   prompt_version=PROMPT_VERSION, source=film_id,
-                   params={"scenes": [selection.first, selection.stop],
-                           "characters": selection.characters, **config.public_dict()})
+    load_film(store, film_id)  # fail before a run exists when the film is unusable
+    spec = RunSpec(
+        "beliefs.annotate",
+        backend=BACKEND,
+        model=config.model,
+        prompt_version=PROMPT_VERSION,
+        source=film_id,
+        params={
+            "scenes": [selection.first, selection.stop],
+            "characters": selection.characters,
+            **config.public_dict(),
+        },
+    )
     run_id = start_run(store, spec)
     annotator = BeliefAnnotator(store, film_id, selection, Gateway(store, config, run_id))
     annotator.run()
     status = "stopped" if annotator.stopped else "finished"
-    counts = belief_store.write_run_rows(store, run_id, annotator.tables, annotator.issues,
-                                         status, annotator.failed)
-    return AnnotationResult(film_id, BACKEND, dict(annotator.tables),
-                            {"failed": annotator.failed, "unparsed": len(annotator.issues),
-                             "status": status}, run_id, counts)
+    counts = belief_store.write_run_rows(
+        store, run_id, annotator.tables, annotator.issues, status, annotator.failed
+    )
+    return AnnotationResult(
+        film_id,
+        BACKEND,
+        dict(annotator.tables),
+        {"failed": annotator.failed, "unparsed": len(annotator.issues), "status": status},
+        run_id,
+        counts,
+    )

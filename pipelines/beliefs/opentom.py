@@ -20,16 +20,38 @@ from pipelines.beliefs.tracker import track
 
 DATASET_ID = "opentom"
 QUESTION_FILES = {
-    "location_cg_fo": "location_cg_fo.json", "location_cg_so": "location_cg_so.json",
-    "location_fg_fo": "location_fg_fo_new.json", "location_fg_so": "location_fg_so_new.json",
+    "location_cg_fo": "location_cg_fo.json",
+    "location_cg_so": "location_cg_so.json",
+    "location_fg_fo": "location_fg_fo_new.json",
+    "location_fg_so": "location_fg_so_new.json",
 }
 _PERSPECTIVE = r"^From (?P<a>[\w'\-]+)'s perspective, "
 _PATTERNS = [
     ("initial_fo", re.compile(_PERSPECTIVE + r"is the (?P<obj>.+?) in its initial location")),
-    ("initial_so", re.compile(_PERSPECTIVE + r"does (?P<b>[\w'\-]+) think that the (?P<obj>.+?) is in its initial location")),
-    ("start", re.compile(_PERSPECTIVE + r"where is (?:the )?(?P<obj>.+?) located in the beginning")),
-    ("where_fo", re.compile(_PERSPECTIVE + r"where is (?:the )?(?P<obj>.+?) located (?:precisely )?by the end")),
-    ("where_so", re.compile(_PERSPECTIVE + r"where precisely does (?P<b>[\w'\-]+) think that the (?P<obj>.+?) is located")),
+    (
+        "initial_so",
+        re.compile(
+            _PERSPECTIVE
+            + r"does (?P<b>[\w'\-]+) think that the (?P<obj>.+?) is in its initial location"
+        ),
+    ),
+    (
+        "start",
+        re.compile(_PERSPECTIVE + r"where is (?:the )?(?P<obj>.+?) located in the beginning"),
+    ),
+    (
+        "where_fo",
+        re.compile(
+            _PERSPECTIVE + r"where is (?:the )?(?P<obj>.+?) located (?:precisely )?by the end"
+        ),
+    ),
+    (
+        "where_so",
+        re.compile(
+            _PERSPECTIVE
+            + r"where precisely does (?P<b>[\w'\-]+) think that the (?P<obj>.+?) is located"
+        ),
+    ),
 ]
 
 
@@ -57,12 +79,17 @@ def load_stories(folder: Path) -> list[TomStory]:
     """Every story of `meta_data.json` with its location questions."""
     folder = Path(folder)
     meta = _read_json(folder / "meta_data.json")
-    question_sets = {name: _read_json(folder / file) for name, file in QUESTION_FILES.items()
-                     if (folder / file).is_file()}
+    question_sets = {
+        name: _read_json(folder / file)
+        for name, file in QUESTION_FILES.items()
+        if (folder / file).is_file()
+    }
     stories = []
     for story_id, record in meta.items():
         if not isinstance(record, dict) or "plot" not in record or "plot_info" not in record:
-            raise TomFormatError(f"{folder / 'meta_data.json'}: record {story_id}: missing field 'plot'")
+            raise TomFormatError(
+                f"{folder / 'meta_data.json'}: record {story_id}: missing field 'plot'"
+            )
         sentences = [line.strip() for line in record["plot"].split("\n") if line.strip()]
         events, unparsed = parse_story(sentences)
         events, conflict = _apply_observed_flag(events, record)
@@ -73,14 +100,33 @@ def load_stories(folder: Path) -> list[TomStory]:
                 if parsed is None:
                     continue
                 form, chain, obj = parsed
-                questions.append(TomQuestion(f"{story_id}-{set_name}-{n}", item["question"],
-                                             chain, obj, str(item.get("answer", "")),
-                                             group=set_name, kind=form))
-        stories.append(TomStory(f"opentom-{story_id}", DATASET_ID, sentences, events, questions,
-                                {"plot_info": record["plot_info"],
-                                 "observed": record.get("observed"),
-                                 "plot_contradicts_observed": conflict,
-                                 "stated_beliefs": mistaken_beliefs(record)}, unparsed))
+                questions.append(
+                    TomQuestion(
+                        f"{story_id}-{set_name}-{n}",
+                        item["question"],
+                        chain,
+                        obj,
+                        str(item.get("answer", "")),
+                        group=set_name,
+                        kind=form,
+                    )
+                )
+        stories.append(
+            TomStory(
+                f"opentom-{story_id}",
+                DATASET_ID,
+                sentences,
+                events,
+                questions,
+                {
+                    "plot_info": record["plot_info"],
+                    "observed": record.get("observed"),
+                    "plot_contradicts_observed": conflict,
+                    "stated_beliefs": mistaken_beliefs(record),
+                },
+                unparsed,
+            )
+        )
     return stories
 
 
@@ -94,9 +140,16 @@ def mistaken_beliefs(record: dict) -> list[dict]:
     for text in (record.get("preferences") or {}).values():
         match = _MISTAKEN.match(str(text).strip())
         if match:
-            found.append({"holder": match["holder"], "content": match["claim"], "scene_index": 0,
-                          "kind": "false", "is_false": True,
-                          "trigger": "stated by the dataset (preferences)"})
+            found.append(
+                {
+                    "holder": match["holder"],
+                    "content": match["claim"],
+                    "scene_index": 0,
+                    "kind": "false",
+                    "is_false": True,
+                    "trigger": "stated by the dataset (preferences)",
+                }
+            )
     return found
 
 
@@ -147,14 +200,18 @@ def evaluate(folder: Path) -> EvalResult:
     stories = load_stories(folder)
     result.notes["stories"] = len(stories)
     result.notes["plot_contradicts_observed"] = sum(
-        bool(s.meta["plot_contradicts_observed"]) for s in stories)
+        bool(s.meta["plot_contradicts_observed"]) for s in stories
+    )
     for story in stories:
         trace = track(story.events, story.agents)
         for question in story.questions:
             predicted = answer(trace, story, question)
             ok = normalise_answer(predicted) == normalise_answer(question.gold)
             observed = "observed" if story.meta.get("observed") else "unobserved"
-            result.add(ok, question.group,
-                       Miss(story.story_id, question.text, question.gold, predicted, question.group),
-                       also={"observed": observed, "perspective": _perspective(story, question)})
+            result.add(
+                ok,
+                question.group,
+                Miss(story.story_id, question.text, question.gold, predicted, question.group),
+                also={"observed": observed, "perspective": _perspective(story, question)},
+            )
     return result

@@ -26,7 +26,9 @@ from pipelines.beliefs.tracker import track
 
 DATASET_ID = "perceptom"
 _FIRST = re.compile(r"^Where will (?P<a>\w+) look for the (?P<obj>.+?)\?$")
-_SECOND = re.compile(r"^Where does (?P<a>\w+) think that (?P<b>\w+) searches for the (?P<obj>.+?)\?$")
+_SECOND = re.compile(
+    r"^Where does (?P<a>\w+) think that (?P<b>\w+) searches for the (?P<obj>.+?)\?$"
+)
 csv.field_size_limit(10_000_000)
 
 
@@ -34,8 +36,10 @@ def _literal(path: Path, row: int, field: str, text: str):
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError) as exc:
-        raise TomFormatError(f"{path}: record {row}: field '{field}' is not a Python literal"
-                             f" ({exc.__class__.__name__})") from exc
+        raise TomFormatError(
+            f"{path}: record {row}: field '{field}' is not a Python literal"
+            f" ({exc.__class__.__name__})"
+        ) from exc
 
 
 def _read_rows(path: Path, required: tuple[str, ...]) -> list[dict]:
@@ -68,18 +72,37 @@ def load_tomi(path: Path) -> list[TomStory]:
         # An empty annotation is written [''].
         gold = [[n for n in p if n] for p in _literal(path, index, "perceivers", row["perceivers"])]
         if len(gold) != len(sentences):
-            raise TomFormatError(f"{path}: record {index}: field 'perceivers' has {len(gold)}"
-                                 f" entries for {len(sentences)} sentences")
+            raise TomFormatError(
+                f"{path}: record {index}: field 'perceivers' has {len(gold)}"
+                f" entries for {len(sentences)} sentences"
+            )
         events, unparsed = parse_story(sentences)
         story_id = f"perceptom-tomi-{row.get('index') or index}"
         parsed = tomi_question(row["question"])
         questions = []
         if parsed:
             chain, obj = parsed
-            questions.append(TomQuestion(f"{story_id}-q", row["question"], chain, obj,
-                                         row["answer"], group=row.get("qType") or str(len(chain))))
-        stories.append(TomStory(story_id, DATASET_ID, sentences, events, questions,
-                                {"gold_perceivers": gold, "qType": row.get("qType")}, unparsed))
+            questions.append(
+                TomQuestion(
+                    f"{story_id}-q",
+                    row["question"],
+                    chain,
+                    obj,
+                    row["answer"],
+                    group=row.get("qType") or str(len(chain)),
+                )
+            )
+        stories.append(
+            TomStory(
+                story_id,
+                DATASET_ID,
+                sentences,
+                events,
+                questions,
+                {"gold_perceivers": gold, "qType": row.get("qType")},
+                unparsed,
+            )
+        )
     return stories
 
 
@@ -103,14 +126,19 @@ def evaluate_tomi(path: Path) -> EvalResult:
         for question in story.questions:
             answer = trace.believes(question.chain, question.obj)
             ok = normalise_answer(answer) == normalise_answer(question.gold)
-            result.add(ok, question.group,
-                       Miss(story.story_id, question.text, question.gold, answer, question.group))
-    result.notes.update({
-        "perceiver_sentences": sentences,
-        "perceiver_agreement": round(sentences_ok / sentences, 4) if sentences else 0.0,
-        "perceiver_stories_exact": round(stories_exact / len(stories), 4) if stories else 0.0,
-        "perceiver_disagreements": disagreements,
-    })
+            result.add(
+                ok,
+                question.group,
+                Miss(story.story_id, question.text, question.gold, answer, question.group),
+            )
+    result.notes.update(
+        {
+            "perceiver_sentences": sentences,
+            "perceiver_agreement": round(sentences_ok / sentences, 4) if sentences else 0.0,
+            "perceiver_stories_exact": round(stories_exact / len(stories), 4) if stories else 0.0,
+            "perceiver_disagreements": disagreements,
+        }
+    )
     return result
 
 
@@ -127,7 +155,9 @@ def perceiver_disagreement(predicted: set[str], gold: set[str]) -> str | None:
     return "gold_differs"
 
 
-def fantom_perceivers(speakers: list[str], gap: int = 6, hears_reply: bool = True) -> list[set[str]]:
+def fantom_perceivers(
+    speakers: list[str], gap: int = 6, hears_reply: bool = True
+) -> list[set[str]]:
     """Who hears each utterance of one conversation part, from the order of speakers alone.
 
     A speaker silent for at least `gap` utterances left after their turn (hearing one more
@@ -166,8 +196,11 @@ def evaluate_fantom(path: Path) -> dict:
         for guess, (_, gold) in zip(predicted, turns):
             total += 1
             agree += guess == gold
-    return {"utterances": total, "parts": len(parts),
-            "perceiver_agreement": round(agree / total, 4) if total else 0.0}
+    return {
+        "utterances": total,
+        "parts": len(parts),
+        "perceiver_agreement": round(agree / total, 4) if total else 0.0,
+    }
 
 
 def evaluate(path: Path) -> EvalResult:
@@ -196,8 +229,18 @@ def load_fantom(path: Path) -> list[TomStory]:
     stories = []
     for part_id, turns in parts.items():
         sentences = [f"{speaker}: {text}" for speaker, text, _ in turns]
-        events = [StoryEvent(i, OTHER, sentence, agents=(speaker,))
-                  for i, (sentence, (speaker, _, _)) in enumerate(zip(sentences, turns))]
-        stories.append(TomStory(f"perceptom-fantom-{part_id}", DATASET_ID, sentences, events, [],
-                                {"gold_perceivers": [p for _, _, p in turns], "part_id": part_id}))
+        events = [
+            StoryEvent(i, OTHER, sentence, agents=(speaker,))
+            for i, (sentence, (speaker, _, _)) in enumerate(zip(sentences, turns))
+        ]
+        stories.append(
+            TomStory(
+                f"perceptom-fantom-{part_id}",
+                DATASET_ID,
+                sentences,
+                events,
+                [],
+                {"gold_perceivers": [p for _, _, p in turns], "part_id": part_id},
+            )
+        )
     return stories

@@ -27,11 +27,16 @@ import pandas as pd
 
 BACKEND = "rules"
 MIN_TOLD_WORDS = 4
-_PHONE = re.compile(r"\b(?:v\.?\s?o\.?|voice[- ]over|on (?:the )?phone|over (?:the )?phone|"
-                    r"filtered|phone|radio|intercom|recorded|tape|answering machine)\b", re.I)
+_PHONE = re.compile(
+    r"\b(?:v\.?\s?o\.?|voice[- ]over|on (?:the )?phone|over (?:the )?phone|"
+    r"filtered|phone|radio|intercom|recorded|tape|answering machine)\b",
+    re.I,
+)
 _OFFSCREEN = re.compile(r"\b(?:o\.?\s?s\.?|o\.?\s?c\.?|off(?:-| )?screen|off)\b", re.I)
-_INCAPACITATED = r"(?:unconscious|asleep|sleeping|passes out|passed out|knocked out|out cold|" \
-                 r"blindfolded|faints|collapses)"
+_INCAPACITATED = (
+    r"(?:unconscious|asleep|sleeping|passes out|passed out|knocked out|out cold|"
+    r"blindfolded|faints|collapses)"
+)
 
 
 @dataclass
@@ -57,13 +62,21 @@ class SceneAnnotation:
     told: list[dict] = field(default_factory=list)
 
 
-def voice_mode(character: str | None, parenthetical: str | None,
-               extensions: tuple[str, ...] = (), raw_cue: str | None = None) -> str:
+def voice_mode(
+    character: str | None,
+    parenthetical: str | None,
+    extensions: tuple[str, ...] = (),
+    raw_cue: str | None = None,
+) -> str:
     """How a spoken line is delivered (Table 18/19: V.O. is narration, O.S. is presence)."""
     marks = " ".join([*extensions, parenthetical or ""])
-    if any(e.replace(" ", "").upper() in ("V.O.", "VO") for e in extensions) or _PHONE.search(marks):
+    if any(e.replace(" ", "").upper() in ("V.O.", "VO") for e in extensions) or _PHONE.search(
+        marks
+    ):
         return "voice_over"
-    if _OFFSCREEN.search(" ".join(extensions)) or (raw_cue and re.search(r"\bVOICE$", raw_cue, re.I)):
+    if _OFFSCREEN.search(" ".join(extensions)) or (
+        raw_cue and re.search(r"\bVOICE$", raw_cue, re.I)
+    ):
         return "offscreen"
     return "in_person"
 
@@ -95,8 +108,9 @@ class Roster:
 
     def __init__(self, names: dict[str, list[str]]):
         self.names = names
-        self.patterns = {c: p for c, aliases in names.items()
-                         if (p := name_pattern([c, *aliases])) is not None}
+        self.patterns = {
+            c: p for c, aliases in names.items() if (p := name_pattern([c, *aliases])) is not None
+        }
 
     def mentioned(self, text: str) -> list[str]:
         """Characters named in `text`, in roster order."""
@@ -107,15 +121,20 @@ class Roster:
         found = []
         for character, pattern in self.patterns.items():
             for match in pattern.finditer(text):
-                window = text[match.end():match.end() + 60]
+                window = text[match.end() : match.end() + 60]
                 if re.match(rf"[^.;]*?\b{_INCAPACITATED}\b", window, re.I):
                     found.append(character)
                     break
         return found
 
 
-def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
-                   previous: SceneAnnotation | None, same_place_as_previous: bool) -> SceneAnnotation:
+def annotate_scene(
+    scene_index: int,
+    lines: list[ScriptLine],
+    roster: Roster,
+    previous: SceneAnnotation | None,
+    same_place_as_previous: bool,
+) -> SceneAnnotation:
     """Events, presence, witnessed events and told lines of one scene."""
     result = SceneAnnotation(scene_index)
     spoken = [(line, split_group(line.character)) for line in lines if line.kind == "dialogue"]
@@ -125,8 +144,9 @@ def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
     present = in_person | in_directions
     voice_only = set(speakers) - in_person
     mentioned_in_talk = {c for l in lines if l.kind == "dialogue" for c in roster.mentioned(l.text)}
-    _set_presence(result, roster, present, voice_only, mentioned_in_talk, previous,
-                  same_place_as_previous)
+    _set_presence(
+        result, roster, present, voice_only, mentioned_in_talk, previous, same_place_as_previous
+    )
     out_of_it: set[str] = set()
     for number, line in enumerate(lines, start=1):
         event_id = f"e_{scene_index:03d}_{number}"
@@ -136,17 +156,33 @@ def annotate_scene(scene_index: int, lines: list[ScriptLine], roster: Roster,
         talkers = split_group(line.character) if line.kind == "dialogue" else []
         participants = talkers or roster.mentioned(line.text)
         description = f"{line.character}: {line.text}" if line.kind == "dialogue" else line.text
-        result.events.append({"event_id": event_id, "scene_index": scene_index, "ord": number,
-                              "description": description, "participants": participants,
-                              "witnesses": witnesses})
+        result.events.append(
+            {
+                "event_id": event_id,
+                "scene_index": scene_index,
+                "ord": number,
+                "description": description,
+                "participants": participants,
+                "witnesses": witnesses,
+            }
+        )
         for character in witnesses:
             result.witnessed[character].append(event_id)
-        if line.kind == "dialogue" and line.mode != "voice_over" \
-                and len(line.text.split()) >= MIN_TOLD_WORDS:
+        if (
+            line.kind == "dialogue"
+            and line.mode != "voice_over"
+            and len(line.text.split()) >= MIN_TOLD_WORDS
+        ):
             for listener in witnesses:
                 if listener not in talkers:
-                    result.told.append({"holder": listener, "source": line.character,
-                                        "content": line.text, "event_id": event_id})
+                    result.told.append(
+                        {
+                            "holder": listener,
+                            "source": line.character,
+                            "content": line.text,
+                            "event_id": event_id,
+                        }
+                    )
     return result
 
 
@@ -166,8 +202,9 @@ def _set_presence(result, roster, present, voice_only, mentioned, previous, same
         result.presence[character] = status
 
 
-def lines_from_frame(frame: pd.DataFrame, voices: dict[int, tuple] | None = None
-                     ) -> dict[int, list[ScriptLine]]:
+def lines_from_frame(
+    frame: pd.DataFrame, voices: dict[int, tuple] | None = None
+) -> dict[int, list[ScriptLine]]:
     """Stored script lines grouped by scene, each with its voice mode.
 
     Args:
@@ -177,8 +214,9 @@ def lines_from_frame(frame: pd.DataFrame, voices: dict[int, tuple] | None = None
     scenes: dict[int, list[ScriptLine]] = defaultdict(list)
     dialogue_ordinal = 0
     for row in frame.itertuples(index=False):
-        line = ScriptLine(int(row.line_index), row.kind, row.text, _text(row.character),
-                          _text(row.parenthetical))
+        line = ScriptLine(
+            int(row.line_index), row.kind, row.text, _text(row.character), _text(row.parenthetical)
+        )
         if line.kind == "dialogue":
             extensions, raw_cue = (voices or {}).get(dialogue_ordinal, ((), None))
             line.mode = voice_mode(line.character, line.parenthetical, extensions, raw_cue)

@@ -29,7 +29,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from pipelines.beliefs.events import (
-    AGENT_IN, CONTAINER_IN, ENTER, EXIT, LOCATED, MOVE, OTHER, PRIVATE_TELL, PUBLIC_CLAIM, STAY,
+    AGENT_IN,
+    CONTAINER_IN,
+    ENTER,
+    EXIT,
+    LOCATED,
+    MOVE,
+    OTHER,
+    PRIVATE_TELL,
+    PUBLIC_CLAIM,
+    STAY,
     StoryEvent,
 )
 
@@ -76,9 +85,11 @@ class Trace:
     events: list[StoryEvent]
     perceivers: list[frozenset[str]]
     updates: list[BeliefUpdate]
-    world_log: list[tuple[int, str, str]]           # (step, obj, container) in order
-    trusted: list[tuple[int, str, str, bool]] = field(default_factory=list)  # step, listener, speaker, trusts
-    rooms: list[str | None] = field(default_factory=list)   # the room each step happens in
+    world_log: list[tuple[int, str, str]]  # (step, obj, container) in order
+    trusted: list[tuple[int, str, str, bool]] = field(
+        default_factory=list
+    )  # step, listener, speaker, trusts
+    rooms: list[str | None] = field(default_factory=list)  # the room each step happens in
 
     def reality(self, obj: str, step: int | None = None) -> str | None:
         """Where `obj` really is after `step` (default: the end of the story)."""
@@ -98,7 +109,11 @@ class Trace:
     def last_update(self, chain: Chain, obj: str, step: int | None = None) -> BeliefUpdate | None:
         """The update that set the current belief of `chain` (its basis)."""
         for update in reversed(self.updates):
-            if update.obj == obj and (step is None or update.step <= step) and update.applies(chain):
+            if (
+                update.obj == obj
+                and (step is None or update.step <= step)
+                and update.applies(chain)
+            ):
                 return update
         return None
 
@@ -129,8 +144,13 @@ class BeliefTracker:
             permutations, so "the mover thinks X thinks" is not updated by his own move).
     """
 
-    def __init__(self, agents: list[str], tell_depth: int = 2, nesting: str = "symmetric",
-                 public_known: bool = False):
+    def __init__(
+        self,
+        agents: list[str],
+        tell_depth: int = 2,
+        nesting: str = "symmetric",
+        public_known: bool = False,
+    ):
         if nesting not in NESTING_RULES:
             raise ValueError(f"nesting must be one of {NESTING_RULES}, not {nesting!r}")
         self.agents = list(agents)
@@ -168,14 +188,24 @@ class BeliefTracker:
                 self.container_room.setdefault(event.obj, event.room)
 
     # -- perception ---------------------------------------------------------------------
-    def _see(self, step: int, obj: str, container: str, witnesses: frozenset[str],
-             last: str | None = None, ordered: bool = True) -> None:
+    def _see(
+        self,
+        step: int,
+        obj: str,
+        container: str,
+        witnesses: frozenset[str],
+        last: str | None = None,
+        ordered: bool = True,
+    ) -> None:
         order = None
         if ordered and self.nesting == "ordered":
-            others = sorted((a for a in witnesses if a != last), key=lambda a: self.arrival.get(a, 0))
+            others = sorted(
+                (a for a in witnesses if a != last), key=lambda a: self.arrival.get(a, 0)
+            )
             order = tuple(others) + ((last,) if last else ())
-        self.trace.updates.append(BeliefUpdate(step, obj, container, WITNESSED, witnesses,
-                                               order=order))
+        self.trace.updates.append(
+            BeliefUpdate(step, obj, container, WITNESSED, witnesses, order=order)
+        )
 
     def _set_world(self, step: int, obj: str, container: str, room: str | None) -> None:
         self.obj_container[obj] = container
@@ -206,8 +236,9 @@ class BeliefTracker:
                 self.location[agent] = None
                 self.exit_step[event.room][agent] = step
             return frozenset(present)
-        present = (frozenset(event.observers) if event.observers is not None
-                   else self.occupants(room))
+        present = (
+            frozenset(event.observers) if event.observers is not None else self.occupants(room)
+        )
         if kind in (LOCATED, MOVE):
             if event.observers is not None and event.room:
                 for agent in event.observers:
@@ -218,7 +249,9 @@ class BeliefTracker:
             mover = event.agents[0] if kind == MOVE else None
             # A stated location is seen at once by all (Hi-ToM's EnterAction: permutations);
             # only a move is ordered.
-            self._see(step, event.obj, event.container, present, last=mover, ordered=mover is not None)
+            self._see(
+                step, event.obj, event.container, present, last=mover, ordered=mover is not None
+            )
         return present
 
     # -- communication (Hi-ToM assumptions 3-4) ----------------------------------------------
@@ -243,7 +276,8 @@ class BeliefTracker:
             chains |= {(listener, b) for listener in self.agents for b in believers}
         chains = {c for c in chains if len(c) <= self.tell_depth}
         self.trace.updates.append(
-            BeliefUpdate(step, obj, claim, TOLD, chains=frozenset(chains), source=speaker))
+            BeliefUpdate(step, obj, claim, TOLD, chains=frozenset(chains), source=speaker)
+        )
 
     # -- replay --------------------------------------------------------------------------
     def run(self, events: list[StoryEvent]) -> Trace:
@@ -265,13 +299,20 @@ class BeliefTracker:
             else:
                 perceivers = self._perceive(event)
             self.trace.perceivers.append(perceivers)
-            self.trace.rooms.append(self._event_room(event) if event.kind != OTHER
-                                    else self.current_room)
+            self.trace.rooms.append(
+                self._event_room(event) if event.kind != OTHER else self.current_room
+            )
         return self.trace
 
 
-def track(events: list[StoryEvent], agents: list[str], tell_depth: int = 2,
-          nesting: str = "symmetric", public_known: bool = False) -> Trace:
+def track(
+    events: list[StoryEvent],
+    agents: list[str],
+    tell_depth: int = 2,
+    nesting: str = "symmetric",
+    public_known: bool = False,
+) -> Trace:
     """Run a fresh tracker over a story's events."""
-    return BeliefTracker(agents, tell_depth=tell_depth, nesting=nesting,
-                         public_known=public_known).run(events)
+    return BeliefTracker(
+        agents, tell_depth=tell_depth, nesting=nesting, public_known=public_known
+    ).run(events)

@@ -24,7 +24,9 @@ app.add_typer(import_app, name="import")
 
 StoreOption = Annotated[
     Path | None,
-    typer.Option("--store", envvar="STORYSCOPE_STORE", help="DuckDB store file.", show_default=False),
+    typer.Option(
+        "--store", envvar="STORYSCOPE_STORE", help="DuckDB store file.", show_default=False
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 

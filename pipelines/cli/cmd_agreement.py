@@ -13,10 +13,12 @@ from pipelines.cli.app import JsonOption, StoreOption, app, fail, import_app, op
 
 @import_app.command("storysumm")
 def import_storysumm_cmd(
-    directory: Annotated[Path, typer.Argument(help="StorySumm checkout (storysumm.json + "
-                                              "predicted_labels/).")],
-    file: Annotated[Path | None, typer.Option(help="Main labels file (default "
-                                              "DIR/storysumm.json).")] = None,
+    directory: Annotated[
+        Path, typer.Argument(help="StorySumm checkout (storysumm.json + predicted_labels/).")
+    ],
+    file: Annotated[
+        Path | None, typer.Option(help="Main labels file (default DIR/storysumm.json).")
+    ] = None,
     store: StoreOption = None,
 ) -> None:
     """Import StorySumm human sentence labels and recorded judge predictions."""
@@ -30,10 +32,14 @@ def import_storysumm_cmd(
         raise fail(str(exc)) from None
     for note in report.notes:
         typer.echo(f"note: {note}")
-    typer.echo(f"storysumm: {report.summaries} summaries; sentence labels "
-               + ", ".join(f"{k} {v}" for k, v in report.sentence_labels.items()))
-    typer.echo("storysumm-summary: summary labels "
-               + ", ".join(f"{k} {v}" for k, v in report.summary_labels.items()))
+    typer.echo(
+        f"storysumm: {report.summaries} summaries; sentence labels "
+        + ", ".join(f"{k} {v}" for k, v in report.sentence_labels.items())
+    )
+    typer.echo(
+        "storysumm-summary: summary labels "
+        + ", ".join(f"{k} {v}" for k, v in report.summary_labels.items())
+    )
     for item in report.skipped:
         typer.echo(f"skipped: {item}")
 
@@ -41,9 +47,14 @@ def import_storysumm_cmd(
 @import_app.command("fables")
 def import_fables_cmd(
     file: Annotated[Path, typer.Argument(help="FABLES.json (with or without its wrapper).")],
-    lexical_evidence: Annotated[bool, typer.Option(
-        "--lexical-evidence", help="Also label each claim against its evidence quotes with the "
-        "offline lexical matcher (judge 'lexical-evidence').")] = False,
+    lexical_evidence: Annotated[
+        bool,
+        typer.Option(
+            "--lexical-evidence",
+            help="Also label each claim against its evidence quotes with the "
+            "offline lexical matcher (judge 'lexical-evidence').",
+        ),
+    ] = False,
     books: Annotated[int | None, typer.Option(help="Only the first N books.")] = None,
     store: StoreOption = None,
 ) -> None:
@@ -57,9 +68,11 @@ def import_fables_cmd(
     except (ValueError, OSError) as exc:
         raise fail(str(exc)) from None
     labels = ", ".join(f"{k} {v}" for k, v in sorted(report.by_label.items()))
-    typer.echo(f"fables: {report.books} books, {report.summaries} summaries, {report.claims} "
-               f"claims ({labels})" + (f"; lexical-evidence labels {report.lexical}"
-                                       if report.lexical else ""))
+    typer.echo(
+        f"fables: {report.books} books, {report.summaries} summaries, {report.claims} "
+        f"claims ({labels})"
+        + (f"; lexical-evidence labels {report.lexical}" if report.lexical else "")
+    )
 
 
 def _pick_dataset(store, dataset: str | None) -> str:
@@ -72,19 +85,27 @@ def _pick_dataset(store, dataset: str | None) -> str:
         return available[0]
     if LFVQA in available:
         return LFVQA
-    raise ValueError("choose --dataset: " + (", ".join(available) or "no labelled datasets;"
-                                              " import storysumm / fables or run a judge"))
+    raise ValueError(
+        "choose --dataset: "
+        + (", ".join(available) or "no labelled datasets; import storysumm / fables or run a judge")
+    )
 
 
 @app.command()
 def agreement(
     store: StoreOption = None,
-    dataset: Annotated[str | None, typer.Option(help="storysumm | storysumm-summary | fables | "
-                                                "lfvqa | another imported dataset")] = None,
-    judges: Annotated[str | None, typer.Option(help="Comma-separated judges (default: all).")]
-    = None,
-    show_confusion: Annotated[bool, typer.Option("--confusion", help="Print each pair's "
-                                                 "confusion matrix.")] = False,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="storysumm | storysumm-summary | fables | lfvqa | another imported dataset"
+        ),
+    ] = None,
+    judges: Annotated[
+        str | None, typer.Option(help="Comma-separated judges (default: all).")
+    ] = None,
+    show_confusion: Annotated[
+        bool, typer.Option("--confusion", help="Print each pair's confusion matrix.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Cohen's κ, raw agreement and n for every judge pair; Fleiss' κ; Krippendorff's α."""

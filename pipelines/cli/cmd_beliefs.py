@@ -11,8 +11,9 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
-beliefs_app = typer.Typer(help="Belief records: ToM datasets, the symbolic tracker, annotation.",
-                          no_args_is_help=True)
+beliefs_app = typer.Typer(
+    help="Belief records: ToM datasets, the symbolic tracker, annotation.", no_args_is_help=True
+)
 app.add_typer(beliefs_app, name="beliefs")
 
 
@@ -34,8 +35,12 @@ def _check_path(path: Path) -> None:
 
 @beliefs_app.command("import")
 def import_tom(
-    dataset: DatasetArg, path: PathArg, store: StoreOption = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Import only the first N stories.")] = None,
+    dataset: DatasetArg,
+    path: PathArg,
+    store: StoreOption = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Import only the first N stories.")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import a ToM dataset as stories (a story = a film, a sentence = a scene) with belief
@@ -52,13 +57,17 @@ def import_tom(
         typer.echo(json.dumps(summary.__dict__))
         return
     rows = ", ".join(f"{table} {n:,}" for table, n in summary.rows.items())
-    typer.echo(f"{summary.dataset_id}: {summary.stories} stories; {rows}"
-               f" (tracker run {summary.tracker_run})")
+    typer.echo(
+        f"{summary.dataset_id}: {summary.stories} stories; {rows}"
+        f" (tracker run {summary.tracker_run})"
+    )
 
 
 @beliefs_app.command("eval")
 def eval_tom(
-    dataset: DatasetArg, path: PathArg, as_json: JsonOption = False,
+    dataset: DatasetArg,
+    path: PathArg,
+    as_json: JsonOption = False,
     details: Annotated[bool, typer.Option(help="With --json, add breakdowns and notes.")] = False,
     nesting: Annotated[str, typer.Option(help="Hi-ToM only: auto | symmetric | ordered.")] = "auto",
     misses: Annotated[int, typer.Option(min=0, help="Print up to N wrong answers.")] = 0,
@@ -82,13 +91,18 @@ def eval_tom(
     else:
         _print_result(payload)
     for miss in result.misses[:misses]:
-        typer.echo(f"  miss {miss.story_id} [{miss.group}] {miss.question} gold={miss.gold}"
-                   f" tracker={miss.predicted}", err=as_json)
+        typer.echo(
+            f"  miss {miss.story_id} [{miss.group}] {miss.question} gold={miss.gold}"
+            f" tracker={miss.predicted}",
+            err=as_json,
+        )
 
 
 def _print_result(payload: dict) -> None:
-    typer.echo(f"{payload['dataset']} (backend: symbolic-tracker): n={payload['n']}"
-               f" accuracy={payload['accuracy']:.4f}")
+    typer.echo(
+        f"{payload['dataset']} (backend: symbolic-tracker): n={payload['n']}"
+        f" accuracy={payload['accuracy']:.4f}"
+    )
     for key, value in payload.items():
         if key.startswith("by_") and isinstance(value, dict):
             cells = ", ".join(f"{k} {v:.4f}" for k, v in value.items())
@@ -107,12 +121,16 @@ class Backend(str, Enum):
 def annotate_film(
     film: Annotated[str, typer.Option("--film", help="Film id in the store.")],
     store: StoreOption = None,
-    backend: Annotated[Backend, typer.Option(help="rules (offline) or openai (Tables 18-21"
-                                                  " through the gateway).")] = Backend.rules,
+    backend: Annotated[
+        Backend, typer.Option(help="rules (offline) or openai (Tables 18-21 through the gateway).")
+    ] = Backend.rules,
     characters: Annotated[str | None, typer.Option(help="Comma-separated character names.")] = None,
-    scenes: Annotated[str | None, typer.Option(help="Scene range a:b (0-based, end excluded).")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Compute (or count calls) without"
-                                                            " writing.")] = False,
+    scenes: Annotated[
+        str | None, typer.Option(help="Scene range a:b (0-based, end excluded).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Compute (or count calls) without writing.")
+    ] = False,
     budget: Annotated[float | None, typer.Option(help="openai: USD budget for this run.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -124,13 +142,24 @@ def annotate_film(
         first, stop = parse_scene_range(scenes)
         names = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
         options = {"budget_usd": budget} if backend is Backend.openai else {}
-        result = annotate(open_store(store), film, backend.value,
-                          Selection(first, stop, names), dry_run=dry_run, **options)
+        result = annotate(
+            open_store(store),
+            film,
+            backend.value,
+            Selection(first, stop, names),
+            dry_run=dry_run,
+            **options,
+        )
     except AnnotateError as exc:
         raise fail(str(exc)) from None
-    payload = {"film_id": result.film_id, "backend": result.backend, "run_id": result.run_id,
-               "dry_run": dry_run, "rows": result.counts,
-               **{k: v for k, v in result.params.items() if k in ("calls", "failed", "unparsed")}}
+    payload = {
+        "film_id": result.film_id,
+        "backend": result.backend,
+        "run_id": result.run_id,
+        "dry_run": dry_run,
+        "rows": result.counts,
+        **{k: v for k, v in result.params.items() if k in ("calls", "failed", "unparsed")},
+    }
     if as_json:
         typer.echo(json.dumps(payload, default=str))
         return
@@ -138,7 +167,10 @@ def annotate_film(
     if dry_run and "calls" in result.params:
         rows = f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
     verb = "would write" if dry_run else "wrote"
-    extra = "".join(f", {k} {result.params[k]}" for k in ("failed", "unparsed", "status")
-                    if k in result.params)
-    typer.echo(f"{film} (backend: {result.backend}): {verb} {rows}{extra}"
-               + (f" (run {result.run_id})" if result.run_id else ""))
+    extra = "".join(
+        f", {k} {result.params[k]}" for k in ("failed", "unparsed", "status") if k in result.params
+    )
+    typer.echo(
+        f"{film} (backend: {result.backend}): {verb} {rows}{extra}"
+        + (f" (run {result.run_id})" if result.run_id else "")
+    )

@@ -13,9 +13,17 @@ from pipelines.cli.app import StoreOption, app, open_store
 @app.command()
 def demo(
     store: StoreOption = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="STORYSCOPE_DATA_DIR",
-                                                  help="Real datasets folder (../shared/data).")] = None,
-    only: Annotated[list[str] | None, typer.Option("--only", help="Run only steps whose name contains this.")] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            envvar="STORYSCOPE_DATA_DIR",
+            help="Real datasets folder (../shared/data).",
+        ),
+    ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Run only steps whose name contains this.")
+    ] = None,
 ) -> None:
     """Build the demo store from samples/ and, with --data-dir, the real datasets too."""
     from pipelines.demo import build_demo

@@ -10,19 +10,38 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
-film_app = typer.Typer(help="Film preprocessing: screenplay + subtitles -> timed scenes.", no_args_is_help=True)
+film_app = typer.Typer(
+    help="Film preprocessing: screenplay + subtitles -> timed scenes.", no_args_is_help=True
+)
 app.add_typer(film_app, name="film")
 
 
 @film_app.command("ingest")
 def film_ingest(
-    screenplay: Annotated[Path, typer.Option("--screenplay", help="Screenplay: plain text (IMSDb style) or .fountain.")],
-    subtitles: Annotated[Path, typer.Option("--subtitles", help="Subtitles of the same film (.srt).")],
-    title: Annotated[str | None, typer.Option("--title", help="Film title (default: from the file).")] = None,
+    screenplay: Annotated[
+        Path,
+        typer.Option("--screenplay", help="Screenplay: plain text (IMSDb style) or .fountain."),
+    ],
+    subtitles: Annotated[
+        Path, typer.Option("--subtitles", help="Subtitles of the same film (.srt).")
+    ],
+    title: Annotated[
+        str | None, typer.Option("--title", help="Film title (default: from the file).")
+    ] = None,
     year: Annotated[int | None, typer.Option("--year", min=1880, max=2100)] = None,
-    video: Annotated[Path | None, typer.Option("--video", help="Video file: its path and frame rate are recorded.")] = None,
-    film_id: Annotated[str | None, typer.Option("--film-id", help="Film id (default: slug of title and year).")] = None,
-    lenient: Annotated[bool, typer.Option("--lenient-subtitles", help="Skip unreadable cues (reported) instead of failing.")] = False,
+    video: Annotated[
+        Path | None,
+        typer.Option("--video", help="Video file: its path and frame rate are recorded."),
+    ] = None,
+    film_id: Annotated[
+        str | None, typer.Option("--film-id", help="Film id (default: slug of title and year).")
+    ] = None,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient-subtitles", help="Skip unreadable cues (reported) instead of failing."
+        ),
+    ] = False,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -33,19 +52,31 @@ def film_ingest(
     from pipelines.preprocess.timing import AlignmentFailed
 
     try:
-        report = ingest_film(open_store(store), screenplay, subtitles, title=title, year=year, video=video,
-                             film_id=film_id, lenient_subtitles=lenient)
+        report = ingest_film(
+            open_store(store),
+            screenplay,
+            subtitles,
+            title=title,
+            year=year,
+            video=video,
+            film_id=film_id,
+            lenient_subtitles=lenient,
+        )
     except AlignmentFailed as exc:
-        raise fail(f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written") from None
+        raise fail(
+            f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written"
+        ) from None
     except (ScreenplayError, SubtitleError, VideoError) as exc:
         raise fail(f"{exc}; nothing was written") from None
     if as_json:
         typer.echo(json.dumps(report.as_dict()))
         return
-    typer.echo(f"{report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines "
-               f"({report.share_lines_matched:.1%} matched to subtitles), {report.share_scenes_matched:.1%} of "
-               f"scenes with matched times, {report.cues} cues, {report.characters} characters [run {report.run_id}, "
-               "backend rules]")
+    typer.echo(
+        f"{report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines "
+        f"({report.share_lines_matched:.1%} matched to subtitles), {report.share_scenes_matched:.1%} of "
+        f"scenes with matched times, {report.cues} cues, {report.characters} characters [run {report.run_id}, "
+        "backend rules]"
+    )
 
 
 @film_app.command("parse")
@@ -63,10 +94,18 @@ def film_parse(
 
 @app.command("align-eval")
 def align_eval(
-    files: Annotated[list[Path], typer.Argument(help="StoryVideoQA aligned-script files (.json conversion or .xlsx).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(help="StoryVideoQA aligned-script files (.json conversion or .xlsx)."),
+    ],
     as_json: JsonOption = False,
-    method: Annotated[str, typer.Option(help="dp: the ingest aligner (LF-VideoQA App. C); "
-                                             "dtw: classic DTW as the release (StoryMindv2 §3.1) with our cost.")] = "dp",
+    method: Annotated[
+        str,
+        typer.Option(
+            help="dp: the ingest aligner (LF-VideoQA App. C); "
+            "dtw: classic DTW as the release (StoryMindv2 §3.1) with our cost."
+        ),
+    ] = "dp",
 ) -> None:
     """Our cue->script alignment and the dataset's automatic one, scored against results_human.
 
@@ -83,17 +122,26 @@ def align_eval(
     summary = summarise(results)
     groups = summary.pop("groups")
     if as_json:
-        typer.echo(json.dumps(summary))   # {"files": [...], "ours_mean", "automatic_mean"}
+        typer.echo(json.dumps(summary))  # {"files": [...], "ours_mean", "automatic_mean"}
         return
     typer.echo(f"method {method}; ours/automatic = cue's row has the human scene and speaker")
     for row in summary["files"]:
-        fields = "  ".join(f"{name} {row[name]['ours']:.3f}/{row[name]['automatic']:.3f}"
-                           f" (humans edited {row[name]['edited']})" for name in ("scene", "speaker", "row"))
-        typer.echo(f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}"
-                   f"  | {fields}  | human rows outside the human scene: {row['stale_rows']}")
+        fields = "  ".join(
+            f"{name} {row[name]['ours']:.3f}/{row[name]['automatic']:.3f}"
+            f" (humans edited {row[name]['edited']})"
+            for name in ("scene", "speaker", "row")
+        )
+        typer.echo(
+            f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}"
+            f"  | {fields}  | human rows outside the human scene: {row['stale_rows']}"
+        )
     typer.echo(f"mean: ours {summary['ours_mean']:.3f}  automatic {summary['automatic_mean']:.3f}")
     for group, values in groups.items():
-        fields = "  ".join(f"{name} {values[name + '_mean']['ours']:.3f}/{values[name + '_mean']['automatic']:.3f}"
-                           for name in ("scene", "speaker", "row"))
-        typer.echo(f"  {group}: ours {values['ours_mean']:.3f}  automatic {values['automatic_mean']:.3f}"
-                   f"  (ours >= automatic on {values['wins']} of {values['files']} files)  | {fields}")
+        fields = "  ".join(
+            f"{name} {values[name + '_mean']['ours']:.3f}/{values[name + '_mean']['automatic']:.3f}"
+            for name in ("scene", "speaker", "row")
+        )
+        typer.echo(
+            f"  {group}: ours {values['ours_mean']:.3f}  automatic {values['automatic_mean']:.3f}"
+            f"  (ours >= automatic on {values['wins']} of {values['files']} files)  | {fields}"
+        )

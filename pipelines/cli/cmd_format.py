@@ -14,8 +14,12 @@ DEFAULT_DOC = Path("docs") / "FORMAT.md"
 
 @app.command("format-doc")
 def format_doc_command(
-    check: Annotated[bool, typer.Option("--check", help="Fail if the file differs; write nothing.")] = False,
-    out: Annotated[Path, typer.Option("--out", help="The document to write or check.")] = DEFAULT_DOC,
+    check: Annotated[
+        bool, typer.Option("--check", help="Fail if the file differs; write nothing.")
+    ] = False,
+    out: Annotated[
+        Path, typer.Option("--out", help="The document to write or check.")
+    ] = DEFAULT_DOC,
 ) -> None:
     """Generate docs/FORMAT.md from the interchange models (data_access/formats/lfvqa.py)."""
     from data_access.importers.format_doc import format_doc
@@ -24,7 +28,9 @@ def format_doc_command(
     if check:
         current = out.read_text(encoding="utf-8") if out.is_file() else None
         if current != text:
-            raise fail(f"{out} is out of date with the format models; run `storyscope format-doc`", 1)
+            raise fail(
+                f"{out} is out of date with the format models; run `storyscope format-doc`", 1
+            )
         typer.echo(f"{out} is current")
         return
     out.parent.mkdir(parents=True, exist_ok=True)

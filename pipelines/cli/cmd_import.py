@@ -43,8 +43,9 @@ def import_lfvqa(folder: FolderArg, store: StoreOption = None, as_json: JsonOpti
 
 
 @import_app.command("storyvideoqa")
-def import_storyvideoqa(folder: FolderArg, store: StoreOption = None,
-                        as_json: JsonOption = False) -> None:
+def import_storyvideoqa(
+    folder: FolderArg, store: StoreOption = None, as_json: JsonOption = False
+) -> None:
     """Import a StoryVideoQA release: golden questions and aligned scripts (.xlsx or JSON)."""
     from data_access.importers import import_storyvideoqa_dir
 

@@ -10,8 +10,18 @@ from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
 jobs_app = typer.Typer(help="Background jobs (judge, generation, ...).", no_args_is_help=True)
 app.add_typer(jobs_app, name="jobs")
-_FIELDS = ("job_id", "kind", "state", "run_id", "done", "failed", "total", "cost_usd", "tokens",
-           "error")
+_FIELDS = (
+    "job_id",
+    "kind",
+    "state",
+    "run_id",
+    "done",
+    "failed",
+    "total",
+    "cost_usd",
+    "tokens",
+    "error",
+)
 
 
 @jobs_app.command("list")
@@ -24,8 +34,10 @@ def list_(store: StoreOption = None, as_json: JsonOption = False) -> None:
         typer.echo(frame.to_json(orient="records", date_format="iso"))
         return
     for row in frame.itertuples():
-        typer.echo(f"{row.job_id}  {row.kind:<8} {row.state:<9} {row.done}/{row.total}"
-                   f"  failed {row.failed}  ${row.cost_usd:.4f}")
+        typer.echo(
+            f"{row.job_id}  {row.kind:<8} {row.state:<9} {row.done}/{row.total}"
+            f"  failed {row.failed}  ${row.cost_usd:.4f}"
+        )
 
 
 @jobs_app.command()
@@ -38,8 +50,11 @@ def status(job_id: str, store: StoreOption = None, as_json: JsonOption = False) 
     except ValueError as exc:
         raise fail(str(exc)) from None
     shown = {k: found[k] for k in (*_FIELDS, "alive", "resumable")}
-    typer.echo(json.dumps(shown, default=str) if as_json else
-               "\n".join(f"{k}: {v}" for k, v in shown.items()))
+    typer.echo(
+        json.dumps(shown, default=str)
+        if as_json
+        else "\n".join(f"{k}: {v}" for k, v in shown.items())
+    )
 
 
 @jobs_app.command()
@@ -56,8 +71,9 @@ def run(job_id: str, store: StoreOption = None) -> None:
 
 
 @jobs_app.command()
-def resume(job_id: str, store: StoreOption = None,
-           background: bool = typer.Option(False, "--background")) -> None:
+def resume(
+    job_id: str, store: StoreOption = None, background: bool = typer.Option(False, "--background")
+) -> None:
     """Continue an interrupted, failed or stopped job under its run."""
     from pipelines.jobs import job_status, resume_job
 

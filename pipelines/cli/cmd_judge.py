@@ -10,8 +10,13 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
-WHERE_KEYS = {"film": "films", "type": "qtypes", "setting": "settings",
-              "question": "question_ids", "status": "statuses"}
+WHERE_KEYS = {
+    "film": "films",
+    "type": "qtypes",
+    "setting": "settings",
+    "question": "question_ids",
+    "status": "statuses",
+}
 
 
 def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
@@ -23,37 +28,62 @@ def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
     for item in (part for text in filters or [] for part in text.split(";") if part.strip()):
         key, sep, values = item.partition("=")
         if not sep or key.strip() not in WHERE_KEYS:
-            raise ValueError(f"--where {item!r}: expected KEY=V1,V2 with KEY one of "
-                             f"{', '.join(WHERE_KEYS)}")
+            raise ValueError(
+                f"--where {item!r}: expected KEY=V1,V2 with KEY one of {', '.join(WHERE_KEYS)}"
+            )
         where.setdefault(WHERE_KEYS[key.strip()], []).extend(
-            v.strip() for v in values.split(",") if v.strip())
+            v.strip() for v in values.split(",") if v.strip()
+        )
     return where
 
 
 @app.command()
 def judge(
     store: StoreOption = None,
-    judge_name: Annotated[str | None, typer.Option("--judge", envvar="STORYSCOPE_JUDGE",
-                          help="Judge name (default: model@prompt-version, or 'lexical').")] = None,
-    backend: Annotated[str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND",
-                                         help="openai | lexical")] = "lexical",
+    judge_name: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            envvar="STORYSCOPE_JUDGE",
+            help="Judge name (default: model@prompt-version, or 'lexical').",
+        ),
+    ] = None,
+    backend: Annotated[
+        str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical")
+    ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (prefer the env var).",
-                                                envvar="STORYSCOPE_LLM_API_KEY")] = None,
+    api_key: Annotated[
+        str | None,
+        typer.Option(help="API key (prefer the env var).", envvar="STORYSCOPE_LLM_API_KEY"),
+    ] = None,
     concurrency: Annotated[int | None, typer.Option(help="Requests in flight.")] = None,
     budget_usd: Annotated[float | None, typer.Option(help="Stop once this is spent.")] = None,
-    budget_tokens: Annotated[int | None, typer.Option(help="Stop once this many tokens are "
-                                                      "spent.")] = None,
-    where: Annotated[list[str] | None, typer.Option(
-        help="Slice filter KEY=V1,V2 (film, type, setting, question, status); repeatable.")] = None,
+    budget_tokens: Annotated[
+        int | None, typer.Option(help="Stop once this many tokens are spent.")
+    ] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Slice filter KEY=V1,V2 (film, type, setting, question, status); repeatable."
+        ),
+    ] = None,
     limit: Annotated[int | None, typer.Option(help="Judge at most N answers.")] = None,
-    gold: Annotated[bool, typer.Option("--gold", help="Gold self-check: judge each reference "
-                                       "answer against its own rubric.")] = False,
-    dry_run_: Annotated[bool, typer.Option("--dry-run", help="Print items, cache hits and "
-                                           "estimated tokens/cost; write nothing.")] = False,
-    background: Annotated[bool, typer.Option("--background", help="Run as a background job "
-                                             "process and print its id.")] = False,
+    gold: Annotated[
+        bool,
+        typer.Option(
+            "--gold", help="Gold self-check: judge each reference answer against its own rubric."
+        ),
+    ] = False,
+    dry_run_: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Print items, cache hits and estimated tokens/cost; write nothing."
+        ),
+    ] = False,
+    background: Annotated[
+        bool, typer.Option("--background", help="Run as a background job process and print its id.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
@@ -63,12 +93,25 @@ def judge(
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
     try:
-        llm = {k: v for k, v in {"model": model, "base_url": base_url,
-                                 "concurrency": concurrency, "budget_usd": budget_usd,
-                                 "budget_tokens": budget_tokens}.items()
-               if v is not None}
-        options = JudgeOptions(backend=backend, judge_name=judge_name, where=parse_where(where),
-                               limit=limit, gold=gold, llm=llm)
+        llm = {
+            k: v
+            for k, v in {
+                "model": model,
+                "base_url": base_url,
+                "concurrency": concurrency,
+                "budget_usd": budget_usd,
+                "budget_tokens": budget_tokens,
+            }.items()
+            if v is not None
+        }
+        options = JudgeOptions(
+            backend=backend,
+            judge_name=judge_name,
+            where=parse_where(where),
+            limit=limit,
+            gold=gold,
+            llm=llm,
+        )
         options.identity()
     except ValueError as exc:
         raise fail(str(exc)) from None
@@ -80,17 +123,26 @@ def judge(
     env = {"STORYSCOPE_LLM_API_KEY": api_key} if api_key else None
     if api_key and not background:
         os.environ["STORYSCOPE_LLM_API_KEY"] = api_key  # this process only; never stored
-    job_id = start_job(handle, "judge", options.params(),
-                       mode="subprocess" if background else "inline", env=env)
+    job_id = start_job(
+        handle, "judge", options.params(), mode="subprocess" if background else "inline", env=env
+    )
     status = job_status(handle, job_id)
     if as_json:
-        typer.echo(json.dumps({k: status[k] for k in ("job_id", "state", "run_id", "done",
-                                                      "failed", "total", "cost_usd")},
-                              default=str))
+        typer.echo(
+            json.dumps(
+                {
+                    k: status[k]
+                    for k in ("job_id", "state", "run_id", "done", "failed", "total", "cost_usd")
+                },
+                default=str,
+            )
+        )
     else:
-        typer.echo(f"job {job_id}: {status['state']}  judge run {status['run_id']}  "
-                   f"done {status['done']}/{status['total']}  failed {status['failed']}  "
-                   f"cost ${status['cost_usd']:.4f}")
+        typer.echo(
+            f"job {job_id}: {status['state']}  judge run {status['run_id']}  "
+            f"done {status['done']}/{status['total']}  failed {status['failed']}  "
+            f"cost ${status['cost_usd']:.4f}"
+        )
     if status["state"] == "failed":
         raise fail(f"judge job failed: {status['error']}")
 
@@ -99,12 +151,16 @@ def _print_plan(plan: dict, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(plan, default=str))
         return
-    typer.echo(f"dry run: judge {plan['judge']} ({plan['backend']}) would grade "
-               f"{plan['answers']} answers / {plan['claims']} claims")
+    typer.echo(
+        f"dry run: judge {plan['judge']} ({plan['backend']}) would grade "
+        f"{plan['answers']} answers / {plan['claims']} claims"
+    )
     for item in plan["items"][:20]:
         typer.echo(f"  {item['answer_id']}  ({item['setting_id']})")
     if len(plan["items"]) > 20:
         typer.echo(f"  ... and {len(plan['items']) - 20} more")
-    typer.echo(f"cache hits {plan['cache_hits']}; estimated tokens "
-               f"{plan['est_prompt_tokens']:,} in + {plan['est_completion_tokens']:,} out; "
-               f"estimated cost ${plan['est_cost_usd']:.4f}")
+    typer.echo(
+        f"cache hits {plan['cache_hits']}; estimated tokens "
+        f"{plan['est_prompt_tokens']:,} in + {plan['est_completion_tokens']:,} out; "
+        f"estimated cost ${plan['est_cost_usd']:.4f}"
+    )

@@ -13,8 +13,11 @@ from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
 SetOption = Annotated[
     str | None,
-    typer.Option("--set", envvar="STORYSCOPE_MCQ_SET",
-                 help="Only this MCQ set (golden, generated, ...); default all."),
+    typer.Option(
+        "--set",
+        envvar="STORYSCOPE_MCQ_SET",
+        help="Only this MCQ set (golden, generated, ...); default all.",
+    ),
 ]
 
 mcq_app = typer.Typer(help="StoryVideoQA multiple-choice questions.", no_args_is_help=True)
@@ -31,8 +34,9 @@ def _questions_or_fail(store, set_name):
 
 
 @app.command()
-def topics(store: StoreOption = None, set_name: SetOption = None,
-           as_json: JsonOption = False) -> None:
+def topics(
+    store: StoreOption = None, set_name: SetOption = None, as_json: JsonOption = False
+) -> None:
     """Topic balance per source and overall: counts, Gini, entropy, topics > 5% (Table 1)."""
     from pipelines.mcq.topics import PAPER_TABLE1, TOPICS, topic_stats
 
@@ -40,19 +44,25 @@ def topics(store: StoreOption = None, set_name: SetOption = None,
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
-    typer.echo(f"{'set':<10} {'n':>6} {'gini':>7} {'entropy':>8} {'>5%':>4}  " + " ".join(
-        f"{t:>5}" for t in TOPICS))
+    typer.echo(
+        f"{'set':<10} {'n':>6} {'gini':>7} {'entropy':>8} {'>5%':>4}  "
+        + " ".join(f"{t:>5}" for t in TOPICS)
+    )
     for row in result["sets"]:
-        typer.echo(f"{row['set']:<10} {row['n']:>6} {row['gini']:>7.3f} {row['entropy']:>8.3f}"
-                   f" {row['topics_over_5pct']:>4}  "
-                   + " ".join(f"{row['counts'][t]:>5}" for t in TOPICS))
-    typer.echo(f"{PAPER_TABLE1['set']}: gini {PAPER_TABLE1['gini']}, entropy "
-               f"{PAPER_TABLE1['entropy']}, topics > 5% {PAPER_TABLE1['topics_over_5pct']}")
+        typer.echo(
+            f"{row['set']:<10} {row['n']:>6} {row['gini']:>7.3f} {row['entropy']:>8.3f}"
+            f" {row['topics_over_5pct']:>4}  " + " ".join(f"{row['counts'][t]:>5}" for t in TOPICS)
+        )
+    typer.echo(
+        f"{PAPER_TABLE1['set']}: gini {PAPER_TABLE1['gini']}, entropy "
+        f"{PAPER_TABLE1['entropy']}, topics > 5% {PAPER_TABLE1['topics_over_5pct']}"
+    )
 
 
 @app.command()
-def reviewers(store: StoreOption = None, set_name: SetOption = None,
-              as_json: JsonOption = False) -> None:
+def reviewers(
+    store: StoreOption = None, set_name: SetOption = None, as_json: JsonOption = False
+) -> None:
     """Reviewer voting (§3.3): unanimous correctness, majority answer, pairwise agreement."""
     from pipelines.mcq.reviewers import reviewer_stats
 
@@ -62,17 +72,26 @@ def reviewers(store: StoreOption = None, set_name: SetOption = None,
         return
     for row in result["sets"]:
         rates = ", ".join(f"{k} {v:.3f}" for k, v in row["reviewer_gt_rate"].items())
-        typer.echo(f"{row['set']:<8} n={row['n']:<5} unanimous-correct {row['unanimous_correct']:.4f}"
-                   f"  majority-answer {row['majority_answer']:.4f}  strict {row['strict_consistency']:.4f}"
-                   f"  kept {row['kept']:.4f}  picked GT: {rates}")
+        typer.echo(
+            f"{row['set']:<8} n={row['n']:<5} unanimous-correct {row['unanimous_correct']:.4f}"
+            f"  majority-answer {row['majority_answer']:.4f}  strict {row['strict_consistency']:.4f}"
+            f"  kept {row['kept']:.4f}  picked GT: {rates}"
+        )
 
 
 @app.command()
-def difficulty(store: StoreOption = None, set_name: SetOption = None,
-               recompute: Annotated[bool, typer.Option(
-                   "--recompute/--no-recompute",
-                   help="Score the MCQs now (default: only when no difficulty is stored).")] = False,
-               as_json: JsonOption = False) -> None:
+def difficulty(
+    store: StoreOption = None,
+    set_name: SetOption = None,
+    recompute: Annotated[
+        bool,
+        typer.Option(
+            "--recompute/--no-recompute",
+            help="Score the MCQs now (default: only when no difficulty is stored).",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
     """QA difficulty D_q, D_a, D_qa, D (§3.4) with BERTScore on MiniLM; nine equal-count bins."""
     from pipelines.mcq.difficulty_run import difficulty_summary, run_difficulty
 
@@ -87,22 +106,30 @@ def difficulty(store: StoreOption = None, set_name: SetOption = None,
         typer.echo(json.dumps(summary, indent=2))
         return
     mean = summary["mean"]
-    typer.echo(f"n={summary['n']}  mean D_q {mean['d_q']}  D_a {mean['d_a']}  "
-               f"D_qa {mean['d_qa']}  D {mean['d']}  (BERTScore: all-MiniLM-L6-v2)")
+    typer.echo(
+        f"n={summary['n']}  mean D_q {mean['d_q']}  D_a {mean['d_a']}  "
+        f"D_qa {mean['d_qa']}  D {mean['d']}  (BERTScore: all-MiniLM-L6-v2)"
+    )
     for row in summary["bins"]:
         acc = row.get("accuracy") or {}
         extra = "  " + ", ".join(f"{m} {a:.1f}%" for m, a in acc.items()) if acc else ""
-        typer.echo(f"  bin {row['bin']}: n={row['n']:<5} D {row['d_min']:.3f}-{row['d_max']:.3f}{extra}")
+        typer.echo(
+            f"  bin {row['bin']}: n={row['n']:<5} D {row['d_min']:.3f}-{row['d_max']:.3f}{extra}"
+        )
     for row in summary.get("accuracy", {}).get("by_topic", []):
-        cells = " ".join("  -  " if v is None else f"{v:5.1f}" for k, v in row.items()
-                         if k != "method")
+        cells = " ".join(
+            "  -  " if v is None else f"{v:5.1f}" for k, v in row.items() if k != "method"
+        )
         typer.echo(f"  {row['method']:<20} {cells}")
 
 
 @mcq_app.command("import-predictions")
 def import_predictions_cmd(
-    path: Annotated[Path, typer.Argument(help="CSV, JSON or JSONL: mcq_id, method, predicted_option.")],
-    store: StoreOption = None, as_json: JsonOption = False,
+    path: Annotated[
+        Path, typer.Argument(help="CSV, JSON or JSONL: mcq_id, method, predicted_option.")
+    ],
+    store: StoreOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Import method predictions (question id, method, predicted option) for MCQs."""
     from pipelines.mcq.predictions import PredictionsError, import_predictions
@@ -125,17 +152,35 @@ app.add_typer(storymind_app, name="storymind")
 
 @storymind_app.command("generate")
 def storymind_generate(
-    video: Annotated[str, typer.Option("--video", help="Video id in the store (e.g. Friends-S01E01).")],
-    per_topic: Annotated[int, typer.Option("--per-topic", help="T: QAs per topic before its tool is deactivated.")] = 2,
-    per_batch: Annotated[int, typer.Option("--per-batch", help="QAs asked per generator batch.")] = 7,
+    video: Annotated[
+        str, typer.Option("--video", help="Video id in the store (e.g. Friends-S01E01).")
+    ],
+    per_topic: Annotated[
+        int, typer.Option("--per-topic", help="T: QAs per topic before its tool is deactivated.")
+    ] = 2,
+    per_batch: Annotated[
+        int, typer.Option("--per-batch", help="QAs asked per generator batch.")
+    ] = 7,
     max_batches: Annotated[int, typer.Option("--max-batches")] = 10,
-    model: Annotated[str | None, typer.Option("--model", envvar="STORYSCOPE_STORYMIND_MODEL",
-                                              help="Generator and supervisor model.")] = None,
-    reviewer_models: Annotated[str | None, typer.Option(
-        "--reviewer-models", envvar="STORYSCOPE_STORYMIND_REVIEWERS",
-        help="Three comma-separated models for the gpt, claude, gemini reviewers.")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the plan; call no model.")] = False,
-    store: StoreOption = None, as_json: JsonOption = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", envvar="STORYSCOPE_STORYMIND_MODEL", help="Generator and supervisor model."
+        ),
+    ] = None,
+    reviewer_models: Annotated[
+        str | None,
+        typer.Option(
+            "--reviewer-models",
+            envvar="STORYSCOPE_STORYMIND_REVIEWERS",
+            help="Three comma-separated models for the gpt, claude, gemini reviewers.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the plan; call no model.")
+    ] = False,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Generate QAs for one video: topic tools with threshold T, supervisor with fault
     archive, three reviewers with majority answer voting."""
@@ -156,13 +201,18 @@ def storymind_generate(
     options = StoryMindOptions(video, generator, None, reviewers, per_topic, per_batch, max_batches)
     handle = open_store(store)
     try:
-        result = plan(handle, options) if dry_run else generate_for_video(
-            handle, options, echo=lambda m: typer.echo(m, err=True))
+        result = (
+            plan(handle, options)
+            if dry_run
+            else generate_for_video(handle, options, echo=lambda m: typer.echo(m, err=True))
+        )
     except ValueError as exc:
         raise fail(str(exc)) from exc
     if as_json or dry_run:
         typer.echo(json.dumps(result, indent=2))
         return
-    typer.echo(f"run {result['run_id']}: {result['final_kept']} QAs kept of "
-               f"{result['supervisor_kept']} after the supervisor; Self-BLEU-2 "
-               f"{result['self_bleu_2']}, -4 {result['self_bleu_4']}")
+    typer.echo(
+        f"run {result['run_id']}: {result['final_kept']} QAs kept of "
+        f"{result['supervisor_kept']} after the supervisor; Self-BLEU-2 "
+        f"{result['self_bleu_2']}, -4 {result['self_bleu_4']}"
+    )

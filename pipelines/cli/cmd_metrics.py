@@ -13,10 +13,13 @@ from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 @app.command()
 def metrics(
     store: StoreOption = None,
-    judge: Annotated[str | None, typer.Option(help="Judge name (default: the only judge).",
-                                              envvar="STORYSCOPE_JUDGE")] = None,
-    by: Annotated[str, typer.Option(help="setting (Table 3) or setting,type (Table 4).")]
-    = "setting",
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Judge name (default: the only judge).", envvar="STORYSCOPE_JUDGE"),
+    ] = None,
+    by: Annotated[
+        str, typer.Option(help="setting (Table 3) or setting,type (Table 4).")
+    ] = "setting",
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     as_json: JsonOption = False,
@@ -31,16 +34,22 @@ def metrics(
     if as_json:
         typer.echo(json.dumps({"rows": table.rows}))
         return
-    typer.echo(f"judge {table.judge}  ({table.resamples} resamples, seed {table.seed}; "
-               f"95% CI by resampling questions)")
+    typer.echo(
+        f"judge {table.judge}  ({table.resamples} resamples, seed {table.seed}; "
+        f"95% CI by resampling questions)"
+    )
     if table.incomplete_answers:
         typer.echo(f"note: {table.incomplete_answers} answers left out (not every claim judged)")
     lexical = lexical_table(open_store(store), table.judge)
-    header = f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} {'Contra':>17}"
+    header = (
+        f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} {'Contra':>17}"
+    )
     typer.echo(header + ("   RL    ClmRL Cov@.5 Hedge" if not lexical.empty else ""))
     for row in table.rows:
-        cells = "".join(f" {_cell(row[m], row[m + '_ci'])}" for m in
-                        ("recall", "precision", "f1", "contradiction"))
+        cells = "".join(
+            f" {_cell(row[m], row[m + '_ci'])}"
+            for m in ("recall", "precision", "f1", "contradiction")
+        )
         extra = ""
         if not lexical.empty and row["type"] is None and row["setting"] in lexical.index:
             lx = lexical.loc[row["setting"]]

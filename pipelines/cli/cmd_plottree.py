@@ -9,14 +9,20 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 
-plottree_app = typer.Typer(help="PlotTree: build hierarchical plot trees and ask them (§5).",
-                           no_args_is_help=True)
+plottree_app = typer.Typer(
+    help="PlotTree: build hierarchical plot trees and ask them (§5).", no_args_is_help=True
+)
 app.add_typer(plottree_app, name="plottree")
 
 FilmOption = Annotated[str, typer.Option("--film", help="Film / episode id (e.g. Friends-S01E01).")]
-BackendOption = Annotated[str, typer.Option(
-    "--backend", envvar="STORYSCOPE_PLOTTREE_BACKEND",
-    help="offline (extractive summaries, no answer) or openai (the LLM gateway).")]
+BackendOption = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        envvar="STORYSCOPE_PLOTTREE_BACKEND",
+        help="offline (extractive summaries, no answer) or openai (the LLM gateway).",
+    ),
+]
 ModelOption = Annotated[str | None, typer.Option("--model", help="LLM model (openai backend).")]
 
 
@@ -33,8 +39,9 @@ def _llm_config(backend: str, model: str | None):
         raise fail(str(exc)) from exc
 
 
-def _films_to_build(handle, film: str | None, all_films: bool, dataset: str | None,
-                    skip_built: bool) -> list[str]:
+def _films_to_build(
+    handle, film: str | None, all_films: bool, dataset: str | None, skip_built: bool
+) -> list[str]:
     from data_access.plottree import films_with_timeline
     from data_access.views_plottree import films_with_tree
 
@@ -48,19 +55,37 @@ def _films_to_build(handle, film: str | None, all_films: bool, dataset: str | No
 
 
 @plottree_app.command("build")
-def build(film: Annotated[str | None, typer.Option("--film", help="Film / episode id.")] = None,
-          all_films: Annotated[bool, typer.Option("--all", help="Every film with subtitles.")] = False,
-          dataset: Annotated[str | None, typer.Option(
-              "--dataset", help="With --all: only this dataset's films (e.g. storyvideoqa).")] = None,
-          skip_built: Annotated[bool, typer.Option(
-              "--skip-built", help="With --all: leave films that already have a tree (resume).")] = False,
-          leaf_seconds: Annotated[float, typer.Option(
-              "--leaf-seconds", help="Seconds per leaf (1 = the paper's 1 fps).")] = 1.0,
-          node_embedding: Annotated[str, typer.Option(
-              "--node-embedding", help="segment-pooled (each distinct segment encoded once) "
-              "or full-text (each node text encoded whole; about 3x slower).")] = "segment-pooled",
-          backend: BackendOption = "offline", model: ModelOption = None,
-          store: StoreOption = None, as_json: JsonOption = False) -> None:
+def build(
+    film: Annotated[str | None, typer.Option("--film", help="Film / episode id.")] = None,
+    all_films: Annotated[bool, typer.Option("--all", help="Every film with subtitles.")] = False,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset", help="With --all: only this dataset's films (e.g. storyvideoqa)."
+        ),
+    ] = None,
+    skip_built: Annotated[
+        bool,
+        typer.Option(
+            "--skip-built", help="With --all: leave films that already have a tree (resume)."
+        ),
+    ] = False,
+    leaf_seconds: Annotated[
+        float, typer.Option("--leaf-seconds", help="Seconds per leaf (1 = the paper's 1 fps).")
+    ] = 1.0,
+    node_embedding: Annotated[
+        str,
+        typer.Option(
+            "--node-embedding",
+            help="segment-pooled (each distinct segment encoded once) "
+            "or full-text (each node text encoded whole; about 3x slower).",
+        ),
+    ] = "segment-pooled",
+    backend: BackendOption = "offline",
+    model: ModelOption = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Build a film's PlotTree from its aligned subtitles and script (leaves -> root)."""
     import time
 
@@ -69,8 +94,9 @@ def build(film: Annotated[str | None, typer.Option("--film", help="Film / episod
     if leaf_seconds <= 0:
         raise fail("--leaf-seconds must be positive")
     if node_embedding not in NODE_EMBEDDINGS:
-        raise fail(f"--node-embedding {node_embedding!r}: expected one of "
-                   f"{', '.join(NODE_EMBEDDINGS)}")
+        raise fail(
+            f"--node-embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
+        )
     handle = open_store(store)
     films = _films_to_build(handle, film, all_films, dataset, skip_built)
     if not films:
@@ -80,22 +106,32 @@ def build(film: Annotated[str | None, typer.Option("--film", help="Film / episod
     built, cpu, wall = [], time.process_time(), time.perf_counter()
     for film_id in films:
         try:
-            built.append(build_film_tree(handle, film_id, leaf_seconds, config, echo,
-                                         node_embedding).__dict__)
+            built.append(
+                build_film_tree(
+                    handle, film_id, leaf_seconds, config, echo, node_embedding
+                ).__dict__
+            )
         except ValueError as exc:
             raise fail(str(exc)) from exc
     if len(films) > 1:
-        echo(f"plottree: {len(built)} trees in {time.perf_counter() - wall:.1f}s wall, "
-             f"{time.process_time() - cpu:.1f}s CPU")
+        echo(
+            f"plottree: {len(built)} trees in {time.perf_counter() - wall:.1f}s wall, "
+            f"{time.process_time() - cpu:.1f}s CPU"
+        )
     if as_json:
         typer.echo(json.dumps({"trees": built}, indent=2))
 
 
 @plottree_app.command("ask")
-def ask_cmd(question: Annotated[str, typer.Argument(help="The question.")], film: FilmOption,
-            top_m: Annotated[int, typer.Option("--top-m", help="M nodes to retrieve.")] = 32,
-            backend: BackendOption = "offline", model: ModelOption = None,
-            store: StoreOption = None, as_json: JsonOption = False) -> None:
+def ask_cmd(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    film: FilmOption,
+    top_m: Annotated[int, typer.Option("--top-m", help="M nodes to retrieve.")] = 32,
+    backend: BackendOption = "offline",
+    model: ModelOption = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Retrieve the top-M nodes for a question (and answer it through the gateway)."""
     from pipelines.plottree.ask import ask, free_question
 
@@ -103,25 +139,41 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question.")], film
         raise fail("--top-m must be at least 1")
     config = _llm_config(backend, model)
     try:
-        [(retrieval, answer)] = ask(open_store(store), film, [free_question(question)], top_m, config)
+        [(retrieval, answer)] = ask(
+            open_store(store), film, [free_question(question)], top_m, config
+        )
     except ValueError as exc:
         raise fail(str(exc)) from exc
-    nodes = [{"id": r.node_id, "level": int(r.level), "score": round(float(r.score), 4),
-              "start": float(r.start_s), "end": float(r.end_s)}
-             for r in retrieval.nodes.itertuples()]
+    nodes = [
+        {
+            "id": r.node_id,
+            "level": int(r.level),
+            "score": round(float(r.score), 4),
+            "start": float(r.start_s),
+            "end": float(r.end_s),
+        }
+        for r in retrieval.nodes.itertuples()
+    ]
     if as_json:
         typer.echo(json.dumps({"nodes": nodes, "answer": answer}, indent=2))
         return
     for node in nodes:
-        typer.echo(f"{node['score']:.3f}  L{node['level']}  {node['start'] / 60:6.1f}-"
-                   f"{node['end'] / 60:6.1f} min  {node['id']}")
+        typer.echo(
+            f"{node['score']:.3f}  L{node['level']}  {node['start'] / 60:6.1f}-"
+            f"{node['end'] / 60:6.1f} min  {node['id']}"
+        )
     typer.echo(f"answer: {answer if answer is not None else '(none: offline backend)'}")
 
 
 @plottree_app.command("ask-mcqs")
-def ask_mcqs(film: FilmOption, top_m: Annotated[int, typer.Option("--top-m")] = 32,
-             backend: BackendOption = "offline", model: ModelOption = None,
-             store: StoreOption = None, as_json: JsonOption = False) -> None:
+def ask_mcqs(
+    film: FilmOption,
+    top_m: Annotated[int, typer.Option("--top-m")] = 32,
+    backend: BackendOption = "offline",
+    model: ModelOption = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Run retrieval (and QA) for every MCQ of a film; store the retrievals for the page."""
     from pipelines.plottree.ask import ask, film_questions
 
@@ -136,5 +188,8 @@ def ask_mcqs(film: FilmOption, top_m: Annotated[int, typer.Option("--top-m")] = 
         raise fail(str(exc)) from exc
     answered = sum(a is not None for _, a in results)
     summary = {"film": film, "questions": len(results), "answered": answered}
-    typer.echo(json.dumps(summary) if as_json else
-               f"{film}: {len(results)} MCQs retrieved, {answered} answered")
+    typer.echo(
+        json.dumps(summary)
+        if as_json
+        else f"{film}: {len(results)} MCQs retrieved, {answered} answered"
+    )

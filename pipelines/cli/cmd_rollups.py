@@ -24,10 +24,15 @@ def rollups(store: StoreOption = None, as_json: JsonOption = False) -> None:
     fresh_before = rollup_tables.rollups_fresh(handle)
     start = time.perf_counter()
     rollup_tables.refresh(handle)
-    result = {"store": str(handle.path), "fresh_before": fresh_before,
-              "seconds": round(time.perf_counter() - start, 2)}
+    result = {
+        "store": str(handle.path),
+        "fresh_before": fresh_before,
+        "seconds": round(time.perf_counter() - start, 2),
+    }
     if as_json:
         typer.echo(json.dumps(result))
     else:
-        typer.echo(f"{handle.path}: rollups refreshed in {result['seconds']} s"
-                   f" ({'were' if fresh_before else 'were not'} current before)")
+        typer.echo(
+            f"{handle.path}: rollups refreshed in {result['seconds']} s"
+            f" ({'were' if fresh_before else 'were not'} current before)"
+        )

@@ -12,16 +12,24 @@ from pipelines.cli.app import app
 
 @app.command()
 def synth(
-    out: Annotated[Path, typer.Option("--out", envvar="STORYSCOPE_SYNTH_OUT", help="Folder to write.")],
-    scale: Annotated[str, typer.Option("--scale", envvar="STORYSCOPE_SYNTH_SCALE", help="paper | small")] = "paper",
+    out: Annotated[
+        Path, typer.Option("--out", envvar="STORYSCOPE_SYNTH_OUT", help="Folder to write.")
+    ],
+    scale: Annotated[
+        str, typer.Option("--scale", envvar="STORYSCOPE_SYNTH_SCALE", help="paper | small")
+    ] = "paper",
     seed: Annotated[int, typer.Option("--seed", envvar="STORYSCOPE_SYNTH_SEED")] = 7,
-    fmt: Annotated[str, typer.Option("--format", envvar="STORYSCOPE_SYNTH_FORMAT", help="parquet | jsonl")] = "parquet",
+    fmt: Annotated[
+        str, typer.Option("--format", envvar="STORYSCOPE_SYNTH_FORMAT", help="parquet | jsonl")
+    ] = "parquet",
 ) -> None:
     """Write a synthetic dataset (interchange format) at the papers' scale, deterministically."""
     from pipelines.synth import SCALES, write_synthetic_dataset
 
     if scale not in SCALES:
-        typer.secho(f"error: --scale must be one of {', '.join(SCALES)}", err=True, fg=typer.colors.RED)
+        typer.secho(
+            f"error: --scale must be one of {', '.join(SCALES)}", err=True, fg=typer.colors.RED
+        )
         raise typer.Exit(2)
     if fmt not in ("parquet", "jsonl"):
         typer.secho("error: --format must be parquet or jsonl", err=True, fg=typer.colors.RED)

@@ -25,8 +25,9 @@ def demo_steps() -> list[ModuleType]:
     return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
-def build_demo(store: Store, data_dir: Path | None, echo: Echo = print,
-               only: set[str] | None = None) -> list[str]:
+def build_demo(
+    store: Store, data_dir: Path | None, echo: Echo = print, only: set[str] | None = None
+) -> list[str]:
     """Run every demo step (or only those named) against `store`; return the steps run."""
     ran = []
     for step in demo_steps():

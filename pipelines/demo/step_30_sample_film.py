@@ -30,9 +30,18 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     if film_exists(store, SAMPLE_FILM_ID):
         echo(f"  {SAMPLE_FILM_ID}: already in the store, skipped")
         return
-    report = ingest_film(store, SAMPLE_DIR / "the_keepers_ledger.fountain", SAMPLE_DIR / "the_keepers_ledger.srt",
-                         title="The Keeper's Ledger", year=2026, film_id=SAMPLE_FILM_ID,
-                         dataset_id="storyscope_samples", dataset_name="StoryScope sample films",
-                         licence="CC BY 4.0 (original work written for StoryScope)")
-    echo(f"  {report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines,"
-         f" {report.share_lines_matched:.0%} matched to subtitles (backend rules)")
+    report = ingest_film(
+        store,
+        SAMPLE_DIR / "the_keepers_ledger.fountain",
+        SAMPLE_DIR / "the_keepers_ledger.srt",
+        title="The Keeper's Ledger",
+        year=2026,
+        film_id=SAMPLE_FILM_ID,
+        dataset_id="storyscope_samples",
+        dataset_name="StoryScope sample films",
+        licence="CC BY 4.0 (original work written for StoryScope)",
+    )
+    echo(
+        f"  {report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines,"
+        f" {report.share_lines_matched:.0%} matched to subtitles (backend rules)"
+    )

@@ -28,10 +28,18 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         if not subtitles.is_file() or film_exists(store, film_id):
             continue
         try:
-            report = ingest_film(store, screenplay, subtitles, film_id=film_id, dataset_id="screenplay_pairs",
-                                 dataset_name="Screenplay + subtitle pairs (robertjvt, research only)")
+            report = ingest_film(
+                store,
+                screenplay,
+                subtitles,
+                film_id=film_id,
+                dataset_id="screenplay_pairs",
+                dataset_name="Screenplay + subtitle pairs (robertjvt, research only)",
+            )
         except AlignmentFailed as exc:
             echo(f"  {film_id}: alignment failed, skipped ({exc})")
             continue
-        echo(f"  {film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines,"
-             f" {report.share_lines_matched:.0%} matched (backend rules)")
+        echo(
+            f"  {film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines,"
+            f" {report.share_lines_matched:.0%} matched (backend rules)"
+        )

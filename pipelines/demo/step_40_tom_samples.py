@@ -28,5 +28,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
             echo(f"  {name}: already in the store, skipped")
             continue
         summary = import_tom(store, name, path)
-        echo(f"  {name}: {summary.stories} stories, {summary.rows['beliefs']} beliefs,"
-             f" {summary.rows['meta_beliefs']} meta-beliefs (backend symbolic-tracker)")
+        echo(
+            f"  {name}: {summary.stories} stories, {summary.rows['beliefs']} beliefs,"
+            f" {summary.rows['meta_beliefs']} meta-beliefs (backend symbolic-tracker)"
+        )

@@ -26,5 +26,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         return
     for film_id in films:
         result = annotate(store, film_id, "rules")
-        echo(f"  {film_id}: {result.counts['presence']} presence rows,"
-             f" {result.counts['beliefs']} told beliefs (backend rules)")
+        echo(
+            f"  {film_id}: {result.counts['presence']} presence rows,"
+            f" {result.counts['beliefs']} told beliefs (backend rules)"
+        )

@@ -25,11 +25,15 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     from pipelines.mcq.topics import topic_stats
 
     overall = topic_stats(frame)["sets"][-1]
-    echo(f"  topics: n={overall['n']} gini {overall['gini']:.3f} entropy {overall['entropy']:.3f}"
-         f" topics>5% {overall['topics_over_5pct']} (paper, full set: 0.927 / 3.795 / 14)")
+    echo(
+        f"  topics: n={overall['n']} gini {overall['gini']:.3f} entropy {overall['entropy']:.3f}"
+        f" topics>5% {overall['topics_over_5pct']} (paper, full set: 0.927 / 3.795 / 14)"
+    )
     voting = reviewer_stats(frame)["sets"][-1]
-    echo(f"  reviewers: unanimous-correct {voting['unanimous_correct']:.4f}, majority answer "
-         f"{voting['majority_answer']:.4f}, kept {voting['kept']:.4f}")
+    echo(
+        f"  reviewers: unanimous-correct {voting['unanimous_correct']:.4f}, majority answer "
+        f"{voting['majority_answer']:.4f}, kept {voting['kept']:.4f}"
+    )
     if len(current_difficulty(store, SET_NAME)) >= len(frame):
         echo("  difficulty: already stored, skipped")
         return
@@ -37,5 +41,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
 
     summary = run_difficulty(store, SET_NAME, echo=lambda m: echo(f"  {m}"))
     mean = summary["mean"]
-    echo(f"  difficulty (BERTScore on all-MiniLM-L6-v2): D_q {mean['d_q']}, D_a {mean['d_a']},"
-         f" D_qa {mean['d_qa']}, D {mean['d']}")
+    echo(
+        f"  difficulty (BERTScore on all-MiniLM-L6-v2): D_q {mean['d_q']}, D_a {mean['d_a']},"
+        f" D_qa {mean['d_qa']}, D {mean['d']}"
+    )

@@ -54,5 +54,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         if questions:
             ask(store, film_id, questions)
             echo(f"  {film_id}: {len(questions)} MCQ retrievals stored (offline: no answers)")
-    echo(f"  {count} PlotTrees built in {time.perf_counter() - wall:.0f}s wall, "
-         f"{time.process_time() - cpu:.0f}s CPU")
+    echo(
+        f"  {count} PlotTrees built in {time.perf_counter() - wall:.0f}s wall, "
+        f"{time.process_time() - cpu:.0f}s CPU"
+    )

@@ -38,8 +38,10 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         echo(f"  {SAMPLE_FILM_ID}: generation run already in the store, skipped")
         return
     report = generate(store, SAMPLE_FILM_ID, n=SAMPLE_QUESTIONS, backend="template")
-    echo(f"  {SAMPLE_FILM_ID}: {report.discards['total']} context-sets, {report.discards['kept']}"
-         f" kept, {report.sampled} sampled -> {report.statuses} (backend template)")
+    echo(
+        f"  {SAMPLE_FILM_ID}: {report.discards['total']} context-sets, {report.discards['kept']}"
+        f" kept, {report.sampled} sampled -> {report.statuses} (backend template)"
+    )
 
 
 def _check_paper_questions(store: Store, echo) -> None:

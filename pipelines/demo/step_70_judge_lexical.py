@@ -34,16 +34,21 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         judged = set(verdict_counts(store, "lexical").answer_id)
     todo = sorted(set(part.answers.answer_id) - judged)
     if todo:
-        options.where = {"question_ids": sorted(set(
-            part.answers[part.answers.answer_id.isin(todo)].question_id))}
+        options.where = {
+            "question_ids": sorted(set(part.answers[part.answers.answer_id.isin(todo)].question_id))
+        }
         summary = run_judge(store, options)
         echo(f"  lexical judge: {summary['done']} answers graded (run {summary['run_id']})")
         gold = run_judge(store, JudgeOptions(backend="lexical", gold=True))
-        echo(f"  gold self-check: {gold['done']} reference answers, "
-             f"{len(gold['gold_failures'])} omit or contradict a core claim")
+        echo(
+            f"  gold self-check: {gold['done']} reference answers, "
+            f"{len(gold['gold_failures'])} omit or contradict a core claim"
+        )
     else:
         echo("  lexical judge: every answer already graded, skipped")
     for row in metrics_table(store, "lexical").rows:
-        echo(f"  {row['setting']}: n={row['n']} Rec {row['recall']:.3f} Prec "
-             f"{row['precision']:.3f} F1 {row['f1']:.3f} Contra {row['contradiction']:.3f}"
-             "  (judge: lexical)")
+        echo(
+            f"  {row['setting']}: n={row['n']} Rec {row['recall']:.3f} Prec "
+            f"{row['precision']:.3f} F1 {row['f1']:.3f} Contra {row['contradiction']:.3f}"
+            "  (judge: lexical)"
+        )

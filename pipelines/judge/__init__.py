@@ -11,5 +11,13 @@ from pipelines.judge.lexical import LexicalMatcher, lexical_measures
 from pipelines.judge.prompt import PROMPT_VERSION, judge_messages
 from pipelines.judge.run import JudgeOptions, dry_run, load_slice, run_judge
 
-__all__ = ["JudgeOptions", "LexicalMatcher", "PROMPT_VERSION", "dry_run", "judge_messages",
-           "lexical_measures", "load_slice", "run_judge"]
+__all__ = [
+    "JudgeOptions",
+    "LexicalMatcher",
+    "PROMPT_VERSION",
+    "dry_run",
+    "judge_messages",
+    "lexical_measures",
+    "load_slice",
+    "run_judge",
+]

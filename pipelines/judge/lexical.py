@@ -26,19 +26,67 @@ import numpy as np
 
 LEXICAL_VERSION = "lexical-v1"
 HEDGE_CUES = (
-    "may", "might", "perhaps", "possibly", "probably", "likely", "unlikely", "seems", "seem",
-    "seemed", "appears", "appear", "apparently", "unclear", "uncertain", "suggests",
-    "presumably", "could", "maybe", "not sure", "it is possible", "i think", "i believe",
+    "may",
+    "might",
+    "perhaps",
+    "possibly",
+    "probably",
+    "likely",
+    "unlikely",
+    "seems",
+    "seem",
+    "seemed",
+    "appears",
+    "appear",
+    "apparently",
+    "unclear",
+    "uncertain",
+    "suggests",
+    "presumably",
+    "could",
+    "maybe",
+    "not sure",
+    "it is possible",
+    "i think",
+    "i believe",
 )
 DECLINE_CUES = (
-    "cannot answer", "can't answer", "unable to answer", "cannot determine", "can't determine",
-    "not enough information", "insufficient information", "no information", "i don't know",
-    "i do not know", "not possible to determine", "does not provide", "doesn't provide",
-    "not provided", "cannot be determined",
+    "cannot answer",
+    "can't answer",
+    "unable to answer",
+    "cannot determine",
+    "can't determine",
+    "not enough information",
+    "insufficient information",
+    "no information",
+    "i don't know",
+    "i do not know",
+    "not possible to determine",
+    "does not provide",
+    "doesn't provide",
+    "not provided",
+    "cannot be determined",
 )
 NEGATION_CUES = (
-    "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
-    "n't", "fails", "failed", "refuses", "refused", "denies", "denied", "unaware", "doesnt",
+    "not",
+    "no",
+    "never",
+    "none",
+    "nobody",
+    "nothing",
+    "neither",
+    "nor",
+    "without",
+    "cannot",
+    "n't",
+    "fails",
+    "failed",
+    "refuses",
+    "refused",
+    "denies",
+    "denied",
+    "unaware",
+    "doesnt",
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(A-Z0-9])")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|n't")
@@ -66,8 +114,8 @@ def negation_polarity(text: str) -> int:
 
 
 _NEGATION_TOKEN = re.compile(
-    r"\b(?:" + "|".join(c for c in NEGATION_CUES if c.isalpha()) + r")\b|n['’]t\b",
-    re.IGNORECASE)
+    r"\b(?:" + "|".join(c for c in NEGATION_CUES if c.isalpha()) + r")\b|n['’]t\b", re.IGNORECASE
+)
 
 
 def strip_negation(text: str) -> str:
@@ -134,8 +182,13 @@ class LexicalMatcher:
         split = [split_sentences(answer) or [answer] for answer, _ in items]
         # Content is compared with negation removed, so "X knows" and "X does not know" match
         # on content and the negation cues alone decide asserted vs contradicted.
-        texts = sorted({strip_negation(t) for (_, claims), sentences in zip(items, split)
-                        for t in [*claims, *sentences]})
+        texts = sorted(
+            {
+                strip_negation(t)
+                for (_, claims), sentences in zip(items, split)
+                for t in [*claims, *sentences]
+            }
+        )
         index = {text: i for i, text in enumerate(texts)}
         vectors = embed_texts(texts) if texts else np.zeros((0, 1))
         labelled = []
@@ -148,12 +201,12 @@ class LexicalMatcher:
                 continue
             left = vectors[[index[strip_negation(c)] for c in claims]]
             right = vectors[[index[strip_negation(s)] for s in sentences]]
-            labelled.append([self._label(claim, sentences, row)
-                             for claim, row in zip(claims, left @ right.T)])
+            labelled.append(
+                [self._label(claim, sentences, row) for claim, row in zip(claims, left @ right.T)]
+            )
         return labelled
 
-    def _label(self, claim: str, sentences: list[str], similarities: np.ndarray
-               ) -> tuple[str, str]:
+    def _label(self, claim: str, sentences: list[str], similarities: np.ndarray) -> tuple[str, str]:
         # Among the sentences that state the claim's content, the closest one decides: same
         # negation polarity -> asserted, opposite -> contradicted.
         stated = [i for i in np.argsort(-similarities) if similarities[i] >= self.assert_threshold]
@@ -165,7 +218,8 @@ class LexicalMatcher:
         opposite = [i for i in stated if negation_polarity(sentences[i]) != polarity]
         if opposite and (not same or similarities[opposite[0]] > similarities[same[0]]):
             best = int(opposite[0])
-            return "contradicted", (f"similarity {similarities[best]:.2f}, opposite negation"
-                                    f" in sentence {best + 1}")
+            return "contradicted", (
+                f"similarity {similarities[best]:.2f}, opposite negation in sentence {best + 1}"
+            )
         best = int(same[0])
         return "asserted", f"similarity {similarities[best]:.2f} with sentence {best + 1}"

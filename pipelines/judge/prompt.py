@@ -34,8 +34,9 @@ class JudgeReply(BaseModel):
 def template(version: str = PROMPT_VERSION) -> str:
     """The prompt template text of a version."""
     if version not in _TEMPLATE_FILES:
-        raise ValueError(f"unknown judge prompt version {version!r}; known: "
-                         f"{', '.join(_TEMPLATE_FILES)}")
+        raise ValueError(
+            f"unknown judge prompt version {version!r}; known: {', '.join(_TEMPLATE_FILES)}"
+        )
     return resources.files("pipelines").joinpath("prompts", _TEMPLATE_FILES[version]).read_text()
 
 
@@ -44,8 +45,9 @@ def render_claims(claims: list[dict]) -> str:
     return "\n".join(f"{c['ord']}. [{c['role']}] {c['text']}" for c in claims)
 
 
-def judge_messages(question: str, claims: list[dict], answer: str,
-                   version: str = PROMPT_VERSION) -> list[dict]:
+def judge_messages(
+    question: str, claims: list[dict], answer: str, version: str = PROMPT_VERSION
+) -> list[dict]:
     """Chat messages for one answer: instructions as system prompt, the inputs as user prompt.
 
     As in App. J, the first paragraph and the rules form the system prompt and the
@@ -55,8 +57,10 @@ def judge_messages(question: str, claims: list[dict], answer: str,
     head, rest = text.split("# Input Information", 1)
     inputs, rules = rest.split("# Labels", 1)
     user = inputs.strip().format(question=question, claims=render_claims(claims), answer=answer)
-    return [{"role": "system", "content": head.strip() + "\n\n# Labels" + rules.rstrip()},
-            {"role": "user", "content": user}]
+    return [
+        {"role": "system", "content": head.strip() + "\n\n# Labels" + rules.rstrip()},
+        {"role": "user", "content": user},
+    ]
 
 
 def checked_labels(claim_ords: list[int]):

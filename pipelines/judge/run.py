@@ -61,8 +61,12 @@ class JudgeOptions:
         if self.backend == "lexical":
             return self.judge_name or "lexical", "lexical", None, LEXICAL_VERSION
         model = self.config().model
-        return (self.judge_name or f"{model}@{self.prompt_version}", "llm", model,
-                self.prompt_version)
+        return (
+            self.judge_name or f"{model}@{self.prompt_version}",
+            "llm",
+            model,
+            self.prompt_version,
+        )
 
 
 @dataclass
@@ -79,8 +83,9 @@ class Slice:
 
 def load_slice(store: Store, options: JudgeOptions) -> Slice:
     """The answers (or gold answers) selected by the options, with their claims."""
-    answers = judging.answers_in_slice(store, JudgeFilter(**options.where), options.gold,
-                                       options.limit)
+    answers = judging.answers_in_slice(
+        store, JudgeFilter(**options.where), options.gold, options.limit
+    )
     frame = judging.claims_of_questions(store, sorted(set(answers.question_id)))
     claims = {q: group.to_dict("records") for q, group in frame.groupby("question_id")}
     answers = answers[answers.question_id.isin(claims)].reset_index(drop=True)
@@ -93,9 +98,15 @@ def llm_requests(part: Slice, options: JudgeOptions) -> list[LLMRequest]:
     for row in part.answers.itertuples():
         claims = part.claims[row.question_id]
         messages = judge_messages(row.question, claims, row.answer, options.prompt_version)
-        requests.append(LLMRequest(row.answer_id, messages, schema=JudgeReply,
-                                   parse=checked_labels([c["ord"] for c in claims]),
-                                   params={"temperature": 0}))
+        requests.append(
+            LLMRequest(
+                row.answer_id,
+                messages,
+                schema=JudgeReply,
+                parse=checked_labels([c["ord"] for c in claims]),
+                params={"temperature": 0},
+            )
+        )
     return requests
 
 
@@ -103,11 +114,17 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
     """What a run would do: items, claims, cache hits, estimated tokens and cost. Writes nothing."""
     part = load_slice(store, options)
     judge_id, _, model, _ = options.identity()
-    plan = {"judge": judge_id, "backend": options.backend, "answers": len(part.answers),
-            "claims": part.n_claims, "cache_hits": 0, "est_prompt_tokens": 0,
-            "est_completion_tokens": 0, "est_cost_usd": 0.0,
-            "items": part.answers[["answer_id", "question_id", "setting_id"]]
-            .to_dict("records")}
+    plan = {
+        "judge": judge_id,
+        "backend": options.backend,
+        "answers": len(part.answers),
+        "claims": part.n_claims,
+        "cache_hits": 0,
+        "est_prompt_tokens": 0,
+        "est_completion_tokens": 0,
+        "est_cost_usd": 0.0,
+        "items": part.answers[["answer_id", "question_id", "setting_id"]].to_dict("records"),
+    }
     if options.backend != "openai":
         return plan
     config = options.config()
@@ -117,11 +134,16 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
     hits = lookup_cache(store, keys)
     misses = [r for r, k in zip(requests, keys) if k not in hits]
     prompt = sum(len(str(r.messages)) // 4 for r in misses)
-    completion = sum(_OUTPUT_TOKENS_PER_CLAIM * len(part.claims[q]) for q in
-                     part.answers.question_id[[k not in hits for k in keys]])
-    plan.update(cache_hits=len(requests) - len(misses), est_prompt_tokens=prompt,
-                est_completion_tokens=int(completion),
-                est_cost_usd=config.cost(prompt, int(completion)))
+    completion = sum(
+        _OUTPUT_TOKENS_PER_CLAIM * len(part.claims[q])
+        for q in part.answers.question_id[[k not in hits for k in keys]]
+    )
+    plan.update(
+        cache_hits=len(requests) - len(misses),
+        est_prompt_tokens=prompt,
+        est_completion_tokens=int(completion),
+        est_cost_usd=config.cost(prompt, int(completion)),
+    )
     return plan
 
 
@@ -129,8 +151,13 @@ def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
     judge_id, kind, model, version = options.identity()
     params = options.params()
     params["llm"] = options.config().public_dict() if options.backend == "openai" else {}
-    spec = RunSpec("judge.gold" if options.gold else "judge", backend=options.backend,
-                   model=model, prompt_version=version, params=params)
+    spec = RunSpec(
+        "judge.gold" if options.gold else "judge",
+        backend=options.backend,
+        model=model,
+        prompt_version=version,
+        params=params,
+    )
     run_id = start_run(store, spec)
     with store.transaction() as cursor:
         judging.ensure_judge(cursor, judge_id, kind, options.backend, model, version, run_id)
@@ -148,8 +175,11 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
     if options.backend not in BACKENDS:
         raise ValueError(f"unknown judge backend {options.backend!r} (openai | lexical)")
     part = load_slice(store, options)
-    run_id = ctx.run_id if ctx is not None and ctx.run_id else _start(
-        store, options, len(part.answers), ctx)
+    run_id = (
+        ctx.run_id
+        if ctx is not None and ctx.run_id
+        else _start(store, options, len(part.answers), ctx)
+    )
     done_before = judging.answers_done_in_run(store, run_id)
     todo = Slice(part.answers[~part.answers.answer_id.isin(done_before)], part.claims)
     writer = _VerdictWriter(store, options, run_id, len(done_before), ctx)
@@ -158,10 +188,21 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
     else:
         _judge_llm(store, todo, options, writer)
     stopped = writer.stopped
-    end_run(store, run_id, "stopped" if stopped else "finished", n_items=writer.done,
-            n_failed=writer.failed)
-    summary = {"run_id": run_id, "judge": options.identity()[0], "answers": len(part.answers),
-               "done": writer.done, "failed": writer.failed, "stopped": stopped}
+    end_run(
+        store,
+        run_id,
+        "stopped" if stopped else "finished",
+        n_items=writer.done,
+        n_failed=writer.failed,
+    )
+    summary = {
+        "run_id": run_id,
+        "judge": options.identity()[0],
+        "answers": len(part.answers),
+        "done": writer.done,
+        "failed": writer.failed,
+        "stopped": stopped,
+    }
     if options.gold:
         summary["gold_failures"] = judging.gold_core_omissions(store, run_id).to_dict("records")
     return summary
@@ -184,8 +225,13 @@ class _VerdictWriter:
     def failed(self) -> int:
         return len(self.failed_items)
 
-    def write(self, cursor, verdicts: list[tuple], failed_items: list[str] = (),
-              lexical: list[dict] | None = None) -> None:
+    def write(
+        self,
+        cursor,
+        verdicts: list[tuple],
+        failed_items: list[str] = (),
+        lexical: list[dict] | None = None,
+    ) -> None:
         judging.write_verdicts(cursor, self.run_id, self.judge_id, verdicts)
         judging.write_lexical_scores(cursor, self.run_id, lexical or [])
         done = judging.count_answers_in_run(cursor, self.run_id)
@@ -207,17 +253,27 @@ def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -
         if writer.should_stop():
             return
         verdicts, scores = [], []
-        batch = rows[start:start + options.batch_size]
+        batch = rows[start : start + options.batch_size]
         claim_lists = [part.claims[row.question_id] for row in batch]
-        labels = matcher.label_many([(row.answer, [c["text"] for c in claims])
-                                     for row, claims in zip(batch, claim_lists)])
+        labels = matcher.label_many(
+            [(row.answer, [c["text"] for c in claims]) for row, claims in zip(batch, claim_lists)]
+        )
         for row, claims, labelled in zip(batch, claim_lists, labels):
-            verdicts += [(row.answer_id, c["claim_id"], v, why) for c, (v, why) in
-                         zip(claims, labelled)]
-            m = lexical_measures(row.answer, None if options.gold else row.reference,
-                                 [c["text"] for c in claims])
-            scores.append({"answer_id": row.answer_id, "rl": m["RL"], "clm_rl": m["ClmRL"],
-                           "cov50": m["Cov@.5"], "hedge": m["Hedge"]})
+            verdicts += [
+                (row.answer_id, c["claim_id"], v, why) for c, (v, why) in zip(claims, labelled)
+            ]
+            m = lexical_measures(
+                row.answer, None if options.gold else row.reference, [c["text"] for c in claims]
+            )
+            scores.append(
+                {
+                    "answer_id": row.answer_id,
+                    "rl": m["RL"],
+                    "clm_rl": m["ClmRL"],
+                    "cov50": m["Cov@.5"],
+                    "hedge": m["Hedge"],
+                }
+            )
         with writer.store.transaction() as cursor:
             writer.write(cursor, verdicts, lexical=scores)
 
@@ -236,8 +292,9 @@ def _judge_llm(store: Store, part: Slice, options: JudgeOptions, writer: _Verdic
                 continue
             for claim in part.claims[claims_of[result.item_id]]:
                 label = result.parsed[claim["ord"]]
-                verdicts.append((result.item_id, claim["claim_id"], label.label,
-                                 label.rationale or None))
+                verdicts.append(
+                    (result.item_id, claim["claim_id"], label.label, label.rationale or None)
+                )
         writer.write(cursor, verdicts, [r.item_id for r in results if r.status == "failed"])
         if writer.should_stop():
             gateway.stop("stopped")

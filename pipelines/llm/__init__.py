@@ -37,5 +37,14 @@ from pipelines.llm.gateway import Gateway
 from pipelines.llm.redact import redact
 from pipelines.llm.requests import LLMRequest, LLMResult, Usage, cache_key, parse_reply
 
-__all__ = ["Gateway", "LLMConfig", "LLMRequest", "LLMResult", "Usage", "cache_key",
-           "load_config", "parse_reply", "redact"]
+__all__ = [
+    "Gateway",
+    "LLMConfig",
+    "LLMRequest",
+    "LLMResult",
+    "Usage",
+    "cache_key",
+    "load_config",
+    "parse_reply",
+    "redact",
+]

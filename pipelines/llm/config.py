@@ -67,17 +67,23 @@ class LLMConfig:
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         """USD for a call with these token counts."""
-        return (prompt_tokens * self.price_in_per_mtok
-                + completion_tokens * self.price_out_per_mtok) / 1e6
+        return (
+            prompt_tokens * self.price_in_per_mtok + completion_tokens * self.price_out_per_mtok
+        ) / 1e6
 
 
 _ENV_NAMES = {
-    "base_url": "STORYSCOPE_LLM_BASE_URL", "model": "STORYSCOPE_LLM_MODEL",
-    "api_key": "STORYSCOPE_LLM_API_KEY", "concurrency": "STORYSCOPE_LLM_CONCURRENCY",
-    "timeout_s": "STORYSCOPE_LLM_TIMEOUT", "max_retries": "STORYSCOPE_LLM_MAX_RETRIES",
-    "budget_usd": "STORYSCOPE_LLM_BUDGET_USD", "budget_tokens": "STORYSCOPE_LLM_BUDGET_TOKENS",
+    "base_url": "STORYSCOPE_LLM_BASE_URL",
+    "model": "STORYSCOPE_LLM_MODEL",
+    "api_key": "STORYSCOPE_LLM_API_KEY",
+    "concurrency": "STORYSCOPE_LLM_CONCURRENCY",
+    "timeout_s": "STORYSCOPE_LLM_TIMEOUT",
+    "max_retries": "STORYSCOPE_LLM_MAX_RETRIES",
+    "budget_usd": "STORYSCOPE_LLM_BUDGET_USD",
+    "budget_tokens": "STORYSCOPE_LLM_BUDGET_TOKENS",
     "price_in_per_mtok": "STORYSCOPE_LLM_PRICE_IN",
-    "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT", "structured": "STORYSCOPE_LLM_STRUCTURED",
+    "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT",
+    "structured": "STORYSCOPE_LLM_STRUCTURED",
 }
 
 
@@ -120,8 +126,9 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
     return coerced
 
 
-def load_config(overrides: dict[str, Any] | None = None,
-                secrets_path: Path | None = None) -> LLMConfig:
+def load_config(
+    overrides: dict[str, Any] | None = None, secrets_path: Path | None = None
+) -> LLMConfig:
     """Build the config from secrets.toml, then env vars, then `overrides` (None values skipped).
 
     Args:

@@ -83,11 +83,13 @@ def completion_body(reply: FakeReply, request: dict, number: int) -> dict:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", "fake"),
-        "choices": [{
-            "index": 0,
-            "message": {"role": "assistant", "content": reply.content},
-            "finish_reason": reply.finish_reason,
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.content},
+                "finish_reason": reply.finish_reason,
+            }
+        ],
         "usage": {
             "prompt_tokens": reply.prompt_tokens or _estimate_tokens(prompt_text),
             "completion_tokens": reply.completion_tokens or _estimate_tokens(reply.content),
@@ -130,8 +132,13 @@ def _make_request_handler(handler: Handler, log: ServerLog):
             if reply.raw_body is not None:
                 self._send(reply.status, reply.raw_body, headers)
             elif reply.status != 200:
-                error = {"error": {"message": reply.content or f"scripted {reply.status}",
-                                   "type": "scripted", "code": reply.status}}
+                error = {
+                    "error": {
+                        "message": reply.content or f"scripted {reply.status}",
+                        "type": "scripted",
+                        "code": reply.status,
+                    }
+                }
                 self._send(reply.status, json.dumps(error), headers)
             else:
                 self._send(200, json.dumps(completion_body(reply, body, number)), headers)
@@ -164,8 +171,9 @@ class _QuietServer(ThreadingHTTPServer):
 def _serve_in_child(handler: Handler, port_pipe, stop_event, max_lifetime_s: float) -> None:
     server = _QuietServer(("127.0.0.1", 0), _make_request_handler(handler, ServerLog()))
     port_pipe.send(server.server_address[1])
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     stop_event.wait(max_lifetime_s)
     server.shutdown()
@@ -180,8 +188,9 @@ class FakeLLMServer:
         max_lifetime_s: the server stops itself after this long even if never stopped.
     """
 
-    def __init__(self, handler: Handler, in_subprocess: bool = False,
-                 max_lifetime_s: float = 600.0) -> None:
+    def __init__(
+        self, handler: Handler, in_subprocess: bool = False, max_lifetime_s: float = 600.0
+    ) -> None:
         self.handler = handler
         self.in_subprocess = in_subprocess
         self.max_lifetime_s = max_lifetime_s
@@ -202,11 +211,13 @@ class FakeLLMServer:
         if self.in_subprocess:
             self._start_child()
         else:
-            self._server = _QuietServer(("127.0.0.1", 0),
-                                        _make_request_handler(self.handler, self.log))
+            self._server = _QuietServer(
+                ("127.0.0.1", 0), _make_request_handler(self.handler, self.log)
+            )
             self.port = self._server.server_address[1]
-            threading.Thread(target=self._server.serve_forever,
-                             kwargs={"poll_interval": 0.05}, daemon=True).start()
+            threading.Thread(
+                target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            ).start()
             self._timer = threading.Timer(self.max_lifetime_s, self.stop)
             self._timer.daemon = True
             self._timer.start()
@@ -218,7 +229,9 @@ class FakeLLMServer:
         self._stop_event = context.Event()
         self._process = context.Process(
             target=_serve_in_child,
-            args=(self.handler, child_end, self._stop_event, self.max_lifetime_s), daemon=True)
+            args=(self.handler, child_end, self._stop_event, self.max_lifetime_s),
+            daemon=True,
+        )
         self._process.start()
         self.port = parent_end.recv()
 

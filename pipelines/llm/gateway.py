@@ -35,13 +35,24 @@ from data_access.jobs import is_conflict
 from data_access.store import Store
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.redact import redact
-from pipelines.llm.requests import (LLMRequest, LLMResult, Usage, cache_key, canonical_json,
-                                    parse_reply, response_format)
+from pipelines.llm.requests import (
+    LLMRequest,
+    LLMResult,
+    Usage,
+    cache_key,
+    canonical_json,
+    parse_reply,
+    response_format,
+)
 
 BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
 _CONNECTIONS_PER_CLIENT = 8
-_TRANSIENT = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-              openai.InternalServerError)
+_TRANSIENT = (
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    openai.RateLimitError,
+    openai.InternalServerError,
+)
 
 
 _FORMAT_JSON: dict[int, tuple[dict, str]] = {}
@@ -92,8 +103,15 @@ class Gateway:
             often (each write opens the store file).
     """
 
-    def __init__(self, store: Store, config: LLMConfig, run_id: str, use_cache: bool = True,
-                 batch_size: int = 64, min_flush_interval_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: LLMConfig,
+        run_id: str,
+        use_cache: bool = True,
+        batch_size: int = 64,
+        min_flush_interval_s: float = 0.5,
+    ) -> None:
         self.store = store
         self.config = config
         self.run_id = run_id
@@ -107,8 +125,9 @@ class Gateway:
         self._last_flush = time.monotonic()
 
     # -- public API ----------------------------------------------------------------------
-    def run(self, requests: Iterable[LLMRequest], on_batch: BatchCallback | None = None
-            ) -> list[LLMResult]:
+    def run(
+        self, requests: Iterable[LLMRequest], on_batch: BatchCallback | None = None
+    ) -> list[LLMResult]:
         """Answer every request (blocking); results come back in request order."""
         requests = list(requests)
         try:
@@ -117,8 +136,9 @@ class Gateway:
             return asyncio.run(self.arun(requests, on_batch))
         # Called from inside an event loop (e.g. a notebook): run on a helper thread.
         box: list = []
-        worker = threading.Thread(target=lambda: box.append(asyncio.run(
-            self.arun(requests, on_batch))))
+        worker = threading.Thread(
+            target=lambda: box.append(asyncio.run(self.arun(requests, on_batch)))
+        )
         worker.start()
         worker.join()
         return box[0]
@@ -138,12 +158,14 @@ class Gateway:
             fmt_json = _format_json(id(fmt), fmt)
             merged = dict(request.params)
             merged["response_format"] = None
-            params = canonical_json(merged).replace('"response_format":null',
-                                                    f'"response_format":{fmt_json}', 1)
+            params = canonical_json(merged).replace(
+                '"response_format":null', f'"response_format":{fmt_json}', 1
+            )
         return cache_key(self.config.model, request.messages, params)
 
-    async def arun(self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
-                   ) -> list[LLMResult]:
+    async def arun(
+        self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
+    ) -> list[LLMResult]:
         """The async form of `run`."""
         keys = [self.key_of(r) for r in requests]
         self._by_key = dict(zip(keys, requests))
@@ -171,8 +193,11 @@ class Gateway:
         # The budget is per run: a resumed run (a new process) starts from what it has spent.
         usage = llm_log.run_usage(self.store, self.run_id)
         if usage and not self.spent.tokens:
-            self.spent = Usage(int(usage["prompt_tokens"] or 0),
-                               int(usage["completion_tokens"] or 0), float(usage["cost_usd"] or 0))
+            self.spent = Usage(
+                int(usage["prompt_tokens"] or 0),
+                int(usage["completion_tokens"] or 0),
+                float(usage["cost_usd"] or 0),
+            )
 
     def _replay_all(self, requests, keys, results, pending, on_batch) -> list[int]:
         """Fill `results` from the cache; return the indices that need a call."""
@@ -197,8 +222,9 @@ class Gateway:
             parsed = parse_reply(request, response["content"])
         except ValueError:
             return None  # the step's schema changed since: ask again
-        return LLMResult(request.item_id, "ok", parsed, response["content"], cached=True,
-                         cache_key=key)
+        return LLMResult(
+            request.item_id, "ok", parsed, response["content"], cached=True, cache_key=key
+        )
 
     async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
         # Concurrency slots, each bound to one of several small clients: httpcore's pool scans
@@ -230,8 +256,9 @@ class Gateway:
                     batch = list(pending)
                     pending.clear()
                     self._last_flush = time.monotonic()
-                    writes.append(loop.run_in_executor(
-                        writer, self._flush, requests, batch, on_batch))
+                    writes.append(
+                        loop.run_in_executor(writer, self._flush, requests, batch, on_batch)
+                    )
 
             try:
                 await asyncio.gather(*(one(i) for i in fresh))
@@ -245,14 +272,19 @@ class Gateway:
         # batches also wait for `min_flush_interval_s`; a killed job loses at most that much.
         if n_pending >= 8 * self.batch_size:
             return True
-        return (n_pending >= self.batch_size
-                and time.monotonic() - self._last_flush >= self.min_flush_interval_s)
+        return (
+            n_pending >= self.batch_size
+            and time.monotonic() - self._last_flush >= self.min_flush_interval_s
+        )
 
     def _client(self, tls: ssl.SSLContext) -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(
-            api_key=self.config.api_key or "not-needed", base_url=self.config.base_url,
-            timeout=self.config.timeout_s, max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(verify=tls))
+            api_key=self.config.api_key or "not-needed",
+            base_url=self.config.base_url,
+            timeout=self.config.timeout_s,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(verify=tls),
+        )
 
     def _budget_left(self) -> bool:
         cfg = self.config
@@ -355,15 +387,26 @@ class Gateway:
         request = self._by_key[result.cache_key]
         params = self._key_params(request)
         return llm_log.CacheEntry(
-            result.cache_key, self.config.model,
+            result.cache_key,
+            self.config.model,
             {"model": self.config.model, "messages": request.messages, "params": params},
-            {"content": result.raw}, result.usage.prompt_tokens, result.usage.completion_tokens)
+            {"content": result.raw},
+            result.usage.prompt_tokens,
+            result.usage.completion_tokens,
+        )
 
     def _call_row(self, result: LLMResult) -> dict:
-        return {"run_id": self.run_id, "item_id": result.item_id, "cache_key": result.cache_key,
-                "cached": result.cached, "status": result.status,
-                "prompt_tokens": result.usage.prompt_tokens,
-                "completion_tokens": result.usage.completion_tokens,
-                "cost_usd": result.usage.cost_usd, "latency_ms": result.latency_ms,
-                "attempts": result.attempts, "error": result.error,
-                "raw_reply": None if result.ok else result.raw}
+        return {
+            "run_id": self.run_id,
+            "item_id": result.item_id,
+            "cache_key": result.cache_key,
+            "cached": result.cached,
+            "status": result.status,
+            "prompt_tokens": result.usage.prompt_tokens,
+            "completion_tokens": result.usage.completion_tokens,
+            "cost_usd": result.usage.cost_usd,
+            "latency_ms": result.latency_ms,
+            "attempts": result.attempts,
+            "error": result.error,
+            "raw_reply": None if result.ok else result.raw,
+        }

@@ -93,9 +93,11 @@ def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) ->
     for message in messages:
         content = message.get("content")
         extra = {k: v for k, v in message.items() if k not in ("role", "content")}
-        parts += [str(message.get("role", "")),
-                  content if isinstance(content, str) else json.dumps(content, sort_keys=True),
-                  json.dumps(extra, sort_keys=True) if extra else ""]
+        parts += [
+            str(message.get("role", "")),
+            content if isinstance(content, str) else json.dumps(content, sort_keys=True),
+            json.dumps(extra, sort_keys=True) if extra else "",
+        ]
     parts.append(params)
     chunks = []
     for part in parts:
@@ -150,5 +152,7 @@ def response_format(request: LLMRequest, mode: str) -> dict | None:
 @lru_cache(maxsize=256)
 def _json_schema_format(schema: type[BaseModel]) -> dict:
     # Building a JSON schema costs milliseconds; a batch shares one schema class.
-    return {"type": "json_schema",
-            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+    }

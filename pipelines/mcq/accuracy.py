@@ -23,8 +23,12 @@ def _pct(series: pd.Series) -> float:
 
 def accuracy_by_topic(predictions: pd.DataFrame) -> pd.DataFrame:
     """One row per method, one column per topic plus Avg (percent correct)."""
-    frame = predictions.assign(topic=[topic_label(t, e) for t, e in
-                                      zip(predictions["question_type"], predictions["story_element"])])
+    frame = predictions.assign(
+        topic=[
+            topic_label(t, e)
+            for t, e in zip(predictions["question_type"], predictions["story_element"])
+        ]
+    )
     rows = []
     for method, part in frame.groupby("method", sort=True):
         row = {"method": method}

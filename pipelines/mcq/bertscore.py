@@ -48,8 +48,9 @@ class BertScores:
     f1: np.ndarray
 
 
-def encode_texts(texts: list[str], num_layers: int = DEFAULT_LAYER,
-                 batch_size: int = 128) -> dict[str, Encoded]:
+def encode_texts(
+    texts: list[str], num_layers: int = DEFAULT_LAYER, batch_size: int = 128
+) -> dict[str, Encoded]:
     """Contextual token embeddings of each distinct text (stripped), keyed by the raw text."""
     import torch
 
@@ -60,9 +61,14 @@ def encode_texts(texts: list[str], num_layers: int = DEFAULT_LAYER,
     out: dict[str, Encoded] = {}
     with torch.inference_mode():
         for start in range(0, len(distinct), batch_size):
-            chunk = distinct[start:start + batch_size]
-            batch = tokenizer([t.strip() for t in chunk], padding=True, truncation=True,
-                              max_length=tokenizer.model_max_length, return_tensors="pt")
+            chunk = distinct[start : start + batch_size]
+            batch = tokenizer(
+                [t.strip() for t in chunk],
+                padding=True,
+                truncation=True,
+                max_length=tokenizer.model_max_length,
+                return_tensors="pt",
+            )
             hidden = model(**batch, output_hidden_states=True).hidden_states[num_layers]
             hidden = torch.nn.functional.normalize(hidden, dim=-1).numpy()
             lengths = batch["attention_mask"].sum(dim=1).tolist()
@@ -84,15 +90,17 @@ def idf_weights(references: list[str]) -> dict[int, float]:
     return {token: math.log((total + 1) / (df + 1)) for token, df in counts.items()}
 
 
-def _weights(ids: list[int], idf: dict[int, float] | None, special: set[int],
-             unseen: float) -> np.ndarray:
+def _weights(
+    ids: list[int], idf: dict[int, float] | None, special: set[int], unseen: float
+) -> np.ndarray:
     if idf is None:
         return np.array([0.0 if t in special else 1.0 for t in ids], dtype=np.float64)
     return np.array([0.0 if t in special else idf.get(t, unseen) for t in ids], dtype=np.float64)
 
 
-def greedy_match(cand: np.ndarray, cand_w: np.ndarray, ref: np.ndarray,
-                 ref_w: np.ndarray) -> tuple[float, float, float]:
+def greedy_match(
+    cand: np.ndarray, cand_w: np.ndarray, ref: np.ndarray, ref_w: np.ndarray
+) -> tuple[float, float, float]:
     """(P, R, F) of one pair from unit token vectors and token weights."""
     if cand_w.sum() == 0 or ref_w.sum() == 0:
         return 0.0, 0.0, 0.0  # empty sentence: the package's convention
@@ -103,10 +111,14 @@ def greedy_match(cand: np.ndarray, cand_w: np.ndarray, ref: np.ndarray,
     return precision, recall, (2 * precision * recall / denom if denom else 0.0)
 
 
-def bert_score(candidates: list[str], references: list[str], idf: bool = False,
-               num_layers: int = DEFAULT_LAYER,
-               baseline: tuple[float, float, float] | None = None,
-               encoded: dict[str, Encoded] | None = None) -> BertScores:
+def bert_score(
+    candidates: list[str],
+    references: list[str],
+    idf: bool = False,
+    num_layers: int = DEFAULT_LAYER,
+    baseline: tuple[float, float, float] | None = None,
+    encoded: dict[str, Encoded] | None = None,
+) -> BertScores:
     """BERTScore of each (candidate, reference) pair.
 
     Args:
@@ -129,15 +141,20 @@ def bert_score(candidates: list[str], references: list[str], idf: bool = False,
     scores = np.zeros((len(candidates), 3))
     for k, (cand, ref) in enumerate(zip(candidates, references)):
         c, r = encoded[cand], encoded[ref]
-        scores[k] = greedy_match(c.vectors, _weights(c.ids, idf_map, special, unseen),
-                                 r.vectors, _weights(r.ids, idf_map, special, unseen))
+        scores[k] = greedy_match(
+            c.vectors,
+            _weights(c.ids, idf_map, special, unseen),
+            r.vectors,
+            _weights(r.ids, idf_map, special, unseen),
+        )
     if baseline is not None:
         scores = (scores - np.asarray(baseline)) / (1 - np.asarray(baseline))
     return BertScores(scores[:, 0], scores[:, 1], scores[:, 2])
 
 
-def estimate_baseline(texts: list[str], n_pairs: int = 2000, seed: int = 0,
-                      num_layers: int = DEFAULT_LAYER) -> tuple[float, float, float]:
+def estimate_baseline(
+    texts: list[str], n_pairs: int = 2000, seed: int = 0, num_layers: int = DEFAULT_LAYER
+) -> tuple[float, float, float]:
     """Mean (P, R, F) of random pairs of different texts: the rescaling baseline b."""
     rng = np.random.default_rng(seed)
     pool = [t for t in dict.fromkeys(texts) if t.strip()]
@@ -145,7 +162,5 @@ def estimate_baseline(texts: list[str], n_pairs: int = 2000, seed: int = 0,
         raise ValueError("need at least two distinct non-empty texts for a baseline")
     first = rng.integers(0, len(pool), n_pairs)
     second = (first + rng.integers(1, len(pool), n_pairs)) % len(pool)
-    result = bert_score([pool[i] for i in first], [pool[j] for j in second],
-                        num_layers=num_layers)
-    return (float(result.precision.mean()), float(result.recall.mean()),
-            float(result.f1.mean()))
+    result = bert_score([pool[i] for i in first], [pool[j] for j in second], num_layers=num_layers)
+    return (float(result.precision.mean()), float(result.recall.mean()), float(result.f1.mean()))

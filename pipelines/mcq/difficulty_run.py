@@ -12,7 +12,10 @@ from collections.abc import Callable
 import pandas as pd
 
 from data_access.mcq import (
-    current_difficulty, insert_difficulty, latest_predictions, mcq_questions,
+    current_difficulty,
+    insert_difficulty,
+    latest_predictions,
+    mcq_questions,
 )
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
@@ -21,9 +24,12 @@ from pipelines.mcq.bertscore import BACKBONE, DEFAULT_LAYER
 from pipelines.mcq.difficulty import N_BINS, PairScorer, compute_difficulty, minilm_f1_scorer
 
 
-def run_difficulty(store: Store, set_name: str | None = None,
-                   scorer: PairScorer | None = None,
-                   echo: Callable[[str], None] = lambda _: None) -> dict:
+def run_difficulty(
+    store: Store,
+    set_name: str | None = None,
+    scorer: PairScorer | None = None,
+    echo: Callable[[str], None] = lambda _: None,
+) -> dict:
     """Score every MCQ (of one set, or all), store the run, and return the summary.
 
     Raises:
@@ -36,23 +42,36 @@ def run_difficulty(store: Store, set_name: str | None = None,
     result = compute_difficulty(frame, scorer or minilm_f1_scorer())
     seconds = time.perf_counter() - started
     echo(f"difficulty: {len(result)} questions scored in {seconds:.1f}s")
-    spec = RunSpec(step="mcq.difficulty", backend="bertscore", model=BACKBONE,
-                   params={"set": set_name, "num_layers": DEFAULT_LAYER, "idf": False,
-                           "rescale": False, "bins": N_BINS, "seconds": round(seconds, 1)})
+    spec = RunSpec(
+        step="mcq.difficulty",
+        backend="bertscore",
+        model=BACKBONE,
+        params={
+            "set": set_name,
+            "num_layers": DEFAULT_LAYER,
+            "idf": False,
+            "rescale": False,
+            "bins": N_BINS,
+            "seconds": round(seconds, 1),
+        },
+    )
     with store.transaction() as cursor:
         run_id = insert_run(cursor, spec)
         insert_difficulty(cursor, result, run_id)
         finish_run(cursor, run_id, n_items=len(result))
-    return {**difficulty_summary(store, set_name), "run_id": run_id,
-            "seconds": round(seconds, 1)}
+    return {**difficulty_summary(store, set_name), "run_id": run_id, "seconds": round(seconds, 1)}
 
 
 def _bin_rows(frame: pd.DataFrame, accuracy: pd.DataFrame) -> list[dict]:
     rows = []
     for number, part in frame.groupby("bin", sort=True):
-        row = {"bin": int(number), "n": int(len(part)), "d_min": round(float(part["d"].min()), 4),
-               "d_max": round(float(part["d"].max()), 4),
-               "d_mean": round(float(part["d"].mean()), 4)}
+        row = {
+            "bin": int(number),
+            "n": int(len(part)),
+            "d_min": round(float(part["d"].min()), 4),
+            "d_max": round(float(part["d"].max()), 4),
+            "d_mean": round(float(part["d"].mean()), 4),
+        }
         if not accuracy.empty:
             sel = accuracy[accuracy["bin"] == number]
             row["accuracy"] = {m: float(a) for m, a in zip(sel["method"], sel["accuracy"])}
@@ -64,10 +83,15 @@ def difficulty_summary(store: Store, set_name: str | None = None) -> dict:
     """`{"n", "mean": {d_q, d_a, d_qa, d}, "bins": [...]}` of the current difficulty."""
     frame = current_difficulty(store, set_name)
     predictions = latest_predictions(store)
-    accuracy = (accuracy_by_bin(predictions, frame) if not predictions.empty and not frame.empty
-                else pd.DataFrame())
-    means = {k: (round(float(frame[k].mean()), 4) if len(frame) else None)
-             for k in ("d_q", "d_a", "d_qa", "d")}
+    accuracy = (
+        accuracy_by_bin(predictions, frame)
+        if not predictions.empty and not frame.empty
+        else pd.DataFrame()
+    )
+    means = {
+        k: (round(float(frame[k].mean()), 4) if len(frame) else None)
+        for k in ("d_q", "d_a", "d_qa", "d")
+    }
     summary = {"n": int(len(frame)), "mean": means, "bins": _bin_rows(frame, accuracy)}
     if not predictions.empty:
         # Tables 8-9 layout (percent per topic, Avg) and Figure 12(c)'s TV / Movie split
@@ -79,5 +103,7 @@ def difficulty_summary(store: Store, set_name: str | None = None) -> dict:
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:
-    return [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
-            for row in frame.to_dict(orient="records")]
+    return [
+        {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+        for row in frame.to_dict(orient="records")
+    ]

@@ -35,8 +35,9 @@ def read_records(path: Path) -> list[dict]:
     if path.suffix.lower() == ".csv":
         return list(csv.DictReader(text.splitlines()))
     if path.suffix.lower() == ".jsonl":
-        return [_json_line(path, n, line) for n, line in enumerate(text.splitlines(), 1)
-                if line.strip()]
+        return [
+            _json_line(path, n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()
+        ]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -72,16 +73,20 @@ def validate(records: list, path: Path, options: dict[str, str]) -> list[tuple]:
         method = _field(record, ("method",), path, number)
         predicted = _field(record, OPTION_FIELDS, path, number, required=False).upper()
         if mcq_id not in options:
-            raise PredictionsError(f"{path}: record {number}: field 'mcq_id': unknown question "
-                                   f"'{mcq_id}'")
+            raise PredictionsError(
+                f"{path}: record {number}: field 'mcq_id': unknown question '{mcq_id}'"
+            )
         if not method:
             raise PredictionsError(f"{path}: record {number}: field 'method' is empty")
         if predicted and (len(predicted) != 1 or predicted not in LETTERS):
-            raise PredictionsError(f"{path}: record {number}: field 'predicted_option': "
-                                   f"'{predicted}' is not one of A-E")
+            raise PredictionsError(
+                f"{path}: record {number}: field 'predicted_option': "
+                f"'{predicted}' is not one of A-E"
+            )
         if (mcq_id, method) in seen:
-            raise PredictionsError(f"{path}: record {number}: duplicate prediction for "
-                                   f"'{mcq_id}' by '{method}'")
+            raise PredictionsError(
+                f"{path}: record {number}: duplicate prediction for '{mcq_id}' by '{method}'"
+            )
         seen.add((mcq_id, method))
         rows.append((mcq_id, method, predicted or None, predicted == options[mcq_id].upper()))
     return rows
@@ -92,8 +97,9 @@ def import_predictions(store: Store, path: Path) -> dict:
     records = read_records(path)
     with store.transaction() as cursor:
         rows = validate(records, path, mcq_options(cursor))
-        run_id = insert_run(cursor, RunSpec(step="mcq.predictions", backend="import",
-                                            source=str(path)))
+        run_id = insert_run(
+            cursor, RunSpec(step="mcq.predictions", backend="import", source=str(path))
+        )
         insert_predictions(cursor, rows, run_id)
         finish_run(cursor, run_id, n_items=len(rows))
     per_method: dict[str, list[int]] = {}
@@ -101,6 +107,11 @@ def import_predictions(store: Store, path: Path) -> dict:
         per_method.setdefault(method, [0, 0])
         per_method[method][0] += 1
         per_method[method][1] += int(correct)
-    return {"run_id": run_id, "n": len(rows),
-            "methods": {m: {"n": n, "accuracy": round(100 * c / n, 2)}
-                        for m, (n, c) in sorted(per_method.items())}}
+    return {
+        "run_id": run_id,
+        "n": len(rows),
+        "methods": {
+            m: {"n": n, "accuracy": round(100 * c / n, 2)}
+            for m, (n, c) in sorted(per_method.items())
+        },
+    }

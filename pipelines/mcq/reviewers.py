@@ -86,13 +86,15 @@ def pairwise_agreement(table: pd.DataFrame) -> list[dict]:
     pairs = []
     for a, b in combinations(REVIEWERS, 2):
         answered = table[f"{a}_answer"].notna() & table[f"{b}_answer"].notna()
-        same = raw_agreement(table.loc[answered, f"{a}_answer"].tolist(),
-                             table.loc[answered, f"{b}_answer"].tolist())
+        same = raw_agreement(
+            table.loc[answered, f"{a}_answer"].tolist(), table.loc[answered, f"{b}_answer"].tolist()
+        )
         with warnings.catch_warnings():  # one label only: kappa undefined -> NaN -> None
             warnings.simplefilter("ignore")
             kappa = cohen_kappa(table[f"{a}_hits_gt"].tolist(), table[f"{b}_hits_gt"].tolist())
-        pairs.append({"pair": f"{a}-{b}", "answer_agreement": _clean(same),
-                      "kappa_gt": _clean(kappa)})
+        pairs.append(
+            {"pair": f"{a}-{b}", "answer_agreement": _clean(same), "kappa_gt": _clean(kappa)}
+        )
     return pairs
 
 

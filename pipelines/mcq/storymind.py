@@ -22,7 +22,10 @@ import numpy as np
 import pandas as pd
 
 from data_access.mcq import (
-    insert_fault_vectors, insert_mcq_questions, insert_storymind_items, storymind_faults,
+    insert_fault_vectors,
+    insert_mcq_questions,
+    insert_storymind_items,
+    storymind_faults,
 )
 from data_access.plottree import film_timeline
 from data_access.runs import RunSpec, end_run, start_run
@@ -42,7 +45,7 @@ class StoryMindOptions:
     generator: object
     supervisor: object | None = None
     reviewers: dict[str, object] = field(default_factory=dict)
-    per_topic: int = 2          # T
+    per_topic: int = 2  # T
     per_batch: int = 7
     max_batches: int = 10
     description_chars: int = 40000
@@ -67,16 +70,19 @@ def video_description(store: Store, vid: str, max_chars: int = 40000) -> str:
     """The aligned script as the §3.1 video description: scenes, timed dialogue, directions."""
     timeline = film_timeline(store, vid)
     if timeline["lines"].empty:
-        raise ValueError(f"video '{vid}' has no script lines in the store "
-                         "(import its aligned script first)")
+        raise ValueError(
+            f"video '{vid}' has no script lines in the store (import its aligned script first)"
+        )
     scenes = timeline["scenes"].set_index("scene_index")
     parts, current = [], None
     for line in timeline["lines"].itertuples():
         if line.scene_index != current and line.scene_index in scenes.index:
             current = line.scene_index
             scene = scenes.loc[current]
-            parts.append(f"\nScene {current} [{_clock(scene.start_s)}-{_clock(scene.end_s)}] "
-                         f"{scene.location or scene.heading or ''}")
+            parts.append(
+                f"\nScene {current} [{_clock(scene.start_s)}-{_clock(scene.end_s)}] "
+                f"{scene.location or scene.heading or ''}"
+            )
         if line.kind == "dialogue":
             parts.append(f"[{_clock(line.start_s)}] {line.character}: {line.text}")
         else:
@@ -88,12 +94,18 @@ def video_description(store: Store, vid: str, max_chars: int = 40000) -> str:
 def plan(store: Store, options: StoryMindOptions) -> dict:
     """What a run would do (for --dry-run): no model is called."""
     description = video_description(store, options.vid, options.description_chars)
-    return {"vid": options.vid, "description_chars": len(description),
-            "topics": len(TOPICS), "per_topic": options.per_topic,
-            "target_qas": len(TOPICS) * options.per_topic, "per_batch": options.per_batch,
-            "max_batches": options.max_batches, "generator": options.generator.model,
-            "supervisor": (options.supervisor or options.generator).model,
-            "reviewers": {k: v.model for k, v in _reviewers(options).items()}}
+    return {
+        "vid": options.vid,
+        "description_chars": len(description),
+        "topics": len(TOPICS),
+        "per_topic": options.per_topic,
+        "target_qas": len(TOPICS) * options.per_topic,
+        "per_batch": options.per_batch,
+        "max_batches": options.max_batches,
+        "generator": options.generator.model,
+        "supervisor": (options.supervisor or options.generator).model,
+        "reviewers": {k: v.model for k, v in _reviewers(options).items()},
+    }
 
 
 def _reviewers(options: StoryMindOptions) -> dict[str, object]:
@@ -101,8 +113,14 @@ def _reviewers(options: StoryMindOptions) -> dict[str, object]:
 
 
 def _row(vid, batch, stage, item_id, topic, payload) -> dict:
-    return {"vid": vid, "batch": batch, "stage": stage, "item_id": item_id, "topic": topic,
-            "payload": json.dumps(payload, ensure_ascii=False)}
+    return {
+        "vid": vid,
+        "batch": batch,
+        "stage": stage,
+        "item_id": item_id,
+        "topic": topic,
+        "payload": json.dumps(payload, ensure_ascii=False),
+    }
 
 
 def _qa_text(qa: dict) -> str:
@@ -128,10 +146,14 @@ class StoryMindLoop:
 
         self.store, self.options, self.echo = store, options, echo
         self.description = video_description(store, options.vid, options.description_chars)
-        spec = RunSpec(step="storymind.generate", backend="llm", model=options.generator.model,
-                       prompt_version=prompts.PROMPT_VERSION, source=options.vid,
-                       params={k: v for k, v in plan(store, options).items()
-                               if k != "description_chars"})
+        spec = RunSpec(
+            step="storymind.generate",
+            backend="llm",
+            model=options.generator.model,
+            prompt_version=prompts.PROMPT_VERSION,
+            source=options.vid,
+            params={k: v for k, v in plan(store, options).items() if k != "description_chars"},
+        )
         self.run_id = start_run(store, spec)
         self.generator = Gateway(store, options.generator, self.run_id)
         self.supervisor = Gateway(store, options.supervisor or options.generator, self.run_id)
@@ -148,39 +170,64 @@ class StoryMindLoop:
     def _ask(self, gateway, item_id, messages, schema, params=None):
         from pipelines.llm import LLMRequest
 
-        [result] = gateway.run([LLMRequest(item_id=item_id, messages=messages, schema=schema,
-                                           params=params or {"temperature": 0})])
+        [result] = gateway.run(
+            [
+                LLMRequest(
+                    item_id=item_id,
+                    messages=messages,
+                    schema=schema,
+                    params=params or {"temperature": 0},
+                )
+            ]
+        )
         if not result.ok:
             self.failed += 1
         return result
 
     def _generate(self, batch: int) -> list[dict]:
         active = [t for t in TOPICS if self.counts[t] < self.options.per_topic]
-        result = self._ask(self.generator, f"b{batch:03d}-generate",
-                           prompts.generator_messages(self.description, active,
-                                                      self.options.per_batch, self.feedback),
-                           prompts.GeneratorReply, {"temperature": 0.7, "seed": batch})
+        result = self._ask(
+            self.generator,
+            f"b{batch:03d}-generate",
+            prompts.generator_messages(
+                self.description, active, self.options.per_batch, self.feedback
+            ),
+            prompts.GeneratorReply,
+            {"temperature": 0.7, "seed": batch},
+        )
         if not result.ok:
             return []
         qas = _normalise(batch, result.parsed)
-        rows = [_row(self.options.vid, batch, "generated", q["item_id"], q["topic"], q) for q in qas]
+        rows = [
+            _row(self.options.vid, batch, "generated", q["item_id"], q["topic"], q) for q in qas
+        ]
         usable = [q for q in qas if q["topic"] in active and q["answer"] in "ABCDE" and q["answer"]]
-        rows += [_row(self.options.vid, batch, "tool_inactive", q["item_id"], q["topic"], q)
-                 for q in qas if q not in usable]
+        rows += [
+            _row(self.options.vid, batch, "tool_inactive", q["item_id"], q["topic"], q)
+            for q in qas
+            if q not in usable
+        ]
         self._write(rows)
         return usable
 
     def _supervise(self, batch: int, qas: list[dict]) -> list[dict]:
-        result = self._ask(self.supervisor, f"b{batch:03d}-supervise",
-                           prompts.supervisor_messages(self.description, qas),
-                           prompts.SupervisorReply)
-        wrong = ({v.index for v in result.parsed.verdicts if not v.correct} if result.ok else set())
+        result = self._ask(
+            self.supervisor,
+            f"b{batch:03d}-supervise",
+            prompts.supervisor_messages(self.description, qas),
+            prompts.SupervisorReply,
+        )
+        wrong = {v.index for v in result.parsed.verdicts if not v.correct} if result.ok else set()
         faults = [q for i, q in enumerate(qas) if i in wrong]
         kept = [q for i, q in enumerate(qas) if i not in wrong]
-        rows = [_row(self.options.vid, batch, "supervisor_deleted", q["item_id"], q["topic"], q)
-                for q in faults]
-        rows += [_row(self.options.vid, batch, "supervisor_kept", q["item_id"], q["topic"], q)
-                 for q in kept]
+        rows = [
+            _row(self.options.vid, batch, "supervisor_deleted", q["item_id"], q["topic"], q)
+            for q in faults
+        ]
+        rows += [
+            _row(self.options.vid, batch, "supervisor_kept", q["item_id"], q["topic"], q)
+            for q in kept
+        ]
         similar = self._similar_faults(faults) if faults else []
         self._write(rows)
         if faults:
@@ -206,16 +253,31 @@ class StoryMindLoop:
 
         vectors = embed_texts([_qa_text(f) for f in faults])
         with self.store.transaction() as cursor:
-            insert_fault_vectors(cursor, [f["item_id"] for f in faults], vectors, MODEL_NAME,
-                                 self.run_id)
+            insert_fault_vectors(
+                cursor, [f["item_id"] for f in faults], vectors, MODEL_NAME, self.run_id
+            )
 
     def _write_feedback(self, batch: int, faults: list[dict], similar: list[dict]) -> None:
-        result = self._ask(self.supervisor, f"b{batch:03d}-feedback",
-                           prompts.feedback_messages(faults, similar), prompts.FeedbackReply)
+        result = self._ask(
+            self.supervisor,
+            f"b{batch:03d}-feedback",
+            prompts.feedback_messages(faults, similar),
+            prompts.FeedbackReply,
+        )
         if result.ok:
             self.feedback = result.parsed.feedback
-            self._write([_row(self.options.vid, batch, "feedback", f"b{batch:03d}-feedback", None,
-                              {"feedback": self.feedback, "similar_faults": len(similar)})])
+            self._write(
+                [
+                    _row(
+                        self.options.vid,
+                        batch,
+                        "feedback",
+                        f"b{batch:03d}-feedback",
+                        None,
+                        {"feedback": self.feedback, "similar_faults": len(similar)},
+                    )
+                ]
+            )
 
     def _count(self, kept: list[dict], batch: int) -> None:
         over = []
@@ -224,10 +286,21 @@ class StoryMindLoop:
                 self.counts[qa["topic"]] += 1
                 self.kept.append(qa)
             else:
-                over.append(qa)   # the tool reached T within this batch
+                over.append(qa)  # the tool reached T within this batch
         if over:
-            self._write([_row(self.options.vid, batch, "tool_inactive", q["item_id"] + "-over",
-                              q["topic"], q) for q in over])
+            self._write(
+                [
+                    _row(
+                        self.options.vid,
+                        batch,
+                        "tool_inactive",
+                        q["item_id"] + "-over",
+                        q["topic"],
+                        q,
+                    )
+                    for q in over
+                ]
+            )
 
     def generate(self) -> None:
         """Batches until every topic tool is deactivated or max_batches is reached."""
@@ -237,8 +310,10 @@ class StoryMindLoop:
             qas = self._generate(batch)
             if qas:
                 self._count(self._supervise(batch, qas), batch)
-            self.echo(f"batch {batch}: {sum(self.counts.values())}/"
-                      f"{len(TOPICS) * self.options.per_topic} QAs kept so far")
+            self.echo(
+                f"batch {batch}: {sum(self.counts.values())}/"
+                f"{len(TOPICS) * self.options.per_topic} QAs kept so far"
+            )
 
     def review(self) -> list[dict]:
         """Three reviewers per kept QA; return the MCQ records that pass §3.3 voting."""
@@ -246,21 +321,40 @@ class StoryMindLoop:
 
         verdicts = {}
         for name, gateway in self.reviewers.items():
-            results = gateway.run([
-                LLMRequest(item_id=f"{q['item_id']}-{name}", schema=prompts.ReviewerReply,
-                           messages=prompts.reviewer_messages(name, self.description, q),
-                           params={"temperature": 0}) for q in self.kept])
+            results = gateway.run(
+                [
+                    LLMRequest(
+                        item_id=f"{q['item_id']}-{name}",
+                        schema=prompts.ReviewerReply,
+                        messages=prompts.reviewer_messages(name, self.description, q),
+                        params={"temperature": 0},
+                    )
+                    for q in self.kept
+                ]
+            )
             self.failed += sum(not r.ok for r in results)
-            verdicts[name] = [[str(r.parsed.correct), r.parsed.answer] if r.ok else None
-                              for r in results]
+            verdicts[name] = [
+                [str(r.parsed.correct), r.parsed.answer] if r.ok else None for r in results
+            ]
         records = [self._record(i, q, verdicts) for i, q in enumerate(self.kept)]
         frame = pd.DataFrame(records)
         table = review_table(frame) if len(frame) else pd.DataFrame({"kept": []})
         kept_mask = table["kept"].tolist()
-        rows = [_row(self.options.vid, -1, "review", q["item_id"], q["topic"],
-                     {n: verdicts[n][i] for n in REVIEWERS}) for i, q in enumerate(self.kept)]
-        rows += [_row(self.options.vid, -1, "kept" if ok else "rejected", q["item_id"], q["topic"],
-                      q) for q, ok in zip(self.kept, kept_mask)]
+        rows = [
+            _row(
+                self.options.vid,
+                -1,
+                "review",
+                q["item_id"],
+                q["topic"],
+                {n: verdicts[n][i] for n in REVIEWERS},
+            )
+            for i, q in enumerate(self.kept)
+        ]
+        rows += [
+            _row(self.options.vid, -1, "kept" if ok else "rejected", q["item_id"], q["topic"], q)
+            for q, ok in zip(self.kept, kept_mask)
+        ]
         self._write(rows)
         return [r for r, ok in zip(records, kept_mask) if ok]
 
@@ -268,14 +362,25 @@ class StoryMindLoop:
         vid = self.options.vid
         choices = qa["choices"]
         letter = qa["answer"]
-        return {"mcq_id": f"storymind:{vid}:{self.run_id[-6:]}-{index:03d}", "source": source_of(vid),
-                "vid": vid, "qid": index, "question": qa["question"], "choices": choices,
-                "gt": choices["ABCDE".index(letter)], "option": letter,
-                "question_type": qa["topic"].split("-")[0], "story_element": qa["topic"].split("-")[1],
-                "characters": qa["characters"], "locations": qa["locations"], "times": qa["times"],
-                "set_name": "generated", "dataset_id": "storymind",
-                **{f"{n}_check": verdicts[n][index] for n in REVIEWERS},
-                "extra": {"run_id": self.run_id, "item_id": qa["item_id"]}}
+        return {
+            "mcq_id": f"storymind:{vid}:{self.run_id[-6:]}-{index:03d}",
+            "source": source_of(vid),
+            "vid": vid,
+            "qid": index,
+            "question": qa["question"],
+            "choices": choices,
+            "gt": choices["ABCDE".index(letter)],
+            "option": letter,
+            "question_type": qa["topic"].split("-")[0],
+            "story_element": qa["topic"].split("-")[1],
+            "characters": qa["characters"],
+            "locations": qa["locations"],
+            "times": qa["times"],
+            "set_name": "generated",
+            "dataset_id": "storymind",
+            **{f"{n}_check": verdicts[n][index] for n in REVIEWERS},
+            "extra": {"run_id": self.run_id, "item_id": qa["item_id"]},
+        }
 
     def run(self) -> dict:
         """Generate, supervise, review, store; return the report."""
@@ -291,14 +396,20 @@ class StoryMindLoop:
             raise
         end_run(self.store, self.run_id, n_items=len(final), n_failed=self.failed)
         questions = [r["question"] for r in final]
-        return {"run_id": self.run_id, "vid": self.options.vid,
-                "supervisor_kept": len(self.kept), "final_kept": len(final),
-                "topic_counts": {t: n for t, n in self.counts.items() if n},
-                "failed_calls": self.failed,
-                "self_bleu_2": self_bleu(questions, 2), "self_bleu_4": self_bleu(questions, 4)}
+        return {
+            "run_id": self.run_id,
+            "vid": self.options.vid,
+            "supervisor_kept": len(self.kept),
+            "final_kept": len(final),
+            "topic_counts": {t: n for t, n in self.counts.items() if n},
+            "failed_calls": self.failed,
+            "self_bleu_2": self_bleu(questions, 2),
+            "self_bleu_4": self_bleu(questions, 4),
+        }
 
 
-def generate_for_video(store: Store, options: StoryMindOptions,
-                       echo: Callable[[str], None] = lambda _: None) -> dict:
+def generate_for_video(
+    store: Store, options: StoryMindOptions, echo: Callable[[str], None] = lambda _: None
+) -> dict:
     """Run the StoryMindv2 loop for one video (raises ValueError for a video without script)."""
     return StoryMindLoop(store, options, echo).run()

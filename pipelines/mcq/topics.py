@@ -84,5 +84,9 @@ def topic_stats(frame: pd.DataFrame) -> dict:
 
 
 # Table 1, StoryVideoQA row (full 363K set), for display beside our figures.
-PAPER_TABLE1 = {"set": "paper (StoryVideoQA full set, Table 1)", "gini": 0.927,
-                "entropy": 3.795, "topics_over_5pct": 14}
+PAPER_TABLE1 = {
+    "set": "paper (StoryVideoQA full set, Table 1)",
+    "gini": 0.927,
+    "entropy": 3.795,
+    "topics_over_5pct": 14,
+}

@@ -9,6 +9,15 @@ from pipelines.metrics.bootstrap import bootstrap_means, naive_bootstrap_means, 
 from pipelines.metrics.eq1 import METRICS, per_answer_scores, per_question_scores
 from pipelines.metrics.tables import MetricsTable, lexical_table, metrics_table, pick_judge
 
-__all__ = ["METRICS", "MetricsTable", "bootstrap_means", "lexical_table", "metrics_table",
-           "naive_bootstrap_means", "per_answer_scores", "per_question_scores", "pick_judge",
-           "resample_counts"]
+__all__ = [
+    "METRICS",
+    "MetricsTable",
+    "bootstrap_means",
+    "lexical_table",
+    "metrics_table",
+    "naive_bootstrap_means",
+    "per_answer_scores",
+    "per_question_scores",
+    "pick_judge",
+    "resample_counts",
+]

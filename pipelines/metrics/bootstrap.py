@@ -16,8 +16,9 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 
 
-def resample_counts(rng: np.random.Generator, n: int, resamples: int,
-                    dtype=np.float32) -> np.ndarray:
+def resample_counts(
+    rng: np.random.Generator, n: int, resamples: int, dtype=np.float32
+) -> np.ndarray:
     """B × n multiplicities: row b says how often each of n questions was drawn.
 
     Drawn in blocks of rows so the index and count buffers stay cache-sized; the result is in
@@ -29,12 +30,13 @@ def resample_counts(rng: np.random.Generator, n: int, resamples: int,
         rows = min(block, resamples - start)
         draws = rng.integers(0, n, size=(rows, n), dtype=np.int64)
         draws += (np.arange(rows, dtype=np.int64) * n)[:, None]
-        out[start:start + rows] = np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
+        out[start : start + rows] = np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n)
     return out
 
 
-def bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES,
-                    rng: np.random.Generator | None = None) -> np.ndarray:
+def bootstrap_means(
+    values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator | None = None
+) -> np.ndarray:
     """Resampled column means of `values` (n questions × k columns, NaN = no score): B × k."""
     rng = rng or np.random.default_rng(DEFAULT_SEED)
     present = ~np.isnan(values)
@@ -62,8 +64,9 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[np.nd
     return low, high
 
 
-def naive_bootstrap_means(values: np.ndarray, resamples: int = DEFAULT_RESAMPLES,
-                          rng: np.random.Generator | None = None) -> np.ndarray:
+def naive_bootstrap_means(
+    values: np.ndarray, resamples: int = DEFAULT_RESAMPLES, rng: np.random.Generator | None = None
+) -> np.ndarray:
     """The per-resample loop the vectorised form replaces (benchmark baseline; same result
     for complete columns given the same draws)."""
     rng = rng or np.random.default_rng(DEFAULT_SEED)

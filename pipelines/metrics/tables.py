@@ -11,8 +11,12 @@ from threadpoolctl import threadpool_limits
 
 from data_access.store import Store
 from data_access.verdict_counts import judges_with_answer_verdicts, lexical_means, verdict_counts
-from pipelines.metrics.bootstrap import (DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_means,
-                                         percentile_interval)
+from pipelines.metrics.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    bootstrap_means,
+    percentile_interval,
+)
 from pipelines.metrics.eq1 import METRICS, per_question_scores
 
 BY_CHOICES = ("setting", "setting,type")
@@ -39,19 +43,22 @@ def pick_judge(store: Store, judge: str | None) -> str:
     judges = judges_with_answer_verdicts(store)
     if judge is not None:
         if judge not in judges:
-            raise ValueError(f"judge {judge!r} has no verdicts on answers; judges: "
-                             f"{', '.join(judges) or 'none'}")
+            raise ValueError(
+                f"judge {judge!r} has no verdicts on answers; judges: {', '.join(judges) or 'none'}"
+            )
         return judge
     if not judges:
         raise ValueError("no claim verdicts on answers yet: run `storyscope judge` first")
     if len(judges) > 1:
-        raise ValueError(f"several judges have verdicts; choose one with --judge: "
-                         f"{', '.join(judges)}")
+        raise ValueError(
+            f"several judges have verdicts; choose one with --judge: {', '.join(judges)}"
+        )
     return judges[0]
 
 
-def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: int,
-                  rng: np.random.Generator) -> list[dict]:
+def interval_rows(
+    per_question: pd.DataFrame, group_keys: list[str], resamples: int, rng: np.random.Generator
+) -> list[dict]:
     """Means and bootstrap CIs of every group, resampling questions within each pool.
 
     The pool is all questions (by setting) or the questions of one type (by setting × type);
@@ -63,12 +70,14 @@ def interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: 
         return _interval_rows(per_question, group_keys, resamples, rng)
 
 
-def _interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples: int,
-                   rng: np.random.Generator) -> list[dict]:
+def _interval_rows(
+    per_question: pd.DataFrame, group_keys: list[str], resamples: int, rng: np.random.Generator
+) -> list[dict]:
     rows = []
     per_question = per_question.assign(
         _q=pd.factorize(per_question.question_id.astype(object))[0],
-        _s=pd.Categorical(per_question.setting_id.astype(object)))
+        _s=pd.Categorical(per_question.setting_id.astype(object)),
+    )
     pool_key = [k for k in group_keys if k != "setting_id"]
     pools = per_question.groupby(pool_key) if pool_key else [((), per_question)]
     for _, pool in pools:
@@ -76,8 +85,9 @@ def _interval_rows(per_question: pd.DataFrame, group_keys: list[str], resamples:
         low, high = percentile_interval(bootstrap_means(values, resamples, rng))
         with np.errstate(invalid="ignore"):
             means = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(0)
-        counts = (~np.isnan(values[:, METRICS.index("precision") * len(settings):][:, :len(
-            settings)])).sum(0)
+        counts = (
+            ~np.isnan(values[:, METRICS.index("precision") * len(settings) :][:, : len(settings)])
+        ).sum(0)
         qtype = pool.qtype.iloc[0] if pool_key else None
         for s_index, setting in enumerate(settings):
             row = {"setting": setting, "type": qtype, "n": int(counts[s_index])}
@@ -104,8 +114,13 @@ def _num(value: float) -> float | None:
     return None if np.isnan(value) else round(float(value), 6)
 
 
-def metrics_table(store: Store, judge: str | None = None, by: str = "setting",
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> MetricsTable:
+def metrics_table(
+    store: Store,
+    judge: str | None = None,
+    by: str = "setting",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> MetricsTable:
     """Eq. 1 means with 95% bootstrap CIs per setting (or setting × type) for one judge."""
     if by not in BY_CHOICES:
         raise ValueError(f"--by {by!r}: expected one of {', '.join(BY_CHOICES)}")

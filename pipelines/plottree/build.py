@@ -18,10 +18,16 @@ import numpy as np
 import pandas as pd
 
 from data_access.plottree import film_row, film_timeline, insert_tree
-from data_access.runs import RunSpec, finish_run, insert_run, start_run, end_run
+from data_access.runs import RunSpec, end_run, finish_run, insert_run, start_run
 from data_access.store import Store
 from pipelines.plottree.condense import (
-    ALPHA, BETA, EPSILON, Node, Summariser, build_tree, extractive_summariser,
+    ALPHA,
+    BETA,
+    EPSILON,
+    Node,
+    Summariser,
+    build_tree,
+    extractive_summariser,
 )
 from pipelines.plottree.leaves import LEAF_BACKEND, build_leaves
 from pipelines.plottree.segment_embed import FULL_TEXT, SEGMENT_POOLED, SegmentEmbedder
@@ -42,25 +48,52 @@ def embed_unique(texts: list[str]) -> np.ndarray:
 
 def leaf_nodes(frame: pd.DataFrame, prefix: str) -> list[Node]:
     """Leaf Nodes from `build_leaves` rows."""
-    return [Node(f"{prefix}L0-{int(r.t):05d}", 0, float(r.t), r.start_s, r.end_s, [int(r.t)],
-                 r.summary, LEAF_BACKEND, list(r.characters))
-            for r in frame.itertuples(index=False)]
+    return [
+        Node(
+            f"{prefix}L0-{int(r.t):05d}",
+            0,
+            float(r.t),
+            r.start_s,
+            r.end_s,
+            [int(r.t)],
+            r.summary,
+            LEAF_BACKEND,
+            list(r.characters),
+        )
+        for r in frame.itertuples(index=False)
+    ]
 
 
-def nodes_frame(film_id: str, nodes: list[Node],
-                keyframes: list[int | None] | None = None) -> pd.DataFrame:
+def nodes_frame(
+    film_id: str, nodes: list[Node], keyframes: list[int | None] | None = None
+) -> pd.DataFrame:
     """Node objects as plottree_nodes rows; `keyframes[i]` is leaf i's video frame (if any),
     and a parent lists the keyframes of its leaves."""
+
     def frames_of(node: Node):
         if keyframes is None:
             return None
         return [keyframes[i] for i in node.leaf_indices if keyframes[i] is not None]
 
-    return pd.DataFrame([{
-        "film_id": film_id, "node_id": n.node_id, "parent_id": n.parent_id, "level": n.level,
-        "start_s": n.start_s, "end_s": n.end_s, "leaf_indices": n.leaf_indices,
-        "keyframes": frames_of(n), "summary": n.summary, "summary_backend": n.summary_backend,
-        "children": n.children, "characters": n.characters} for n in nodes])
+    return pd.DataFrame(
+        [
+            {
+                "film_id": film_id,
+                "node_id": n.node_id,
+                "parent_id": n.parent_id,
+                "level": n.level,
+                "start_s": n.start_s,
+                "end_s": n.end_s,
+                "leaf_indices": n.leaf_indices,
+                "keyframes": frames_of(n),
+                "summary": n.summary,
+                "summary_backend": n.summary_backend,
+                "children": n.children,
+                "characters": n.characters,
+            }
+            for n in nodes
+        ]
+    )
 
 
 @dataclass
@@ -74,12 +107,17 @@ class TreeBuild:
     levels: int
     seconds: float
     backend: str
-    cpu_seconds: float = 0.0   # this process's CPU time for the same span (wall lies under load)
+    cpu_seconds: float = 0.0  # this process's CPU time for the same span (wall lies under load)
 
 
-def build_nodes(leaves: pd.DataFrame, prefix: str, summarise: Summariser | None = None,
-                embed: Callable[[list[str]], np.ndarray] | None = None,
-                alpha: float = ALPHA, beta: float = BETA) -> tuple[list[Node], np.ndarray]:
+def build_nodes(
+    leaves: pd.DataFrame,
+    prefix: str,
+    summarise: Summariser | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+) -> tuple[list[Node], np.ndarray]:
     """The whole tree for given leaves (pure: no store), nodes and their vectors.
 
     `embed` defaults to a fresh `SegmentEmbedder` (segment-pooled MiniLM, shared by all levels).
@@ -87,24 +125,31 @@ def build_nodes(leaves: pd.DataFrame, prefix: str, summarise: Summariser | None 
     embed = embed or SegmentEmbedder()
     nodes = leaf_nodes(leaves, prefix)
     vectors = embed([n.summary for n in nodes])
-    return build_tree(nodes, vectors, prefix, summarise or extractive_summariser, embed,
-                      alpha, beta)
+    return build_tree(
+        nodes, vectors, prefix, summarise or extractive_summariser, embed, alpha, beta
+    )
 
 
 NODE_EMBEDDINGS = {SEGMENT_POOLED: lambda: SegmentEmbedder(), FULL_TEXT: lambda: embed_unique}
 
 
-def build_film_tree(store: Store, film_id: str, leaf_seconds: float = 1.0,
-                    llm_config=None, echo: Callable[[str], None] = lambda _: None,
-                    node_embedding: str = SEGMENT_POOLED) -> TreeBuild:
+def build_film_tree(
+    store: Store,
+    film_id: str,
+    leaf_seconds: float = 1.0,
+    llm_config=None,
+    echo: Callable[[str], None] = lambda _: None,
+    node_embedding: str = SEGMENT_POOLED,
+) -> TreeBuild:
     """Build and store the PlotTree of one film; raises ValueError for unknown/empty films.
 
     `node_embedding`: `segment-pooled` (default: each distinct segment encoded once, about 3x
     cheaper on a real film) or `full-text` (each distinct node text encoded whole).
     """
     if node_embedding not in NODE_EMBEDDINGS:
-        raise ValueError(f"node embedding {node_embedding!r}: expected one of "
-                         f"{', '.join(NODE_EMBEDDINGS)}")
+        raise ValueError(
+            f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
+        )
     from pipelines.embeddings import MODEL_NAME
 
     film = film_row(store, film_id)
@@ -116,21 +161,31 @@ def build_film_tree(store: Store, film_id: str, leaf_seconds: float = 1.0,
     started, cpu_started = time.perf_counter(), time.process_time()
     runtime = film.get("runtime_s")
     leaves = build_leaves(timeline, None if pd.isna(runtime) else runtime, leaf_seconds)
-    spec = RunSpec(step="plottree.build", backend="extractive" if llm_config is None else "llm",
-                   model=None if llm_config is None else llm_config.model,
-                   prompt_version=None if llm_config is None else CONDENSE_PROMPT_VERSION,
-                   params={"alpha": ALPHA, "beta": BETA, "epsilon": EPSILON,
-                           "leaf_seconds": leaf_seconds, "embedder": MODEL_NAME,
-                           "leaf_backend": LEAF_BACKEND, "node_embedding": node_embedding},
-                   source=film_id)
+    spec = RunSpec(
+        step="plottree.build",
+        backend="extractive" if llm_config is None else "llm",
+        model=None if llm_config is None else llm_config.model,
+        prompt_version=None if llm_config is None else CONDENSE_PROMPT_VERSION,
+        params={
+            "alpha": ALPHA,
+            "beta": BETA,
+            "epsilon": EPSILON,
+            "leaf_seconds": leaf_seconds,
+            "embedder": MODEL_NAME,
+            "leaf_backend": LEAF_BACKEND,
+            "node_embedding": node_embedding,
+        },
+        source=film_id,
+    )
     llm_run = start_run(store, spec) if llm_config is not None else None
     summarise = None
     if llm_config is not None:
         from pipelines.plottree.llm_condense import gateway_summariser
 
         summarise = gateway_summariser(store, llm_config, llm_run)
-    nodes, vectors = build_nodes(leaves.frame, f"{film_id}:", summarise,
-                                 NODE_EMBEDDINGS[node_embedding]())
+    nodes, vectors = build_nodes(
+        leaves.frame, f"{film_id}:", summarise, NODE_EMBEDDINGS[node_embedding]()
+    )
     seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     keyframes = None
     if film.get("video_path") and not pd.isna(film.get("video_path")):
@@ -145,9 +200,19 @@ def build_film_tree(store: Store, film_id: str, leaf_seconds: float = 1.0,
             finish_run(cursor, run_id, n_items=len(frame))
     if llm_run is not None:
         end_run(store, llm_run, n_items=len(frame))
-    result = TreeBuild(film_id, run_id, len(leaves.frame), len(frame), int(frame["level"].max()),
-                       round(seconds, 2), nodes[-1].summary_backend, round(cpu_seconds, 2))
-    echo(f"plottree: {film_id}: {result.n_leaves} leaves -> {result.n_nodes} nodes, "
-         f"{result.levels} levels in {result.seconds}s ({result.cpu_seconds}s CPU; "
-         f"{result.backend})")
+    result = TreeBuild(
+        film_id,
+        run_id,
+        len(leaves.frame),
+        len(frame),
+        int(frame["level"].max()),
+        round(seconds, 2),
+        nodes[-1].summary_backend,
+        round(cpu_seconds, 2),
+    )
+    echo(
+        f"plottree: {film_id}: {result.n_leaves} leaves -> {result.n_nodes} nodes, "
+        f"{result.levels} levels in {result.seconds}s ({result.cpu_seconds}s CPU; "
+        f"{result.backend})"
+    )
     return result

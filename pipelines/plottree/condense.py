@@ -43,8 +43,14 @@ def cluster_count(n_nodes: int, beta: float = BETA) -> int:
     return max(1, int(np.floor(beta * n_nodes + 1e-9)))
 
 
-def plot_distance(vectors: np.ndarray, times: np.ndarray, centre_vectors: np.ndarray,
-                  centre_times: np.ndarray, lam: float, n_leaves: int) -> np.ndarray:
+def plot_distance(
+    vectors: np.ndarray,
+    times: np.ndarray,
+    centre_vectors: np.ndarray,
+    centre_times: np.ndarray,
+    lam: float,
+    n_leaves: int,
+) -> np.ndarray:
     """D^l between every node (rows) and every centre (columns); vectors are unit length."""
     temporal = lam * np.abs(times[:, None] - centre_times[None, :]) / n_leaves
     return temporal + (1.0 - vectors @ centre_vectors.T)
@@ -76,12 +82,14 @@ def _farthest_point_seeds(vectors, times, k, lam, n_leaves):
     return vectors[chosen], times[chosen]
 
 
-def plot_kmeans(vectors: np.ndarray, times: np.ndarray, k: int, lam: float, n_leaves: int,
-                max_iter: int = 30) -> np.ndarray:
+def plot_kmeans(
+    vectors: np.ndarray, times: np.ndarray, k: int, lam: float, n_leaves: int, max_iter: int = 30
+) -> np.ndarray:
     """Cluster labels 0..k'-1 (empty clusters dropped, renumbered by earliest member)."""
     centre_vectors, centre_times = _farthest_point_seeds(vectors, times, k, lam, n_leaves)
-    labels = plot_distance(vectors, times, centre_vectors, centre_times, lam,
-                           n_leaves).argmin(axis=1)
+    labels = plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves).argmin(
+        axis=1
+    )
     for _ in range(max_iter):
         centre_vectors, centre_times, nonempty = _centres(vectors, times, labels, k)
         distance = plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves)
@@ -95,8 +103,9 @@ def plot_kmeans(vectors: np.ndarray, times: np.ndarray, k: int, lam: float, n_le
     return np.array([rank[lab] for lab in labels], dtype=np.int64)
 
 
-def extractive_summary(summaries: list[str], vectors: np.ndarray, keep: int = 3,
-                       max_chars: int = 700) -> str:
+def extractive_summary(
+    summaries: list[str], vectors: np.ndarray, keep: int = 3, max_chars: int = 700
+) -> str:
     """Offline condensation: the `keep` children nearest the cluster's mean embedding,
     de-duplicated, in chronological order (inputs are already chronological)."""
     centre = vectors.mean(axis=0)
@@ -138,49 +147,83 @@ Embedder = Callable[[list[str]], np.ndarray]
 
 def extractive_summariser(clusters: list[list[Node]], vectors: list[np.ndarray]):
     """The offline Summariser (labelled `extractive-centroid`)."""
-    return ([extractive_summary([n.summary for n in nodes], vecs)
-             for nodes, vecs in zip(clusters, vectors)], EXTRACTIVE_BACKEND)
+    return (
+        [
+            extractive_summary([n.summary for n in nodes], vecs)
+            for nodes, vecs in zip(clusters, vectors)
+        ],
+        EXTRACTIVE_BACKEND,
+    )
 
 
 def _parent(node_id: str, level: int, children: list[Node], summary: str, backend: str) -> Node:
     leaves = sorted({i for c in children for i in c.leaf_indices})
     people = list(dict.fromkeys(p for c in children for p in c.characters))
-    node = Node(node_id, level, min(c.t for c in children), min(c.start_s for c in children),
-                max(c.end_s for c in children), leaves, summary, backend, people,
-                [c.node_id for c in children])
+    node = Node(
+        node_id,
+        level,
+        min(c.t for c in children),
+        min(c.start_s for c in children),
+        max(c.end_s for c in children),
+        leaves,
+        summary,
+        backend,
+        people,
+        [c.node_id for c in children],
+    )
     for child in children:
         child.parent_id = node_id
     return node
 
 
-def condense_level(nodes: list[Node], vectors: np.ndarray, level: int, n_leaves: int,
-                   prefix: str, summarise: Summariser, embed: Embedder,
-                   alpha: float = ALPHA, beta: float = BETA) -> tuple[list[Node], np.ndarray]:
+def condense_level(
+    nodes: list[Node],
+    vectors: np.ndarray,
+    level: int,
+    n_leaves: int,
+    prefix: str,
+    summarise: Summariser,
+    embed: Embedder,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+) -> tuple[list[Node], np.ndarray]:
     """Level l -> level l+1: cluster with D^l into K^l groups and condense each group."""
     k = cluster_count(len(nodes), beta)
     times = np.array([n.t for n in nodes], dtype=float)
-    labels = (np.zeros(len(nodes), dtype=np.int64) if k == 1 else
-              plot_kmeans(vectors, times, k, decay(level, alpha), n_leaves))
+    labels = (
+        np.zeros(len(nodes), dtype=np.int64)
+        if k == 1
+        else plot_kmeans(vectors, times, k, decay(level, alpha), n_leaves)
+    )
     groups = []
     for label in range(labels.max() + 1):
         members = sorted(np.flatnonzero(labels == label), key=lambda i: (times[i], i))
         groups.append(members)
     clusters = [[nodes[i] for i in g] for g in groups]
     summaries, backend = summarise(clusters, [vectors[g] for g in groups])
-    parents = [_parent(f"{prefix}L{level + 1}-{j:05d}", level + 1, c, s, backend)
-               for j, (c, s) in enumerate(zip(clusters, summaries))]
+    parents = [
+        _parent(f"{prefix}L{level + 1}-{j:05d}", level + 1, c, s, backend)
+        for j, (c, s) in enumerate(zip(clusters, summaries))
+    ]
     return parents, embed([p.summary for p in parents])
 
 
-def build_tree(leaves: list[Node], leaf_vectors: np.ndarray, prefix: str, summarise: Summariser,
-               embed: Embedder, alpha: float = ALPHA,
-               beta: float = BETA) -> tuple[list[Node], np.ndarray]:
+def build_tree(
+    leaves: list[Node],
+    leaf_vectors: np.ndarray,
+    prefix: str,
+    summarise: Summariser,
+    embed: Embedder,
+    alpha: float = ALPHA,
+    beta: float = BETA,
+) -> tuple[list[Node], np.ndarray]:
     """All nodes (leaves first, root last) and their vectors, condensing until one root."""
     all_nodes, all_vectors = list(leaves), [leaf_vectors]
     level_nodes, level_vectors, level = list(leaves), leaf_vectors, 0
     while len(level_nodes) > 1 or level == 0:
         level_nodes, level_vectors = condense_level(
-            level_nodes, level_vectors, level, len(leaves), prefix, summarise, embed, alpha, beta)
+            level_nodes, level_vectors, level, len(leaves), prefix, summarise, embed, alpha, beta
+        )
         all_nodes.extend(level_nodes)
         all_vectors.append(level_vectors)
         level += 1

@@ -49,8 +49,10 @@ def direction_times(lines: pd.DataFrame, scenes: pd.DataFrame) -> pd.Series:
 
 def _scene_casts(lines: pd.DataFrame) -> dict[int, list[str]]:
     talk = lines[(lines["kind"] == "dialogue") & lines["character"].notna()]
-    return {int(s): list(dict.fromkeys(c.strip().title() for c in part["character"] if c.strip()))
-            for s, part in talk.groupby("scene_index")}
+    return {
+        int(s): list(dict.fromkeys(c.strip().title() for c in part["character"] if c.strip()))
+        for s, part in talk.groupby("scene_index")
+    }
 
 
 def _scene_at(times: np.ndarray, scenes: pd.DataFrame) -> np.ndarray:
@@ -59,11 +61,18 @@ def _scene_at(times: np.ndarray, scenes: pd.DataFrame) -> np.ndarray:
     return np.searchsorted(starts, times, side="right") - 1
 
 
-def _current_direction(times: np.ndarray, lines: pd.DataFrame, est: pd.Series,
-                       scene_of_time: np.ndarray, scenes: pd.DataFrame) -> list[str]:
+def _current_direction(
+    times: np.ndarray,
+    lines: pd.DataFrame,
+    est: pd.Series,
+    scene_of_time: np.ndarray,
+    scenes: pd.DataFrame,
+) -> list[str]:
     directions = lines.assign(t=est)[(lines["kind"] == "direction") & est.notna()]
-    by_scene = {int(s): (part["t"].to_numpy(), part["text"].tolist())
-                for s, part in directions.groupby("scene_index")}
+    by_scene = {
+        int(s): (part["t"].to_numpy(), part["text"].tolist())
+        for s, part in directions.groupby("scene_index")
+    }
     scene_ids = scenes["scene_index"].to_numpy()
     out = []
     for time, position in zip(times, scene_of_time):
@@ -76,8 +85,9 @@ def _current_direction(times: np.ndarray, lines: pd.DataFrame, est: pd.Series,
     return out
 
 
-def _dialogue(windows: np.ndarray, seconds: float, subtitles: pd.DataFrame,
-              speaker_of_line: dict[int, str]) -> tuple[list[str], list[list[str]]]:
+def _dialogue(
+    windows: np.ndarray, seconds: float, subtitles: pd.DataFrame, speaker_of_line: dict[int, str]
+) -> tuple[list[str], list[list[str]]]:
     subtitles = subtitles.sort_values("start_s", kind="stable")
     starts = subtitles["start_s"].to_numpy(float)
     ends = subtitles["end_s"].to_numpy(float)
@@ -93,14 +103,18 @@ def _dialogue(windows: np.ndarray, seconds: float, subtitles: pd.DataFrame,
         last = int(np.searchsorted(starts, hi, side="left"))
         hits = [i for i in range(first, last) if ends[i] > lo]
         dialogue.append(" ".join(texts[i] for i in hits))
-        names = [speaker_of_line.get(int(matched[i])) for i in hits
-                 if matched[i] is not None and not pd.isna(matched[i])]
+        names = [
+            speaker_of_line.get(int(matched[i]))
+            for i in hits
+            if matched[i] is not None and not pd.isna(matched[i])
+        ]
         speakers.append([n for n in names if n])
     return dialogue, speakers
 
 
-def build_leaves(timeline: dict[str, pd.DataFrame], runtime_s: float | None = None,
-                 leaf_seconds: float = 1.0) -> Leaves:
+def build_leaves(
+    timeline: dict[str, pd.DataFrame], runtime_s: float | None = None, leaf_seconds: float = 1.0
+) -> Leaves:
     """Leaf windows over the whole film.
 
     Args:
@@ -110,19 +124,27 @@ def build_leaves(timeline: dict[str, pd.DataFrame], runtime_s: float | None = No
     """
     subtitles, lines, scenes = timeline["subtitles"], timeline["lines"], timeline["scenes"]
     scenes = scenes.sort_values("start_s", na_position="first").reset_index(drop=True)
-    ends = [runtime_s, subtitles["end_s"].max() if len(subtitles) else None,
-            scenes["end_s"].max() if len(scenes) else None]
+    ends = [
+        runtime_s,
+        subtitles["end_s"].max() if len(subtitles) else None,
+        scenes["end_s"].max() if len(scenes) else None,
+    ]
     duration = max((float(e) for e in ends if e is not None and not pd.isna(e)), default=0.0)
     count = max(1, math.ceil(duration / leaf_seconds))
     windows = np.arange(count) * leaf_seconds
     middles = windows + leaf_seconds / 2
     scene_pos = _scene_at(middles, scenes) if len(scenes) else np.full(count, -1)
     est = direction_times(lines, scenes) if len(lines) else pd.Series(dtype=float)
-    directions = (_current_direction(middles, lines, est, scene_pos, scenes) if len(lines)
-                  else [""] * count)
-    speaker_of_line = {int(i): str(c).strip().title() for i, c, k in
-                       zip(lines.get("line_index", []), lines.get("character", []),
-                           lines.get("kind", [])) if k == "dialogue" and c}
+    directions = (
+        _current_direction(middles, lines, est, scene_pos, scenes) if len(lines) else [""] * count
+    )
+    speaker_of_line = {
+        int(i): str(c).strip().title()
+        for i, c, k in zip(
+            lines.get("line_index", []), lines.get("character", []), lines.get("kind", [])
+        )
+        if k == "dialogue" and c
+    }
     dialogue, speakers = _dialogue(windows, leaf_seconds, subtitles, speaker_of_line)
     casts = _scene_casts(lines) if len(lines) else {}
     rows = []
@@ -131,10 +153,28 @@ def build_leaves(timeline: dict[str, pd.DataFrame], runtime_s: float | None = No
         place = (scene["location"] or scene["heading"] or "") if scene is not None else ""
         cast = casts.get(int(scene["scene_index"]), []) if scene is not None else []
         people = list(dict.fromkeys(speakers[i] + cast))
-        summary = f"{place}: {directions[i]}".strip(": ").strip() if (place or directions[i]) else ""
-        text = " ".join(part for part in (
-            summary, f"Dialogue: {dialogue[i]}" if dialogue[i] else "",
-            f"Characters: {', '.join(people)}." if people else "") if part) or "(no dialogue)"
-        rows.append({"t": i, "start_s": float(windows[i]), "end_s": float(windows[i] + leaf_seconds),
-                     "summary": text, "characters": people})
+        summary = (
+            f"{place}: {directions[i]}".strip(": ").strip() if (place or directions[i]) else ""
+        )
+        text = (
+            " ".join(
+                part
+                for part in (
+                    summary,
+                    f"Dialogue: {dialogue[i]}" if dialogue[i] else "",
+                    f"Characters: {', '.join(people)}." if people else "",
+                )
+                if part
+            )
+            or "(no dialogue)"
+        )
+        rows.append(
+            {
+                "t": i,
+                "start_s": float(windows[i]),
+                "end_s": float(windows[i] + leaf_seconds),
+                "summary": text,
+                "characters": people,
+            }
+        )
     return Leaves(pd.DataFrame(rows), leaf_seconds)

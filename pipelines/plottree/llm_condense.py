@@ -12,9 +12,11 @@ import numpy as np
 
 from pipelines.plottree.condense import EXTRACTIVE_BACKEND, Node, extractive_summary
 
-SYSTEM = ("You summarise stories. Given the plot descriptions of consecutive moments of a video, "
-          "in time order, write one concise, coherent plot summary of what happens, naming the "
-          "characters. Plain text, at most 120 words.")
+SYSTEM = (
+    "You summarise stories. Given the plot descriptions of consecutive moments of a video, "
+    "in time order, write one concise, coherent plot summary of what happens, naming the "
+    "characters. Plain text, at most 120 words."
+)
 
 
 def condense_messages(children: list[Node]) -> list[dict]:
@@ -23,8 +25,10 @@ def condense_messages(children: list[Node]) -> list[dict]:
     for child in children:
         stamp = f"[{child.start_s / 60:.1f}-{child.end_s / 60:.1f} min]"
         lines.append(f"{stamp} {child.summary}")
-    return [{"role": "system", "content": SYSTEM},
-            {"role": "user", "content": "Plot descriptions:\n" + "\n".join(lines) + "\n\nSummary:"}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": "Plot descriptions:\n" + "\n".join(lines) + "\n\nSummary:"},
+    ]
 
 
 def _text(reply: str) -> str:
@@ -43,9 +47,15 @@ def gateway_summariser(store, config, run_id: str):
 
     def summarise(clusters: list[list[Node]], vectors: list[np.ndarray]):
         counter["level"] += 1
-        requests = [LLMRequest(item_id=f"L{counter['level']}-{j}", messages=condense_messages(c),
-                               parse=_text, params={"temperature": 0})
-                    for j, c in enumerate(clusters)]
+        requests = [
+            LLMRequest(
+                item_id=f"L{counter['level']}-{j}",
+                messages=condense_messages(c),
+                parse=_text,
+                params={"temperature": 0},
+            )
+            for j, c in enumerate(clusters)
+        ]
         results = gateway.run(requests)
         summaries, fell_back = [], False
         for result, nodes, vecs in zip(results, clusters, vectors):

@@ -23,7 +23,7 @@ QA_PROMPT_VERSION = "plottree-qa-v1"
 class TreeIndex:
     """A built tree in memory: node rows and their unit vectors, aligned."""
 
-    nodes: pd.DataFrame       # node_id, level, start_s, end_s, summary, run_id
+    nodes: pd.DataFrame  # node_id, level, start_s, end_s, summary, run_id
     vectors: np.ndarray
 
 
@@ -31,7 +31,7 @@ class TreeIndex:
 class Retrieval:
     """The retrieved nodes in context order, with scores, and the context text."""
 
-    nodes: pd.DataFrame       # node_id, level, start_s, end_s, score, summary
+    nodes: pd.DataFrame  # node_id, level, start_s, end_s, score, summary
     context: str
 
 
@@ -43,8 +43,9 @@ def retrieve(index: TreeIndex, question_vector: np.ndarray, top_m: int = TOP_M) 
     picked = index.nodes.iloc[top][["node_id", "level", "start_s", "end_s", "summary"]].copy()
     picked["score"] = scores[top].astype(float)
     picked = picked.sort_values(["start_s", "level"], ascending=[True, False], kind="stable")
-    context = "\n".join(f"[{s / 60:.1f} min] {text}" for s, text in
-                        zip(picked["start_s"], picked["summary"]))
+    context = "\n".join(
+        f"[{s / 60:.1f} min] {text}" for s, text in zip(picked["start_s"], picked["summary"])
+    )
     return Retrieval(picked.reset_index(drop=True), context)
 
 
@@ -56,8 +57,13 @@ def qa_messages(context: str, question: str, choices: list[str] | None) -> list[
         body += "Answer with the letter of the correct option only."
     else:
         body += "Answer briefly."
-    return [{"role": "system", "content": "You answer questions about a story video "
-             "using only the given context."}, {"role": "user", "content": body}]
+    return [
+        {
+            "role": "system",
+            "content": "You answer questions about a story video using only the given context.",
+        },
+        {"role": "user", "content": body},
+    ]
 
 
 def option_letter(reply: str) -> str | None:

@@ -60,8 +60,11 @@ class SegmentEmbedder:
     One instance serves a whole tree build, so parents reuse their children's segments.
     """
 
-    def __init__(self, encode: Callable[[list[str]], np.ndarray] | None = None,
-                 count_tokens: Callable[[list[str]], list[int]] | None = None):
+    def __init__(
+        self,
+        encode: Callable[[list[str]], np.ndarray] | None = None,
+        count_tokens: Callable[[list[str]], list[int]] | None = None,
+    ):
         if encode is None:
             from functools import partial
 

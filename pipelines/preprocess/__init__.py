@@ -50,8 +50,24 @@ from pipelines.preprocess.srt_reader import Cue, SubtitleError, SubtitleFile, pa
 from pipelines.preprocess.timing import AlignmentFailed, FilmTiming, time_film
 
 __all__ = [
-    "Alignment", "AlignmentFailed", "CharacterGroup", "Cue", "Event", "FilmTiming", "Scene", "Screenplay",
-    "ScreenplayError", "SubtitleError", "SubtitleFile", "align_cues_to_lines", "parse_fountain",
-    "parse_fountain_elements", "parse_screenplay_file", "parse_screenplay_text", "parse_srt", "read_srt",
-    "resolve_characters", "time_film",
+    "Alignment",
+    "AlignmentFailed",
+    "CharacterGroup",
+    "Cue",
+    "Event",
+    "FilmTiming",
+    "Scene",
+    "Screenplay",
+    "ScreenplayError",
+    "SubtitleError",
+    "SubtitleFile",
+    "align_cues_to_lines",
+    "parse_fountain",
+    "parse_fountain_elements",
+    "parse_screenplay_file",
+    "parse_screenplay_text",
+    "parse_srt",
+    "read_srt",
+    "resolve_characters",
+    "time_film",
 ]

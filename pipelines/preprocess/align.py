@@ -56,10 +56,10 @@ def token_share(cue_text: str, line_text: str) -> float:
 class Alignment:
     """The cue → line assignment and the line-level match decisions."""
 
-    cue_to_line: list[int | None]        # line index for every cue (None: no lines at all)
-    cue_score: list[float]               # overlap score of each cue with its line
-    line_matched: list[bool]             # ≥ half of the line's tokens found in its cues
-    line_coverage: list[float]           # share of the line's tokens found in its cues
+    cue_to_line: list[int | None]  # line index for every cue (None: no lines at all)
+    cue_score: list[float]  # overlap score of each cue with its line
+    line_matched: list[bool]  # ≥ half of the line's tokens found in its cues
+    line_coverage: list[float]  # share of the line's tokens found in its cues
 
     @property
     def share_lines_matched(self) -> float:
@@ -73,14 +73,20 @@ class Alignment:
 
 def similarity_matrix(cue_texts: list[str], line_texts: list[str]) -> np.ndarray:
     """IDF-weighted share of each cue's tokens present in each line: shape (cues, lines)."""
-    vectoriser = CountVectorizer(binary=True, token_pattern=TOKEN_PATTERN,
-                                 preprocessor=normalise_for_matching, dtype=np.float32)
+    vectoriser = CountVectorizer(
+        binary=True,
+        token_pattern=TOKEN_PATTERN,
+        preprocessor=normalise_for_matching,
+        dtype=np.float32,
+    )
     try:
-        both = vectoriser.fit_transform(list(cue_texts) + list(line_texts)).tocsr()   # tokenise once
-    except ValueError:                       # no token anywhere
+        both = vectoriser.fit_transform(list(cue_texts) + list(line_texts)).tocsr()  # tokenise once
+    except ValueError:  # no token anywhere
         return np.zeros((len(cue_texts), len(line_texts)), dtype=np.float32)
-    cues, lines = both[:len(cue_texts)], both[len(cue_texts):]
-    document_frequency = np.asarray(lines.sum(axis=0)).ravel() + np.asarray(cues.sum(axis=0)).ravel()
+    cues, lines = both[: len(cue_texts)], both[len(cue_texts) :]
+    document_frequency = (
+        np.asarray(lines.sum(axis=0)).ravel() + np.asarray(cues.sum(axis=0)).ravel()
+    )
     idf = np.log((len(cue_texts) + len(line_texts) + 1) / (document_frequency + 1)) + 1.0
     weighted = cues.multiply(idf.reshape(1, -1)).tocsr()
     overlap = (weighted @ lines.T).toarray()
@@ -98,7 +104,7 @@ def monotonic_path(score: np.ndarray, skip_cost: float = 0.02) -> list[int]:
     n_cues, n_lines = score.shape
     if n_cues == 0 or n_lines == 0:
         return []
-    offsets = skip_cost * np.arange(1, n_lines + 1, dtype=np.float64)      # skip_cost * (k + 1)
+    offsets = skip_cost * np.arange(1, n_lines + 1, dtype=np.float64)  # skip_cost * (k + 1)
     rows = np.empty((n_cues, n_lines), dtype=np.float64)
     # Leading lines cut from the film cost the same per line as any other skip.
     rows[0] = score[0] - (offsets - skip_cost)
@@ -125,7 +131,9 @@ def _backtrack(rows: np.ndarray, offsets: np.ndarray) -> list[int]:
     return path[::-1]
 
 
-def line_coverage(cue_texts: list[str], line_texts: list[str], cue_to_line: list[int]) -> list[float]:
+def line_coverage(
+    cue_texts: list[str], line_texts: list[str], cue_to_line: list[int]
+) -> list[float]:
     """Share of each line's tokens that appear in the cues assigned to it."""
     heard: dict[int, set[str]] = {}
     for cue, line in enumerate(cue_to_line):
@@ -145,8 +153,9 @@ def split_turns(cue_text: str) -> list[str]:
     return parts or [text]
 
 
-def align_cues_to_lines(cue_texts: list[str], line_texts: list[str],
-                        skip_cost: float = 0.02, match_share: float = 0.5) -> Alignment:
+def align_cues_to_lines(
+    cue_texts: list[str], line_texts: list[str], skip_cost: float = 0.02, match_share: float = 0.5
+) -> Alignment:
     """Align subtitle cues to screenplay dialogue lines, monotonically.
 
     Args:

@@ -29,15 +29,25 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipelines.preprocess.aligned_script import (AlignedScriptError, align_sheets, automatic_sheet, human_sheet,
-                                                 load_sheets, row_id, row_key, sheet)
+from pipelines.preprocess.aligned_script import (
+    AlignedScriptError,
+    align_sheets,
+    automatic_sheet,
+    human_sheet,
+    load_sheets,
+    row_id,
+    row_key,
+    sheet,
+)
 from pipelines.preprocess.common import EXTENSION_RE
 from pipelines.preprocess.coref import surface_key
 
 FIELDS = ("scene", "speaker", "row")
 # (V.O.) and friends typed without parentheses, and the "(MORE)" the release's parser left as a
 # speaker on speeches split over a page.
-_BARE_EXTENSION_RE = re.compile(r"\b(?:V\.?\s?O|O\.?\s?S|O\.?\s?C|CONT'?D|MORE)\b\.?", re.IGNORECASE)
+_BARE_EXTENSION_RE = re.compile(
+    r"\b(?:V\.?\s?O|O\.?\s?S|O\.?\s?C|CONT'?D|MORE)\b\.?", re.IGNORECASE
+)
 # "ANDY-RED", "WAYNE/RACHEL", "MAN & WOMAN": one cue, two speakers.
 _SPEAKER_SPLIT_RE = re.compile(r"\s*(?:[-/&,+]|\bAND\b)\s*", re.IGNORECASE)
 
@@ -66,8 +76,12 @@ class Agreement:
 
     def as_dict(self) -> dict:
         rounded = None if self.ours_on_edited is None else round(self.ours_on_edited, 4)
-        return {"ours": round(self.ours, 4), "automatic": round(self.automatic, 4),
-                "edited": self.edited, "ours_on_edited": rounded}
+        return {
+            "ours": round(self.ours, 4),
+            "automatic": round(self.automatic, 4),
+            "edited": self.edited,
+            "ours_on_edited": rounded,
+        }
 
 
 @dataclass
@@ -79,7 +93,7 @@ class EvalResult:
     ours: float
     automatic: float
     fields: dict[str, Agreement]
-    stale_rows: int        # human rows whose script row lies outside the human's own scene
+    stale_rows: int  # human rows whose script row lies outside the human's own scene
     method: str = "dp"
 
 
@@ -94,14 +108,21 @@ class _Judged:
     def agreement(self) -> Agreement:
         n = len(self.ours)
         on_edited = [o for o, e in zip(self.ours, self.edited) if e]
-        return Agreement(sum(self.ours) / n, sum(self.automatic) / n, len(on_edited),
-                         sum(on_edited) / len(on_edited) if on_edited else None)
+        return Agreement(
+            sum(self.ours) / n,
+            sum(self.automatic) / n,
+            len(on_edited),
+            sum(on_edited) / len(on_edited) if on_edited else None,
+        )
 
 
 def _field_checks(candidate: dict, gold: dict) -> dict[str, bool]:
-    return {"scene": str(candidate.get("scene_index", "")).strip() == str(gold.get("scene_index", "")).strip(),
-            "speaker": speakers_agree(candidate.get("characters"), gold.get("characters")),
-            "row": row_id(candidate) == str(gold.get("index_result", "")).strip()}
+    return {
+        "scene": str(candidate.get("scene_index", "")).strip()
+        == str(gold.get("scene_index", "")).strip(),
+        "speaker": speakers_agree(candidate.get("characters"), gold.get("characters")),
+        "row": row_id(candidate) == str(gold.get("index_result", "")).strip(),
+    }
 
 
 def _as_row(results_row: dict | None) -> dict:
@@ -127,7 +148,7 @@ def evaluate_file(path: Path, method: str = "dp") -> EvalResult:
             continue
         auto_row = _as_row(automatic.get(row_key(cue)))
         mine = _field_checks(script_rows.get(ours[index], {}), gold)
-        theirs = _field_checks(auto_row, gold)      # the automatic is right where nobody edited it
+        theirs = _field_checks(auto_row, gold)  # the automatic is right where nobody edited it
         for name in FIELDS:
             judged[name].ours.append(mine[name])
             judged[name].automatic.append(theirs[name])
@@ -138,9 +159,15 @@ def evaluate_file(path: Path, method: str = "dp") -> EvalResult:
     if not judged["row"].ours:
         raise AlignedScriptError(f"{source}: no subtitle row matches a row of results_human")
     verified = judged["verified"].agreement()
-    return EvalResult(path.name, len(judged["row"].ours), verified.ours, verified.automatic,
-                      {name: judged[name].agreement() for name in FIELDS},
-                      _stale_rows(human.values(), script_rows), method)
+    return EvalResult(
+        path.name,
+        len(judged["row"].ours),
+        verified.ours,
+        verified.automatic,
+        {name: judged[name].agreement() for name in FIELDS},
+        _stale_rows(human.values(), script_rows),
+        method,
+    )
 
 
 def _first_by_key(rows: list[dict]) -> dict[tuple[str, str], dict]:
@@ -156,7 +183,10 @@ def _stale_rows(human_rows, script_rows: dict[str, dict]) -> int:
     stale = 0
     for row in human_rows:
         named = script_rows.get(str(row.get("index_result", "")).strip())
-        stale += named is not None and str(named.get("scene_index", "")).strip() != str(row.get("scene_index", "")).strip()
+        stale += (
+            named is not None
+            and str(named.get("scene_index", "")).strip() != str(row.get("scene_index", "")).strip()
+        )
     return stale
 
 
@@ -178,21 +208,41 @@ def _mean(values: list[float]) -> float | None:
 def summarise(results: list[EvalResult]) -> dict:
     """The `align-eval --json` object ({"files", "ours_mean", "automatic_mean"}), plus per-group
     means under `groups` for the text report."""
-    rows = [{"file": r.file, "cues": r.cues, "ours": round(r.ours, 4), "automatic": round(r.automatic, 4),
-             "measure": "scene+speaker", "method": r.method,
-             **{name: r.fields[name].as_dict() for name in FIELDS}, "stale_rows": r.stale_rows}
-            for r in results]
-    summary = {"files": rows, "ours_mean": _mean([r.ours for r in results]),
-               "automatic_mean": _mean([r.automatic for r in results])}
+    rows = [
+        {
+            "file": r.file,
+            "cues": r.cues,
+            "ours": round(r.ours, 4),
+            "automatic": round(r.automatic, 4),
+            "measure": "scene+speaker",
+            "method": r.method,
+            **{name: r.fields[name].as_dict() for name in FIELDS},
+            "stale_rows": r.stale_rows,
+        }
+        for r in results
+    ]
+    summary = {
+        "files": rows,
+        "ours_mean": _mean([r.ours for r in results]),
+        "automatic_mean": _mean([r.automatic for r in results]),
+    }
     groups: dict[str, list[EvalResult]] = {}
     for result in results:
         groups.setdefault(file_group(result.file), []).append(result)
     summary["groups"] = {
-        group: {"files": len(members), "ours_mean": _mean([r.ours for r in members]),
-                "automatic_mean": _mean([r.automatic for r in members]),
-                "wins": sum(r.ours >= r.automatic for r in members),
-                **{f"{name}_mean": {"ours": _mean([r.fields[name].ours for r in members]),
-                                    "automatic": _mean([r.fields[name].automatic for r in members])}
-                   for name in FIELDS}}
-        for group, members in groups.items()}
+        group: {
+            "files": len(members),
+            "ours_mean": _mean([r.ours for r in members]),
+            "automatic_mean": _mean([r.automatic for r in members]),
+            "wins": sum(r.ours >= r.automatic for r in members),
+            **{
+                f"{name}_mean": {
+                    "ours": _mean([r.fields[name].ours for r in members]),
+                    "automatic": _mean([r.fields[name].automatic for r in members]),
+                }
+                for name in FIELDS
+            },
+        }
+        for group, members in groups.items()
+    }
     return summary

@@ -86,7 +86,10 @@ def _load_xlsx(path: Path) -> dict[str, list[dict]]:
 
 def row_key(row: dict) -> tuple[str, str]:
     """(start time, text with whitespace collapsed): ties a results row to its subtitle cue."""
-    return (str(row.get("start_time", "")).strip(), re.sub(r"\s+", " ", str(row.get("dialog", ""))).strip())
+    return (
+        str(row.get("start_time", "")).strip(),
+        re.sub(r"\s+", " ", str(row.get("dialog", ""))).strip(),
+    )
 
 
 def row_id(row: dict) -> str:
@@ -97,7 +100,9 @@ def row_id(row: dict) -> str:
 def align_sheets(sheets: dict[str, list[dict]], source: str, method: str = "dp") -> list[str]:
     """Our script-row id for every row of the subtitle sheet, by `method` (one of ALIGN_METHODS)."""
     if method not in ALIGN_METHODS:
-        raise AlignedScriptError(f"unknown alignment method {method!r} (choose from {', '.join(ALIGN_METHODS)})")
+        raise AlignedScriptError(
+            f"unknown alignment method {method!r} (choose from {', '.join(ALIGN_METHODS)})"
+        )
     subtitles = sheet(sheets, "subtitle", source)
     script = sheet(sheets, "script", source)
     dialog = [r for r in script if str(r.get("record_type", "")).strip() == "dialog"]
@@ -105,5 +110,9 @@ def align_sheets(sheets: dict[str, list[dict]], source: str, method: str = "dp")
         raise AlignedScriptError(f"{source}: sheet 'script' has no row with record_type 'dialog'")
     cues = [str(r.get("dialog", "")) for r in subtitles]
     lines = [str(r.get("content", "")) for r in dialog]
-    cue_to_line = dtw_cue_to_line(cues, lines) if method == "dtw" else align_cues_to_lines(cues, lines).cue_to_line
+    cue_to_line = (
+        dtw_cue_to_line(cues, lines)
+        if method == "dtw"
+        else align_cues_to_lines(cues, lines).cue_to_line
+    )
     return [row_id(dialog[j]) if j is not None else "" for j in cue_to_line]

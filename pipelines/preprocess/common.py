@@ -13,10 +13,31 @@ SCENE_NUMBER_RE = re.compile(r"^(\d+[A-Z]{0,2}\.?)\s+(.*?)(?:\s+\1)?\s*$")
 TRAILING_SCENE_NUMBER_RE = re.compile(r"\s+\d+[A-Z]{0,2}\.?\s*$")
 
 TIME_WORDS = {
-    "DAY", "NIGHT", "MORNING", "EVENING", "AFTERNOON", "DUSK", "DAWN", "SUNSET", "SUNRISE",
-    "LATER", "MOMENTS LATER", "CONTINUOUS", "SAME", "SAME TIME", "NOON", "MIDNIGHT",
-    "LATE NIGHT", "EARLY MORNING", "LATE AFTERNOON", "MAGIC HOUR", "TWILIGHT", "PRE-DAWN",
-    "NIGHT (LATER)", "DAY (LATER)", "SIMULTANEOUS",
+    "DAY",
+    "NIGHT",
+    "MORNING",
+    "EVENING",
+    "AFTERNOON",
+    "DUSK",
+    "DAWN",
+    "SUNSET",
+    "SUNRISE",
+    "LATER",
+    "MOMENTS LATER",
+    "CONTINUOUS",
+    "SAME",
+    "SAME TIME",
+    "NOON",
+    "MIDNIGHT",
+    "LATE NIGHT",
+    "EARLY MORNING",
+    "LATE AFTERNOON",
+    "MAGIC HOUR",
+    "TWILIGHT",
+    "PRE-DAWN",
+    "NIGHT (LATER)",
+    "DAY (LATER)",
+    "SIMULTANEOUS",
 }
 
 PAGE_NUMBER_RE = re.compile(r"^\s*(?:page\s*)?\d{1,3}[A-Z]?\.?\s*$", re.IGNORECASE)
@@ -95,9 +116,13 @@ def parse_cue(line: str) -> tuple[str, tuple[str, ...]] | None:
     extensions_found = ()
     if bare:
         # "ETHAN VO": an extension typed without its parentheses.
-        name, extensions_found = name[:bare.start()].strip(), (bare.group(1).replace(" ", ""),)
-    if "--" in name or name.endswith((".", "!", "?")) and not HONORIFIC_END_RE.search(name) \
-            or re.search(r"(?<!\bMR|\bMS|\bDR|\bST)(?<!\bMRS)\.\s", name):
+        name, extensions_found = name[: bare.start()].strip(), (bare.group(1).replace(" ", ""),)
+    if (
+        "--" in name
+        or name.endswith((".", "!", "?"))
+        and not HONORIFIC_END_RE.search(name)
+        or re.search(r"(?<!\bMR|\bMS|\bDR|\bST)(?<!\bMRS)\.\s", name)
+    ):
         return None
     if not name or len(name) > 40 or len(name.split()) > 6 or not any(c.isalpha() for c in name):
         return None

@@ -15,38 +15,187 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-HONORIFICS = {"MR": "m", "MISTER": "m", "MRS": "f", "MS": "f", "MISS": "f", "DR": "n", "DOCTOR": "n",
-              "PROF": "n", "PROFESSOR": "n", "CAPT": "n", "CAPTAIN": "n", "LT": "n", "SGT": "n",
-              "DET": "n", "DETECTIVE": "n", "SIR": "m", "LADY": "f", "LORD": "m", "AUNT": "f",
-              "UNCLE": "m", "FATHER": "m", "SISTER": "f", "OFFICER": "n", "AGENT": "n"}
-ORDINALS = {"FIRST": "1", "SECOND": "2", "THIRD": "3", "FOURTH": "4", "FIFTH": "5", "ONE": "1",
-            "TWO": "2", "THREE": "3", "FOUR": "4", "FIVE": "5", "SIX": "6", "SEVEN": "7"}
-GROUP_WORDS = {"CROWD", "BAND", "SOLDIERS", "VAMPIRES", "ALL", "EVERYONE", "GUARDS", "KIDS",
-               "CHILDREN", "MEN", "WOMEN", "PEOPLE", "VOICES", "CHORUS", "OTHERS", "BOTH", "POLICE",
-               "COPS", "FARMERS", "STUDENTS", "TOGETHER", "GROUP"}
-ROLE_WORDS = {"WOMAN", "MAN", "GIRL", "BOY", "GUARD", "WAITER", "WAITRESS", "DOCTOR", "NURSE",
-              "REPORTER", "COP", "OFFICER", "CLERK", "SECRETARY", "DRIVER", "PILOT", "VOICE",
-              "BARTENDER", "FARMER", "MAID", "BUTLER", "SERVANT", "GARDENER", "OLD", "YOUNG",
-              "CHILD", "ANNOUNCER", "OPERATOR", "TECHNICIAN", "AGENT", "SOLDIER", "THE", "A",
-              "STRANGER", "KID", "BOSS", "MANAGER", "ASSISTANT", "FIREMAN", "POLICEMAN", "SERGEANT",
-              "CUSTOMER", "PASSENGER", "RECEPTIONIST", "ATTENDANT", "PRIEST", "JUDGE", "LAWYER",
-              "FRIEND", "WIFE", "HUSBAND", "MOTHER", "DAD", "MOM", "NEIGHBOR", "NEIGHBOUR", "THUG",
-              "HOOKER", "CONDUCTOR", "ANCHOR", "OFFICIAL", "ANALYST", "COLLEAGUE", "TRAINER", "COUNCILMAN"}
+HONORIFICS = {
+    "MR": "m",
+    "MISTER": "m",
+    "MRS": "f",
+    "MS": "f",
+    "MISS": "f",
+    "DR": "n",
+    "DOCTOR": "n",
+    "PROF": "n",
+    "PROFESSOR": "n",
+    "CAPT": "n",
+    "CAPTAIN": "n",
+    "LT": "n",
+    "SGT": "n",
+    "DET": "n",
+    "DETECTIVE": "n",
+    "SIR": "m",
+    "LADY": "f",
+    "LORD": "m",
+    "AUNT": "f",
+    "UNCLE": "m",
+    "FATHER": "m",
+    "SISTER": "f",
+    "OFFICER": "n",
+    "AGENT": "n",
+}
+ORDINALS = {
+    "FIRST": "1",
+    "SECOND": "2",
+    "THIRD": "3",
+    "FOURTH": "4",
+    "FIFTH": "5",
+    "ONE": "1",
+    "TWO": "2",
+    "THREE": "3",
+    "FOUR": "4",
+    "FIVE": "5",
+    "SIX": "6",
+    "SEVEN": "7",
+}
+GROUP_WORDS = {
+    "CROWD",
+    "BAND",
+    "SOLDIERS",
+    "VAMPIRES",
+    "ALL",
+    "EVERYONE",
+    "GUARDS",
+    "KIDS",
+    "CHILDREN",
+    "MEN",
+    "WOMEN",
+    "PEOPLE",
+    "VOICES",
+    "CHORUS",
+    "OTHERS",
+    "BOTH",
+    "POLICE",
+    "COPS",
+    "FARMERS",
+    "STUDENTS",
+    "TOGETHER",
+    "GROUP",
+}
+ROLE_WORDS = {
+    "WOMAN",
+    "MAN",
+    "GIRL",
+    "BOY",
+    "GUARD",
+    "WAITER",
+    "WAITRESS",
+    "DOCTOR",
+    "NURSE",
+    "REPORTER",
+    "COP",
+    "OFFICER",
+    "CLERK",
+    "SECRETARY",
+    "DRIVER",
+    "PILOT",
+    "VOICE",
+    "BARTENDER",
+    "FARMER",
+    "MAID",
+    "BUTLER",
+    "SERVANT",
+    "GARDENER",
+    "OLD",
+    "YOUNG",
+    "CHILD",
+    "ANNOUNCER",
+    "OPERATOR",
+    "TECHNICIAN",
+    "AGENT",
+    "SOLDIER",
+    "THE",
+    "A",
+    "STRANGER",
+    "KID",
+    "BOSS",
+    "MANAGER",
+    "ASSISTANT",
+    "FIREMAN",
+    "POLICEMAN",
+    "SERGEANT",
+    "CUSTOMER",
+    "PASSENGER",
+    "RECEPTIONIST",
+    "ATTENDANT",
+    "PRIEST",
+    "JUDGE",
+    "LAWYER",
+    "FRIEND",
+    "WIFE",
+    "HUSBAND",
+    "MOTHER",
+    "DAD",
+    "MOM",
+    "NEIGHBOR",
+    "NEIGHBOUR",
+    "THUG",
+    "HOOKER",
+    "CONDUCTOR",
+    "ANCHOR",
+    "OFFICIAL",
+    "ANALYST",
+    "COLLEAGUE",
+    "TRAINER",
+    "COUNCILMAN",
+}
 # Common English diminutives (Table 17: "Sam" with "Samuel", "Liz" with "Elizabeth", ...).
 NICKNAMES = {
-    "SAM": {"SAMUEL", "SAMANTHA"}, "LIZ": {"ELIZABETH"}, "BETH": {"ELIZABETH", "BETHANY"},
-    "BOBBY": {"ROBERT"}, "BOB": {"ROBERT"}, "ROB": {"ROBERT"}, "BILL": {"WILLIAM"},
-    "WILL": {"WILLIAM"}, "BILLY": {"WILLIAM"}, "JIM": {"JAMES"}, "JIMMY": {"JAMES"},
-    "MIKE": {"MICHAEL"}, "TOM": {"THOMAS"}, "TOMMY": {"THOMAS"}, "JOE": {"JOSEPH"},
-    "JOEY": {"JOSEPH"}, "DICK": {"RICHARD"}, "RICK": {"RICHARD"}, "KATE": {"KATHERINE", "CATHERINE"},
-    "KATIE": {"KATHERINE", "CATHERINE"}, "JAKE": {"JACOB"}, "DAN": {"DANIEL"}, "DANNY": {"DANIEL"},
-    "NICK": {"NICHOLAS"}, "ALEX": {"ALEXANDER", "ALEXANDRA"}, "CHRIS": {"CHRISTOPHER", "CHRISTINE"},
-    "MATT": {"MATTHEW"}, "TONY": {"ANTHONY"}, "ED": {"EDWARD"}, "EDDIE": {"EDWARD"},
-    "TED": {"EDWARD", "THEODORE"}, "PEGGY": {"MARGARET"}, "MAGGIE": {"MARGARET"},
-    "MEG": {"MARGARET"}, "JENNY": {"JENNIFER"}, "JEN": {"JENNIFER"}, "SUE": {"SUSAN"},
-    "ANDY": {"ANDREW"}, "BEN": {"BENJAMIN"}, "CHARLIE": {"CHARLES"}, "HARRY": {"HAROLD", "HENRY"},
-    "FRANK": {"FRANCIS"}, "GREG": {"GREGORY"}, "LARRY": {"LAWRENCE"}, "NATE": {"NATHAN", "NATHANIEL"},
-    "PAT": {"PATRICK", "PATRICIA"}, "STEVE": {"STEVEN", "STEPHEN"}, "VINNIE": {"VINCENT"},
+    "SAM": {"SAMUEL", "SAMANTHA"},
+    "LIZ": {"ELIZABETH"},
+    "BETH": {"ELIZABETH", "BETHANY"},
+    "BOBBY": {"ROBERT"},
+    "BOB": {"ROBERT"},
+    "ROB": {"ROBERT"},
+    "BILL": {"WILLIAM"},
+    "WILL": {"WILLIAM"},
+    "BILLY": {"WILLIAM"},
+    "JIM": {"JAMES"},
+    "JIMMY": {"JAMES"},
+    "MIKE": {"MICHAEL"},
+    "TOM": {"THOMAS"},
+    "TOMMY": {"THOMAS"},
+    "JOE": {"JOSEPH"},
+    "JOEY": {"JOSEPH"},
+    "DICK": {"RICHARD"},
+    "RICK": {"RICHARD"},
+    "KATE": {"KATHERINE", "CATHERINE"},
+    "KATIE": {"KATHERINE", "CATHERINE"},
+    "JAKE": {"JACOB"},
+    "DAN": {"DANIEL"},
+    "DANNY": {"DANIEL"},
+    "NICK": {"NICHOLAS"},
+    "ALEX": {"ALEXANDER", "ALEXANDRA"},
+    "CHRIS": {"CHRISTOPHER", "CHRISTINE"},
+    "MATT": {"MATTHEW"},
+    "TONY": {"ANTHONY"},
+    "ED": {"EDWARD"},
+    "EDDIE": {"EDWARD"},
+    "TED": {"EDWARD", "THEODORE"},
+    "PEGGY": {"MARGARET"},
+    "MAGGIE": {"MARGARET"},
+    "MEG": {"MARGARET"},
+    "JENNY": {"JENNIFER"},
+    "JEN": {"JENNIFER"},
+    "SUE": {"SUSAN"},
+    "ANDY": {"ANDREW"},
+    "BEN": {"BENJAMIN"},
+    "CHARLIE": {"CHARLES"},
+    "HARRY": {"HAROLD", "HENRY"},
+    "FRANK": {"FRANCIS"},
+    "GREG": {"GREGORY"},
+    "LARRY": {"LAWRENCE"},
+    "NATE": {"NATHAN", "NATHANIEL"},
+    "PAT": {"PATRICK", "PATRICIA"},
+    "STEVE": {"STEVEN", "STEPHEN"},
+    "VINNIE": {"VINCENT"},
 }
 
 
@@ -62,7 +211,11 @@ class CharacterGroup:
 def undouble(text: str) -> str:
     """OCR doubling: 'JJOOHHNN' -> 'JOHN' (only when every character is doubled)."""
     compact = text.replace(" ", "")
-    if len(compact) >= 4 and len(compact) % 2 == 0 and all(compact[i] == compact[i + 1] for i in range(0, len(compact), 2)):
+    if (
+        len(compact) >= 4
+        and len(compact) % 2 == 0
+        and all(compact[i] == compact[i + 1] for i in range(0, len(compact), 2))
+    ):
         return compact[::2]
     return text
 
@@ -84,12 +237,14 @@ VOICE_RE = re.compile(r"(?:'S|'|’S|’)\s+VOICE$", re.IGNORECASE)
 
 
 def strip_voice(name: str) -> str:
-    """"CURLY'S VOICE" / "GITTES' VOICE" -> the speaker heard off screen."""
+    """ "CURLY'S VOICE" / "GITTES' VOICE" -> the speaker heard off screen."""
     return VOICE_RE.sub("", name.strip())
 
 
 def _words(name: str) -> list[str]:
-    return [w for w in re.findall(r"[A-Z]+", undouble(strip_voice(name).upper())) if w not in HONORIFICS]
+    return [
+        w for w in re.findall(r"[A-Z]+", undouble(strip_voice(name).upper())) if w not in HONORIFICS
+    ]
 
 
 def _honorific(name: str) -> str | None:
@@ -144,7 +299,9 @@ class _Groups:
             self.evidence.append({"names": [a, b], "rule": rule, "detail": detail})
 
 
-def resolve_characters(scenes_by_name: dict[str, set[int]], lines_by_name: dict[str, int] | None = None) -> list[CharacterGroup]:
+def resolve_characters(
+    scenes_by_name: dict[str, set[int]], lines_by_name: dict[str, int] | None = None
+) -> list[CharacterGroup]:
     """Group coreferent character names (Table 17 rules).
 
     Args:
@@ -166,8 +323,17 @@ def _merge_surface_variants(groups: _Groups, names: list[str]) -> None:
     for name in names:
         key = surface_key(name)
         if key in by_key:
-            rule = "voice_of" if VOICE_RE.search(name) or VOICE_RE.search(by_key[key]) else "surface_variant"
-            groups.union(by_key[key], name, rule, f"same name after folding case/spacing/punctuation/numbers: {key}")
+            rule = (
+                "voice_of"
+                if VOICE_RE.search(name) or VOICE_RE.search(by_key[key])
+                else "surface_variant"
+            )
+            groups.union(
+                by_key[key],
+                name,
+                rule,
+                f"same name after folding case/spacing/punctuation/numbers: {key}",
+            )
         else:
             by_key[key] = name
 
@@ -187,7 +353,9 @@ def _can_merge(a: str, b: str, scenes: dict[str, set[int]]) -> str | None:
     return None
 
 
-def _merge_honorific_variants(groups: _Groups, names: list[str], scenes: dict[str, set[int]]) -> None:
+def _merge_honorific_variants(
+    groups: _Groups, names: list[str], scenes: dict[str, set[int]]
+) -> None:
     """'DR. CHEN' / 'CHEN' / 'Dr Chen': same name words, honorific added or changed.
 
     A bare surname is not merged with a female honorific form ('MULWRAY' vs 'MRS. MULWRAY' are
@@ -207,7 +375,12 @@ def _merge_honorific_variants(groups: _Groups, names: list[str], scenes: dict[st
             if genders == {"m", "f"} or (None in genders and "f" in genders):
                 continue
             if groups.conflict(first, other, scenes) is None:
-                groups.union(first, other, "honorific_variant", f"{other!r} and {first!r} differ only by honorific")
+                groups.union(
+                    first,
+                    other,
+                    "honorific_variant",
+                    f"{other!r} and {first!r} differ only by honorific",
+                )
 
 
 def _rival_honorific(short: str, names: list[str]) -> bool:
@@ -224,26 +397,43 @@ def _merge_name_forms(groups: _Groups, names: list[str], scenes: dict[str, set[i
         if len(words) != 1 or is_role(short) or is_group(short):
             continue
         word = words[0]
-        rules = [("first_name", [f for f in full if _words(f)[0] == word]),
-                 ("last_name" if _honorific(short) is None else "honorific_last_name",
-                  [f for f in full if _words(f)[-1] == word]),
-                 ("nickname", [f for f in full if _words(f)[0] in NICKNAMES.get(word, ())]
-                  + [n for n in names if len(_words(n)) == 1 and _words(n)[0] in NICKNAMES.get(word, ())])]
+        rules = [
+            ("first_name", [f for f in full if _words(f)[0] == word]),
+            (
+                "last_name" if _honorific(short) is None else "honorific_last_name",
+                [f for f in full if _words(f)[-1] == word],
+            ),
+            (
+                "nickname",
+                [f for f in full if _words(f)[0] in NICKNAMES.get(word, ())]
+                + [
+                    n
+                    for n in names
+                    if len(_words(n)) == 1 and _words(n)[0] in NICKNAMES.get(word, ())
+                ],
+            ),
+        ]
         for rule, candidates in rules:
-            candidates = [c for c in candidates if c != short and groups.find(c) != groups.find(short)]
+            candidates = [
+                c for c in candidates if c != short and groups.find(c) != groups.find(short)
+            ]
             roots = {groups.find(c) for c in candidates}
             if len(roots) != 1:
-                continue                      # none, or ambiguous between two characters
+                continue  # none, or ambiguous between two characters
             target = candidates[0]
             objection = _can_merge(short, target, scenes) or groups.conflict(short, target, scenes)
             if rule == "honorific_last_name" and _rival_honorific(short, names):
                 objection = "another honorific form of the same surname exists"
             if objection is None:
-                groups.union(target, short, rule, f"{short!r} is the {rule.replace('_', ' ')} of {target!r}")
+                groups.union(
+                    target, short, rule, f"{short!r} is the {rule.replace('_', ' ')} of {target!r}"
+                )
                 break
 
 
-def _collect(groups: _Groups, names: list[str], lines: dict[str, int], scenes) -> list[CharacterGroup]:
+def _collect(
+    groups: _Groups, names: list[str], lines: dict[str, int], scenes
+) -> list[CharacterGroup]:
     members: dict[str, list[str]] = {}
     for name in names:
         members.setdefault(groups.find(name), []).append(name)

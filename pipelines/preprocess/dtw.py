@@ -38,8 +38,8 @@ def dtw_cost_rows(cost: np.ndarray) -> np.ndarray:
     accumulated[0] = np.cumsum(cost[0])
     for i in range(1, n_cues):
         previous, row = accumulated[i - 1], cost[i]
-        entry = previous + row                                   # from (i-1, k): a vertical step
-        entry[1:] = np.minimum(entry[1:], previous[:-1] + row[1:])   # from (i-1, k-1): diagonal
+        entry = previous + row  # from (i-1, k): a vertical step
+        entry[1:] = np.minimum(entry[1:], previous[:-1] + row[1:])  # from (i-1, k-1): diagonal
         prefix = np.cumsum(row)
         # then horizontal steps along the row from k to j add row[k+1..j] = prefix[j] - prefix[k]
         accumulated[i] = prefix + np.minimum.accumulate(entry - prefix)
@@ -64,7 +64,9 @@ def dtw_path(cost: np.ndarray) -> list[tuple[int, int]]:
         elif j == 0:
             i -= 1
         else:
-            step = int(np.argmin([accumulated[i - 1, j - 1], accumulated[i - 1, j], accumulated[i, j - 1]]))
+            step = int(
+                np.argmin([accumulated[i - 1, j - 1], accumulated[i - 1, j], accumulated[i, j - 1]])
+            )
             i, j = (i - 1, j - 1) if step == 0 else (i - 1, j) if step == 1 else (i, j - 1)
         path.append((i, j))
     return path[::-1]
@@ -94,5 +96,5 @@ def dtw_cue_to_line(cue_texts: list[str], line_texts: list[str]) -> list[int | N
     cost = 1.0 - dtw_similarity(cue_texts, line_texts)
     first: dict[int, int] = {}
     for cue, line in dtw_path(cost):
-        first.setdefault(cue, line)          # the path visits lines in increasing order
+        first.setdefault(cue, line)  # the path visits lines in increasing order
     return [first[cue] for cue in range(len(cue_texts))]

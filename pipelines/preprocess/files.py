@@ -28,8 +28,10 @@ def read_text_file(path: Path) -> str:
     if not data.strip():
         raise ScreenplayError(f"{path}: the file is empty")
     if data.lstrip()[:5] == b"%PDF-":
-        raise ScreenplayError(f"{path}: this is a PDF file (renamed {path.suffix or 'without suffix'}); "
-                              "convert it to plain text first, e.g. `pdftotext -layout`")
+        raise ScreenplayError(
+            f"{path}: this is a PDF file (renamed {path.suffix or 'without suffix'}); "
+            "convert it to plain text first, e.g. `pdftotext -layout`"
+        )
     try:
         text, _ = decode_text(data, str(path))
     except SubtitleError as exc:
@@ -45,7 +47,9 @@ def parse_screenplay_file(path: Path | str, format: str | None = None) -> Screen
     """
     path = Path(path)
     text = read_text_file(path)
-    use_fountain = format == "fountain" or (format is None and path.suffix.lower() in FOUNTAIN_SUFFIXES)
+    use_fountain = format == "fountain" or (
+        format is None and path.suffix.lower() in FOUNTAIN_SUFFIXES
+    )
     screenplay = parse_fountain(text) if use_fountain else parse_screenplay_text(text)
     if not screenplay.scenes or screenplay.dialogue_count == 0:
         raise ScreenplayError(f"{path}: no scene with dialogue found; is this a screenplay?")

@@ -15,12 +15,25 @@ from dataclasses import dataclass
 
 from pipelines.preprocess.common import SLUG_RE, clean_text, is_upper, parse_cue, split_heading
 from pipelines.preprocess.model import Event, Scene, Screenplay
-from pipelines.preprocess.screenplay_text import normalise_lines
 
 TITLE_KEY_RE = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*(.*)$")
 # Keys the spec and common tools use; a first line like "CUT TO:" is not a title page.
-TITLE_KEYS = {"title", "credit", "author", "authors", "source", "draft date", "date", "contact",
-              "copyright", "notes", "revision", "format", "font", "watermark"}
+TITLE_KEYS = {
+    "title",
+    "credit",
+    "author",
+    "authors",
+    "source",
+    "draft date",
+    "date",
+    "contact",
+    "copyright",
+    "notes",
+    "revision",
+    "format",
+    "font",
+    "watermark",
+}
 PAGE_BREAK_RE = re.compile(r"^\s*={3,}\s*$")
 SCENE_NUMBER_RE = re.compile(r"\s*#([^#\s]+)#\s*$")
 INLINE_NOTE_RE = re.compile(r"\[\[.*?\]\]")
@@ -76,13 +89,13 @@ def _strip_boneyard(lines: list[str], roles: dict[int, str]) -> list[str]:
                 if end < 0:
                     text = ""
                     break
-                text, inside = text[end + 2:], False
+                text, inside = text[end + 2 :], False
             else:
                 start = text.find("/*")
                 if start < 0:
                     kept, text = kept + text, ""
                 else:
-                    kept, text, inside = kept + text[:start], text[start + 2:], True
+                    kept, text, inside = kept + text[:start], text[start + 2 :], True
         if line.strip() and (inside or kept != line) and not kept.strip():
             roles[number] = "boneyard"
         out.append(kept if kept.strip() or line.strip() == "" else "")
@@ -113,8 +126,13 @@ def _mark(roles: dict[int, str], numbers: range | list[int], role: str) -> tuple
     return tuple(numbers)
 
 
-def _read_element(lines: list[str], index: int, prev_blank: bool,
-                  elements: list[FountainElement], roles: dict[int, str]) -> int:
+def _read_element(
+    lines: list[str],
+    index: int,
+    prev_blank: bool,
+    elements: list[FountainElement],
+    roles: dict[int, str],
+) -> int:
     """Classify the element starting at `index`; append it; return the next line index."""
     line, number = lines[index], index + 1
     stripped = line.strip()
@@ -122,15 +140,25 @@ def _read_element(lines: list[str], index: int, prev_blank: bool,
     single = _single_line_element(line, stripped, prev_blank, next_blank)
     if single is not None:
         kind, text, extra = single
-        role = {"Scene Heading": "heading", "Transition": "transition", "Page Break": "page_break",
-                "Section Heading": "section", "Synopsis": "synopsis"}[kind]
+        role = {
+            "Scene Heading": "heading",
+            "Transition": "transition",
+            "Page Break": "page_break",
+            "Section Heading": "section",
+            "Synopsis": "synopsis",
+        }[kind]
         elements.append(FountainElement(kind, text, _mark(roles, [number], role), **extra))
         return index + 1
     if stripped.startswith("[[") and _note_end(lines, index) is not None:
         end = _note_end(lines, index)
-        body = " ".join(l.strip() for l in lines[index:end + 1])
-        elements.append(FountainElement("Comment", body.strip()[2:-2].strip(),
-                                        _mark(roles, list(range(number, end + 2)), "note")))
+        body = " ".join(l.strip() for l in lines[index : end + 1])
+        elements.append(
+            FountainElement(
+                "Comment",
+                body.strip()[2:-2].strip(),
+                _mark(roles, list(range(number, end + 2)), "note"),
+            )
+        )
         return end + 1
     if prev_blank and not next_blank and _is_character(stripped):
         return _read_dialogue(lines, index, elements, roles)
@@ -155,8 +183,13 @@ def _single_line_element(line: str, stripped: str, prev_blank: bool, next_blank:
         match = SCENE_NUMBER_RE.search(heading)
         number = match.group(1) if match else None
         return "Scene Heading", SCENE_NUMBER_RE.sub("", heading).strip(), {"scene_number": number}
-    if prev_blank and next_blank and line == line.rstrip() and is_upper(stripped) \
-            and stripped.endswith("TO:"):
+    if (
+        prev_blank
+        and next_blank
+        and line == line.rstrip()
+        and is_upper(stripped)
+        and stripped.endswith("TO:")
+    ):
         return "Transition", stripped, {}
     return None
 
@@ -180,21 +213,31 @@ def _is_character(stripped: str) -> bool:
     return bool(name) and is_upper(name) and parse_cue(stripped.rstrip("^ ")) is not None
 
 
-def _read_dialogue(lines: list[str], index: int, elements: list[FountainElement],
-                   roles: dict[int, str]) -> int:
+def _read_dialogue(
+    lines: list[str], index: int, elements: list[FountainElement], roles: dict[int, str]
+) -> int:
     """Character cue, then parentheticals and dialogue until a blank line ("  " continues)."""
     cue = lines[index].strip()
     dual = cue.endswith("^")
-    elements.append(FountainElement("Character", cue.rstrip("^").strip().lstrip("@"),
-                                    _mark(roles, [index + 1], "cue"), dual=dual))
+    elements.append(
+        FountainElement(
+            "Character",
+            cue.rstrip("^").strip().lstrip("@"),
+            _mark(roles, [index + 1], "cue"),
+            dual=dual,
+        )
+    )
     index += 1
     speech: list[int] = []
     while index < len(lines) and (lines[index].strip() or lines[index] == "  "):
         stripped = lines[index].strip()
         if stripped.startswith("(") and stripped.endswith(")"):
             _flush_speech(lines, speech, elements, roles)
-            elements.append(FountainElement("Parenthetical", stripped,
-                                            _mark(roles, [index + 1], "parenthetical")))
+            elements.append(
+                FountainElement(
+                    "Parenthetical", stripped, _mark(roles, [index + 1], "parenthetical")
+                )
+            )
         else:
             speech.append(index)
         index += 1
@@ -206,12 +249,15 @@ def _flush_speech(lines, speech: list[int], elements, roles) -> None:
     if speech:
         text = "\n".join(lines[i].strip() for i in speech)
         role = "lyric" if all(lines[i].strip().startswith("~") for i in speech) else "dialogue"
-        elements.append(FountainElement("Dialogue", text, _mark(roles, [i + 1 for i in speech], role)))
+        elements.append(
+            FountainElement("Dialogue", text, _mark(roles, [i + 1 for i in speech], role))
+        )
         speech.clear()
 
 
-def _read_action(lines: list[str], index: int, elements: list[FountainElement],
-                 roles: dict[int, str]) -> int:
+def _read_action(
+    lines: list[str], index: int, elements: list[FountainElement], roles: dict[int, str]
+) -> int:
     """An action paragraph (also forced `!`, centred `> <` and lyrics `~`)."""
     start = index
     while index < len(lines) and lines[index].strip():
@@ -222,13 +268,21 @@ def _read_action(lines: list[str], index: int, elements: list[FountainElement],
         kind, role, text = "Lyrics", "lyric", "\n".join(b.lstrip("~") for b in body)
     elif first.startswith(">") and first.endswith("<"):
         text = "\n".join(b.strip("><").strip() for b in body)
-        elements.append(FountainElement("Action", text, _mark(roles, list(range(start + 1, index + 1)),
-                                                                "centered"), centered=True))
+        elements.append(
+            FountainElement(
+                "Action",
+                text,
+                _mark(roles, list(range(start + 1, index + 1)), "centered"),
+                centered=True,
+            )
+        )
         return index
     else:
         kind, role = "Action", "action"
         text = "\n".join(b[1:] if b.startswith("!") and i == 0 else b for i, b in enumerate(body))
-    elements.append(FountainElement(kind, text, _mark(roles, list(range(start + 1, index + 1)), role)))
+    elements.append(
+        FountainElement(kind, text, _mark(roles, list(range(start + 1, index + 1)), role))
+    )
     return index
 
 
@@ -246,29 +300,36 @@ def fountain_to_screenplay(document: FountainDocument) -> Screenplay:
             location, time_of_day = split_heading(element.text)
             if not scenes[-1].events and scenes[-1].heading is None:
                 scenes.pop()
-            scenes.append(Scene(len(scenes), element.text, location, time_of_day,
-                                first_line=element.lines[0]))
+            scenes.append(
+                Scene(len(scenes), element.text, location, time_of_day, first_line=element.lines[0])
+            )
             speech = None
         elif element.type == "Character":
             cue = parse_cue(re.sub(r"\s*\^$", "", element.text)) or (element.text, ())
-            speech = Event("dialogue", "", character=cue[0], extensions=cue[1],
-                           source_lines=element.lines)
+            speech = Event(
+                "dialogue", "", character=cue[0], extensions=cue[1], source_lines=element.lines
+            )
             scenes[-1].events.append(speech)
         elif element.type in ("Dialogue", "Lyrics") and speech is not None:
             speech.text = clean_text(f"{speech.text} {_plain(element.text)}")
             speech.source_lines += element.lines
         elif element.type == "Parenthetical" and speech is not None:
             inner = element.text.strip()[1:-1].strip()
-            speech.parenthetical = f"{speech.parenthetical}; {inner}" if speech.parenthetical else inner
+            speech.parenthetical = (
+                f"{speech.parenthetical}; {inner}" if speech.parenthetical else inner
+            )
         elif element.type in ("Action", "Lyrics") and _plain(element.text):
-            scenes[-1].events.append(Event("direction", _plain(element.text), source_lines=element.lines))
+            scenes[-1].events.append(
+                Event("direction", _plain(element.text), source_lines=element.lines)
+            )
             speech = None
     scenes = [s for s in scenes if s.events or s.heading]
     for position, scene in enumerate(scenes):
         scene.index = position
     title_page = dict(document.title_page)
-    return Screenplay(scenes, document.roles, "fountain", title=title_page.get("Title"),
-                      title_page=title_page)
+    return Screenplay(
+        scenes, document.roles, "fountain", title=title_page.get("Title"), title_page=title_page
+    )
 
 
 def parse_fountain(text: str) -> Screenplay:

@@ -17,9 +17,23 @@ from typing import Literal
 EventKind = Literal["direction", "dialogue"]
 # Roles a non-blank source line can play.
 LINE_ROLES = (
-    "heading", "action", "cue", "parenthetical", "dialogue", "transition", "title",
-    "page_number", "continued", "more", "note", "boneyard", "section", "synopsis",
-    "page_break", "centered", "lyric",
+    "heading",
+    "action",
+    "cue",
+    "parenthetical",
+    "dialogue",
+    "transition",
+    "title",
+    "page_number",
+    "continued",
+    "more",
+    "note",
+    "boneyard",
+    "section",
+    "synopsis",
+    "page_break",
+    "centered",
+    "lyric",
 )
 
 
@@ -29,10 +43,10 @@ class Event:
 
     kind: EventKind
     text: str
-    character: str | None = None          # canonical cue name, extensions stripped
-    parenthetical: str | None = None      # without parentheses; None renders as "-"
-    extensions: tuple[str, ...] = ()      # ("V.O.",), ("O.S.",), ...
-    source_lines: tuple[int, ...] = ()    # 1-based input line numbers
+    character: str | None = None  # canonical cue name, extensions stripped
+    parenthetical: str | None = None  # without parentheses; None renders as "-"
+    extensions: tuple[str, ...] = ()  # ("V.O.",), ("O.S.",), ...
+    source_lines: tuple[int, ...] = ()  # 1-based input line numbers
 
     def to_table15(self) -> str:
         """The event as one Table 15 output line."""

@@ -25,9 +25,10 @@ from pipelines.preprocess.common import (
 )
 from pipelines.preprocess.model import Event, Scene, Screenplay
 
-
 # A headless, dialogue-free opening block is front matter when it talks about the document.
-FRONT_MATTER_RE = re.compile(r"\b(DRAFT|SCRIPT|NOTE|COPYRIGHT|REVISED|WRITTEN BY|SCREENPLAY)\b", re.I)
+FRONT_MATTER_RE = re.compile(
+    r"\b(DRAFT|SCRIPT|NOTE|COPYRIGHT|REVISED|WRITTEN BY|SCREENPLAY)\b", re.I
+)
 
 
 @dataclass
@@ -39,7 +40,11 @@ class IndentProfile:
 
     @property
     def usable(self) -> bool:
-        return self.action is not None and self.dialogue is not None and self.dialogue - self.action >= 4
+        return (
+            self.action is not None
+            and self.dialogue is not None
+            and self.dialogue - self.action >= 4
+        )
 
     def is_action_column(self, indent: int) -> bool:
         return self.usable and indent <= self.action + 2
@@ -63,8 +68,14 @@ def measure_indents(lines: list[str]) -> IndentProfile:
     action = Counter(_indent(l) for l in lines if len(l.strip()) > 45 and not is_upper(l))
     dialogue: Counter[int] = Counter()
     for before, line in zip(lines, lines[1:]):
-        if line.strip() and not line.strip().startswith("(") and is_upper(before.strip()) \
-                and parse_cue(before) and not is_slugline(before) and not is_transition(before):
+        if (
+            line.strip()
+            and not line.strip().startswith("(")
+            and is_upper(before.strip())
+            and parse_cue(before)
+            and not is_slugline(before)
+            and not is_transition(before)
+        ):
             dialogue[_indent(line)] += 1
     return IndentProfile(
         action.most_common(1)[0][0] if action else None,
@@ -93,7 +104,8 @@ class _Builder:
         if self.paragraph:
             text = clean_text(" ".join(t for _, t in self.paragraph))
             self.scene.events.append(
-                Event("direction", text, source_lines=tuple(n for n, _ in self.paragraph)))
+                Event("direction", text, source_lines=tuple(n for n, _ in self.paragraph))
+            )
             self.paragraph = []
 
     def flush_speech(self) -> None:
@@ -111,24 +123,35 @@ class _Builder:
         self.flush()
         location, time_of_day = split_heading(heading)
         if not self.scene.events and self.scene.heading is None:
-            self.scenes.pop()            # an empty headless opening scene
-        self.scenes.append(Scene(len(self.scenes), heading, location, time_of_day, first_line=number))
+            self.scenes.pop()  # an empty headless opening scene
+        self.scenes.append(
+            Scene(len(self.scenes), heading, location, time_of_day, first_line=number)
+        )
         self.only_boilerplate_since_speech = False
 
     def start_speech(self, name: str, extensions: tuple[str, ...], number: int) -> None:
         self.flush()
         previous = self.scene.events[-1] if self.scene.events else None
-        resumes = (previous is not None and previous.kind == "dialogue" and previous.character == name
-                   and self.only_boilerplate_since_speech and self.page_break_since_speech
-                   and any(e.upper().replace("’", "'") in ("CONT'D", "CONTD", "CONTINUING") for e in extensions))
-        self.page_break_since_speech = False     # (MORE)/CONTINUED seen after this speech only
+        resumes = (
+            previous is not None
+            and previous.kind == "dialogue"
+            and previous.character == name
+            and self.only_boilerplate_since_speech
+            and self.page_break_since_speech
+            and any(
+                e.upper().replace("’", "'") in ("CONT'D", "CONTD", "CONTINUING") for e in extensions
+            )
+        )
+        self.page_break_since_speech = False  # (MORE)/CONTINUED seen after this speech only
         if resumes:
             # (MORE) ... NAME (CONT'D) across a page break: the same turn continues (Table 15 rule 4).
             self.speech, self.speech_lines = previous, [previous.text]
             self.parentheticals = [previous.parenthetical] if previous.parenthetical else []
             previous.source_lines += (number,)
             return
-        self.speech = Event("dialogue", "", character=name, extensions=extensions, source_lines=(number,))
+        self.speech = Event(
+            "dialogue", "", character=name, extensions=extensions, source_lines=(number,)
+        )
         self.scene.events.append(self.speech)
         self.speech_lines, self.parentheticals = [], []
 
@@ -196,8 +219,14 @@ def find_title_end(lines: list[str]) -> int:
             index += 1
             continue
         following = lines[index + 1].strip() if index + 1 < len(lines) else ""
-        if is_slugline(stripped) or is_transition(stripped) or (following and (
-                parse_cue(stripped) and is_upper(stripped) or not is_boilerplate(following))):
+        if (
+            is_slugline(stripped)
+            or is_transition(stripped)
+            or (
+                following
+                and (parse_cue(stripped) and is_upper(stripped) or not is_boilerplate(following))
+            )
+        ):
             return index
         index += 1
     return len(lines)
@@ -211,8 +240,9 @@ def _add_parenthetical(build: _Builder, stripped: str, continuing: bool) -> None
         build.parentheticals.append(clean_text(stripped.lstrip("(").rstrip(")")))
 
 
-def _classify_line(build: _Builder, lines: list[str], index: int, raw: str,
-                   profile: IndentProfile) -> None:
+def _classify_line(
+    build: _Builder, lines: list[str], index: int, raw: str, profile: IndentProfile
+) -> None:
     """A line outside a speech: heading, transition, cue or action."""
     number, stripped = index + 1, raw.strip()
     if is_upper(stripped) and is_slugline(stripped):
@@ -225,8 +255,13 @@ def _classify_line(build: _Builder, lines: list[str], index: int, raw: str,
         return
     following = _next_nonblank(lines, index).strip()
     cue = parse_cue(stripped) if is_upper(stripped) else None
-    if cue and following and not is_boilerplate(following) and profile.right_of_action(_indent(raw)) \
-            and not (profile.usable and profile.is_action_column(_indent(lines[index + 1]))):
+    if (
+        cue
+        and following
+        and not is_boilerplate(following)
+        and profile.right_of_action(_indent(raw))
+        and not (profile.usable and profile.is_action_column(_indent(lines[index + 1])))
+    ):
         build.roles[number] = "cue"
         build.start_speech(cue[0], cue[1], number)
         return
@@ -238,8 +273,13 @@ def _classify_line(build: _Builder, lines: list[str], index: int, raw: str,
 def _finish(build: _Builder) -> Screenplay:
     """Drop empty scenes, turn a dialogue-free headless opening into title matter, renumber."""
     scenes = [s for s in build.scenes if s.events or s.heading]
-    if scenes and scenes[0].heading is None and not scenes[0].dialogue and len(scenes) > 1 \
-            and FRONT_MATTER_RE.search(" ".join(e.text for e in scenes[0].events)):
+    if (
+        scenes
+        and scenes[0].heading is None
+        and not scenes[0].dialogue
+        and len(scenes) > 1
+        and FRONT_MATTER_RE.search(" ".join(e.text for e in scenes[0].events))
+    ):
         for event in scenes[0].events:
             for number in event.source_lines:
                 build.roles[number] = "title"

@@ -36,7 +36,7 @@ class Cue:
     start_s: float
     end_s: float
     text: str
-    line: int                 # 1-based line of the timing line
+    line: int  # 1-based line of the timing line
     number: str | None = None  # the cue number as written, if any
 
 
@@ -44,7 +44,7 @@ class Cue:
 class SubtitleFile:
     cues: list[Cue]
     encoding: str
-    skipped: list[str] = field(default_factory=list)   # "line N: reason" in lenient mode
+    skipped: list[str] = field(default_factory=list)  # "line N: reason" in lenient mode
     overlaps: int = 0
 
 
@@ -115,7 +115,7 @@ def parse_srt(text: str, source: str = "<text>", lenient: bool = False) -> Subti
             _report(problem, source, lenient, skipped)
             continue
         if NUMBER_RE.match(line) and number < len(lines) and TIMING_RE.match(lines[number]):
-            current = None      # a missing blank line: this is the next cue's number
+            current = None  # a missing blank line: this is the next cue's number
             continue
         cleaned = MARKUP_RE.sub("", stripped).strip()
         current.text = f"{current.text} {cleaned}".strip() if cleaned else current.text
@@ -135,13 +135,24 @@ def _report(problem: str, source: str, lenient: bool, skipped: list[str]) -> Non
     skipped.append(problem)
 
 
-def _start_cue(cues: list[Cue], lines: list[str], number: int, timing: re.Match, source: str,
-               lenient: bool, skipped: list[str]) -> Cue | None:
+def _start_cue(
+    cues: list[Cue],
+    lines: list[str],
+    number: int,
+    timing: re.Match,
+    source: str,
+    lenient: bool,
+    skipped: list[str],
+) -> Cue | None:
     try:
         start, end = _seconds(timing.group(1)), _seconds(timing.group(2))
     except ValueError:
-        _report(f"line {number}: unreadable timing {lines[number - 1].strip()[:60]!r}",
-                source, lenient, skipped)
+        _report(
+            f"line {number}: unreadable timing {lines[number - 1].strip()[:60]!r}",
+            source,
+            lenient,
+            skipped,
+        )
         return None
     if end < start:
         _report(f"line {number}: cue ends before it starts", source, lenient, skipped)

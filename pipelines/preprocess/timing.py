@@ -30,7 +30,7 @@ class AlignmentFailed(ValueError):
 class SceneTime:
     start_s: float | None
     end_s: float | None
-    time_source: str                     # matched | interpolated | none
+    time_source: str  # matched | interpolated | none
 
 
 @dataclass
@@ -38,10 +38,10 @@ class FilmTiming:
     """Everything the alignment adds to a parsed screenplay."""
 
     alignment: Alignment
-    line_refs: list[tuple[int, int]]              # dialogue line → (scene index, event index)
+    line_refs: list[tuple[int, int]]  # dialogue line → (scene index, event index)
     line_times: list[tuple[float, float] | None]  # per dialogue line, from its matched cues
     scene_times: list[SceneTime]
-    cue_to_line: list[int | None]                 # per cue: dialogue line index
+    cue_to_line: list[int | None]  # per cue: dialogue line index
     first_spoken: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -55,20 +55,27 @@ class FilmTiming:
         return sum(t.time_source == "matched" for t in self.scene_times) / len(self.scene_times)
 
 
-def time_film(screenplay: Screenplay, cues: list[Cue], min_share: float = MIN_SHARE_MATCHED) -> FilmTiming:
+def time_film(
+    screenplay: Screenplay, cues: list[Cue], min_share: float = MIN_SHARE_MATCHED
+) -> FilmTiming:
     """Align the screenplay's dialogue to the cues and derive scene spans.
 
     Raises:
         AlignmentFailed: when fewer than `min_share` of the dialogue lines match any cue.
     """
-    refs = [(scene.index, position) for scene in screenplay.scenes
-            for position, event in enumerate(scene.events) if event.kind == "dialogue"]
+    refs = [
+        (scene.index, position)
+        for scene in screenplay.scenes
+        for position, event in enumerate(scene.events)
+        if event.kind == "dialogue"
+    ]
     texts = [screenplay.scenes[s].events[e].text for s, e in refs]
     alignment = align_cues_to_lines([c.text for c in cues], texts)
     if refs and alignment.share_lines_matched < min_share:
         raise AlignmentFailed(
             f"only {alignment.share_lines_matched:.0%} of {len(refs)} dialogue lines match a subtitle "
-            f"cue (need {min_share:.0%}); are these the subtitles of this film?")
+            f"cue (need {min_share:.0%}); are these the subtitles of this film?"
+        )
     line_times = _line_times(cues, alignment)
     scene_times = _scene_times(screenplay, refs, line_times, cues)
     return FilmTiming(alignment, refs, line_times, scene_times, list(alignment.cue_to_line))
@@ -90,8 +97,10 @@ def _scene_times(screenplay: Screenplay, refs, line_times, cues: list[Cue]) -> l
         if span is not None:
             start, end = matched.get(scene, span)
             matched[scene] = (min(start, span[0]), max(end, span[1]))
-    times = [SceneTime(*matched[s.index], "matched") if s.index in matched else None
-             for s in screenplay.scenes]
+    times = [
+        SceneTime(*matched[s.index], "matched") if s.index in matched else None
+        for s in screenplay.scenes
+    ]
     film_end = max((c.end_s for c in cues), default=0.0)
     _interpolate(times, screenplay, film_end)
     return times
@@ -110,17 +119,23 @@ def _interpolate(times: list[SceneTime | None], screenplay: Screenplay, film_end
         left = times[index - 1].end_s if index > 0 else 0.0
         right = times[run_end].start_s if run_end < len(times) else film_end
         right = max(right, left)
-        weights = [max(1, sum(len(e.text) for e in screenplay.scenes[i].events)) for i in range(index, run_end)]
+        weights = [
+            max(1, sum(len(e.text) for e in screenplay.scenes[i].events))
+            for i in range(index, run_end)
+        ]
         cursor, total = left, sum(weights)
         for offset, weight in enumerate(weights):
             length = (right - left) * weight / total
-            times[index + offset] = SceneTime(round(cursor, 3), round(cursor + length, 3), "interpolated")
+            times[index + offset] = SceneTime(
+                round(cursor, 3), round(cursor + length, 3), "interpolated"
+            )
             cursor += length
         index = run_end
 
 
-def first_spoken_times(aliases: dict[str, list[str]], cues: list[Cue],
-                       skip_words: frozenset[str] = frozenset()) -> dict[str, float]:
+def first_spoken_times(
+    aliases: dict[str, list[str]], cues: list[Cue], skip_words: frozenset[str] = frozenset()
+) -> dict[str, float]:
     """Start time of the first cue that says one of a character's names aloud.
 
     A name counts when all its tokens appear in the cue as consecutive words, or when one of

@@ -19,5 +19,12 @@ from pipelines.qgen.check_run import run_check_questions
 from pipelines.qgen.checks import CheckContext, CheckResult, check_question, leak_score
 from pipelines.qgen.generate import GenerationError, generate
 
-__all__ = ["CheckContext", "CheckResult", "GenerationError", "check_question", "generate",
-           "leak_score", "run_check_questions"]
+__all__ = [
+    "CheckContext",
+    "CheckResult",
+    "GenerationError",
+    "check_question",
+    "generate",
+    "leak_score",
+    "run_check_questions",
+]

@@ -48,15 +48,18 @@ class QuestionAnalytics:
     frames: list[dict] = field(default_factory=list)
 
 
-def near_duplicate_pairs(ids: Sequence[str], vectors: np.ndarray,
-                         threshold: float = NEAR_DUPLICATE_COSINE) -> list[dict]:
+def near_duplicate_pairs(
+    ids: Sequence[str], vectors: np.ndarray, threshold: float = NEAR_DUPLICATE_COSINE
+) -> list[dict]:
     """Pairs (a < b by position) whose unit vectors have cosine ≥ threshold."""
     if len(ids) < 2:
         return []
     similarity = vectors @ vectors.T
     rows, cols = np.where(np.triu(similarity, k=1) >= threshold)
-    return [{"question_a": ids[i], "question_b": ids[j], "cosine": round(float(similarity[i, j]), 4)}
-            for i, j in zip(rows, cols)]
+    return [
+        {"question_a": ids[i], "question_b": ids[j], "cosine": round(float(similarity[i, j]), 4)}
+        for i, j in zip(rows, cols)
+    ]
 
 
 def clusters_of(ids: Sequence[str], pairs: Sequence[dict]) -> list[dict]:
@@ -70,8 +73,10 @@ def clusters_of(ids: Sequence[str], pairs: Sequence[dict]) -> list[dict]:
     graph = coo_matrix((np.ones(len(a)), (a, b)), shape=(len(ids), len(ids)))
     _, labels = connected_components(graph, directed=False)
     sizes = Counter(labels.tolist())
-    return [{"question_id": qid, "cluster_id": int(labels[i]), "cluster_size": sizes[labels[i]]}
-            for i, qid in enumerate(ids)]
+    return [
+        {"question_id": qid, "cluster_id": int(labels[i]), "cluster_size": sizes[labels[i]]}
+        for i, qid in enumerate(ids)
+    ]
 
 
 def project_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, str]:
@@ -88,8 +93,14 @@ def project_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, str]:
         return np.pad(coords, ((0, 0), (0, 2 - coords.shape[1]))), "pca"
     import umap
 
-    reducer = umap.UMAP(n_components=2, n_neighbors=min(15, n - 1), metric="cosine",
-                        random_state=seed, n_jobs=1, init="random" if n < 20 else "spectral")
+    reducer = umap.UMAP(
+        n_components=2,
+        n_neighbors=min(15, n - 1),
+        metric="cosine",
+        random_state=seed,
+        n_jobs=1,
+        init="random" if n < 20 else "spectral",
+    )
     return reducer.fit_transform(vectors), "umap"
 
 
@@ -100,8 +111,9 @@ def self_bleu(texts: Sequence[str], max_n: int) -> float | None:
         return None
     weights = tuple([1.0 / max_n] * max_n)
     scores = [
-        sentence_bleu(tokens[:i] + tokens[i + 1:], hypothesis, weights=weights,
-                      smoothing_function=_SMOOTH)
+        sentence_bleu(
+            tokens[:i] + tokens[i + 1 :], hypothesis, weights=weights, smoothing_function=_SMOOTH
+        )
         for i, hypothesis in enumerate(tokens)
     ]
     return round(100.0 * float(np.mean(scores)), 2)
@@ -113,8 +125,11 @@ def opening_frames(texts: Sequence[str], n_words: int, top: int = TOP_FRAMES) ->
         " ".join(w.lower() for w in words(question_body(text))[:n_words]) for text in texts
     )
     total = sum(frames.values())
-    return [{"frame": frame, "n_words": n_words, "count": count, "share": round(count / total, 4)}
-            for frame, count in frames.most_common(top) if frame]
+    return [
+        {"frame": frame, "n_words": n_words, "count": count, "share": round(count / total, 4)}
+        for frame, count in frames.most_common(top)
+        if frame
+    ]
 
 
 def diversity_rows(questions: pd.DataFrame) -> tuple[list[dict], list[dict]]:
@@ -123,15 +138,22 @@ def diversity_rows(questions: pd.DataFrame) -> tuple[list[dict], list[dict]]:
     diversity, frames = [], []
     for qtype, group in groups:
         texts = group["text"].tolist()
-        diversity.append({"qtype": qtype, "n_questions": len(texts),
-                          "self_bleu_2": self_bleu(texts, 2), "self_bleu_4": self_bleu(texts, 4)})
+        diversity.append(
+            {
+                "qtype": qtype,
+                "n_questions": len(texts),
+                "self_bleu_2": self_bleu(texts, 2),
+                "self_bleu_4": self_bleu(texts, 4),
+            }
+        )
         for n_words in FRAME_WORDS:
             frames += [{"qtype": qtype, **row} for row in opening_frames(texts, n_words)]
     return diversity, frames
 
 
-def analyze_questions(questions: pd.DataFrame, threshold: float = NEAR_DUPLICATE_COSINE,
-                      embed=None) -> QuestionAnalytics:
+def analyze_questions(
+    questions: pd.DataFrame, threshold: float = NEAR_DUPLICATE_COSINE, embed=None
+) -> QuestionAnalytics:
     """All analytics for questions with columns question_id, qtype, text.
 
     Args:
@@ -145,23 +167,38 @@ def analyze_questions(questions: pd.DataFrame, threshold: float = NEAR_DUPLICATE
     vectors = (embed or embed_texts)(questions["text"].tolist())
     pairs = near_duplicate_pairs(ids, vectors, threshold)
     coords, method = project_2d(vectors)
-    points = [{"item_kind": "question", "item_id": qid, "model": f"{MODEL_NAME}+{method}",
-               "vector": vectors[i].tolist(), "x": float(coords[i, 0]), "y": float(coords[i, 1])}
-              for i, qid in enumerate(ids)]
+    points = [
+        {
+            "item_kind": "question",
+            "item_id": qid,
+            "model": f"{MODEL_NAME}+{method}",
+            "vector": vectors[i].tolist(),
+            "x": float(coords[i, 0]),
+            "y": float(coords[i, 1]),
+        }
+        for i, qid in enumerate(ids)
+    ]
     diversity, frames = diversity_rows(questions)
-    return QuestionAnalytics(pairs=pairs, clusters=clusters_of(ids, pairs), points=points,
-                             diversity=diversity, frames=frames)
+    return QuestionAnalytics(
+        pairs=pairs,
+        clusters=clusters_of(ids, pairs),
+        points=points,
+        diversity=diversity,
+        frames=frames,
+    )
 
 
 def write_analytics(cursor, run_id: str, analytics: QuestionAnalytics) -> None:
     """Insert the analytics rows of a run (inside the caller's transaction)."""
     from data_access.qgen import insert_rows
 
-    for table, rows in (("question_near_duplicates", analytics.pairs),
-                        ("question_clusters", analytics.clusters),
-                        ("embeddings", analytics.points),
-                        ("question_diversity", analytics.diversity),
-                        ("question_opening_frames", analytics.frames)):
+    for table, rows in (
+        ("question_near_duplicates", analytics.pairs),
+        ("question_clusters", analytics.clusters),
+        ("embeddings", analytics.points),
+        ("question_diversity", analytics.diversity),
+        ("question_opening_frames", analytics.frames),
+    ):
         insert_rows(cursor, table, [{"run_id": run_id, **row} for row in rows])
 
 

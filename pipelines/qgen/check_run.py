@@ -17,7 +17,13 @@ import pandas as pd
 from data_access import qgen as db
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
-from pipelines.qgen.checks import CHECKS_VERSION, CheckContext, CheckResult, check_question, names_mentioned
+from pipelines.qgen.checks import (
+    CHECKS_VERSION,
+    CheckContext,
+    CheckResult,
+    check_question,
+    names_mentioned,
+)
 
 
 @dataclass
@@ -61,8 +67,10 @@ def _names_by_film(store: Store, film_ids: Sequence[str]) -> dict[str, tuple[lis
         if rows["first_spoken_s"].notna().sum() == 0:
             continue
         spoken = rows["first_spoken_s"].notna()
-        budgets[film_id] = (rows.loc[~spoken, "canonical_name"].tolist(),
-                            rows.loc[spoken, "canonical_name"].tolist())
+        budgets[film_id] = (
+            rows.loc[~spoken, "canonical_name"].tolist(),
+            rows.loc[spoken, "canonical_name"].tolist(),
+        )
     return budgets
 
 
@@ -70,8 +78,10 @@ def check_questions_frame(store: Store, questions: pd.DataFrame) -> list[Questio
     """Run the automatic checks on stored questions (rows of `db.select_questions`)."""
     if questions.empty:
         return []
-    payloads = {row.question_id: json.loads(row.payload)
-                for row in db.anchor_contexts(store, questions["question_id"].tolist()).itertuples()}
+    payloads = {
+        row.question_id: json.loads(row.payload)
+        for row in db.anchor_contexts(store, questions["question_id"].tolist()).itertuples()
+    }
     budgets = _names_by_film(store, questions["film_id"].dropna().unique().tolist())
     checked = []
     for row in questions.itertuples():
@@ -81,12 +91,19 @@ def check_questions_frame(store: Store, questions: pd.DataFrame) -> list[Questio
         else:
             forbidden, allowed = budgets.get(row.film_id, ([], []))
             context = CheckContext(gold=gold, forbidden_names=forbidden, allowed_names=allowed)
-        checked.append(QuestionCheck(
-            question_id=row.question_id, source=row.source, film_id=row.film_id, qtype=row.qtype,
-            result=check_question(row.text, context),
-            name_violations=names_mentioned(row.text, context.forbidden_names, context.allowed_names),
-            anchor_rivals=context.anchor_rivals,
-        ))
+        checked.append(
+            QuestionCheck(
+                question_id=row.question_id,
+                source=row.source,
+                film_id=row.film_id,
+                qtype=row.qtype,
+                result=check_question(row.text, context),
+                name_violations=names_mentioned(
+                    row.text, context.forbidden_names, context.allowed_names
+                ),
+                anchor_rivals=context.anchor_rivals,
+            )
+        )
     return checked
 
 
@@ -94,20 +111,36 @@ def check_rows(run_id: str, checks: Sequence[QuestionCheck]) -> tuple[list[dict]
     """Result and failure rows of `question_check_results` / `question_check_failures`."""
     results, failures = [], []
     for item in checks:
-        results.append({
-            "run_id": run_id, "question_id": item.question_id, "source": item.source,
-            "film_id": item.film_id, "qtype": item.qtype, "passed": item.result.passed,
-            "leak_score": item.result.leak_score, "anchor_words": item.result.anchor_words,
-            "anchor_rivals": item.anchor_rivals, "name_violations": item.name_violations,
-            "checks_version": CHECKS_VERSION,
-        })
-        failures += [{"run_id": run_id, "question_id": item.question_id, "check_name": f.check,
-                      "reason": f.reason} for f in item.result.failures]
+        results.append(
+            {
+                "run_id": run_id,
+                "question_id": item.question_id,
+                "source": item.source,
+                "film_id": item.film_id,
+                "qtype": item.qtype,
+                "passed": item.result.passed,
+                "leak_score": item.result.leak_score,
+                "anchor_words": item.result.anchor_words,
+                "anchor_rivals": item.anchor_rivals,
+                "name_violations": item.name_violations,
+                "checks_version": CHECKS_VERSION,
+            }
+        )
+        failures += [
+            {
+                "run_id": run_id,
+                "question_id": item.question_id,
+                "check_name": f.check,
+                "reason": f.reason,
+            }
+            for f in item.result.failures
+        ]
     return results, failures
 
 
-def run_check_questions(store: Store, filters: Mapping[str, Sequence[str]] | None = None,
-                        save: bool = True) -> tuple[str | None, list[QuestionCheck]]:
+def run_check_questions(
+    store: Store, filters: Mapping[str, Sequence[str]] | None = None, save: bool = True
+) -> tuple[str | None, list[QuestionCheck]]:
     """Check the questions selected by `filters`; with `save`, record a `qgen.check` run.
 
     Returns:
@@ -116,13 +149,22 @@ def run_check_questions(store: Store, filters: Mapping[str, Sequence[str]] | Non
     checks = check_questions_frame(store, db.select_questions(store, filters))
     if not save:
         return None, checks
-    spec = RunSpec(step="qgen.check", backend="rules", prompt_version=CHECKS_VERSION,
-                   params={"filters": dict(filters or {})}, source="questions")
+    spec = RunSpec(
+        step="qgen.check",
+        backend="rules",
+        prompt_version=CHECKS_VERSION,
+        params={"filters": dict(filters or {})},
+        source="questions",
+    )
     with store.transaction() as cursor:
         run_id = insert_run(cursor, spec)
         results, failures = check_rows(run_id, checks)
         db.insert_rows(cursor, "question_check_results", results)
         db.insert_rows(cursor, "question_check_failures", failures)
-        finish_run(cursor, run_id, n_items=len(checks),
-                   n_failed=sum(not item.result.passed for item in checks))
+        finish_run(
+            cursor,
+            run_id,
+            n_items=len(checks),
+            n_failed=sum(not item.result.passed for item in checks),
+        )
     return run_id, checks

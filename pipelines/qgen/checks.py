@@ -34,9 +34,7 @@ ANCHOR_WORDS_DISAMBIGUATED = 18
 
 # Auxiliaries that open a yes/no question ("Does Tom know ...", "..., is Mia aware ...").
 _YES_NO_OPENERS = frozenset(
-    "do does did is are was were am can could will would shall should has have had may might "
-    "must isn't aren't wasn't weren't doesn't don't didn't hasn't haven't hadn't won't can't "
-    "couldn't wouldn't shouldn't".split()
+    ["do", "does", "did", "is", "are", "was", "were", "am", "can", "could", "will", "would", "shall", "should", "has", "have", "had", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "hadn't", "won't", "can't", "couldn't", "wouldn't", "shouldn't"]
 )
 _SUPPORT_TAIL = re.compile(
     r",?\s*and\s+(what|which|how)\b[^?]*\b(support|supports|supported|gives?\s+it\s+away|shows?|"
@@ -61,8 +59,7 @@ _VERDICT_WORDS = re.compile(
     re.IGNORECASE,
 )
 _HONORIFICS = frozenset(
-    "mr mrs ms miss dr doctor sir lady lord madam madame father mother sister brother uncle aunt "
-    "the a an of de la le van von mc officer captain detective agent".split()
+    ["mr", "mrs", "ms", "miss", "dr", "doctor", "sir", "lady", "lord", "madam", "madame", "father", "mother", "sister", "brother", "uncle", "aunt", "the", "a", "an", "of", "de", "la", "le", "van", "von", "mc", "officer", "captain", "detective", "agent"]
 )
 
 
@@ -132,9 +129,12 @@ def question_body(question: str) -> str:
     if index is None:
         return question
     # Find the character offset of the index-th word.
-    matches = [m for m in re.finditer(r"[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'\u2019\-]*", question)
-               if _word_of(m.group(0))]
-    return question[matches[index].start():] if index < len(matches) else question
+    matches = [
+        m
+        for m in re.finditer(r"[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'\u2019\-]*", question)
+        if _word_of(m.group(0))
+    ]
+    return question[matches[index].start() :] if index < len(matches) else question
 
 
 def _word_of(raw: str) -> str:
@@ -151,7 +151,9 @@ def leak_score(question: str, gold: str) -> float:
     gold_stems = content_stems(gold, extra_stop=names)
     if not gold_stems:
         return 0.0
-    return len(gold_stems & content_stems(question_body(question), extra_stop=names)) / len(gold_stems)
+    return len(gold_stems & content_stems(question_body(question), extra_stop=names)) / len(
+        gold_stems
+    )
 
 
 # -- the checks ------------------------------------------------------------------------------
@@ -210,7 +212,10 @@ def _may_disambiguate(question: str, context: CheckContext) -> bool:
     if context.anchor_rivals is not None:
         return context.anchor_rivals >= 1
     anchor = question[: len(question) - len(question_body(question))]
-    return anchor.count(",") >= 2 or len(re.findall(r"\b(with|over|after|before|during)\b", anchor)) >= 1
+    return (
+        anchor.count(",") >= 2
+        or len(re.findall(r"\b(with|over|after|before|during)\b", anchor)) >= 1
+    )
 
 
 def names_mentioned(question: str, names: Sequence[str], allowed: Sequence[str] = ()) -> list[str]:
@@ -263,8 +268,10 @@ def check_no_reveal(question: str, context: CheckContext) -> str | None:
     if context.gold:
         score = leak_score(question, context.gold)
         if score > context.leak_threshold:
-            return (f"leak score {score:.2f} > {context.leak_threshold:.2f}: the question "
-                    "already contains most of the gold answer")
+            return (
+                f"leak score {score:.2f} > {context.leak_threshold:.2f}: the question "
+                "already contains most of the gold answer"
+            )
     return None
 
 

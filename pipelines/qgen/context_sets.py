@@ -26,8 +26,12 @@ from dataclasses import dataclass
 from pipelines.qgen.entries import BELIEF_STATE_TYPES, Candidate
 from pipelines.qgen.film_view import FilmView
 
-DISCARD_RULES = ("center_never_named", "cited_events_outside", "center_absent_from_anchor",
-                 "anchor_interpolated")
+DISCARD_RULES = (
+    "center_never_named",
+    "cited_events_outside",
+    "center_absent_from_anchor",
+    "anchor_interpolated",
+)
 MAX_CARRIED_SCENES = 8
 _SCENE_ID = re.compile(r"^s_?(\d+)$", re.IGNORECASE)
 
@@ -52,8 +56,15 @@ class ContextSet:
 
 def context_set_id(film_id: str, candidate: Candidate) -> str:
     """A stable id: the same (film, type, center, anchor, about) always gets the same id."""
-    key = "|".join([film_id, candidate.qtype, candidate.center, str(candidate.anchor_scene),
-                    candidate.about or ""])
+    key = "|".join(
+        [
+            film_id,
+            candidate.qtype,
+            candidate.center,
+            str(candidate.anchor_scene),
+            candidate.about or "",
+        ]
+    )
     return f"cs-{hashlib.sha1(key.encode()).hexdigest()[:12]}"
 
 
@@ -78,9 +89,13 @@ def anchor_location_rivals(view: FilmView, anchor_scene: int, members: list[str]
     location = view.location_key(anchor_scene)
     if not location:
         return 0
-    return sum(1 for index in view.scenes
-               if index != anchor_scene and view.location_key(index) == location
-               and all(view.is_present(index, m) for m in members))
+    return sum(
+        1
+        for index in view.scenes
+        if index != anchor_scene
+        and view.location_key(index) == location
+        and all(view.is_present(index, m) for m in members)
+    )
 
 
 def carried_scenes(candidate: Candidate) -> list[int]:
@@ -93,9 +108,13 @@ def carried_scenes(candidate: Candidate) -> list[int]:
 def scene_card(view: FilmView, scene_index: int) -> dict:
     """What the writer sees of a scene: heading, location, time and summary — no text."""
     scene = view.scenes.get(scene_index) or {}
-    return {"scene": scene_index, "heading": scene.get("heading"),
-            "location": scene.get("location"), "time_s": scene.get("start_s"),
-            "summary": scene.get("summary")}
+    return {
+        "scene": scene_index,
+        "heading": scene.get("heading"),
+        "location": scene.get("location"),
+        "time_s": scene.get("start_s"),
+        "summary": scene.get("summary"),
+    }
 
 
 def _cited_scene(view: FilmView, cited: str) -> int | None:
@@ -114,7 +133,8 @@ def discard_reason(view: FilmView, candidate: Candidate, scenes: list[int]) -> s
             if _cited_scene(view, cited) not in scenes:
                 return "cited_events_outside"
     if candidate.qtype in BELIEF_STATE_TYPES and not all(
-            view.is_present(candidate.anchor_scene, m) for m in candidate.members):
+        view.is_present(candidate.anchor_scene, m) for m in candidate.members
+    ):
         return "center_absent_from_anchor"
     if (view.scenes.get(candidate.anchor_scene) or {}).get("time_source") != "matched":
         return "anchor_interpolated"
@@ -132,20 +152,30 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         "members": candidate.members,
         "about": candidate.about,
         "anchor": scene_card(view, candidate.anchor_scene),
-        "anchor_location_rivals": anchor_location_rivals(view, candidate.anchor_scene,
-                                                         candidate.members),
+        "anchor_location_rivals": anchor_location_rivals(
+            view, candidate.anchor_scene, candidate.members
+        ),
         "name_budget": name_budget(view, candidate.anchor_scene),
         "scenes": [scene_card(view, s) for s in scenes],
         "belief_entries": candidate.entries,
-        "events": [{"event_id": e, "scene": view.events[e]["scene_index"],
-                    "description": view.events[e]["description"]}
-                   for e in sorted({c for en in candidate.entries for c in en.get("basis") or []})
-                   if e in view.events],
+        "events": [
+            {
+                "event_id": e,
+                "scene": view.events[e]["scene_index"],
+                "description": view.events[e]["description"],
+            }
+            for e in sorted({c for en in candidate.entries for c in en.get("basis") or []})
+            if e in view.events
+        ],
     }
     return ContextSet(
-        context_set_id=context_set_id(view.film_id, candidate), film_id=view.film_id,
-        qtype=candidate.qtype, center=candidate.center, members=candidate.members,
-        anchor_scene=candidate.anchor_scene, payload=payload,
+        context_set_id=context_set_id(view.film_id, candidate),
+        film_id=view.film_id,
+        qtype=candidate.qtype,
+        center=candidate.center,
+        members=candidate.members,
+        anchor_scene=candidate.anchor_scene,
+        payload=payload,
         discard_reason=discard_reason(view, candidate, scenes),
     )
 
@@ -154,4 +184,5 @@ def discard_counts(context_sets: list[ContextSet]) -> dict[str, int]:
     """How many context-sets each rule discarded, plus `kept` and `total`."""
     counts = Counter(cs.discard_reason or "kept" for cs in context_sets)
     return {rule: counts.get(rule, 0) for rule in DISCARD_RULES + ("kept",)} | {
-        "total": len(context_sets)}
+        "total": len(context_sets)
+    }

@@ -63,7 +63,7 @@ class Draft:
     gold: str | None = None
     claims: list[Claim] = field(default_factory=list)
     checks: CheckResult | None = None
-    status: str = "pending"          # pending | thin | failed | candidate | retired
+    status: str = "pending"  # pending | thin | failed | candidate | retired
     retire_rule: str | None = None
     retire_reason: str | None = None
     revised: bool = False

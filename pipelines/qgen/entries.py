@@ -30,21 +30,29 @@ class Candidate:
     """One (type, center, anchor) with the belief entries a question would rest on."""
 
     qtype: str
-    center: str                      # Q1: the group, names joined by " + "
-    members: list[str]               # the characters whose minds are asked about
+    center: str  # Q1: the group, names joined by " + "
+    members: list[str]  # the characters whose minds are asked about
     anchor_scene: int
     entries: list[dict] = field(default_factory=list)
-    about: str | None = None         # N2 / Q5 / Q6: the other character
+    about: str | None = None  # N2 / Q5 / Q6: the other character
 
 
 def belief_entry(belief: dict) -> dict:
     """A first-order belief as the question writer sees it."""
-    entry = {"entry": belief["belief_id"], "holder": belief["holder"], "kind": belief["kind"],
-             "content": belief["content"], "scene": belief["scene_index"],
-             "basis": list(belief.get("basis") or [])}
+    entry = {
+        "entry": belief["belief_id"],
+        "holder": belief["holder"],
+        "kind": belief["kind"],
+        "content": belief["content"],
+        "scene": belief["scene_index"],
+        "basis": list(belief.get("basis") or []),
+    }
     if belief["kind"] == "told":
-        entry.update(c_told_d=belief["content"], teller=belief.get("source_character"),
-                     believed_by_c=belief.get("believed"))
+        entry.update(
+            c_told_d=belief["content"],
+            teller=belief.get("source_character"),
+            believed_by_c=belief.get("believed"),
+        )
     if belief.get("is_false") or belief["kind"] == "false":
         entry["is_false"] = True
     if belief.get("revises"):
@@ -56,10 +64,17 @@ def belief_entry(belief: dict) -> dict:
 
 def meta_entry(meta: dict) -> dict:
     """A meta-belief (c's belief about d's mind, Table 21) as the question writer sees it."""
-    return {"entry": meta["meta_id"], "holder": meta["holder"], "about": meta["about"],
-            "claim": meta["claim"], "type": meta["type"], "source": meta.get("source"),
-            "change": meta.get("change"), "scene": meta["scene_index"],
-            "basis": list(meta.get("basis") or [])}
+    return {
+        "entry": meta["meta_id"],
+        "holder": meta["holder"],
+        "about": meta["about"],
+        "claim": meta["claim"],
+        "type": meta["type"],
+        "source": meta.get("source"),
+        "change": meta.get("change"),
+        "scene": meta["scene_index"],
+        "basis": list(meta.get("basis") or []),
+    }
 
 
 def _is_false(belief: dict) -> bool:
@@ -70,8 +85,11 @@ def _is_false(belief: dict) -> bool:
 def q1_knowledge_split(view: FilmView) -> Iterator[Candidate]:
     """Q1: several people present at one moment, each with their own active beliefs."""
     for scene_index in sorted(view.scenes):
-        members = [h for h in view.holders()
-                   if view.is_present(scene_index, h) and view.active_at(h, scene_index)]
+        members = [
+            h
+            for h in view.holders()
+            if view.is_present(scene_index, h) and view.active_at(h, scene_index)
+        ]
         if len(members) < 2:
             continue
         entries = [belief_entry(b) for h in members for b in view.active_at(h, scene_index)[-2:]]
@@ -95,24 +113,41 @@ def q3_false_belief(view: FilmView) -> Iterator[Candidate]:
     """Q3: a false belief the center holds at the anchor (where it forms)."""
     for belief in view.beliefs:
         if _is_false(belief):
-            yield Candidate("Q3", belief["holder"], [belief["holder"]], belief["scene_index"],
-                            [belief_entry(belief)])
+            yield Candidate(
+                "Q3",
+                belief["holder"],
+                [belief["holder"]],
+                belief["scene_index"],
+                [belief_entry(belief)],
+            )
 
 
 def q4_knowledge_source(view: FilmView) -> Iterator[Candidate]:
     """Q4: how a fact reaches the center — witnessed, told or inferred, with its basis."""
     for belief in view.beliefs:
         if belief["kind"] in ("witnessed", "told", "inferred") and not _is_false(belief):
-            yield Candidate("Q4", belief["holder"], [belief["holder"]], belief["scene_index"],
-                            [belief_entry(belief)])
+            yield Candidate(
+                "Q4",
+                belief["holder"],
+                [belief["holder"]],
+                belief["scene_index"],
+                [belief_entry(belief)],
+            )
 
 
 def _meta_builder(qtype: str, meta_type: str) -> Callable[[FilmView], Iterator[Candidate]]:
     def build(view: FilmView) -> Iterator[Candidate]:
         for meta in view.meta_beliefs:
             if meta["type"] == meta_type:
-                yield Candidate(qtype, meta["holder"], [meta["holder"]], meta["scene_index"],
-                                [meta_entry(meta)], about=meta["about"])
+                yield Candidate(
+                    qtype,
+                    meta["holder"],
+                    [meta["holder"]],
+                    meta["scene_index"],
+                    [meta_entry(meta)],
+                    about=meta["about"],
+                )
+
     build.__doc__ = f"{qtype}: meta-beliefs of type {meta_type} (Table 21)."
     return build
 
@@ -121,8 +156,14 @@ def q7_accepting_a_claim(view: FilmView) -> Iterator[Candidate]:
     """Q7: what the center makes of what they are told (c_told_d, believed_by_c)."""
     for belief in view.beliefs:
         if belief["kind"] == "told" and belief.get("source_character"):
-            yield Candidate("Q7", belief["holder"], [belief["holder"]], belief["scene_index"],
-                            [belief_entry(belief)], about=belief.get("source_character"))
+            yield Candidate(
+                "Q7",
+                belief["holder"],
+                [belief["holder"]],
+                belief["scene_index"],
+                [belief_entry(belief)],
+                about=belief.get("source_character"),
+            )
 
 
 def q8_ordered_discoveries(view: FilmView) -> Iterator[Candidate]:
@@ -134,8 +175,9 @@ def q8_ordered_discoveries(view: FilmView) -> Iterator[Candidate]:
         scenes = sorted(formed)
         if len(scenes) >= 3:
             anchor = scenes[-1]
-            yield Candidate("Q8", holder, [holder], anchor,
-                            [belief_entry(formed[s]) for s in scenes[-4:]])
+            yield Candidate(
+                "Q8", holder, [holder], anchor, [belief_entry(formed[s]) for s in scenes[-4:]]
+            )
 
 
 def n1_epistemic_arc(view: FilmView) -> Iterator[Candidate]:
@@ -145,8 +187,13 @@ def n1_epistemic_arc(view: FilmView) -> Iterator[Candidate]:
         if len({b["scene_index"] for b in beliefs}) >= 3:
             step = max(1, len(beliefs) // MAX_ENTRIES)
             picked = beliefs[::step][:MAX_ENTRIES]
-            yield Candidate("N1", holder, [holder], beliefs[-1]["scene_index"],
-                            [belief_entry(b) for b in picked])
+            yield Candidate(
+                "N1",
+                holder,
+                [holder],
+                beliefs[-1]["scene_index"],
+                [belief_entry(b) for b in picked],
+            )
 
 
 def n2_trust_evolution(view: FilmView) -> Iterator[Candidate]:
@@ -157,8 +204,14 @@ def n2_trust_evolution(view: FilmView) -> Iterator[Candidate]:
     for (holder, about), metas in sorted(pairs.items()):
         metas.sort(key=lambda m: m["scene_index"])
         if len({m["scene_index"] for m in metas}) >= 2:
-            yield Candidate("N2", holder, [holder], metas[-1]["scene_index"],
-                            [meta_entry(m) for m in metas[-MAX_ENTRIES:]], about=about)
+            yield Candidate(
+                "N2",
+                holder,
+                [holder],
+                metas[-1]["scene_index"],
+                [meta_entry(m) for m in metas[-MAX_ENTRIES:]],
+                about=about,
+            )
 
 
 def n3_causal_chain(view: FilmView) -> Iterator[Candidate]:
@@ -167,16 +220,27 @@ def n3_causal_chain(view: FilmView) -> Iterator[Candidate]:
     for belief in view.beliefs:
         chain = _causes(view, belief)
         if len(chain) >= 2:
-            yield Candidate("N3", belief["holder"], [belief["holder"]], belief["scene_index"],
-                            [belief_entry(b) for b in chain + [belief]][-MAX_ENTRIES:])
+            yield Candidate(
+                "N3",
+                belief["holder"],
+                [belief["holder"]],
+                belief["scene_index"],
+                [belief_entry(b) for b in chain + [belief]][-MAX_ENTRIES:],
+            )
 
 
 def _causes(view: FilmView, belief: dict) -> list[dict]:
     basis = set(belief.get("basis") or [])
-    earlier = [b for b in view.beliefs_of(belief["holder"]) if b["scene_index"] < belief["scene_index"]]
-    linked = [b for b in earlier
-              if b["belief_id"] == belief.get("revises") or basis & set(b.get("basis") or [])
-              or f"s_{b['scene_index']:03d}" in basis]
+    earlier = [
+        b for b in view.beliefs_of(belief["holder"]) if b["scene_index"] < belief["scene_index"]
+    ]
+    linked = [
+        b
+        for b in earlier
+        if b["belief_id"] == belief.get("revises")
+        or basis & set(b.get("basis") or [])
+        or f"s_{b['scene_index']:03d}" in basis
+    ]
     return sorted(linked, key=lambda b: b["scene_index"])
 
 

@@ -50,7 +50,7 @@ class FilmView:
     events_by_scene: dict[int, list[dict]] = field(default_factory=dict)
 
     @classmethod
-    def from_records(cls, records: FilmRecords) -> "FilmView":
+    def from_records(cls, records: FilmRecords) -> FilmView:
         events = {e["event_id"]: e for e in _records(records.scene_events)}
         by_scene: dict[int, list[dict]] = defaultdict(list)
         for event in events.values():
@@ -61,8 +61,9 @@ class FilmView:
             runtime_s=_clean(records.film.get("runtime_s")),
             scenes={s["scene_index"]: s for s in _records(records.scenes)},
             characters=_records(records.characters),
-            presence={(p["scene_index"], p["character"]): p["status"]
-                      for p in _records(records.presence)},
+            presence={
+                (p["scene_index"], p["character"]): p["status"] for p in _records(records.presence)
+            },
             beliefs=_records(records.beliefs),
             meta_beliefs=_records(records.meta_beliefs),
             events=events,
@@ -81,8 +82,10 @@ class FilmView:
         """On screen, or taking part in one of the scene's events (Table 19's top rung)."""
         if self.presence.get((scene_index, character)) == "on_screen":
             return True
-        return any(character in (e.get("participants") or [])
-                   for e in self.events_by_scene.get(scene_index, []))
+        return any(
+            character in (e.get("participants") or [])
+            for e in self.events_by_scene.get(scene_index, [])
+        )
 
     def character(self, name: str) -> dict | None:
         """The character row whose canonical name or alias is `name` (case-insensitive)."""
@@ -102,12 +105,17 @@ class FilmView:
 
     def active_at(self, holder: str, scene_index: int) -> list[dict]:
         """Beliefs the holder has formed by the scene and not revised before it."""
-        return [b for b in self.beliefs_of(holder)
-                if b["scene_index"] <= scene_index
-                and (b.get("revised_at_scene") is None or b["revised_at_scene"] > scene_index)]
+        return [
+            b
+            for b in self.beliefs_of(holder)
+            if b["scene_index"] <= scene_index
+            and (b.get("revised_at_scene") is None or b["revised_at_scene"] > scene_index)
+        ]
 
     def holders(self) -> list[str]:
-        return sorted({b["holder"] for b in self.beliefs} | {m["holder"] for m in self.meta_beliefs})
+        return sorted(
+            {b["holder"] for b in self.beliefs} | {m["holder"] for m in self.meta_beliefs}
+        )
 
     def location_key(self, scene_index: int) -> str:
         scene = self.scenes.get(scene_index) or {}

@@ -24,7 +24,13 @@ from pipelines.qgen.entries import ALL_TYPES, candidates
 from pipelines.qgen.film_view import FilmView
 from pipelines.qgen.prompts import PROMPT_VERSION, TYPE_SPECS
 from pipelines.qgen.sampling import sample_context_sets
-from pipelines.qgen.stages import apply_self_check, apply_stage1, apply_stage2, apply_stage3, new_draft
+from pipelines.qgen.stages import (
+    apply_self_check,
+    apply_stage1,
+    apply_stage2,
+    apply_stage3,
+    new_draft,
+)
 
 
 class GenerationError(ValueError):
@@ -48,8 +54,9 @@ class GenerationReport:
     analytics: QuestionAnalytics | None = None
 
 
-def build_context_sets(view: FilmView, qtypes: Sequence[str],
-                       centers: Sequence[str] | None = None) -> list[ContextSet]:
+def build_context_sets(
+    view: FilmView, qtypes: Sequence[str], centers: Sequence[str] | None = None
+) -> list[ContextSet]:
     """Every context-set of the requested types (and centers), discard reasons applied."""
     wanted = {c.lower() for c in centers or []}
     built = []
@@ -68,15 +75,23 @@ def _validate(qtypes: Sequence[str], n: int) -> None:
         raise GenerationError(f"--n must be at least 1, got {n}")
 
 
-def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambda _: None,
-               on_stage: Callable[[int, list[Draft]], None] | None = None) -> None:
+def run_stages(
+    backend,
+    drafts: list[Draft],
+    echo: Callable[[str], None] = lambda _: None,
+    on_stage: Callable[[int, list[Draft]], None] | None = None,
+) -> None:
     """Stages 1–3 and the self-check over the drafts still active after each step.
 
     `on_stage(number, drafts)` is called after each stage (the job runner's progress and stop
     point: raising from it abandons the run, which `generate` then marks failed).
     """
-    steps = ((1, "stage1", apply_stage1), (2, "stage2", apply_stage2),
-             (3, "stage3", apply_stage3), (4, "self_check", apply_self_check))
+    steps = (
+        (1, "stage1", apply_stage1),
+        (2, "stage2", apply_stage2),
+        (3, "stage3", apply_stage3),
+        (4, "self_check", apply_self_check),
+    )
     for number, method, apply in steps:
         active = [d for d in drafts if d.active]
         if not active:
@@ -88,12 +103,21 @@ def run_stages(backend, drafts: list[Draft], echo: Callable[[str], None] = lambd
             on_stage(number, drafts)
 
 
-def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
-             centers: Sequence[str] | None = None, n: int = 20, backend: str = "template",
-             dry_run: bool = False, seed: int = 0, llm_config=None, with_analytics: bool = True,
-             echo: Callable[[str], None] = lambda _: None,
-             on_run: Callable[[str, int], None] | None = None,
-             on_stage: Callable[[int, list[Draft]], None] | None = None) -> GenerationReport:
+def generate(
+    store: Store,
+    film_id: str,
+    qtypes: Sequence[str] = ALL_TYPES,
+    centers: Sequence[str] | None = None,
+    n: int = 20,
+    backend: str = "template",
+    dry_run: bool = False,
+    seed: int = 0,
+    llm_config=None,
+    with_analytics: bool = True,
+    echo: Callable[[str], None] = lambda _: None,
+    on_run: Callable[[str, int], None] | None = None,
+    on_stage: Callable[[int, list[Draft]], None] | None = None,
+) -> GenerationReport:
     """Run question generation on one film and store the run (unless `dry_run`).
 
     Args:
@@ -119,27 +143,44 @@ def generate(store: Store, film_id: str, qtypes: Sequence[str] = ALL_TYPES,
     if records is None:
         raise GenerationError(f"film {film_id!r} is not in the store")
     if records.beliefs.empty and records.meta_beliefs.empty:
-        raise GenerationError(f"film {film_id!r} has no belief records: run the belief pipeline first")
+        raise GenerationError(
+            f"film {film_id!r} has no belief records: run the belief pipeline first"
+        )
     view = FilmView.from_records(records)
     context_sets = build_context_sets(view, qtypes, centers)
     if centers and not context_sets:
-        raise GenerationError(f"no context-set has center(s) {list(centers)}; holders with belief "
-                              f"records: {', '.join(view.holders()[:20])}")
+        raise GenerationError(
+            f"no context-set has center(s) {list(centers)}; holders with belief "
+            f"records: {', '.join(view.holders()[:20])}"
+        )
     picked = sample_context_sets(context_sets, n, view.film_end(), seed)
-    report = GenerationReport(None, film_id, backend, discard_counts(context_sets), len(picked),
-                              context_sets=context_sets, picked=picked)
-    echo(f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
-         f"{len(picked)} sampled")
+    report = GenerationReport(
+        None,
+        film_id,
+        backend,
+        discard_counts(context_sets),
+        len(picked),
+        context_sets=context_sets,
+        picked=picked,
+    )
+    echo(
+        f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
+        f"{len(picked)} sampled"
+    )
     if dry_run:
         return report
     run_id = new_run_id("qgen.generate")
     for cs in context_sets:
         cs.context_set_id = f"{run_id}/{cs.context_set_id}"
     worker = _backend(backend, store, llm_config, run_id, view)
-    spec = RunSpec(step="qgen.generate", backend=worker.name, model=worker.model,
-                   prompt_version=PROMPT_VERSION if backend != "template" else "template-v1",
-                   params={"qtypes": list(qtypes), "centers": list(centers or []), "n": n,
-                           "seed": seed}, source=film_id)
+    spec = RunSpec(
+        step="qgen.generate",
+        backend=worker.name,
+        model=worker.model,
+        prompt_version=PROMPT_VERSION if backend != "template" else "template-v1",
+        params={"qtypes": list(qtypes), "centers": list(centers or []), "n": n, "seed": seed},
+        source=film_id,
+    )
     with store.transaction() as cursor:
         insert_run(cursor, spec, run_id)
     drafts = [new_draft(cs, run_id) for cs in picked]
@@ -179,26 +220,66 @@ def _analytics(drafts: list[Draft]) -> QuestionAnalytics | None:
     written = [d for d in drafts if d.question]
     if not written:
         return None
-    frame = pd.DataFrame({"question_id": [d.question_id for d in written],
-                          "qtype": [d.qtype or d.context_set.qtype for d in written],
-                          "text": [d.question for d in written]})
+    frame = pd.DataFrame(
+        {
+            "question_id": [d.question_id for d in written],
+            "qtype": [d.qtype or d.context_set.qtype for d in written],
+            "text": [d.question for d in written],
+        }
+    )
     return analyze_questions(frame)
 
 
-def _store_run(store: Store, run_id: str, view: FilmView, context_sets: list[ContextSet],
-               drafts: list[Draft], analytics: QuestionAnalytics | None, backend: str) -> None:
-    from pipelines.qgen.records import (claim_rows, evidence_rows, name_violations, outcome_rows,
-                                        question_rows, stage_rows)
+def _store_run(
+    store: Store,
+    run_id: str,
+    view: FilmView,
+    context_sets: list[ContextSet],
+    drafts: list[Draft],
+    analytics: QuestionAnalytics | None,
+    backend: str,
+) -> None:
+    from pipelines.qgen.records import (
+        claim_rows,
+        evidence_rows,
+        name_violations,
+        outcome_rows,
+        question_rows,
+        stage_rows,
+    )
 
-    checks = [QuestionCheck(d.question_id, "generated", view.film_id, d.qtype, d.checks,
-                            name_violations(d), d.context_set.payload.get("anchor_location_rivals"))
-              for d in drafts if d.checks is not None]
+    checks = [
+        QuestionCheck(
+            d.question_id,
+            "generated",
+            view.film_id,
+            d.qtype,
+            d.checks,
+            name_violations(d),
+            d.context_set.payload.get("anchor_location_rivals"),
+        )
+        for d in drafts
+        if d.checks is not None
+    ]
     results, failures = check_rows(run_id, checks)
     with store.transaction() as cursor:
-        db.insert_rows(cursor, "context_sets", [
-            {"context_set_id": cs.context_set_id, "film_id": cs.film_id, "qtype": cs.qtype,
-             "center": cs.center, "anchor_scene": cs.anchor_scene, "payload": cs.payload,
-             "discard_reason": cs.discard_reason, "run_id": run_id} for cs in context_sets])
+        db.insert_rows(
+            cursor,
+            "context_sets",
+            [
+                {
+                    "context_set_id": cs.context_set_id,
+                    "film_id": cs.film_id,
+                    "qtype": cs.qtype,
+                    "center": cs.center,
+                    "anchor_scene": cs.anchor_scene,
+                    "payload": cs.payload,
+                    "discard_reason": cs.discard_reason,
+                    "run_id": run_id,
+                }
+                for cs in context_sets
+            ],
+        )
         db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
         db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
         db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
@@ -208,5 +289,6 @@ def _store_run(store: Store, run_id: str, view: FilmView, context_sets: list[Con
         db.insert_rows(cursor, "question_check_failures", failures)
         if analytics is not None:
             write_analytics(cursor, run_id, analytics)
-        finish_run(cursor, run_id, n_items=len(drafts),
-                   n_failed=sum(d.status == "failed" for d in drafts))
+        finish_run(
+            cursor, run_id, n_items=len(drafts), n_failed=sum(d.status == "failed" for d in drafts)
+        )

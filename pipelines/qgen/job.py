@@ -28,8 +28,14 @@ from pipelines.qgen.llm_backend import example_triples
 from pipelines.qgen.prompts import TYPE_SPECS, Stage1Reply, render
 
 GENERATE_STEPS = 5  # Stage 1, Stage 2, Stage 3, gold self-check (App. F), writing the run
-STEP_NAMES = {0: "starting", 1: "Stage 1 (question + outline)", 2: "Stage 2 (gold + rubric)",
-              3: "Stage 3 (verification)", 4: "gold self-check", 5: "run written"}
+STEP_NAMES = {
+    0: "starting",
+    1: "Stage 1 (question + outline)",
+    2: "Stage 2 (gold + rubric)",
+    3: "Stage 3 (verification)",
+    4: "gold self-check",
+    5: "run written",
+}
 # The estimate's assumptions (only Stage 1's prompt can be rendered before any reply exists):
 # Stages 2 and 3 re-send the context pack or its scene texts, so each is counted at Stage 1's
 # prompt size; the self-check prompt (question, claims, gold) is small. Completion tokens per
@@ -73,16 +79,34 @@ class GenerateOptions:
 
     def run(self, store: Store, dry_run: bool = False, **hooks) -> GenerationReport:
         """`generate` over this slice."""
-        return generate(store, self.film_id, self.qtypes or list(ALL_TYPES), self.centers or None,
-                        self.n, self.backend, dry_run, self.seed, self.config(),
-                        with_analytics=self.with_analytics, **hooks)
+        return generate(
+            store,
+            self.film_id,
+            self.qtypes or list(ALL_TYPES),
+            self.centers or None,
+            self.n,
+            self.backend,
+            dry_run,
+            self.seed,
+            self.config(),
+            with_analytics=self.with_analytics,
+            **hooks,
+        )
 
 
 def _stage1_messages(report: GenerationReport) -> list[list[dict]]:
     """Stage 1 chat messages of the sampled context-sets, exactly as the LLM backend renders them."""
     examples = example_triples(report.film_id)
-    return [render(1, qtype=cs.qtype, type_spec=TYPE_SPECS[cs.qtype], examples=examples,
-                   context_pack=cs.payload) for cs in report.picked]
+    return [
+        render(
+            1,
+            qtype=cs.qtype,
+            type_spec=TYPE_SPECS[cs.qtype],
+            examples=examples,
+            context_pack=cs.payload,
+        )
+        for cs in report.picked
+    ]
 
 
 def _llm_estimate(store: Store, report: GenerationReport, config) -> dict[str, Any]:
@@ -90,17 +114,26 @@ def _llm_estimate(store: Store, report: GenerationReport, config) -> dict[str, A
     from pipelines.qgen.llm_backend import PARAMS
 
     gateway = Gateway(store, config, run_id="dry-run")
-    requests = [LLMRequest(item_id=f"dry-run:{i}", messages=messages, schema=Stage1Reply,
-                           params=dict(PARAMS)) for i, messages in enumerate(_stage1_messages(report))]
+    requests = [
+        LLMRequest(
+            item_id=f"dry-run:{i}", messages=messages, schema=Stage1Reply, params=dict(PARAMS)
+        )
+        for i, messages in enumerate(_stage1_messages(report))
+    ]
     keys = [gateway.key_of(r) for r in requests]
     hits = lookup_cache(store, keys)
     misses = [r for r, key in zip(requests, keys) if key not in hits]
     stage1 = [sum(len(m["content"]) for m in r.messages) // 4 for r in misses]  # ~4 chars/token
     prompt = sum(3 * tokens + _SELF_CHECK_PROMPT_TOKENS for tokens in stage1)
     completion = len(misses) * sum(_COMPLETION_TOKENS)
-    return {"cache_hits": len(requests) - len(misses), "est_prompt_tokens": prompt,
-            "est_completion_tokens": completion, "est_cost_usd": config.cost(prompt, completion),
-            "model": config.model, "endpoint": config.base_url or "OpenAI default"}
+    return {
+        "cache_hits": len(requests) - len(misses),
+        "est_prompt_tokens": prompt,
+        "est_completion_tokens": completion,
+        "est_cost_usd": config.cost(prompt, completion),
+        "model": config.model,
+        "endpoint": config.base_url or "OpenAI default",
+    }
 
 
 def plan_generation(store: Store, options: GenerateOptions) -> dict[str, Any]:
@@ -111,11 +144,21 @@ def plan_generation(store: Store, options: GenerateOptions) -> dict[str, Any]:
     """
     report = options.run(store, dry_run=True)
     discards = {k: v for k, v in report.discards.items() if k not in ("kept", "total") and v}
-    plan = {"film_id": options.film_id, "backend": options.backend, "model": None, "endpoint": None,
-            "context_sets": report.discards["total"], "kept": report.discards["kept"],
-            "discards": discards, "items": report.sampled, "cache_hits": 0, "est_prompt_tokens": 0,
-            "est_completion_tokens": 0, "est_cost_usd": 0.0,
-            "by_type": _count_types(report)}
+    plan = {
+        "film_id": options.film_id,
+        "backend": options.backend,
+        "model": None,
+        "endpoint": None,
+        "context_sets": report.discards["total"],
+        "kept": report.discards["kept"],
+        "discards": discards,
+        "items": report.sampled,
+        "cache_hits": 0,
+        "est_prompt_tokens": 0,
+        "est_completion_tokens": 0,
+        "est_cost_usd": 0.0,
+        "by_type": _count_types(report),
+    }
     if options.backend == "openai":
         plan.update(_llm_estimate(store, report, options.config()))
     return plan
@@ -148,8 +191,11 @@ def run_generate_job(ctx) -> str | None:
         end_run(ctx.store, ctx.run_id, "stopped")
         return "stopped"
     _progress(ctx, GENERATE_STEPS, report.statuses.get("failed", 0))
-    ctx.extra["summary"] = {"run_id": report.run_id, "statuses": report.statuses,
-                            "retired_by": report.retire_rules}
+    ctx.extra["summary"] = {
+        "run_id": report.run_id,
+        "statuses": report.statuses,
+        "retired_by": report.retire_rules,
+    }
     return None
 
 

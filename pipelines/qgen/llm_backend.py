@@ -17,7 +17,13 @@ from pipelines.llm import Gateway, LLMConfig, LLMRequest, LLMResult
 from pipelines.qgen.drafts import Draft, StageResult
 from pipelines.qgen.film_view import FilmView
 from pipelines.qgen.prompts import (
-    TYPE_SPECS, SelfCheckReply, Stage1Reply, Stage2Reply, Stage3Reply, render, validate_stage1,
+    TYPE_SPECS,
+    SelfCheckReply,
+    Stage1Reply,
+    Stage2Reply,
+    Stage3Reply,
+    render,
+    validate_stage1,
 )
 
 BACKEND = "openai"
@@ -32,22 +38,30 @@ def example_triples(exclude_film: str, k: int = 2) -> str:
     picked = [q for q in questions if q.get("film_id") != exclude_film][:k]
     blocks = []
     for q in picked:
-        rubric = [f"{c['ord']}. [{c['role']}] {c['text']}" for c in claims
-                  if c["question_id"] == q["question_id"]]
-        blocks.append(f"TYPE {q['qtype']}\nQUESTION: {q['text']}\nGOLD: {q.get('gold')}\n"
-                      "CLAIMS:\n" + "\n".join(rubric))
+        rubric = [
+            f"{c['ord']}. [{c['role']}] {c['text']}"
+            for c in claims
+            if c["question_id"] == q["question_id"]
+        ]
+        blocks.append(
+            f"TYPE {q['qtype']}\nQUESTION: {q['text']}\nGOLD: {q.get('gold')}\n"
+            "CLAIMS:\n" + "\n".join(rubric)
+        )
     return "\n\n".join(blocks) or "(none)"
 
 
 def _jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def _numbered_claims(draft: Draft, with_role: bool = True) -> str:
-    return "\n".join(f"{c.ord}. " + (f"[{c.role}] " if with_role else "") + c.text
-                     for c in draft.claims)
+    return "\n".join(
+        f"{c.ord}. " + (f"[{c.role}] " if with_role else "") + c.text for c in draft.claims
+    )
 
 
 class LLMBackend:
@@ -62,16 +76,31 @@ class LLMBackend:
         self.view = view
         self.examples = example_triples(view.film_id)
 
-    def _run(self, drafts: list[Draft], stage: int, messages, schema, parse=None) -> list[StageResult]:
-        requests = [LLMRequest(item_id=f"{d.question_id}:s{stage}", messages=messages(d),
-                               schema=schema, parse=parse, params=dict(PARAMS)) for d in drafts]
+    def _run(
+        self, drafts: list[Draft], stage: int, messages, schema, parse=None
+    ) -> list[StageResult]:
+        requests = [
+            LLMRequest(
+                item_id=f"{d.question_id}:s{stage}",
+                messages=messages(d),
+                schema=schema,
+                parse=parse,
+                params=dict(PARAMS),
+            )
+            for d in drafts
+        ]
         return [_stage_result(result) for result in self.gateway.run(requests)]
 
     def stage1(self, drafts: list[Draft]) -> list[StageResult]:
         def messages(d: Draft) -> list[dict]:
             payload = d.context_set.payload
-            return render(1, qtype=d.context_set.qtype, type_spec=TYPE_SPECS[d.context_set.qtype],
-                          examples=self.examples, context_pack=payload)
+            return render(
+                1,
+                qtype=d.context_set.qtype,
+                type_spec=TYPE_SPECS[d.context_set.qtype],
+                examples=self.examples,
+                context_pack=payload,
+            )
 
         results = self._run(drafts, 1, messages, Stage1Reply, validate_stage1)
         for result in results:
@@ -81,9 +110,16 @@ class LLMBackend:
 
     def stage2(self, drafts: list[Draft]) -> list[StageResult]:
         def messages(d: Draft) -> list[dict]:
-            outline = "\n".join(f"{i}. {c.claim}" for i, c in enumerate(d.stages[1].parsed.outline, 1))
-            return render(2, qtype=d.qtype, question=d.question, outline=outline,
-                          context_pack=d.context_set.payload)
+            outline = "\n".join(
+                f"{i}. {c.claim}" for i, c in enumerate(d.stages[1].parsed.outline, 1)
+            )
+            return render(
+                2,
+                qtype=d.qtype,
+                question=d.question,
+                outline=outline,
+                context_pack=d.context_set.payload,
+            )
 
         return self._run(drafts, 2, messages, Stage2Reply)
 
@@ -91,11 +127,17 @@ class LLMBackend:
         def messages(d: Draft) -> list[dict]:
             shown = sorted({s["scene"] for s in d.context_set.payload["scenes"]})
             texts = db.scene_texts(self.store, self.view.film_id, shown)
-            return render(3, qtype=d.qtype, question=d.question, gold=d.gold,
-                          claims=_numbered_claims(d, with_role=False),
-                          story_context=self._story_context(shown),
-                          scene_texts="\n\n".join(f"* S{s}\n{texts.get(s, '(no text stored)')}"
-                                                  for s in shown))
+            return render(
+                3,
+                qtype=d.qtype,
+                question=d.question,
+                gold=d.gold,
+                claims=_numbered_claims(d, with_role=False),
+                story_context=self._story_context(shown),
+                scene_texts="\n\n".join(
+                    f"* S{s}\n{texts.get(s, '(no text stored)')}" for s in shown
+                ),
+            )
 
         return self._run(drafts, 3, messages, Stage3Reply)
 
@@ -104,8 +146,10 @@ class LLMBackend:
         for index in sorted(self.view.scenes):
             scene = self.view.scenes[index]
             mark = "*" if index in shown else " "
-            lines.append(f"{mark}S{index} {scene.get('heading') or scene.get('location') or ''}: "
-                         f"{scene.get('summary') or ''}".rstrip())
+            lines.append(
+                f"{mark}S{index} {scene.get('heading') or scene.get('location') or ''}: "
+                f"{scene.get('summary') or ''}".rstrip()
+            )
         return "\n".join(lines)
 
     def self_check(self, drafts: list[Draft]) -> list[StageResult]:

@@ -19,21 +19,25 @@ from pydantic import BaseModel, Field
 
 PROMPT_VERSION = "qgen-v1"
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
-TEMPLATES = {1: "qgen_stage1_v1.txt", 2: "qgen_stage2_v1.txt", 3: "qgen_stage3_v1.txt",
-             4: "judge_claims_v1.txt"}
+TEMPLATES = {
+    1: "qgen_stage1_v1.txt",
+    2: "qgen_stage2_v1.txt",
+    3: "qgen_stage3_v1.txt",
+    4: "judge_claims_v1.txt",
+}
 
 # Table 22, one line per type. The seed text carries the table's caption only, so these lines
 # are our wording of the definitions the paper prints in Table 25's `revised_type` list: each
 # names the epistemic structure the question must require and stops.
 TYPE_SPECS = {
     "Q1": "Cohort knowledge split: at one moment, several people each take something different "
-          "to be the case; the question must require what each of them holds.",
+    "to be the case; the question must require what each of them holds.",
     "Q2": "Realization moment: someone's understanding changes; the question must require the "
-          "prior view and what replaces it.",
+    "prior view and what replaces it.",
     "Q3": "In-scene false belief: what someone takes to be the case right before acting, when "
-          "the film has shown otherwise.",
+    "the film has shown otherwise.",
     "Q4": "Source attribution: how a fact reaches someone – witnessed, told (c_told_d) or "
-          "inferred – and from what.",
+    "inferred – and from what.",
     "Q5": "First-order theory of mind: what X takes Y to believe.",
     "Q6": "Higher-order theory of mind: what X takes Y to believe about Z.",
     "Q7": "Deception detection: what X makes of what X is told (c_told_d, believed_by_c).",
@@ -54,11 +58,17 @@ def render(stage: int, **values: object) -> list[dict]:
     """Chat messages for a stage: the instructions as system, the filled template as user."""
     text = template(stage)
     for name, value in values.items():
-        text = text.replace("{" + name + "}", value if isinstance(value, str) else
-                            json.dumps(value, ensure_ascii=False, indent=1, default=str))
+        text = text.replace(
+            "{" + name + "}",
+            value
+            if isinstance(value, str)
+            else json.dumps(value, ensure_ascii=False, indent=1, default=str),
+        )
     instructions, _, rest = text.partition("\n")
-    return [{"role": "system", "content": instructions},
-            {"role": "user", "content": rest.lstrip("\n")}]
+    return [
+        {"role": "system", "content": instructions},
+        {"role": "user", "content": rest.lstrip("\n")},
+    ]
 
 
 # -- reply schemas (validated by the gateway; a reply that fails them is "malformed") -----------

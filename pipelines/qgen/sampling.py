@@ -29,8 +29,9 @@ def _tie_break(seed: int, context_set_id: str) -> str:
     return hashlib.sha1(f"{seed}:{context_set_id}".encode()).hexdigest()
 
 
-def sample_context_sets(context_sets: Sequence[ContextSet], n: int, film_end: float | None,
-                        seed: int = 0) -> list[ContextSet]:
+def sample_context_sets(
+    context_sets: Sequence[ContextSet], n: int, film_end: float | None, seed: int = 0
+) -> list[ContextSet]:
     """Pick up to `n` kept context-sets, balanced greedily (see module docstring).
 
     Args:
@@ -39,15 +40,21 @@ def sample_context_sets(context_sets: Sequence[ContextSet], n: int, film_end: fl
         film_end: runtime in seconds, for the fifths.
         seed: tie-break seed.
     """
-    pool = sorted((cs for cs in context_sets if cs.kept),
-                  key=lambda cs: _tie_break(seed, cs.context_set_id))
+    pool = sorted(
+        (cs for cs in context_sets if cs.kept), key=lambda cs: _tie_break(seed, cs.context_set_id)
+    )
     counts = {key: Counter() for key in ("type", "fifth", "center", "scene")}
     picked: list[ContextSet] = []
     while pool and len(picked) < n:
+
         def load(cs: ContextSet) -> tuple[int, int, int, int]:
             fifth = runtime_fifth(cs.payload["anchor"].get("time_s"), film_end)
-            return (counts["type"][cs.qtype], counts["fifth"][fifth], counts["center"][cs.center],
-                    counts["scene"][cs.anchor_scene])
+            return (
+                counts["type"][cs.qtype],
+                counts["fifth"][fifth],
+                counts["center"][cs.center],
+                counts["scene"][cs.anchor_scene],
+            )
 
         best = min(pool, key=load)  # min() keeps the first of equals: the seeded order
         pool.remove(best)

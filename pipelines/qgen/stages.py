@@ -16,11 +16,11 @@ Retirement rules, each recorded with its reason:
 
 from __future__ import annotations
 
+from pipelines.qgen.check_run import context_from_payload
 from pipelines.qgen.checks import check_question
 from pipelines.qgen.context_sets import ContextSet
 from pipelines.qgen.drafts import MIN_CORE_CLAIMS, Claim, Draft, StageResult
 from pipelines.qgen.entries import ALL_TYPES
-from pipelines.qgen.check_run import context_from_payload
 
 
 def _failure_text(draft: Draft) -> str:
@@ -55,16 +55,21 @@ def apply_stage2(draft: Draft, result: StageResult) -> None:
         return
     reply = result.parsed
     draft.gold = reply.gold.strip()
-    draft.claims = [Claim(ord=i + 1, text=c.text.strip(), role=c.role, outline_index=c.outline_index)
-                    for i, c in enumerate(reply.claims)]
+    draft.claims = [
+        Claim(ord=i + 1, text=c.text.strip(), role=c.role, outline_index=c.outline_index)
+        for i, c in enumerate(reply.claims)
+    ]
     draft.checks = check_draft(draft, draft.question, draft.gold)  # now with the leak score
     if not draft.checks.passed:
         draft.retire("checks", _failure_text(draft))
     elif len(draft.core_claims()) < MIN_CORE_CLAIMS:
         # Verification can only remove claims, so this question cannot keep enough: retire it
         # now and save the verifier call.
-        draft.retire("too_few_core", f"Stage 2 wrote {len(draft.core_claims())} core claim(s) "
-                     f"(minimum {MIN_CORE_CLAIMS}); dropped: {reply.dropped_why or 'none'}")
+        draft.retire(
+            "too_few_core",
+            f"Stage 2 wrote {len(draft.core_claims())} core claim(s) "
+            f"(minimum {MIN_CORE_CLAIMS}); dropped: {reply.dropped_why or 'none'}",
+        )
 
 
 def apply_stage3(draft: Draft, result: StageResult) -> None:
@@ -82,8 +87,10 @@ def apply_stage3(draft: Draft, result: StageResult) -> None:
             claim.text, draft.revised = verdict.rewrite.strip(), True
     contradicted = [c for c in draft.core_claims() if c.verdict == "contradicted"]
     if contradicted:
-        draft.retire("contradicted_core", f"core claim {contradicted[0].ord} contradicted: "
-                     f"{contradicted[0].text}")
+        draft.retire(
+            "contradicted_core",
+            f"core claim {contradicted[0].ord} contradicted: {contradicted[0].text}",
+        )
         return
     if any(c.verdict != "supported" for c in draft.claims):
         draft.revised = True
@@ -91,8 +98,11 @@ def apply_stage3(draft: Draft, result: StageResult) -> None:
     if reply.revised_gold.strip():
         draft.gold = reply.revised_gold.strip()
     if len(draft.core_claims()) < MIN_CORE_CLAIMS:
-        draft.retire("too_few_core", f"{len(draft.core_claims())} core claim(s) survive "
-                     f"verification (minimum {MIN_CORE_CLAIMS})")
+        draft.retire(
+            "too_few_core",
+            f"{len(draft.core_claims())} core claim(s) survive "
+            f"verification (minimum {MIN_CORE_CLAIMS})",
+        )
         return
     _apply_revision(draft, reply)
 
@@ -102,8 +112,10 @@ def _apply_revision(draft: Draft, reply) -> None:
         draft.revision_note = reply.revision_note or None
         return
     if not reply.revised_question.strip():
-        draft.retire("does_not_answer", "surviving claims no longer answer the question and "
-                     "the verifier gave no rewrite")
+        draft.retire(
+            "does_not_answer",
+            "surviving claims no longer answer the question and the verifier gave no rewrite",
+        )
         return
     draft.question, draft.revised = reply.revised_question.strip(), True
     if reply.revised_type in ALL_TYPES:
@@ -123,13 +135,16 @@ def apply_self_check(draft: Draft, result: StageResult) -> None:
     labels = {v.claim: v.label for v in result.parsed.verdicts}
     missing = [c for c in draft.core_claims() if labels.get(c.ord) != "asserted"]
     if missing:
-        draft.retire("gold_omits_core", f"the gold answer does not assert core claim "
-                     f"{missing[0].ord}: {missing[0].text}")
+        draft.retire(
+            "gold_omits_core",
+            f"the gold answer does not assert core claim {missing[0].ord}: {missing[0].text}",
+        )
         return
     draft.status = "candidate"
 
 
 def new_draft(context_set: ContextSet, run_id: str) -> Draft:
     """A draft for a context-set, with a question id unique to the run."""
-    return Draft(context_set=context_set,
-                 question_id=f"{context_set.context_set_id.split('/')[-1]}@{run_id}")
+    return Draft(
+        context_set=context_set, question_id=f"{context_set.context_set_id.split('/')[-1]}@{run_id}"
+    )

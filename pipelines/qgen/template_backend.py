@@ -16,8 +16,14 @@ import re
 
 from pipelines.qgen.drafts import Draft, StageResult
 from pipelines.qgen.prompts import (
-    ClaimVerdictReply, JudgeVerdict, OutlineClaim, RubricClaimReply, SelfCheckReply, Stage1Reply,
-    Stage2Reply, Stage3Reply,
+    ClaimVerdictReply,
+    JudgeVerdict,
+    OutlineClaim,
+    RubricClaimReply,
+    SelfCheckReply,
+    Stage1Reply,
+    Stage2Reply,
+    Stage3Reply,
 )
 from pipelines.qgen.template_text import anchor_phrase, claims_for, question_for
 from pipelines.qgen.text import content_stems
@@ -40,14 +46,23 @@ class TemplateBackend:
         payload = draft.context_set.payload
         claims = claims_for(payload)
         if len(claims) < 2:
-            reply = Stage1Reply(verdict="thin", thin_reason=(
-                f"the belief entries give {len(claims)} claim(s); the outline needs two"))
+            reply = Stage1Reply(
+                verdict="thin",
+                thin_reason=(
+                    f"the belief entries give {len(claims)} claim(s); the outline needs two"
+                ),
+            )
             return StageResult("thin", reply)
         question = f"{anchor_phrase(payload)}, {question_for(payload)}"
         outline = [OutlineClaim(claim=c.text, entries=c.entries) for c in claims[:4]]
         source_path = sorted({b for e in payload["belief_entries"] for b in e.get("basis") or []})
-        reply = Stage1Reply(verdict="ok", question=question, outline=outline,
-                            source_path=source_path, distractor=claims[0].distractor)
+        reply = Stage1Reply(
+            verdict="ok",
+            question=question,
+            outline=outline,
+            source_path=source_path,
+            distractor=claims[0].distractor,
+        )
         return StageResult("ok", reply)
 
     def stage2(self, drafts: list[Draft]) -> list[StageResult]:
@@ -65,8 +80,10 @@ class TemplateBackend:
         why = f"claims {dropped} exceed {MAX_CLAIM_WORDS} words" if dropped else ""
         # model_construct: a reply with every claim dropped is legitimate here (it retires the
         # question), though an LLM reply without claims fails validation as malformed.
-        return StageResult("ok", Stage2Reply.model_construct(gold=gold, claims=kept,
-                                                             dropped=dropped, dropped_why=why))
+        return StageResult(
+            "ok",
+            Stage2Reply.model_construct(gold=gold, claims=kept, dropped=dropped, dropped_why=why),
+        )
 
     def stage3(self, drafts: list[Draft]) -> list[StageResult]:
         return [self._stage3(d) for d in drafts]
@@ -79,10 +96,18 @@ class TemplateBackend:
         verdicts = []
         for claim in draft.claims:
             source = by_text.get(claim.text)
-            verdict = "supported" if source and source.supported else (
-                "contradicted" if source else "unsupported")
-            verdicts.append(ClaimVerdictReply(claim_id=claim.ord, verdict=verdict,
-                                              why=source.why if source else "not in the record"))
+            verdict = (
+                "supported"
+                if source and source.supported
+                else ("contradicted" if source else "unsupported")
+            )
+            verdicts.append(
+                ClaimVerdictReply(
+                    claim_id=claim.ord,
+                    verdict=verdict,
+                    why=source.why if source else "not in the record",
+                )
+            )
         return StageResult("ok", Stage3Reply(verdicts=verdicts, answers_question="yes"))
 
     def self_check(self, drafts: list[Draft]) -> list[StageResult]:
@@ -95,9 +120,13 @@ class TemplateBackend:
         for claim in draft.claims:
             stems = content_stems(claim.text, exclude_proper_nouns=False)
             share = len(stems & gold) / len(stems) if stems else 1.0
-            verdicts.append(JudgeVerdict(claim=claim.ord, label="asserted" if share >=
-                                         SELF_CHECK_COVERAGE else "omitted",
-                                         rationale=f"{share:.0%} of its content words"))
+            verdicts.append(
+                JudgeVerdict(
+                    claim=claim.ord,
+                    label="asserted" if share >= SELF_CHECK_COVERAGE else "omitted",
+                    rationale=f"{share:.0%} of its content words",
+                )
+            )
         return StageResult("ok", SelfCheckReply(verdicts=verdicts))
 
 

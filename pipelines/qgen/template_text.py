@@ -15,34 +15,52 @@ from dataclasses import dataclass, field
 
 from pipelines.qgen.entries import BELIEF_STATE_TYPES
 
-_INT_EXT = re.compile(r"^\s*(INT\.?\s*/\s*EXT\.?|EXT\.?\s*/\s*INT\.?|I/E\.?|INT\.?|EXT\.?)\s*",
-                      re.IGNORECASE)
+_INT_EXT = re.compile(
+    r"^\s*(INT\.?\s*/\s*EXT\.?|EXT\.?\s*/\s*INT\.?|I/E\.?|INT\.?|EXT\.?)\s*", re.IGNORECASE
+)
 _TIME_SUFFIX = re.compile(r"\s+[-–—]+\s+.*$")
-_INDOOR = re.compile(r"\b(room|office|kitchen|car|house|apartment|bedroom|hall|hallway|corridor|"
-                     r"bathroom|study|cabin|garage|lobby|elevator|cell|basement|attic|bar|"
-                     r"restaurant|shop|store|church|hospital|suite|tent|truck|van)\b", re.I)
+_INDOOR = re.compile(
+    r"\b(room|office|kitchen|car|house|apartment|bedroom|hall|hallway|corridor|"
+    r"bathroom|study|cabin|garage|lobby|elevator|cell|basement|attic|bar|"
+    r"restaurant|shop|store|church|hospital|suite|tent|truck|van)\b",
+    re.I,
+)
 _SOURCE_PHRASES = {
-    "told": "what {about} tells them", "c_told_d": "what they tell {about}",
-    "observed": "what they see {about} do", "behaviour": "how {about} behaves",
-    "d_absence": "{about} being absent when it happened", "shared_witness": "an event they both witness",
+    "told": "what {about} tells them",
+    "c_told_d": "what they tell {about}",
+    "observed": "what they see {about} do",
+    "behaviour": "how {about} behaves",
+    "d_absence": "{about} being absent when it happened",
+    "shared_witness": "an event they both witness",
 }
 
 FRAMES = {
-    "Q1": ["what does each of {members} understand about the situation?",
-           "what do {members} each take to be the case?"],
+    "Q1": [
+        "what does each of {members} understand about the situation?",
+        "what do {members} each take to be the case?",
+    ],
     "Q2": ["when does {h}'s understanding change?", "what shifts in how {h} reads the situation?"],
     "Q3": ["what does {h} take to be happening?", "what does {h} believe is going on?"],
     "Q4": ["how does {h} come to know what {h} knows here?", "how does the news reach {h}?"],
-    "Q5": ["what does {h} understand about {about}'s view?", "what does {h} take {about} to believe?"],
-    "Q6": ["what does {h} take {about} to believe about the others?",
-           "how does {h} read {about}'s view of the others?"],
+    "Q5": [
+        "what does {h} understand about {about}'s view?",
+        "what does {h} take {about} to believe?",
+    ],
+    "Q6": [
+        "what does {h} take {about} to believe about the others?",
+        "how does {h} read {about}'s view of the others?",
+    ],
     "Q7": ["what does {h} make of {about}'s account?", "how does {h} take what {about} says?"],
-    "Q8": ["what discoveries had shaped {h}'s understanding, in order?",
-           "which things had {h} learned, in order?"],
+    "Q8": [
+        "what discoveries had shaped {h}'s understanding, in order?",
+        "which things had {h} learned, in order?",
+    ],
     "N1": ["how has {h}'s knowledge developed?", "how has what {h} knows grown over the film?"],
     "N2": ["how has {h}'s view of {about} changed?", "how has {h}'s reading of {about} shifted?"],
-    "N3": ["what sequence leads {h} to their present reading of events?",
-           "which steps bring {h} to the view {h} now holds?"],
+    "N3": [
+        "what sequence leads {h} to their present reading of events?",
+        "which steps bring {h} to the view {h} now holds?",
+    ],
 }
 
 
@@ -86,8 +104,13 @@ def anchor_phrase(payload: dict) -> str:
     time_s = (payload.get("anchor") or {}).get("time_s")
     if payload.get("anchor_location_rivals", 0) >= 1 and time_s is not None:
         minutes = int(time_s // 60)
-        phrase += (", in the opening minute" if minutes == 0 else
-                   ", a minute in" if minutes == 1 else f", {minutes} minutes in")
+        phrase += (
+            ", in the opening minute"
+            if minutes == 0
+            else ", a minute in"
+            if minutes == 1
+            else f", {minutes} minutes in"
+        )
     return phrase
 
 
@@ -120,9 +143,8 @@ def _prop(text: str) -> str:
 
 
 _LOWER_OPENERS = frozenset(
-    "a an the this that these those it its there here he she they we you his her their our my "
-    "your some every no nobody someone everyone nothing something all in on at by for with if "
-    "when after before".split())
+    ["a", "an", "the", "this", "that", "these", "those", "it", "its", "there", "here", "he", "she", "they", "we", "you", "his", "her", "their", "our", "my", "your", "some", "every", "no", "nobody", "someone", "everyone", "nothing", "something", "all", "in", "on", "at", "by", "for", "with", "if", "when", "after", "before"]
+)
 
 
 def _holds_at_anchor(entry: dict, payload: dict) -> bool:
@@ -133,44 +155,65 @@ def _holds_at_anchor(entry: dict, payload: dict) -> bool:
 
 def _belief_claim(entry: dict, payload: dict, role: str = "core") -> TemplateClaim:
     holder = display_name(entry["holder"])
-    verb = {"witnessed": "sees that", "told": "is told that", "inferred": "infers that",
-            "revised": "comes to believe that", "false": "believes that"}.get(entry["kind"],
-                                                                             "believes that")
+    verb = {
+        "witnessed": "sees that",
+        "told": "is told that",
+        "inferred": "infers that",
+        "revised": "comes to believe that",
+        "false": "believes that",
+    }.get(entry["kind"], "believes that")
     if payload["question_type"] not in BELIEF_STATE_TYPES or payload["question_type"] == "Q8":
-        verb = {"witnessed": "learns by seeing that", "told": "is told that",
-                "inferred": "works out that"}.get(entry["kind"], "comes to believe that")
+        verb = {
+            "witnessed": "learns by seeing that",
+            "told": "is told that",
+            "inferred": "works out that",
+        }.get(entry["kind"], "comes to believe that")
     text = f"{holder} {verb} {_prop(entry['content'])}"
-    supported = payload["question_type"] not in BELIEF_STATE_TYPES or _holds_at_anchor(entry, payload)
-    return TemplateClaim(text, role, [entry["entry"]],
-                         distractor=f"{holder} does not believe that {_prop(entry['content'])}.",
-                         supported=supported,
-                         why="restates a stored belief entry" if supported else
-                         f"revised at scene {entry.get('revised_at_scene')}, before the anchor")
+    supported = payload["question_type"] not in BELIEF_STATE_TYPES or _holds_at_anchor(
+        entry, payload
+    )
+    return TemplateClaim(
+        text,
+        role,
+        [entry["entry"]],
+        distractor=f"{holder} does not believe that {_prop(entry['content'])}.",
+        supported=supported,
+        why="restates a stored belief entry"
+        if supported
+        else f"revised at scene {entry.get('revised_at_scene')}, before the anchor",
+    )
 
 
 def _meta_claim(entry: dict, payload: dict) -> TemplateClaim:
     holder, about = display_name(entry["holder"]), display_name(entry["about"])
-    return TemplateClaim(f"{holder} takes {about} to believe that {_prop(entry['claim'])}", "core",
-                         [entry["entry"]],
-                         distractor=f"{holder} thinks {about} does not know it.")
+    return TemplateClaim(
+        f"{holder} takes {about} to believe that {_prop(entry['claim'])}",
+        "core",
+        [entry["entry"]],
+        distractor=f"{holder} thinks {about} does not know it.",
+    )
 
 
 def _source_claim(entry: dict, payload: dict) -> TemplateClaim | None:
     holder = display_name(entry["holder"])
     if entry.get("kind") == "told" and entry.get("teller"):
         teller = display_name(entry["teller"])
-        return TemplateClaim(f"{teller} tells {holder} that {_prop(entry['content'])}", "core",
-                             [entry["entry"]])
+        return TemplateClaim(
+            f"{teller} tells {holder} that {_prop(entry['content'])}", "core", [entry["entry"]]
+        )
     source = _SOURCE_PHRASES.get(entry.get("source") or "")
     if source and entry.get("about"):
-        return TemplateClaim(f"{holder}'s view rests on " +
-                             source.format(about=display_name(entry["about"])), "core",
-                             [entry["entry"]])
+        return TemplateClaim(
+            f"{holder}'s view rests on " + source.format(about=display_name(entry["about"])),
+            "core",
+            [entry["entry"]],
+        )
     events = [e for e in payload.get("events", []) if e["event_id"] in (entry.get("basis") or [])]
     if events:
         how = "infers it from" if entry.get("kind") == "inferred" else "witnesses"
-        return TemplateClaim(f"{holder} {how} this: {_prop(events[0]['description'])}", "core",
-                             [entry["entry"]])
+        return TemplateClaim(
+            f"{holder} {how} this: {_prop(events[0]['description'])}", "core", [entry["entry"]]
+        )
     return None
 
 
@@ -185,11 +228,17 @@ def claims_for(payload: dict) -> list[TemplateClaim]:
     if qtype in ("Q4", "Q7", "Q3"):
         claims = [_belief_claim(entries[0], payload)]
         if qtype == "Q7" and entries[0].get("believed_by_c") is not None:
-            holder, teller = display_name(entries[0]["holder"]), display_name(entries[0].get("teller"))
+            holder, teller = (
+                display_name(entries[0]["holder"]),
+                display_name(entries[0].get("teller")),
+            )
             word = "accepts" if entries[0]["believed_by_c"] else "rejects"
-            claims[0] = TemplateClaim(f"{holder} {word} {teller}'s claim that "
-                                      f"{_prop(entries[0]['content'])}", "core", [entries[0]["entry"]],
-                                      distractor=f"{holder} {'rejects' if word == 'accepts' else 'accepts'} it.")
+            claims[0] = TemplateClaim(
+                f"{holder} {word} {teller}'s claim that {_prop(entries[0]['content'])}",
+                "core",
+                [entries[0]["entry"]],
+                distractor=f"{holder} {'rejects' if word == 'accepts' else 'accepts'} it.",
+            )
         source = _source_claim(entries[0], payload)
         claims += [source] if source else []
         claims += [_belief_claim(e, payload, "context") for e in entries[1:2]]

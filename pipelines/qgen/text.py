@@ -58,8 +58,9 @@ def _sentences(text: str) -> list[str]:
     return re.split(r"(?<=[.!?;:])\s+", text or "")
 
 
-def content_stems(text: str, exclude_proper_nouns: bool = True,
-                  extra_stop: frozenset[str] = frozenset()) -> set[str]:
+def content_stems(
+    text: str, exclude_proper_nouns: bool = True, extra_stop: frozenset[str] = frozenset()
+) -> set[str]:
     """Distinct stems of the content words of `text`.
 
     Args:

@@ -48,36 +48,87 @@ BELIEFS = [
     ("B1", "Ben", 1, "witnessed", "The supply boat was cancelled.", None, None, False, None, None),
     ("F2", "Ben", 2, "false", "Ann fixed the lamp.", None, None, True, None, 5),
     ("B3", "Ben", 5, "revised", "Cara fixed the lamp.", None, None, False, "F2", None),
-    ("B1", "Cara", 2, "witnessed", "Ann is looking for the spare key.", None, None, False, None, None),
+    (
+        "B1",
+        "Cara",
+        2,
+        "witnessed",
+        "Ann is looking for the spare key.",
+        None,
+        None,
+        False,
+        None,
+        None,
+    ),
 ]
 
 # meta_id, holder, about, scene, claim, type, change, source
 META_BELIEFS = [
-    ("M1", "Ann", "Ben", 1, "Ben believes Ann trusts the boat schedule.", "first_order_about_d",
-     "new", "told"),
-    ("M2", "Ann", "Ben", 4, "Ben knows Ann found out about the cancelled boat.",
-     "first_order_about_d", "changed", "witnessed"),
+    (
+        "M1",
+        "Ann",
+        "Ben",
+        1,
+        "Ben believes Ann trusts the boat schedule.",
+        "first_order_about_d",
+        "new",
+        "told",
+    ),
+    (
+        "M2",
+        "Ann",
+        "Ben",
+        4,
+        "Ben knows Ann found out about the cancelled boat.",
+        "first_order_about_d",
+        "changed",
+        "witnessed",
+    ),
     ("M3", "Cara", "Ann", 3, "Ann believes Cara has the key.", "about_self", "new", "inferred"),
 ]
 
 # question_id, qtype, center, anchor scene, status, text, gold, claims [(role, text, scenes)]
 QUESTIONS = [
-    ("q1", "Q3", "Ann", 4, "released",
-     "On the jetty, what does Ann believe about the supply boat?",
-     "Ann believes the boat comes on Friday because Ben told her; it was cancelled.",
-     [("core", "Ann believes the supply boat comes on Friday.", [1]),
-      ("core", "Ben told Ann about the supply boat.", [1]),
-      ("context", "The supply boat was cancelled.", [4])]),
-    ("q2", "N2", "Ben", 5, "candidate",
-     "In the kitchen, how has Ben's view of Cara changed since the harbour?",
-     "Ben first credits Ann with the repair, then learns Cara fixed the lamp.",
-     [("core", "Ben believes Ann fixed the lamp.", [2]),
-      ("context", "Ben learns Cara fixed the lamp.", [5])]),
-    ("q3", "Q1", "Cara", 3, "retired",
-     "In the lamp room, what do Ann and Cara each know about the key?",
-     "Cara knows Ann is looking for the key; Ann thinks Cara has it.",
-     [("core", "Cara knows Ann is looking for the spare key.", [2]),
-      ("core", "Ann thinks Cara took the key.", [2, 3])]),
+    (
+        "q1",
+        "Q3",
+        "Ann",
+        4,
+        "released",
+        "On the jetty, what does Ann believe about the supply boat?",
+        "Ann believes the boat comes on Friday because Ben told her; it was cancelled.",
+        [
+            ("core", "Ann believes the supply boat comes on Friday.", [1]),
+            ("core", "Ben told Ann about the supply boat.", [1]),
+            ("context", "The supply boat was cancelled.", [4]),
+        ],
+    ),
+    (
+        "q2",
+        "N2",
+        "Ben",
+        5,
+        "candidate",
+        "In the kitchen, how has Ben's view of Cara changed since the harbour?",
+        "Ben first credits Ann with the repair, then learns Cara fixed the lamp.",
+        [
+            ("core", "Ben believes Ann fixed the lamp.", [2]),
+            ("context", "Ben learns Cara fixed the lamp.", [5]),
+        ],
+    ),
+    (
+        "q3",
+        "Q1",
+        "Cara",
+        3,
+        "retired",
+        "In the lamp room, what do Ann and Cara each know about the key?",
+        "Cara knows Ann is looking for the key; Ann thinks Cara has it.",
+        [
+            ("core", "Cara knows Ann is looking for the spare key.", [2]),
+            ("core", "Ann thinks Cara took the key.", [2, 3]),
+        ],
+    ),
 ]
 
 SETTINGS = [
@@ -101,72 +152,196 @@ LLM_FLIPS = {("q1", "subs-qwen", 2): "asserted", ("q2", "subs-qwen", 1): "assert
 
 # MCQ (StoryVideoQA): (qid, type, element, option, difficulty d)
 MCQS = [
-    (1, "P", "C", "A", 0.10), (2, "P", "A", "B", 0.20), (3, "P", "L", "C", 0.30),
-    (4, "I", "CA", "D", 0.45), (5, "I", "CL", "A", 0.55), (6, "I", "AL", "B", 0.70),
-    (7, "I", "CAL", "C", 0.85), (8, "P", "CAL", "D", 0.95),
+    (1, "P", "C", "A", 0.10),
+    (2, "P", "A", "B", 0.20),
+    (3, "P", "L", "C", 0.30),
+    (4, "I", "CA", "D", 0.45),
+    (5, "I", "CL", "A", 0.55),
+    (6, "I", "AL", "B", 0.70),
+    (7, "I", "CAL", "C", 0.85),
+    (8, "P", "CAL", "D", 0.95),
 ]
 # method -> set of qids answered correctly
 MCQ_CORRECT = {"plottree": {1, 2, 3, 4, 6}, "random": {2, 7}}
 
 # PlotTree: node_id, parent, level, start, end, leaves, summary, characters
 PLOTTREE = [
-    ("root", None, 2, 0.0, 3600.0, [0, 1, 2, 3], "A keeper waits for a boat that never comes.",
-     ["Ann", "Ben", "Cara"]),
-    ("n1_0", "root", 1, 0.0, 1500.0, [0, 1], "The lamp breaks and the boat is promised.",
-     ["Ann", "Ben"]),
-    ("n1_1", "root", 1, 1500.0, 3600.0, [2, 3], "The key, the storm and the cancelled boat.",
-     ["Ann", "Ben", "Cara"]),
+    (
+        "root",
+        None,
+        2,
+        0.0,
+        3600.0,
+        [0, 1, 2, 3],
+        "A keeper waits for a boat that never comes.",
+        ["Ann", "Ben", "Cara"],
+    ),
+    (
+        "n1_0",
+        "root",
+        1,
+        0.0,
+        1500.0,
+        [0, 1],
+        "The lamp breaks and the boat is promised.",
+        ["Ann", "Ben"],
+    ),
+    (
+        "n1_1",
+        "root",
+        1,
+        1500.0,
+        3600.0,
+        [2, 3],
+        "The key, the storm and the cancelled boat.",
+        ["Ann", "Ben", "Cara"],
+    ),
     ("n0_0", "n1_0", 0, 0.0, 300.0, [0], "Ann finds the lamp broken.", ["Ann", "Ben"]),
-    ("n0_1", "n1_0", 0, 300.0, 1500.0, [1], "Ben says the supply boat comes Friday.",
-     ["Ann", "Ben"]),
-    ("n0_2", "n1_1", 0, 1500.0, 2400.0, [2], "Cara warns of a storm; Ann doubts her.",
-     ["Ann", "Cara"]),
-    ("n0_3", "n1_1", 0, 2400.0, 3600.0, [3], "At the jetty Ann learns the boat was cancelled.",
-     ["Ann", "Ben"]),
+    (
+        "n0_1",
+        "n1_0",
+        0,
+        300.0,
+        1500.0,
+        [1],
+        "Ben says the supply boat comes Friday.",
+        ["Ann", "Ben"],
+    ),
+    (
+        "n0_2",
+        "n1_1",
+        0,
+        1500.0,
+        2400.0,
+        [2],
+        "Cara warns of a storm; Ann doubts her.",
+        ["Ann", "Cara"],
+    ),
+    (
+        "n0_3",
+        "n1_1",
+        0,
+        2400.0,
+        3600.0,
+        [3],
+        "At the jetty Ann learns the boat was cancelled.",
+        ["Ann", "Ben"],
+    ),
 ]
 
 # reported figures (transcribed, like the paper's Table 3) for the screenplay setting
-REPORTED = [("screenplay-qwen", None, "f1", 0.61, 0.02), ("screenplay-qwen", None, "recall", 0.58, None)]
+REPORTED = [
+    ("screenplay-qwen", None, "f1", 0.61, 0.02),
+    ("screenplay-qwen", None, "recall", 0.58, None),
+]
 
 
-def _run(cursor, step: str, backend: str, model: str | None = None, status: str = "finished",
-         n_items: int | None = None, n_failed: int | None = None, params: dict | None = None) -> str:
-    run_id = insert_run(cursor, RunSpec(step=step, backend=backend, model=model, params=params or {},
-                                        source="tests/support/app_fixtures.py"))
+def _run(
+    cursor,
+    step: str,
+    backend: str,
+    model: str | None = None,
+    status: str = "finished",
+    n_items: int | None = None,
+    n_failed: int | None = None,
+    params: dict | None = None,
+) -> str:
+    run_id = insert_run(
+        cursor,
+        RunSpec(
+            step=step,
+            backend=backend,
+            model=model,
+            params=params or {},
+            source="tests/support/app_fixtures.py",
+        ),
+    )
     # started_at must strictly increase so "latest run" views are deterministic
-    cursor.execute("UPDATE runs SET started_at = started_at + (SELECT count(*) FROM runs) * INTERVAL 1 SECOND"
-                   " WHERE run_id = ?", [run_id])
+    cursor.execute(
+        "UPDATE runs SET started_at = started_at + (SELECT count(*) FROM runs) * INTERVAL 1 SECOND"
+        " WHERE run_id = ?",
+        [run_id],
+    )
     if status != "running":
         finish_run(cursor, run_id, status, n_items, n_failed)
-        cursor.execute("UPDATE runs SET finished_at = started_at + INTERVAL 1 SECOND WHERE run_id = ?", [run_id])
+        cursor.execute(
+            "UPDATE runs SET finished_at = started_at + INTERVAL 1 SECOND WHERE run_id = ?",
+            [run_id],
+        )
     return run_id
 
 
 def _film(cursor, run_id: str) -> None:
-    cursor.execute("INSERT INTO films (film_id, dataset_id, title, year, kind, runtime_s, source, run_id)"
-                   " VALUES (?, ?, 'The Lighthouse Keeper', 2025, 'film', ?, 'fixture', ?)",
-                   [FILM, DATASET, RUNTIME_S, run_id])
+    cursor.execute(
+        "INSERT INTO films (film_id, dataset_id, title, year, kind, runtime_s, source, run_id)"
+        " VALUES (?, ?, 'The Lighthouse Keeper', 2025, 'film', ?, 'fixture', ?)",
+        [FILM, DATASET, RUNTIME_S, run_id],
+    )
     for index, heading, location, start, end, source in SCENES:
-        cursor.execute("INSERT INTO scenes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'extractive', ?)",
-                       [FILM, index, heading, location, heading.split(" - ")[-1], start, end, source,
-                        f"Scene {index} at the {location.lower()}.", run_id])
+        cursor.execute(
+            "INSERT INTO scenes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'extractive', ?)",
+            [
+                FILM,
+                index,
+                heading,
+                location,
+                heading.split(" - ")[-1],
+                start,
+                end,
+                source,
+                f"Scene {index} at the {location.lower()}.",
+                run_id,
+            ],
+        )
     for n, name in enumerate(CHARACTERS):
-        cursor.execute("INSERT INTO characters VALUES (?, ?, ?, ?, ?, NULL, ?)",
-                       [FILM, name.lower(), name, [name.upper()], 60.0 * (n + 1), run_id])
+        cursor.execute(
+            "INSERT INTO characters VALUES (?, ?, ?, ?, ?, NULL, ?)",
+            [FILM, name.lower(), name, [name.upper()], 60.0 * (n + 1), run_id],
+        )
     line = 0
     for index, _, location, start, _, _ in SCENES:
-        cursor.execute("INSERT INTO script_lines VALUES (?, ?, ?, 'direction', NULL, NULL, ?, ?, ?, ?)",
-                       [FILM, line, index, f"Wind batters the {location.lower()}.", start, start + 5, run_id])
+        cursor.execute(
+            "INSERT INTO script_lines VALUES (?, ?, ?, 'direction', NULL, NULL, ?, ?, ?, ?)",
+            [FILM, line, index, f"Wind batters the {location.lower()}.", start, start + 5, run_id],
+        )
         speaker = CHARACTERS[index % 3]
-        cursor.execute("INSERT INTO script_lines VALUES (?, ?, ?, 'dialogue', ?, NULL, ?, ?, ?, ?)",
-                       [FILM, line + 1, index, speaker, f"{speaker} speaks in scene {index}.",
-                        start + 10, start + 14, run_id])
-        cursor.execute("INSERT INTO subtitles VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       [FILM, index, start + 10, start + 14, f"{speaker} speaks in scene {index}.",
-                        line + 1, run_id])
-        cursor.execute("INSERT INTO scene_events VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
-                       [FILM, f"e_{index:03d}_1", index, f"Event one of scene {index}.",
-                        [speaker], [c for c, s in PRESENCE[index].items() if s == "on_screen"], run_id])
+        cursor.execute(
+            "INSERT INTO script_lines VALUES (?, ?, ?, 'dialogue', ?, NULL, ?, ?, ?, ?)",
+            [
+                FILM,
+                line + 1,
+                index,
+                speaker,
+                f"{speaker} speaks in scene {index}.",
+                start + 10,
+                start + 14,
+                run_id,
+            ],
+        )
+        cursor.execute(
+            "INSERT INTO subtitles VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                FILM,
+                index,
+                start + 10,
+                start + 14,
+                f"{speaker} speaks in scene {index}.",
+                line + 1,
+                run_id,
+            ],
+        )
+        cursor.execute(
+            "INSERT INTO scene_events VALUES (?, ?, ?, 1, ?, ?, ?, ?)",
+            [
+                FILM,
+                f"e_{index:03d}_1",
+                index,
+                f"Event one of scene {index}.",
+                [speaker],
+                [c for c, s in PRESENCE[index].items() if s == "on_screen"],
+                run_id,
+            ],
+        )
         line += 2
 
 
@@ -174,79 +349,170 @@ def _beliefs(cursor, run_id: str) -> None:
     for scene, statuses in PRESENCE.items():
         for character, status in statuses.items():
             witnessed = [f"e_{scene:03d}_1"] if status == "on_screen" else []
-            cursor.execute("INSERT INTO presence VALUES (?, ?, ?, ?, ?, ?)",
-                           [FILM, scene, character, status, witnessed, run_id])
-    for bid, holder, scene, kind, content, source, believed, is_false, revises, revised_at in BELIEFS:
+            cursor.execute(
+                "INSERT INTO presence VALUES (?, ?, ?, ?, ?, ?)",
+                [FILM, scene, character, status, witnessed, run_id],
+            )
+    for (
+        bid,
+        holder,
+        scene,
+        kind,
+        content,
+        source,
+        believed,
+        is_false,
+        revises,
+        revised_at,
+    ) in BELIEFS:
         cursor.execute(
             "INSERT INTO beliefs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'high', ?, ?, ?, NULL, ?)",
-            [FILM, bid, holder, scene, kind, content, source, believed, [f"e_{scene:03d}_1"],
-             is_false, revises, revised_at, run_id])
+            [
+                FILM,
+                bid,
+                holder,
+                scene,
+                kind,
+                content,
+                source,
+                believed,
+                [f"e_{scene:03d}_1"],
+                is_false,
+                revises,
+                revised_at,
+                run_id,
+            ],
+        )
     for mid, holder, about, scene, claim, mtype, change, source in META_BELIEFS:
-        cursor.execute("INSERT INTO meta_beliefs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'high', 2, ?)",
-                       [FILM, mid, holder, about, scene, claim, mtype, change, source,
-                        [f"e_{scene:03d}_1"], run_id])
+        cursor.execute(
+            "INSERT INTO meta_beliefs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'high', 2, ?)",
+            [
+                FILM,
+                mid,
+                holder,
+                about,
+                scene,
+                claim,
+                mtype,
+                change,
+                source,
+                [f"e_{scene:03d}_1"],
+                run_id,
+            ],
+        )
 
 
 def _story(cursor, run_id: str, belief_run: str) -> None:
     """A three-sentence ToM story (Sally-Anne style, written here) with a second-order belief."""
-    cursor.execute("INSERT INTO films (film_id, dataset_id, title, kind, run_id)"
-                   " VALUES (?, 'fixture-tom', 'Marble story', 'story', ?)", [STORY, run_id])
-    sentences = ["Sally puts the marble in the basket.", "Sally leaves the room.",
-                 "Anne moves the marble to the box."]
+    cursor.execute(
+        "INSERT INTO films (film_id, dataset_id, title, kind, run_id)"
+        " VALUES (?, 'fixture-tom', 'Marble story', 'story', ?)",
+        [STORY, run_id],
+    )
+    sentences = [
+        "Sally puts the marble in the basket.",
+        "Sally leaves the room.",
+        "Anne moves the marble to the box.",
+    ]
     for index, text in enumerate(sentences):
-        cursor.execute("INSERT INTO scenes (film_id, scene_index, heading, summary, time_source, run_id)"
-                       " VALUES (?, ?, ?, ?, 'none', ?)", [STORY, index, f"Sentence {index + 1}", text, run_id])
-    cursor.execute("INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content,"
-                   " is_false, run_id) VALUES (?, 'F1', 'Sally', 2, 'false',"
-                   " 'The marble is in the basket.', true, ?)", [STORY, belief_run])
-    cursor.execute("INSERT INTO meta_beliefs (film_id, meta_id, holder, about, scene_index, claim, type,"
-                   " order_depth, run_id) VALUES (?, 'M1', 'Anne', 'Sally', 2,"
-                   " 'Sally thinks the marble is in the basket.', 'first_order_about_d', 2, ?)",
-                   [STORY, belief_run])
+        cursor.execute(
+            "INSERT INTO scenes (film_id, scene_index, heading, summary, time_source, run_id)"
+            " VALUES (?, ?, ?, ?, 'none', ?)",
+            [STORY, index, f"Sentence {index + 1}", text, run_id],
+        )
+    cursor.execute(
+        "INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content,"
+        " is_false, run_id) VALUES (?, 'F1', 'Sally', 2, 'false',"
+        " 'The marble is in the basket.', true, ?)",
+        [STORY, belief_run],
+    )
+    cursor.execute(
+        "INSERT INTO meta_beliefs (film_id, meta_id, holder, about, scene_index, claim, type,"
+        " order_depth, run_id) VALUES (?, 'M1', 'Anne', 'Sally', 2,"
+        " 'Sally thinks the marble is in the basket.', 'first_order_about_d', 2, ?)",
+        [STORY, belief_run],
+    )
 
 
 def _questions(cursor, run_id: str) -> None:
     times = {index: start for index, _, _, start, _, _ in SCENES}
     locations = {index: location for index, _, location, _, _, _ in SCENES}
     for qid, qtype, center, anchor, status, text, gold, claims in QUESTIONS:
-        cursor.execute("INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'synthetic', NULL, ?)",
-                       [qid, FILM, qtype, center, anchor, times[anchor], locations[anchor], status,
-                        text, gold, run_id])
+        cursor.execute(
+            "INSERT INTO questions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'synthetic', NULL, ?)",
+            [
+                qid,
+                FILM,
+                qtype,
+                center,
+                anchor,
+                times[anchor],
+                locations[anchor],
+                status,
+                text,
+                gold,
+                run_id,
+            ],
+        )
         by_scene: dict[int, list[int]] = {}
         for ord_, (role, claim, scenes) in enumerate(claims, start=1):
-            cursor.execute("INSERT INTO rubric_claims VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           [f"{qid}.c{ord_}", qid, ord_, role, claim, scenes, run_id])
+            cursor.execute(
+                "INSERT INTO rubric_claims VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [f"{qid}.c{ord_}", qid, ord_, role, claim, scenes, run_id],
+            )
             for scene in scenes:
                 by_scene.setdefault(scene, []).append(ord_)
         by_scene.setdefault(anchor, [])
         for ord_, scene in enumerate(sorted(by_scene), start=1):
-            cursor.execute("INSERT INTO question_evidence VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           [qid, ord_, times[scene], locations[scene], scene, by_scene[scene],
-                            scene == anchor, run_id])
+            cursor.execute(
+                "INSERT INTO question_evidence VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    qid,
+                    ord_,
+                    times[scene],
+                    locations[scene],
+                    scene,
+                    by_scene[scene],
+                    scene == anchor,
+                    run_id,
+                ],
+            )
 
 
 def _answers_and_verdicts(cursor, answers_run: str, lexical_run: str, llm_run: str) -> None:
     for setting in SETTINGS:
         cursor.execute("INSERT INTO settings VALUES (?, ?, ?, ?, ?, ?, ?)", [*setting, answers_run])
-    cursor.execute("INSERT INTO judges VALUES (?, 'lexical', 'lexical', NULL, 'v1', ?)",
-                   [JUDGE_LEXICAL, lexical_run])
-    cursor.execute("INSERT INTO judges VALUES (?, 'llm', 'openai', 'gpt-test', 'judge-v1', ?)",
-                   [JUDGE_LLM, llm_run])
+    cursor.execute(
+        "INSERT INTO judges VALUES (?, 'lexical', 'lexical', NULL, 'v1', ?)",
+        [JUDGE_LEXICAL, lexical_run],
+    )
+    cursor.execute(
+        "INSERT INTO judges VALUES (?, 'llm', 'openai', 'gpt-test', 'judge-v1', ?)",
+        [JUDGE_LLM, llm_run],
+    )
     for (qid, setting), verdicts in LEXICAL_VERDICTS.items():
         answer_id = f"{qid}:{setting}"
-        cursor.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
-                       [answer_id, qid, setting, f"Answer of {setting} to {qid}.", answers_run])
+        cursor.execute(
+            "INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
+            [answer_id, qid, setting, f"Answer of {setting} to {qid}.", answers_run],
+        )
         for ord_, verdict in enumerate(verdicts, start=1):
             claim_id = f"{qid}.c{ord_}"
-            cursor.execute("INSERT INTO claim_verdicts VALUES (?, ?, ?, ?, ?, ?)",
-                           [lexical_run, JUDGE_LEXICAL, answer_id, claim_id, verdict, "overlap"])
+            cursor.execute(
+                "INSERT INTO claim_verdicts VALUES (?, ?, ?, ?, ?, ?)",
+                [lexical_run, JUDGE_LEXICAL, answer_id, claim_id, verdict, "overlap"],
+            )
             flipped = LLM_FLIPS.get((qid, setting, ord_), verdict)
-            cursor.execute("INSERT INTO claim_verdicts VALUES (?, ?, ?, ?, ?, ?)",
-                           [llm_run, JUDGE_LLM, answer_id, claim_id, flipped, "judged"])
+            cursor.execute(
+                "INSERT INTO claim_verdicts VALUES (?, ?, ?, ?, ?, ?)",
+                [llm_run, JUDGE_LLM, answer_id, claim_id, flipped, "judged"],
+            )
     for setting_id, qtype, metric, value, ci in REPORTED:
-        cursor.execute("INSERT INTO reported_results VALUES (?, 'LF-VideoQA Table 3', ?, ?, ?, ?, ?, ?,"
-                       " 'fixture figure', ?)", [DATASET, "Screenplay / Qwen3.6", setting_id, qtype,
-                                                  metric, value, ci, answers_run])
+        cursor.execute(
+            "INSERT INTO reported_results VALUES (?, 'LF-VideoQA Table 3', ?, ?, ?, ?, ?, ?,"
+            " 'fixture figure', ?)",
+            [DATASET, "Screenplay / Qwen3.6", setting_id, qtype, metric, value, ci, answers_run],
+        )
 
 
 def _checks(qid: int, gt: str) -> list[str]:
@@ -270,15 +536,33 @@ def _mcq(cursor, run_id: str, difficulty_run: str, prediction_run: str) -> None:
             " gt, option, question_type, story_element, characters, times, evidence_seconds,"
             " gemini_check, claude_check, gpt_check, run_id)"
             " VALUES (?, 'fixture-mcq', 'golden', 'Movie', 'lighthouse', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [mcq_id, qid, f"MCQ {qid} about the lighthouse?", choices, f"choice {option}", option,
-             qtype, element, ["Ann"], ["00:05:00-00:06:00"], 60.0, *_checks(qid, f"choice {option}"), run_id])
-        cursor.execute("INSERT INTO mcq_difficulty VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       [mcq_id, d / 2, d, d * 0.8, d, min(int(d * 5), 4), difficulty_run])
+            [
+                mcq_id,
+                qid,
+                f"MCQ {qid} about the lighthouse?",
+                choices,
+                f"choice {option}",
+                option,
+                qtype,
+                element,
+                ["Ann"],
+                ["00:05:00-00:06:00"],
+                60.0,
+                *_checks(qid, f"choice {option}"),
+                run_id,
+            ],
+        )
+        cursor.execute(
+            "INSERT INTO mcq_difficulty VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [mcq_id, d / 2, d, d * 0.8, d, min(int(d * 5), 4), difficulty_run],
+        )
         for method, correct in MCQ_CORRECT.items():
             right = qid in correct
             predicted = option if right else letters[(letters.index(option) + 1) % 5]
-            cursor.execute("INSERT INTO mcq_predictions VALUES (?, ?, ?, ?, ?)",
-                           [mcq_id, method, predicted, right, prediction_run])
+            cursor.execute(
+                "INSERT INTO mcq_predictions VALUES (?, ?, ?, ?, ?)",
+                [mcq_id, method, predicted, right, prediction_run],
+            )
 
 
 def _plottree(cursor, tree_run: str) -> None:
@@ -287,53 +571,97 @@ def _plottree(cursor, tree_run: str) -> None:
         if parent:
             children.setdefault(parent, []).append(node_id)
     for node_id, parent, level, start, end, leaves, summary, characters in PLOTTREE:
-        cursor.execute("INSERT INTO plottree_nodes VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'extractive', ?, ?, ?)",
-                       [FILM, node_id, parent, level, start, end, leaves, summary,
-                        children.get(node_id, []), characters, tree_run])
+        cursor.execute(
+            "INSERT INTO plottree_nodes VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'extractive', ?, ?, ?)",
+            [
+                FILM,
+                node_id,
+                parent,
+                level,
+                start,
+                end,
+                leaves,
+                summary,
+                children.get(node_id, []),
+                characters,
+                tree_run,
+            ],
+        )
 
 
 # Question Lab (G's m0400 tables): q1 passes; q2 reveals how the center learned; q3 leaks the
 # gold and names a character not yet named on screen. q1 and q3 are near-duplicates.
-CHECK_FAILURES = [("q2", "no_reveal", "reveals how the center character learned it"),
-                  ("q3", "leak", "leak score 0.62 ≥ 0.5"),
-                  ("q3", "forbidden_names", "names Cara before the film names her")]
+CHECK_FAILURES = [
+    ("q2", "no_reveal", "reveals how the center character learned it"),
+    ("q3", "leak", "leak score 0.62 ≥ 0.5"),
+    ("q3", "forbidden_names", "names Cara before the film names her"),
+]
 
 
 def _question_lab(cursor, run_id: str) -> None:
     leaks = {"q1": 0.12, "q2": 0.31, "q3": 0.62}
     for n, (qid, qtype, *_rest) in enumerate(QUESTIONS):
-        cursor.execute("INSERT INTO question_check_results VALUES (?, ?, 'synthetic', ?, ?, ?, ?, 9, 0, ?, 'checks-v1')",
-                       [run_id, qid, FILM, qtype, qid == "q1", leaks[qid], ["Cara"] if qid == "q3" else []])
-        cursor.execute("INSERT INTO embeddings VALUES (?, 'question', ?, 'all-MiniLM-L6-v2+umap', ?, ?, ?)",
-                       [run_id, qid, [0.1 * n, 0.2, 0.3], float(n), float(n * n)])
+        cursor.execute(
+            "INSERT INTO question_check_results VALUES (?, ?, 'synthetic', ?, ?, ?, ?, 9, 0, ?, 'checks-v1')",
+            [run_id, qid, FILM, qtype, qid == "q1", leaks[qid], ["Cara"] if qid == "q3" else []],
+        )
+        cursor.execute(
+            "INSERT INTO embeddings VALUES (?, 'question', ?, 'all-MiniLM-L6-v2+umap', ?, ?, ?)",
+            [run_id, qid, [0.1 * n, 0.2, 0.3], float(n), float(n * n)],
+        )
     for qid, check, reason in CHECK_FAILURES:
-        cursor.execute("INSERT INTO question_check_failures VALUES (?, ?, ?, ?)", [run_id, qid, check, reason])
+        cursor.execute(
+            "INSERT INTO question_check_failures VALUES (?, ?, ?, ?)", [run_id, qid, check, reason]
+        )
     cursor.execute("INSERT INTO question_near_duplicates VALUES (?, 'q1', 'q3', 0.91)", [run_id])
     for qid in ("q1", "q3"):
         cursor.execute("INSERT INTO question_clusters VALUES (?, ?, 1, 2)", [run_id, qid])
-    for qtype, n, b2, b4 in [("*", 3, 41.5, 12.25), ("Q1", 1, None, None), ("Q3", 1, None, None),
-                             ("N2", 1, None, None)]:
-        cursor.execute("INSERT INTO question_diversity VALUES (?, ?, ?, ?, ?)", [run_id, qtype, n, b2, b4])
-    for qtype, frame, count in [("*", "in the", 2, ), ("*", "on the", 1)]:
-        cursor.execute("INSERT INTO question_opening_frames VALUES (?, ?, ?, 2, ?, ?)",
-                       [run_id, qtype, frame, count, count / 3])
+    for qtype, n, b2, b4 in [
+        ("*", 3, 41.5, 12.25),
+        ("Q1", 1, None, None),
+        ("Q3", 1, None, None),
+        ("N2", 1, None, None),
+    ]:
+        cursor.execute(
+            "INSERT INTO question_diversity VALUES (?, ?, ?, ?, ?)", [run_id, qtype, n, b2, b4]
+        )
+    for qtype, frame, count in [
+        (
+            "*",
+            "in the",
+            2,
+        ),
+        ("*", "on the", 1),
+    ]:
+        cursor.execute(
+            "INSERT INTO question_opening_frames VALUES (?, ?, ?, 2, ?, ?)",
+            [run_id, qtype, frame, count, count / 3],
+        )
 
 
 def _jobs_and_calls(cursor, judge_run: str, failed_run: str) -> None:
-    cursor.execute("INSERT INTO jobs (job_id, kind, params, state, run_id, done, failed, total, cost_usd,"
-                   " tokens) VALUES ('job-1', 'judge', ?, 'finished', ?, 15, 0, 15, 0.0123, 4200)",
-                   [json.dumps({"judge": JUDGE_LLM}), judge_run])
-    cursor.execute("INSERT INTO jobs (job_id, kind, params, state, run_id, done, failed, total, error)"
-                   " VALUES ('job-2', 'generate', '{}', 'failed', ?, 1, 1, 2, 'endpoint refused')",
-                   [failed_run])
-    cursor.execute("INSERT INTO llm_calls (run_id, item_id, cache_key, cached, status, prompt_tokens,"
-                   " completion_tokens, cost_usd, latency_ms, attempts) VALUES"
-                   " (?, 'q1:subs-qwen', 'k1', true, 'ok', 300, 40, 0.001, 12.5, 1),"
-                   " (?, 'q2:subs-qwen', 'k2', false, 'ok', 320, 44, 0.0011, 850.0, 1)",
-                   [judge_run, judge_run])
-    cursor.execute("INSERT INTO llm_calls (run_id, item_id, cached, status, attempts, error, raw_reply)"
-                   " VALUES (?, 'q9', false, 'failed', 3, 'reply is not valid JSON', '{\"verdicts\": [oops')",
-                   [failed_run])
+    cursor.execute(
+        "INSERT INTO jobs (job_id, kind, params, state, run_id, done, failed, total, cost_usd,"
+        " tokens) VALUES ('job-1', 'judge', ?, 'finished', ?, 15, 0, 15, 0.0123, 4200)",
+        [json.dumps({"judge": JUDGE_LLM}), judge_run],
+    )
+    cursor.execute(
+        "INSERT INTO jobs (job_id, kind, params, state, run_id, done, failed, total, error)"
+        " VALUES ('job-2', 'generate', '{}', 'failed', ?, 1, 1, 2, 'endpoint refused')",
+        [failed_run],
+    )
+    cursor.execute(
+        "INSERT INTO llm_calls (run_id, item_id, cache_key, cached, status, prompt_tokens,"
+        " completion_tokens, cost_usd, latency_ms, attempts) VALUES"
+        " (?, 'q1:subs-qwen', 'k1', true, 'ok', 300, 40, 0.001, 12.5, 1),"
+        " (?, 'q2:subs-qwen', 'k2', false, 'ok', 320, 44, 0.0011, 850.0, 1)",
+        [judge_run, judge_run],
+    )
+    cursor.execute(
+        "INSERT INTO llm_calls (run_id, item_id, cached, status, attempts, error, raw_reply)"
+        " VALUES (?, 'q9', false, 'failed', 3, 'reply is not valid JSON', '{\"verdicts\": [oops')",
+        [failed_run],
+    )
 
 
 def build_app_fixture(store: Store) -> dict[str, str]:
@@ -345,24 +673,45 @@ def build_app_fixture(store: Store) -> dict[str, str]:
             "beliefs": _run(cursor, "beliefs", "symbolic", n_items=9),
             "questions": _run(cursor, "generate", "template", n_items=3),
             "answers": _run(cursor, "import.answers", "import", n_items=6),
-            "judge_lexical": _run(cursor, "judge", "lexical", n_items=15,
-                                  params={"judge_id": JUDGE_LEXICAL}),
-            "judge_llm": _run(cursor, "judge", "openai", model="gpt-test", n_items=15,
-                              params={"judge_id": JUDGE_LLM}),
+            "judge_lexical": _run(
+                cursor, "judge", "lexical", n_items=15, params={"judge_id": JUDGE_LEXICAL}
+            ),
+            "judge_llm": _run(
+                cursor,
+                "judge",
+                "openai",
+                model="gpt-test",
+                n_items=15,
+                params={"judge_id": JUDGE_LLM},
+            ),
             "mcq": _run(cursor, "import.storyvideoqa", "import", n_items=8),
             "difficulty": _run(cursor, "difficulty", "embedding", n_items=8),
             "predictions": _run(cursor, "mcq.predict", "import", n_items=16),
             "plottree": _run(cursor, "plottree", "extractive", n_items=7),
             "qcheck": _run(cursor, "qgen.check", "rules", n_items=3, n_failed=2),
-            "failed": _run(cursor, "generate", "openai", model="gpt-test", status="failed",
-                           n_items=2, n_failed=1),
+            "failed": _run(
+                cursor,
+                "generate",
+                "openai",
+                model="gpt-test",
+                status="failed",
+                n_items=2,
+                n_failed=1,
+            ),
         }
-        cursor.execute("INSERT INTO datasets VALUES (?, 'Fixture films', 'synthetic', 'tests', 'MIT', false, ?)",
-                       [DATASET, runs["import"]])
-        cursor.execute("INSERT INTO datasets VALUES ('fixture-tom', 'Fixture ToM', 'tom', 'tests', 'MIT', false, ?)",
-                       [runs["import"]])
-        cursor.execute("INSERT INTO datasets VALUES ('fixture-mcq', 'Fixture MCQ', 'storyvideoqa', 'tests',"
-                       " 'MIT', false, ?)", [runs["mcq"]])
+        cursor.execute(
+            "INSERT INTO datasets VALUES (?, 'Fixture films', 'synthetic', 'tests', 'MIT', false, ?)",
+            [DATASET, runs["import"]],
+        )
+        cursor.execute(
+            "INSERT INTO datasets VALUES ('fixture-tom', 'Fixture ToM', 'tom', 'tests', 'MIT', false, ?)",
+            [runs["import"]],
+        )
+        cursor.execute(
+            "INSERT INTO datasets VALUES ('fixture-mcq', 'Fixture MCQ', 'storyvideoqa', 'tests',"
+            " 'MIT', false, ?)",
+            [runs["mcq"]],
+        )
         _film(cursor, runs["preprocess"])
         _beliefs(cursor, runs["beliefs"])
         _story(cursor, runs["preprocess"], runs["beliefs"])
@@ -393,8 +742,12 @@ def figures(at) -> dict:
     rebuilt with plotly.io so typed arrays come back as numbers."""
     import plotly.graph_objects as go
 
-    return {el.proto.id.rsplit("-", 1)[-1]: go.Figure(_decode(json.loads(el.proto.spec)), skip_invalid=True)
-            for el in at.get("plotly_chart")}
+    return {
+        el.proto.id.rsplit("-", 1)[-1]: go.Figure(
+            _decode(json.loads(el.proto.spec)), skip_invalid=True
+        )
+        for el in at.get("plotly_chart")
+    }
 
 
 def _decode(value):

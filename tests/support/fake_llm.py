@@ -33,9 +33,17 @@ class _FakeLLMFactory:
     @staticmethod
     def config(server: FakeLLMServer, **changes) -> LLMConfig:
         """An LLMConfig for `server`: test key, short timeouts, millisecond backoff."""
-        base = LLMConfig(base_url=server.base_url, model="fake-model", api_key=TEST_KEY,
-                         concurrency=4, timeout_s=2.0, max_retries=3, parse_retries=1,
-                         backoff_base_s=0.01, backoff_max_s=0.2)
+        base = LLMConfig(
+            base_url=server.base_url,
+            model="fake-model",
+            api_key=TEST_KEY,
+            concurrency=4,
+            timeout_s=2.0,
+            max_retries=3,
+            parse_retries=1,
+            backoff_base_s=0.01,
+            backoff_max_s=0.2,
+        )
         return replace(base, **changes)
 
     def stop_all(self) -> None:

@@ -10,17 +10,21 @@ from data_access.judging import insert_records
 from data_access.runs import RunSpec, insert_run
 
 CLAIMS = {
-    "Q1": ["Miss Crane knows she invited Paul Hunham and Angus Tully to her party.",
-           "Paul Hunham hears Miss Crane's invitation.",
-           "Angus Tully does not yet know about Miss Crane's invitation."],
-    "Q4": ["Elwood hears the machinery roar during Black Mike's punishment.",
-           "Elwood infers that the machinery masks the victims' screams."],
+    "Q1": [
+        "Miss Crane knows she invited Paul Hunham and Angus Tully to her party.",
+        "Paul Hunham hears Miss Crane's invitation.",
+        "Angus Tully does not yet know about Miss Crane's invitation.",
+    ],
+    "Q4": [
+        "Elwood hears the machinery roar during Black Mike's punishment.",
+        "Elwood infers that the machinery masks the victims' screams.",
+    ],
 }
 GOLD = {
     "Q1": "Miss Crane knows she invited Paul Hunham and Angus Tully to her party. Paul Hunham "
-          "hears Miss Crane's invitation. Angus Tully does not yet know about the invitation.",
+    "hears Miss Crane's invitation. Angus Tully does not yet know about the invitation.",
     "Q4": "Elwood hears the machinery roar during Black Mike's punishment. From that, Elwood "
-          "infers that the machinery masks the victims' screams.",
+    "infers that the machinery masks the victims' screams.",
 }
 ANSWERS = {
     ("Q1", "screenplay"): GOLD["Q1"],
@@ -34,29 +38,66 @@ def build_slice(store, n_copies: int = 1) -> dict:
     """Insert films/questions/claims/settings/answers; `n_copies` repeats the questions."""
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("test.fixture", backend="import"), status="finished")
-        insert_records(cursor, "films", [{"film_id": "f1", "dataset_id": "t", "title": "F",
-                                          "kind": "film", "run_id": run_id}])
-        insert_records(cursor, "settings", [
-            {"setting_id": s, "source": s, "label": s.title(), "run_id": run_id}
-            for s in ("screenplay", "subtitles")])
+        insert_records(
+            cursor,
+            "films",
+            [{"film_id": "f1", "dataset_id": "t", "title": "F", "kind": "film", "run_id": run_id}],
+        )
+        insert_records(
+            cursor,
+            "settings",
+            [
+                {"setting_id": s, "source": s, "label": s.title(), "run_id": run_id}
+                for s in ("screenplay", "subtitles")
+            ],
+        )
         questions, claims, answers = [], [], []
         for copy in range(n_copies):
             for qtype, texts in CLAIMS.items():
                 qid = f"q{copy}-{qtype}"
-                questions.append({"question_id": qid, "film_id": "f1", "qtype": qtype,
-                                  "center": "X", "status": "released", "text": f"What {qtype}?",
-                                  "gold": GOLD[qtype], "source": "synthetic", "run_id": run_id})
-                claims += [{"claim_id": f"{qid}-c{i + 1}", "question_id": qid, "ord": i + 1,
-                            "role": "core" if i != 1 else "context", "text": t,
-                            "run_id": run_id} for i, t in enumerate(texts)]
-                answers += [{"answer_id": f"{qid}-{s}", "question_id": qid, "setting_id": s,
-                             "text": ANSWERS[(qtype, s)], "run_id": run_id}
-                            for s in ("screenplay", "subtitles")]
+                questions.append(
+                    {
+                        "question_id": qid,
+                        "film_id": "f1",
+                        "qtype": qtype,
+                        "center": "X",
+                        "status": "released",
+                        "text": f"What {qtype}?",
+                        "gold": GOLD[qtype],
+                        "source": "synthetic",
+                        "run_id": run_id,
+                    }
+                )
+                claims += [
+                    {
+                        "claim_id": f"{qid}-c{i + 1}",
+                        "question_id": qid,
+                        "ord": i + 1,
+                        "role": "core" if i != 1 else "context",
+                        "text": t,
+                        "run_id": run_id,
+                    }
+                    for i, t in enumerate(texts)
+                ]
+                answers += [
+                    {
+                        "answer_id": f"{qid}-{s}",
+                        "question_id": qid,
+                        "setting_id": s,
+                        "text": ANSWERS[(qtype, s)],
+                        "run_id": run_id,
+                    }
+                    for s in ("screenplay", "subtitles")
+                ]
         insert_records(cursor, "questions", questions)
         insert_records(cursor, "rubric_claims", claims)
         insert_records(cursor, "answers", answers)
-    return {"questions": len(questions), "claims": len(claims), "answers": len(answers),
-            "verdicts": sum(len(CLAIMS[q["qtype"]]) for q in questions) * 2}
+    return {
+        "questions": len(questions),
+        "claims": len(claims),
+        "answers": len(answers),
+        "verdicts": sum(len(CLAIMS[q["qtype"]]) for q in questions) * 2,
+    }
 
 
 _CLAIM_LINE = re.compile(r"^(\d+)\. \[(core|context)\] (.*)$", re.MULTILINE)
