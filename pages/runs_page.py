@@ -6,6 +6,7 @@ import streamlit as st
 from data_access import views_runs
 from pages.common import query
 from pages.filters import url_multiselect, url_selectbox
+from pages.safe_text import inert
 
 st.title("Runs")
 
@@ -99,7 +100,7 @@ else:
         f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
     )
     for _, call in failed.iterrows():
-        with st.expander(f"failed: {call['item_id']} — {call['error']}"):
+        with st.expander(f"failed: {inert(call['item_id'])} — {inert(call['error'])}"):
             st.code(call["raw_reply"] or "(no reply)", language="json")
     st.dataframe(
         calls.drop(columns=["raw_reply"]), hide_index=True, width="stretch", key="calls_table"

@@ -3,11 +3,14 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 
 import streamlit as st
 
-from data_access import views_verdicts
+from data_access import views_questions, views_verdicts
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
+from pages.frames import frame_strip
 from pages.judge_button import rerun_judge_panel
+from pages.safe_text import inert
 from pipelines import verdict_metrics
+from viz.questions import evidence_captions
 from viz.verdicts import (
     METRIC_LABELS,
     answer_markdown,
@@ -16,6 +19,17 @@ from viz.verdicts import (
     type_table,
     verdict_grid_figure,
 )
+
+
+def _evidence_frames(question_id: str) -> None:
+    """The frames at the question's evidence times, when its film has a registered video."""
+    detail = query(views_questions.question_detail, question_id)
+    if not detail or not detail.get("video_path"):
+        return
+    evidence = query(views_questions.evidence_map, question_id).dropna(subset=["time_s"])
+    with st.expander(f"Evidence frames ({len(evidence)})", expanded=True):
+        frame_strip(detail["video_path"], list(evidence["time_s"]), evidence_captions(evidence))
+
 
 st.title("Verdicts")
 
@@ -84,8 +98,9 @@ if section == "Claims × settings":
             key="verdict_grid",
         )
         st.caption(
-            " · ".join(f"{s}: {label}" for s, label in zip(cores["setting"], cores["label"]))
+            " · ".join(f"{inert(s)}: {label}" for s, label in zip(cores["setting"], cores["label"]))
         )
+        _evidence_frames(question_id)
         answers = query(views_verdicts.answers_of_question, question_id)
         if chosen_settings:
             answers = answers[answers["setting_id"].isin(chosen_settings)]
@@ -93,10 +108,10 @@ if section == "Claims × settings":
             st.columns(max(1, min(4, len(answers)))), answers.iterrows()
         ):
             with column:
-                st.markdown(f"**{answer['setting']}**")
+                st.markdown(f"**{inert(answer['setting'])}**")
                 st.markdown(
                     answer_markdown(
-                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]]
+                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
                     )
                 )
 
