@@ -26,11 +26,17 @@ _MARKDOWN_SPECIAL = re.compile("([" + re.escape(string.punctuation) + "])")
 _LAYOUT_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A markdown line break inside one paragraph ("two spaces, newline" escaped safely).
 _LINE_BREAK = "  \n"
+# GitHub-flavoured markdown turns bare `http://…`, `www.…` and `name@host` into links while
+# parsing, before escapes count; an invisible WORD JOINER (U+2060) after the scheme / before the
+# "@" keeps the text as it reads but stops the match.
+_AUTOLINK_START = re.compile(r"(?i)(\b(?:https?|ftp|mailto|www)|(?=@))(?=[:.@])")
+WORD_JOINER = "\u2060"
 
 
 def inert(text: object) -> str:
-    """`text` as markdown source that renders as the literal text: no links, images, HTML,
-    headings, emphasis, math or colour directives; line breaks kept; bidi controls removed.
+    """`text` as markdown source that renders as the literal text: no links (also none from
+    bare URLs), images, HTML, headings, emphasis, math or colour directives; line breaks kept;
+    bidi controls removed.
 
     Args:
         text: anything; None and NaN render as an empty string.
@@ -38,6 +44,7 @@ def inert(text: object) -> str:
     if text is None or (isinstance(text, float) and text != text):
         return ""
     cleaned = _LAYOUT_CONTROLS.sub("", str(text))
+    cleaned = _AUTOLINK_START.sub(lambda m: m.group(1) + WORD_JOINER, cleaned)
     escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", cleaned)
     # leading spaces would make an indented code block; newlines become in-paragraph breaks
     lines = [line.strip(" ") for line in escaped.replace("\r\n", "\n").split("\n")]

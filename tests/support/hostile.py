@@ -45,8 +45,9 @@ def insert_hostile_question(store, url: str) -> str:
 
 
 def unescape_markdown(source: str) -> str:
-    """What an escaped markdown source reads as (backslash escapes removed)."""
-    return re.sub(r"\\(.)", r"\1", source)
+    """What an escaped markdown source reads as (backslash escapes and the invisible word
+    joiners that break autolinks removed)."""
+    return re.sub(r"\\(.)", r"\1", source).replace("\u2060", "")
 
 
 def live_markup(source: str) -> list[str]:
@@ -58,5 +59,6 @@ def live_markup(source: str) -> list[str]:
         "heading": r"(?m)^#",
         "math": r"(?<!\\)\$",
         "directive": r"(?<!\\):[a-z]+(?<!\\)\[",
+        "autolink": r"(?i)\b(?:https?|ftp|www)\\?[:.]|[\w.+-]\\?@",
     }
     return [name for name, pattern in patterns.items() if re.search(pattern, source)]
