@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access import qgen_lab
+from data_access import views_qlab
 from pages.common import current_store
 
 # the endpoint test is the judge button's: both buttons offer openai only when one is configured
@@ -162,8 +162,8 @@ def _outcome(started: dict) -> None:
         )
         return
     run_id = status["run_id"]
-    outcomes = qgen_lab.outcomes(store, run_id)
-    failures = qgen_lab.failure_counts(store, run_id)
+    outcomes = views_qlab.outcomes(store, run_id)
+    failures = views_qlab.failure_counts(store, run_id)
     st.success(f"Job {started['job_id']} finished: new run {run_id} ({len(outcomes)} questions).")
     cols = st.columns(2)
     with cols[0]:
