@@ -5,17 +5,17 @@ exact prompt `storyscope plottree ask` would send (the same retrieval code, Stor
 import streamlit as st
 
 from data_access import plottree, views_plottree
-from pages.common import query
+from pages.common import derived, query
 from pages.filters import minutes, url_radio, url_selectbox, url_text
 from pages.safe_text import inert, plain, show_text
 from viz.plottree import (
     DEFAULT_DEPTH,
     MAX_VIEW_NODES,
-    ancestors,
-    children_map,
     level_time_figure,
     node_labels,
+    path_to,
     tree_figure,
+    tree_shape,
     view_nodes,
 )
 
@@ -29,14 +29,22 @@ if films.empty:
 
 titles = dict(zip(films["film_id"], films["title"].fillna(films["film_id"]).map(plain)))
 film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get)
-nodes = query(views_plottree.tree_nodes, film_id)
-labels = dict(zip(nodes["node_id"], node_labels(nodes)))
-children = children_map(nodes)
-level_of = dict(zip(nodes["node_id"], nodes["level"]))
+# the tree's shape only (no texts), and its navigation maps computed once per tree: a feature
+# film has ~8,000 nodes, so nothing below loops over all of them on a rerun
+nodes = query(views_plottree.tree_skeleton, film_id)
+shape = derived(tree_shape, views_plottree.tree_skeleton, film_id)
+children, level_of = shape["children"], shape["level"]
 cols = st.columns(3)
 cols[0].metric("Nodes", len(nodes))
 cols[1].metric("Leaves", int((nodes["level"] == 0).sum()))
 cols[2].metric("Levels", nodes["level"].nunique())
+
+
+def _with_texts(rows):
+    """`rows` of the skeleton with their summary, backend and characters, and a label each."""
+    texts = query(views_plottree.node_texts, film_id, tuple(sorted(rows["node_id"])))
+    merged = rows.merge(texts, on="node_id", how="left")
+    return merged.assign(label=node_labels(merged).to_numpy())
 
 
 def _retrieve(question: str, top_m: int):
@@ -85,35 +93,38 @@ def _pick_from_chart(chart_key: str) -> None:
     points = (event or {}).get("selection", {}).get("points", [])
     clicked = [p.get("customdata", [None])[0] for p in points if p.get("customdata")]
     marker = (chart_key, tuple(clicked))
-    if clicked and clicked[0] in labels and st.session_state.get("_handled_click") != marker:
+    if clicked and clicked[0] in level_of and st.session_state.get("_handled_click") != marker:
         st.session_state["_handled_click"] = marker
         st.session_state["node"] = clicked[0]
 
 
 _pick_from_chart("level_time")
-root = str(nodes["node_id"].iloc[0])  # tree_nodes orders the top level first
+root = str(nodes["node_id"].iloc[0])  # the skeleton orders the top level first
 wanted = st.session_state.get("node") or st.query_params.get("node") or root
-current = wanted if wanted in labels else root
-path = ancestors(nodes, current)
+current = wanted if wanted in level_of else root
+path = path_to(shape["parent"], current)
 # the picker lists only the way up (path) and the way down (children): a handful of options,
 # never all 8,000 nodes of a feature film
 choices = path + children.get(current, [])
+choice_rows = _with_texts(nodes[nodes["node_id"].isin(choices)])
+choice_labels = dict(zip(choice_rows["node_id"], choice_rows["label"]))
 node_id = url_selectbox(
     "Node (up the path or down to a child)",
     choices,
     key="node",
     default=current,
-    format_func=lambda n: ("↳ " if n not in path else "") + f"L{level_of[n]} · {plain(labels[n])}",
+    format_func=lambda n: (
+        ("↳ " if n not in path else "") + f"L{level_of[n]} · {plain(choice_labels.get(n, n))}"
+    ),
 )
 
 finder = st.text_input("Find a node by words in its summary", key="find")
 if finder:
-    found = nodes[nodes["summary"].fillna("").str.contains(finder, case=False, regex=False)]
-    st.caption(f"{len(found)} nodes mention “{plain(finder)}”; the first 50 by time:")
+    found = query(views_plottree.find_nodes, film_id, finder)
+    total = int(found["matches"].iloc[0]) if not found.empty else 0
+    st.caption(f"{total} nodes mention “{plain(finder)}”; the first {len(found)} by time:")
     st.dataframe(
-        found.nsmallest(50, "start_s").assign(label=lambda f: f["node_id"].map(labels))[
-            ["node_id", "level", "label"]
-        ],
+        found.assign(label=node_labels(found).to_numpy())[["node_id", "level", "label"]],
         hide_index=True,
         width="stretch",
         key="found",
@@ -121,24 +132,24 @@ if finder:
 
 depth = st.slider("Levels shown below the node", 1, 4, DEFAULT_DEPTH, key="depth")
 view, cut = view_nodes(nodes, node_id, depth, MAX_VIEW_NODES, children)
-view_labels = view["node_id"].map(labels)
+view = _with_texts(view)
 if cut:
     st.caption(
         f"Showing the first {MAX_VIEW_NODES} nodes below this one; pick a child to drill down."
     )
 style = url_radio("Tree view", ["icicle", "sunburst"], key="view")
-st.plotly_chart(tree_figure(view, style, scores, view_labels), key="tree")
+st.plotly_chart(tree_figure(view, style, scores, view["label"]), key="tree")
 hits = None
 if retrieval is not None:
     hits = retrieval.nodes[["node_id", "level", "start_s", "end_s"]]
 st.plotly_chart(
-    level_time_figure(view, scores, node_id, view_labels, hits),
+    level_time_figure(view, scores, node_id, view["label"], hits),
     key="level_time",
     on_select="rerun",
     selection_mode="points",
 )
 
-node = nodes.set_index("node_id").loc[node_id]
+node = view.set_index("node_id").loc[node_id]
 st.subheader(f"Level {int(node['level'])} · {minutes(node['start_s'])}–{minutes(node['end_s'])}")
 st.markdown(
     f"{inert(node_id)} · {int(node['leaves'])} leaves · characters: "
@@ -149,11 +160,8 @@ show_text(node["summary"] or "(no summary)")
 below = children.get(node_id, [])
 if below:
     st.markdown(f"**Children** ({len(below)}, in time order; pick one above to open it)")
-    st.dataframe(
-        nodes.set_index("node_id").loc[below, ["level"]].assign(label=[labels[c] for c in below]),
-        width="stretch",
-        key="children",
-    )
+    shown_children = _with_texts(nodes[nodes["node_id"].isin(below)]).set_index("node_id")
+    st.dataframe(shown_children.loc[below, ["level", "label"]], width="stretch", key="children")
 
 if retrieval is not None:
     from pipelines.plottree.retrieval import qa_messages
@@ -164,7 +172,7 @@ if retrieval is not None:
         f"Qwen3 embedding) · top-{top_m} nodes, sorted chronologically as in StoryVideoQA §5.2 · "
         "the same code as `storyscope plottree ask`"
     )
-    shown = retrieval.nodes.assign(label=retrieval.nodes["node_id"].map(labels))
+    shown = retrieval.nodes.assign(label=node_labels(retrieval.nodes).to_numpy())
     st.dataframe(
         shown[["node_id", "level", "label", "score", "summary"]].round({"score": 3}),
         hide_index=True,

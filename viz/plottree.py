@@ -55,7 +55,11 @@ def children_map(nodes: pd.DataFrame) -> dict[str, list[str]]:
 
 def ancestors(nodes: pd.DataFrame, node_id: str) -> list[str]:
     """Root-first path to `node_id` (inclusive)."""
-    parent_of = dict(zip(nodes["node_id"], nodes["parent_id"]))
+    return path_to(dict(zip(nodes["node_id"], nodes["parent_id"])), node_id)
+
+
+def path_to(parent_of: dict[str, str | None], node_id: str) -> list[str]:
+    """Root-first path to `node_id` (inclusive), from a node -> parent map."""
     path = [node_id]
     while isinstance(parent_of.get(path[-1]), str) and parent_of[path[-1]] in parent_of:
         path.append(parent_of[path[-1]])
@@ -199,3 +203,13 @@ def level_time_figure(
         clickmode="event+select",
     )
     return figure
+
+
+def tree_shape(skeleton: pd.DataFrame) -> dict[str, dict]:
+    """Children (in time order), parent and level of every node, computed once per tree (the
+    page caches it): navigating a node's path and children is then dictionary lookups."""
+    return {
+        "children": children_map(skeleton),
+        "parent": dict(zip(skeleton["node_id"], skeleton["parent_id"])),
+        "level": dict(zip(skeleton["node_id"], skeleton["level"].astype(int))),
+    }
