@@ -135,7 +135,8 @@ view, cut = view_nodes(nodes, node_id, depth, MAX_VIEW_NODES, children)
 view = _with_texts(view)
 if cut:
     st.caption(
-        f"Showing the first {MAX_VIEW_NODES} nodes below this one; pick a child to drill down."
+        f"Deeper levels would pass {MAX_VIEW_NODES} nodes in one figure: pick a child to drill "
+        "down."
     )
 style = url_radio("Tree view", ["icicle", "sunburst"], key="view")
 st.plotly_chart(tree_figure(view, style, scores, view["label"]), key="tree")

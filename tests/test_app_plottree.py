@@ -11,7 +11,7 @@ import pytest
 from data_access.mcq import bulk_insert
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, PLOTTREE, build_app_fixture, figures, metrics, run_page
-from viz.plottree import MAX_VIEW_NODES
+from viz.plottree import MAX_VIEW_NODES, view_nodes
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_a_feature_film_sized_tree_draws_a_capped_neighbourhood(fixture_store):
     assert metrics(at)["Nodes"] == str(len(nodes))
     at.slider(key="depth").set_value(4).run()
     drawn = figures(at)["tree"].data[0].ids
-    assert len(drawn) == MAX_VIEW_NODES  # capped, with a note to drill down
+    assert len(drawn) == 1 + 20  # the next level (400) would pass the cap: left out whole
     assert any("drill down" in c.value for c in at.caption)
     assert len(at.selectbox(key="node").options) == 1 + 20
 
@@ -137,3 +137,15 @@ def test_retrieval_preview_is_the_pipeline_retrieval(fixture_store):
     assert list(colours).count("#d62728") == 2
     hits = [t for t in figures(at)["level_time"].data if t.name == "retrieval hits"]
     assert len(hits[0].x) == 2
+
+
+def test_view_keeps_whole_levels_and_caps_a_huge_first_level():
+    nodes = _big_tree("big", fanout=20, levels=3)
+    view, cut = view_nodes(nodes, "big:root", depth=3, max_nodes=MAX_VIEW_NODES)
+    assert cut and len(view) == 21 and set(view["level"]) == {3, 2}
+    view, cut = view_nodes(nodes, "big:root.0", depth=3, max_nodes=MAX_VIEW_NODES)
+    assert cut and len(view) == 21  # 1 + 20; the 400 leaves below would pass the cap
+    view, cut = view_nodes(nodes, "big:root", depth=1, max_nodes=10)
+    assert cut and len(view) == 10  # the first level alone passes the cap: its first nodes
+    view, cut = view_nodes(nodes, "big:root.0.0", depth=4, max_nodes=MAX_VIEW_NODES)
+    assert not cut and len(view) == 21

@@ -75,16 +75,20 @@ def view_nodes(
     max_nodes: int = MAX_VIEW_NODES,
     children: dict[str, list[str]] | None = None,
 ) -> tuple[pd.DataFrame, bool]:
-    """The chosen node and its descendants down `depth` levels, breadth first, at most
-    `max_nodes`; returns the rows and whether the cap cut the view short."""
+    """The chosen node and its descendants down `depth` levels, whole levels at a time, at most
+    `max_nodes`: a level that would pass the cap is left out (and only the first `max_nodes` of
+    the children are kept when even they pass it), so a view never shows half a level. Returns
+    the rows and whether the cap cut the view short."""
     children = children if children is not None else children_map(nodes)
     picked, frontier, cut = [node_id], [node_id], False
-    for _ in range(depth):
+    for level in range(depth):
         below = [c for parent in frontier for c in children.get(parent, [])]
+        if not below:
+            break
         if len(picked) + len(below) > max_nodes:
-            cut = bool(below)
-            below = below[: max(0, max_nodes - len(picked))]
-            picked += below
+            cut = True
+            if level == 0:
+                picked += below[: max(0, max_nodes - 1)]
             break
         picked += below
         frontier = below
