@@ -47,6 +47,14 @@ def _with_texts(rows):
     return merged.assign(label=node_labels(merged).to_numpy())
 
 
+def _first_names(names, shown: int = 12) -> str:
+    """The first `shown` of a comma-joined name list, and how many more (a root node of a film
+    lists every speaker of the screenplay)."""
+    parts = [n for n in (names or "").split(", ") if n]
+    more = f" and {len(parts) - shown} more" if len(parts) > shown else ""
+    return ", ".join(parts[:shown]) + more
+
+
 def _retrieve(question: str, top_m: int):
     """The pipeline's own retrieval over the stored node vectors (pipelines.plottree)."""
     from pipelines.embeddings import MODEL_NAME, embed_texts
@@ -154,7 +162,7 @@ node = view.set_index("node_id").loc[node_id]
 st.subheader(f"Level {int(node['level'])} · {minutes(node['start_s'])}–{minutes(node['end_s'])}")
 st.markdown(
     f"{inert(node_id)} · {int(node['leaves'])} leaves · characters: "
-    f"{inert(node['characters']) or '—'} · summary by "
+    f"{inert(_first_names(node['characters'])) or '—'} · summary by "
     f"**{inert(node['summary_backend'] or 'unknown')}**"
 )
 show_text(node["summary"] or "(no summary)")
