@@ -46,12 +46,6 @@ def tokens(text: str) -> list[str]:
     return re.findall(TOKEN_PATTERN, normalise_for_matching(text))
 
 
-def token_share(cue_text: str, line_text: str) -> float:
-    """Share of the cue's distinct tokens that occur in the line (no weighting)."""
-    words = set(tokens(cue_text))
-    return len(words & set(tokens(line_text))) / len(words) if words else 0.0
-
-
 @dataclass
 class Alignment:
     """The cue → line assignment and the line-level match decisions."""
