@@ -71,54 +71,44 @@ _IMPERATIVES = frozenset(
         "please",
     ]
 )
-# "I <verb>" -> "<Name> <verb>s" unless the word already agrees with a third person.
-_NO_AGREEMENT = frozenset(
+# "I know" -> "June knows": only these common present-tense verbs take an -s (a past form such
+# as "ran" or an adverb such as "never" must stay as it is).
+_PRESENT_VERBS = frozenset(
     [
-        "was",
-        "will",
-        "would",
-        "could",
-        "can",
-        "can't",
-        "couldn't",
-        "should",
-        "shouldn't",
-        "did",
-        "didn't",
-        "had",
-        "hadn't",
-        "must",
-        "might",
-        "may",
-        "never",
-        "always",
-        "just",
-        "also",
-        "already",
-        "really",
-        "still",
-        "only",
-        "once",
-        "swore",
-        "saw",
-        "sent",
-        "told",
-        "found",
-        "thought",
-        "knew",
-        "kept",
-        "put",
-        "made",
-        "went",
-        "came",
-        "took",
-        "gave",
-        "heard",
-        "got",
-        "lost",
-        "said",
+        "know",
+        "think",
+        "swear",
+        "need",
+        "want",
+        "see",
+        "mean",
+        "hope",
+        "guess",
+        "believe",
+        "remember",
+        "like",
+        "love",
+        "hate",
+        "wonder",
+        "feel",
+        "keep",
+        "take",
+        "tell",
+        "find",
+        "get",
+        "work",
+        "live",
+        "come",
+        "say",
+        "read",
+        "write",
+        "understand",
+        "doubt",
+        "trust",
+        "owe",
     ]
 )
+_VOCATIVE = re.compile(r",\s*(?:dad|mum|old man|lad|son|miss \w+|mr \w+|{names})\s*([.!?]?)$", re.I)
 _IRREGULAR = {
     "am": "is",
     "have": "has",
@@ -144,7 +134,7 @@ def _agree(verb: str) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR:
         return _IRREGULAR[lower]
-    if lower in _NO_AGREEMENT or not lower.isalpha() or lower.endswith("ed"):
+    if lower not in _PRESENT_VERBS:
         return verb
     if lower.endswith(("s", "sh", "ch", "x", "o")):
         return verb + "es"
@@ -175,6 +165,12 @@ def _second_person(sentence: str, listener: str) -> str:
         sentence,
         flags=re.I,
     )
+    sentence = re.sub(
+        r"(^|[,;]\s*|\b(?:and|that|if|when|because)\s+)you (\w+)\b",
+        lambda m: f"{m.group(1)}{listener} {_agree(m.group(2))}",
+        sentence,
+        flags=re.I,
+    )
     for word, form in _SECOND.items():
         sentence = re.sub(rf"\b{word}\b", form.format(l=listener), sentence, flags=re.I)
     return sentence
@@ -189,6 +185,13 @@ def _about_the_story(sentence: str, names: list[str]) -> bool:
     return bool(_STORY_REFERENCE.search(sentence))
 
 
+def _strip_vocative(sentence: str, names: list[str]) -> str:
+    """Drop a trailing form of address (", Dad." / ", Kit.")."""
+    alternatives = "|".join(re.escape(n) for n in names) or "(?!)"
+    pattern = re.compile(_VOCATIVE.pattern.replace("{names}", alternatives), re.I)
+    return pattern.sub(lambda m: m.group(1) or ".", sentence)
+
+
 def story_claims(text: str, speaker: str, listeners: list[str]) -> list[str]:
     """The claims a spoken line makes, in the speaker's and listeners' names (may be empty)."""
     speaker_name = display_name(speaker)
@@ -197,6 +200,7 @@ def story_claims(text: str, speaker: str, listeners: list[str]) -> list[str]:
     claims = []
     for raw in _SENTENCE.split(text.strip()):
         sentence = _LEADING_CONJUNCTION.sub("", raw.strip())
+        sentence = _strip_vocative(sentence, names)
         words = sentence.split()
         if (
             len(words) < MIN_CLAIM_WORDS
