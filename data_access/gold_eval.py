@@ -83,3 +83,37 @@ def verdict_pairs(
         " WHERE g.judge_id = ? AND q.film_id = ? ORDER BY g.answer_id, g.claim_id",
         [judge_id, gold_judge, film_id],
     )
+
+
+EVAL_STEP = "gold.eval"
+
+
+def record_gold_eval(store: Store, film_id: str, result: dict) -> str:
+    """Store one gold-eval result as a finished run (params = the result), for the pages."""
+    import json
+
+    from data_access.runs import RunSpec, finish_run, insert_run
+
+    spec = RunSpec(
+        EVAL_STEP,
+        backend="gold",
+        source=film_id,
+        params=result,
+        note="offline backends scored against the hand-made gold annotation",
+    )
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, spec)
+        finish_run(cursor, run_id, n_items=len(json.dumps(result)), n_failed=0)
+    return run_id
+
+
+def latest_gold_eval(store: Store, film_id: str) -> dict | None:
+    """The newest stored gold-eval result of `film_id` (None when gold-eval never ran)."""
+    import json
+
+    raw = store.scalar(
+        "SELECT arg_max(params, started_at) FROM runs"
+        " WHERE step = ? AND source = ? AND status = 'finished'",
+        [EVAL_STEP, film_id],
+    )
+    return json.loads(raw) if raw else None

@@ -18,13 +18,19 @@ def gold_eval_command(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Rules beliefs, template questions and the lexical judge, each against the gold."""
+    """Rules beliefs, template questions and the lexical judge, each against the gold.
+
+    The result is also stored as a `gold.eval` run, which the pages show beside each backend.
+    """
+    from data_access.gold_eval import record_gold_eval
     from pipelines.goldeval import GoldEvalError, gold_eval, summary
 
+    opened = open_store(store)
     try:
-        detail = gold_eval(open_store(store), film)
+        detail = gold_eval(opened, film)
     except GoldEvalError as exc:
         raise fail(str(exc)) from None
+    record_gold_eval(opened, film, summary(detail))
     if as_json:
         typer.echo(json.dumps(summary(detail)))
         return

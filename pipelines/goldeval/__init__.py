@@ -83,3 +83,30 @@ def gold_eval(store: Store, film_id: str) -> dict:
     questions = evaluate_questions(store, film_id)
     judge = evaluate_judge(store, film_id)
     return {"beliefs": beliefs, "questions": questions, "judge": judge}
+
+
+def describe(part: str, result: dict) -> str | None:
+    """One line for a page, e.g. "rules backend vs gold: precision 0.31, recall 0.22"."""
+    scores = result.get(part)
+    if not scores:
+        return None
+
+    def f(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    if part == "beliefs":
+        return (
+            f"{scores['backend']} backend vs gold: precision {f(scores['precision'])}, recall"
+            f" {f(scores['recall'])}, false-belief recall {f(scores['false_belief_recall'])},"
+            f" revision recall {f(scores['revision_recall'])}"
+        )
+    if part == "questions":
+        return (
+            f"{scores['backend']} writer on the gold film: checks pass"
+            f" {f(scores['checks_pass_rate'])}, near-duplicates {f(scores['near_duplicate_rate'])},"
+            f" Self-BLEU-2 {f(scores['self_bleu2'])}"
+        )
+    return (
+        f"{scores['backend']} judge vs gold verdicts: κ {f(scores['kappa'])},"
+        f" accuracy {f(scores['accuracy'])}"
+    )
