@@ -142,7 +142,7 @@ TOPIC_FRAMES = {
     "N1": ["how has {h}'s knowledge of {topic} developed?"],
     "N3": ["what sequence shapes {h}'s reading of {topic}?"],
 }
-_TOPIC = re.compile(r"\b(?:the|his|her|their) ((?:[a-z]+ )?[a-z]{3,})\b")
+_TOPIC = re.compile(r"\b(?:the|his|her|their) ([a-z]{3,})(?: ([a-z]+))?")
 _NOT_TOPICS = frozenset(
     [
         "same",
@@ -168,15 +168,62 @@ _NOT_TOPICS = frozenset(
 )
 
 
+_SECOND_WORD_STOP = frozenset(
+    [
+        "was",
+        "were",
+        "is",
+        "are",
+        "has",
+        "had",
+        "have",
+        "will",
+        "would",
+        "could",
+        "can",
+        "did",
+        "does",
+        "below",
+        "above",
+        "into",
+        "onto",
+        "from",
+        "with",
+        "about",
+        "after",
+        "before",
+        "that",
+        "which",
+        "who",
+        "where",
+        "when",
+        "and",
+        "but",
+        "for",
+        "the",
+        "his",
+        "her",
+        "their",
+    ]
+)
+
+
+def _noun_phrase(first: str, second: str | None) -> str:
+    """ "boat log" keeps its second word; "body was" / "rocks below" / "lamp failed" do not."""
+    if not second or second in _SECOND_WORD_STOP or second.endswith(("ed", "s", "ly")):
+        return first
+    return f"{first} {second}"
+
+
 def topic_of(payload: dict) -> str | None:
     """A particular thing the first belief entry is about ("the boat log"), not its value."""
     place = _place(payload).lower()
     for entry in (payload.get("belief_entries") or [])[:1]:
-        content = entry.get("content") or entry.get("claim") or ""
+        content = (entry.get("content") or entry.get("claim") or "").lower()
         for match in _TOPIC.finditer(content):
-            phrase = match.group(1)
+            phrase = _noun_phrase(match.group(1), match.group(2))
             last = phrase.split()[-1]
-            if last not in _NOT_TOPICS and phrase not in place and not phrase.endswith("ing"):
+            if last not in _NOT_TOPICS and phrase not in place and not last.endswith("ing"):
                 return f"the {phrase}"
     return None
 
