@@ -7,6 +7,7 @@ from data_access import views_verdicts
 from data_access.formats.question_types import ALL_TYPES
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
+from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
 from viz.verdicts import (
@@ -19,6 +20,7 @@ from viz.verdicts import (
 )
 
 st.title("Verdicts")
+gold_eval_caption("judge")
 
 film_id = url_film_or_all()
 judges = query(views_verdicts.judge_ids)
