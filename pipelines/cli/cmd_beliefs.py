@@ -69,7 +69,13 @@ def eval_tom(
     path: PathArg,
     as_json: JsonOption = False,
     details: Annotated[bool, typer.Option(help="With --json, add breakdowns and notes.")] = False,
-    nesting: Annotated[str, typer.Option(help="Hi-ToM only: auto | symmetric | ordered.")] = "auto",
+    nesting: Annotated[
+        str,
+        typer.Option(
+            help="Hi-ToM only: generator (the published generator's rules, every item) | "
+            "symmetric (the paper's stated co-presence assumption, every item)."
+        ),
+    ] = "generator",
     misses: Annotated[int, typer.Option(min=0, help="Print up to N wrong answers.")] = 0,
 ) -> None:
     """Answer a ToM dataset's questions with the symbolic tracker and score them."""
@@ -77,8 +83,8 @@ def eval_tom(
     from pipelines.beliefs.hitom import TomFormatError
 
     _check_path(path)
-    if nesting not in ("auto", "symmetric", "ordered"):
-        raise fail(f"--nesting must be auto, symmetric or ordered, not {nesting!r}")
+    if nesting not in ("generator", "symmetric"):
+        raise fail(f"--nesting must be generator or symmetric, not {nesting!r}")
     try:
         run = evaluator(dataset.value)
         result = run(path, nesting=nesting) if dataset is TomDataset.hitom else run(path)
@@ -90,10 +96,12 @@ def eval_tom(
         typer.echo(json.dumps({key: payload[key] for key in keys}))
     else:
         _print_result(payload)
+    reasons = {(e["item"], e.get("question")): e["reason"] for e in payload.get("label_errors", [])}
     for miss in result.misses[:misses]:
+        reason = reasons.get((miss.story_id, miss.question), "")
         typer.echo(
             f"  miss {miss.story_id} [{miss.group}] {miss.question} gold={miss.gold}"
-            f" tracker={miss.predicted}",
+            f" tracker={miss.predicted}" + (f"  ({reason})" if reason else ""),
             err=as_json,
         )
 
@@ -108,7 +116,9 @@ def _print_result(payload: dict) -> None:
             cells = ", ".join(f"{k} {v:.4f}" for k, v in value.items())
             typer.echo(f"  {key}: {cells}")
     for key, value in payload.items():
-        if not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
+        if isinstance(value, list):  # label errors: count here, items with --misses / --json
+            typer.echo(f"  {key}: {len(value)} (list them with --misses N or --json --details)")
+        elif not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
             typer.echo(f"  {key}: {value}")
 
 
