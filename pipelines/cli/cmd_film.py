@@ -42,6 +42,17 @@ def film_ingest(
             "--lenient-subtitles", help="Skip unreadable cues (reported) instead of failing."
         ),
     ] = False,
+    min_match: Annotated[
+        float | None,
+        typer.Option(
+            "--min-match",
+            min=0.0,
+            max=1.0,
+            envvar="STORYSCOPE_MIN_MATCH",
+            help="Accept the pair when at least this FRACTION of dialogue lines match a cue "
+            "(default 0.15). Lower it deliberately for an early draft of the right film.",
+        ),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -61,10 +72,12 @@ def film_ingest(
             video=video,
             film_id=film_id,
             lenient_subtitles=lenient,
+            min_match=min_match,
         )
     except AlignmentFailed as exc:
         raise fail(
-            f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written"
+            f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written "
+            "(an early draft of the right film? accept it with --min-match FRACTION)"
         ) from None
     except (ScreenplayError, SubtitleError, VideoError) as exc:
         raise fail(f"{exc}; nothing was written") from None
