@@ -142,6 +142,14 @@ def annotate_film(
         bool, typer.Option("--dry-run", help="Compute (or count calls) without writing.")
     ] = False,
     budget: Annotated[float | None, typer.Option(help="openai: USD budget for this run.")] = None,
+    coverage: Annotated[
+        str,
+        typer.Option(
+            help="openai: paper (every character gets every call in every scene, App. D) | "
+            "present (skip Table 20 for absent characters, Table 21 for non-perceivers).",
+            envvar="STORYSCOPE_BELIEF_COVERAGE",
+        ),
+    ] = "paper",
     as_json: JsonOption = False,
 ) -> None:
     """Belief records for a stored film: presence, witnessed events, told / inferred / false
@@ -151,7 +159,9 @@ def annotate_film(
     try:
         first, stop = parse_scene_range(scenes)
         names = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
-        options = {"budget_usd": budget} if backend is Backend.openai else {}
+        if coverage not in ("paper", "present"):
+            raise AnnotateError(f"--coverage {coverage!r}: expected paper or present")
+        options = {"budget_usd": budget, "coverage": coverage} if backend is Backend.openai else {}
         result = annotate(
             open_store(store),
             film,
@@ -168,14 +178,30 @@ def annotate_film(
         "run_id": result.run_id,
         "dry_run": dry_run,
         "rows": result.counts,
-        **{k: v for k, v in result.params.items() if k in ("calls", "failed", "unparsed")},
+        **{
+            k: v
+            for k, v in result.params.items()
+            if k
+            in (
+                "calls",
+                "calls_by_coverage",
+                "extra_calls_for_paper_coverage",
+                "failed",
+                "unparsed",
+            )
+        },
     }
     if as_json:
         typer.echo(json.dumps(payload, default=str))
         return
     rows = ", ".join(f"{table} {n:,}" for table, n in result.counts.items())
     if dry_run and "calls" in result.params:
-        rows = f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
+        rows = (
+            f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
+            f" (coverage {result.params['coverage']}; the paper's every-character coverage costs"
+            f" {result.params['extra_calls_for_paper_coverage']:,} calls more than 'present',"
+            " an estimate)"
+        )
     verb = "would write" if dry_run else "wrote"
     extra = "".join(
         f", {k} {result.params[k]}" for k in ("failed", "unparsed", "status") if k in result.params
