@@ -10,6 +10,7 @@ from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selec
 from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
+from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.verdicts import (
     METRIC_LABELS,
     answer_markdown,
@@ -116,6 +117,7 @@ elif section == "Metrics":
         st.markdown(
             f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
         )
+        st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
         st.dataframe(
             metrics_table(by_setting, reported, order_by),
             hide_index=True,
