@@ -7,6 +7,7 @@ from data_access import views_verdicts
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
+from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
 from viz.verdicts import (
     METRIC_LABELS,
@@ -139,6 +140,7 @@ elif section == "Agreement":
         )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
+    storysumm_panel()
 
 else:
     if len(runs) < 2:
