@@ -99,7 +99,8 @@ else:
     failed = calls[calls["status"] != "ok"]
     run_failure_summary(run_id)
     st.markdown(
-        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, "
+        f"{len(failed)} failed)"
     )
     for _, call in failed.iterrows():
         with st.expander(f"failed: {call['item_id']} — {call['error']}"):

@@ -258,7 +258,7 @@ def evaluate(
     return result
 
 
-def comparison_frame(evals) -> pd.DataFrame:
+def comparison_frame(evals):
     """Our judges' latest StorySumm figures and the released detectors' anchors, one row each.
 
     Args:

@@ -1,4 +1,4 @@
-"""Structured-output modes and how a server's rejection of one is recognised (DESIGN.md, "LLM calls").
+"""Structured-output modes, and how a server's rejection of one is recognised (DESIGN.md).
 
 Servers speak different dialects of structured output, so the gateway tries, per (base URL,
 model), the strongest mode first and steps down when the server rejects the request format:

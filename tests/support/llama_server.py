@@ -70,9 +70,11 @@ class LlamaServer:
 
 
 def _ready(base_url: str) -> bool:
-    with contextlib.suppress(OSError):
-        with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
-            return response.status == 200
+    with (
+        contextlib.suppress(OSError),
+        urllib.request.urlopen(f"{base_url}/models", timeout=2) as response,
+    ):
+        return response.status == 200
     return False
 
 
