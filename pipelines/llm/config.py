@@ -8,7 +8,8 @@ Environment variables: STORYSCOPE_LLM_BASE_URL, STORYSCOPE_LLM_MODEL, STORYSCOPE
 (else OPENAI_API_KEY), STORYSCOPE_LLM_CONCURRENCY, STORYSCOPE_LLM_TIMEOUT,
 STORYSCOPE_LLM_MAX_RETRIES, STORYSCOPE_LLM_BUDGET_USD, STORYSCOPE_LLM_BUDGET_TOKENS,
 STORYSCOPE_LLM_PRICE_IN, STORYSCOPE_LLM_PRICE_OUT (USD per million tokens),
-STORYSCOPE_LLM_STRUCTURED (auto | json_schema | json_object | prompt | none).
+STORYSCOPE_LLM_STRUCTURED (auto | json_schema | json_object | prompt | none),
+STORYSCOPE_LLM_MAX_TOKENS.
 secrets.toml: the same names as keys of an `[llm]` table (`base_url`, `model`, `api_key`, ...)
 or as top-level keys (`STORYSCOPE_LLM_MODEL = "..."`, `OPENAI_API_KEY = "..."`).
 """
@@ -44,6 +45,8 @@ class LLMConfig:
             `json_schema`, `json_object` (with the schema attached), `prompt` (schema as
             plain instructions, tolerant parsing) or `none` (nothing added; the step's prompt
             asks for JSON). Replies are validated in every mode.
+        max_tokens: a completion-token cap added to requests that set none (small local
+            models may otherwise write until the context is full); part of the cache key.
         backoff_base_s / backoff_max_s: exponential backoff when no Retry-After is given.
     """
 
@@ -59,6 +62,7 @@ class LLMConfig:
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
     structured: str = "auto"
+    max_tokens: int | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
 
@@ -87,6 +91,7 @@ _ENV_NAMES = {
     "price_in_per_mtok": "STORYSCOPE_LLM_PRICE_IN",
     "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT",
     "structured": "STORYSCOPE_LLM_STRUCTURED",
+    "max_tokens": "STORYSCOPE_LLM_MAX_TOKENS",
 }
 
 

@@ -209,17 +209,25 @@ class Gateway:
         """The cache key of a request under this gateway's model and (current) output mode."""
         mode = mode or self.mode
         fmt = response_format(request, mode)
-        params = canonical_json(request.params) if request.params else "{}"
+        request_params = self._params(request)
+        params = canonical_json(request_params) if request_params else "{}"
         if fmt is not None:
             # Same canonical JSON as the full params dict, with the (cached) schema JSON
             # spliced in rather than re-encoded for every request.
             fmt_json = _format_json(id(fmt), fmt)
-            merged = dict(request.params)
+            merged = dict(request_params)
             merged["response_format"] = None
             params = canonical_json(merged).replace(
                 '"response_format":null', f'"response_format":{fmt_json}', 1
             )
         return cache_key(self.config.model, self._messages(request, mode), params)
+
+    def _params(self, request: LLMRequest) -> dict:
+        # The configured token cap applies where the step set none.
+        cap = self.config.max_tokens
+        if cap is None or "max_tokens" in request.params:
+            return request.params
+        return {**request.params, "max_tokens": cap}
 
     def _messages(self, request: LLMRequest, mode: str) -> list[dict]:
         if mode == "prompt" and request.schema is not None:
@@ -248,7 +256,7 @@ class Gateway:
 
     # -- internals -------------------------------------------------------------------------
     def _key_params(self, request: LLMRequest, mode: str) -> dict:
-        params = dict(request.params)
+        params = dict(self._params(request))
         fmt = response_format(request, mode)
         if fmt is not None:
             params["response_format"] = fmt
@@ -417,7 +425,7 @@ class Gateway:
 
     async def _attempt(self, client, request: LLMRequest, result: LLMResult, mode: str) -> None:
         messages = self._messages(request, mode)
-        body = {"model": self.config.model, "messages": messages, **request.params}
+        body = {"model": self.config.model, "messages": messages, **self._params(request)}
         fmt = response_format(request, mode)
         if fmt is not None:
             body["response_format"] = fmt
