@@ -25,7 +25,7 @@ def remember_mode(
     cursor.execute(
         "INSERT INTO llm_endpoint_modes (base_url, model, mode, reason) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (base_url, model) DO UPDATE SET mode = excluded.mode,"
-        " reason = excluded.reason, updated_at = current_timestamp",
+        " reason = excluded.reason, updated_at = now()",
         [base_url, model, mode, reason],
     )
 

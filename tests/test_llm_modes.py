@@ -53,7 +53,8 @@ def test_llama_cpp_rejection_moves_to_json_object_with_schema_at_once(store, fak
     assert "format rejected (json_schema)" in reason and "response_format" in reason
     # A later run starts in the remembered mode: no rejected call at all.
     server.log.bodies.clear()
-    _run(store, config, n=2)  # new items? same items replay; use fresh ones below
+    _, _, replay = _run(store, config, n=2)
+    assert all(r.cached for r in replay) and not server.log.bodies
     fresh = Gateway(store, config, run_id)
     fresh.run([LLMRequest("x", [{"role": "user", "content": "new"}], schema=Label)])
     assert _formats(server) == ["json_object"]

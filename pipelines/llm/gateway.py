@@ -136,6 +136,7 @@ class Gateway:
         self._remembered: str | None = None
         self._mode_reason: str | None = None
         self._mode_to_save: str | None = None
+        self._keys_mode: str | None = None  # the mode `arun` computed the batch's keys in
 
     # -- structured-output mode ------------------------------------------------------------
     @property
@@ -240,6 +241,7 @@ class Gateway:
         """The async form of `run`."""
         with self.store.session():
             mode = self.mode  # one store read for the remembered mode
+        self._keys_mode = mode
         keys = [self.key_of(r, mode) for r in requests]
         self._by_key = dict(zip(keys, requests))
         results: list[LLMResult | None] = [None] * len(requests)
@@ -381,6 +383,9 @@ class Gateway:
         started = time.perf_counter()
         transient_left, malformed_left = self.config.max_retries, self.config.parse_retries
         mode = self.mode
+        if mode != self._keys_mode:  # another request stepped down after keys were made
+            result.cache_key = self.key_of(request, mode)
+            self._by_key[result.cache_key] = request
         while True:
             result.attempts += 1
             try:
