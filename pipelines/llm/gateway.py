@@ -155,7 +155,7 @@ class Gateway:
         if self._mode is None:
             if not self.negotiating:
                 self._mode = self.config.structured
-            else:
+            elif self.store is not None:  # (a store-less gateway only computes keys)
                 self._remembered = llm_modes.remembered_mode(
                     self.store, self.endpoint, self.config.model
                 )
