@@ -34,7 +34,7 @@ class Summary:
     story_id: str
     story: str
     sentences: list[str]
-    sentence_labels: list[int]  # human `errors`: 1 faithful, 0 unfaithful
+    sentence_labels: list[int] | None  # human `errors` (1 faithful); None: count mismatch
     label: int  # human summary label
 
 
@@ -81,7 +81,8 @@ def _list(value, where: str) -> list:
 
 
 def load_summaries(directory: Path, notes: list[str] | None = None) -> list[Summary]:
-    """Summaries whose sentence labels match their sentences (others are noted and skipped)."""
+    """Every summary; one whose sentence labels do not match its sentences is noted and kept
+    for the summary level only (sentence_labels None)."""
     path = Path(directory) / "storysumm.json"
     notes = notes if notes is not None else []
     data = load_json(path, notes)
@@ -90,15 +91,19 @@ def load_summaries(directory: Path, notes: list[str] | None = None) -> list[Summ
         where = f"{path.name}: record {story_id!r}"
         sentences = _list(record.get("summary"), f"{where} field 'summary'")
         errors = _list(record.get("errors"), f"{where} field 'errors'")
+        labels = [_binary(v, f"{where} field 'errors[{k}]'") for k, v in enumerate(errors)]
         if len(errors) != len(sentences):
-            notes.append(f"{story_id}: {len(errors)} labels for {len(sentences)} sentences")
-            continue
+            notes.append(
+                f"{story_id}: {len(errors)} labels for {len(sentences)} sentences "
+                "(summary level only)"
+            )
+            labels = None
         summaries.append(
             Summary(
                 str(story_id),
                 str(record.get("story") or ""),
                 [str(s) for s in sentences],
-                [_binary(v, f"{where} field 'errors[{k}]'") for k, v in enumerate(errors)],
+                labels,
                 _binary(record.get("label"), f"{where} field 'label'"),
             )
         )
@@ -142,8 +147,9 @@ def score(backend: str, summaries: list[Summary], predicted: dict[str, list[int]
     Summaries the judge failed on (missing from `predicted`) are left out and counted.
     """
     judged = [s for s in summaries if s.story_id in predicted]
-    truth = [v for s in judged for v in s.sentence_labels]
-    guess = [v for s in judged for v in predicted[s.story_id]]
+    labelled = [s for s in judged if s.sentence_labels is not None]
+    truth = [v for s in labelled for v in s.sentence_labels]
+    guess = [v for s in labelled for v in predicted[s.story_id]]
     summary_guess = [min(predicted[s.story_id], default=FAITHFUL) for s in judged]
     return JudgeEval(
         backend=backend,
@@ -253,7 +259,7 @@ def evaluate(
         raise ValueError(f"unknown judge backend {backend!r} (lexical | openai)")
     result = score(backend, summaries, predicted)
     result.run_id = run_id
-    result.anchors = anchors(directory, load_summaries(directory))
+    result.anchors = anchors(directory, load_summaries(directory, []))
     result.notes = notes
     return result
 
