@@ -1,7 +1,7 @@
 """Question generation: the write path of generation / check runs and the reads they need.
 
 Writers take the caller's cursor so a whole run's rows land in one transaction (a failure leaves
-the store as it was). The Question Lab page reads through `data_access.qgen_lab`.
+the store as it was). The Question Lab page reads through `data_access.views_qlab`.
 """
 
 from __future__ import annotations
@@ -199,15 +199,6 @@ def select_questions(
                    q.status, q.text, q.gold, q.source, q.context_set_id, q.run_id
             FROM questions q WHERE {where} ORDER BY q.film_id, q.question_id""",
         params,
-    )
-
-
-def question_claims(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:
-    """Rubric claims of the given questions, in printed order."""
-    return store.df(
-        "SELECT question_id, ord, role, text FROM rubric_claims WHERE list_contains(?, question_id)"
-        " ORDER BY question_id, ord",
-        [list(question_ids)],
     )
 
 

@@ -170,3 +170,24 @@ def test_cache_replays_with_the_server_stopped(store, tmp_path):
     calls = store.df("SELECT * FROM llm_calls WHERE run_id = ?", [replay["run_id"]])
     done = calls[calls.status == "ok"]
     assert replay["done"] == first["done"] and done["cached"].all()
+
+
+def test_scene_summaries(store, llama_server):
+    from data_access.scene_summaries import current_summaries
+    from pipelines.preprocess.ingest import ingest_film
+    from pipelines.preprocess.summaries import summarise_film
+    from tests.conftest import REPO_ROOT
+
+    films = REPO_ROOT / "samples" / "films"
+    ingest_film(
+        store,
+        films / "the_keepers_ledger.fountain",
+        films / "the_keepers_ledger.srt",
+        film_id="ledger",
+    )
+    llm = _config(llama_server, max_tokens=120).public_dict()
+    report = summarise_film(store, "ledger", "openai", llm)
+    counts = _check_plumbing(store, report.run_id)
+    assert (report.scenes, report.failed) == (counts["ok"], counts["failed"])
+    written = current_summaries(store, "ledger")
+    assert written["summary_backend"].str.startswith(llama_server.model).sum() == counts["ok"]

@@ -37,7 +37,6 @@ except ImportError:  # openai 1.x
     import httpx as _http
 
 from data_access import llm_log, llm_modes
-from data_access.jobs import is_conflict
 from data_access.store import Store
 from pipelines.llm import modes
 from pipelines.llm.config import LLMConfig
@@ -471,20 +470,16 @@ class Gateway:
         entries = [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         calls = [self._call_row(r) for r in batch if r.status != "skipped"]
         mode_to_save, self._mode_to_save = self._mode_to_save, None
-        for attempt in range(5):
-            try:
-                with self.store.transaction() as cursor:
-                    llm_log.record_batch(cursor, self.run_id, entries, calls)
-                    self._save_mode(cursor, mode_to_save)
-                    if on_batch is not None:
-                        on_batch(cursor, batch)
-                return
-            except duckdb.TransactionException as exc:
-                # Another writer touched the same row (e.g. the run's usage); the batch was
-                # rolled back whole, so writing it again is safe.
-                if not is_conflict(exc) or attempt == 4:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
+
+        def write(cursor) -> None:
+            llm_log.record_batch(cursor, self.run_id, entries, calls)
+            self._save_mode(cursor, mode_to_save)
+            if on_batch is not None:
+                on_batch(cursor, batch)
+
+        # Another writer may touch the same row (e.g. the run's usage); a conflicting batch is
+        # rolled back whole, so writing it again is safe.
+        self.store.in_transaction(write, conflict_retries=4)
 
     def _save_mode(self, cursor, mode: str | None) -> None:
         # The mode that answered, remembered once per change (read back by `mode`).
