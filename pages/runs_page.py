@@ -6,6 +6,7 @@ import streamlit as st
 from data_access import views_runs
 from pages.common import query
 from pages.filters import url_multiselect, url_selectbox
+from pages.run_failures import failures_by_run, run_failure_summary
 
 st.title("Runs")
 
@@ -76,6 +77,7 @@ st.dataframe(
 )
 if runs.empty:
     st.stop()
+failures_by_run(list(runs["run_id"]))
 
 run_id = url_selectbox(
     "Run",
@@ -95,8 +97,10 @@ if calls.empty:
     st.caption("This run made no LLM calls.")
 else:
     failed = calls[calls["status"] != "ok"]
+    run_failure_summary(run_id)
     st.markdown(
-        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, "
+        f"{len(failed)} failed)"
     )
     for _, call in failed.iterrows():
         with st.expander(f"failed: {call['item_id']} — {call['error']}"):

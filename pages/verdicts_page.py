@@ -9,6 +9,7 @@ from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
+from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
 from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.verdicts import (
@@ -144,6 +145,7 @@ elif section == "Agreement":
         )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
+    storysumm_panel()
 
 else:
     if len(runs) < 2:
