@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 FORMAT_NAME = "storyscope-lfvqa"
 FORMAT_VERSION = 1
@@ -28,6 +28,9 @@ class Record(BaseModel):
 
 
 class Manifest(Record):
+    # Strict: `"reported_by_paper": "yes"` or `1` is an error, not a guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     format: Literal["storyscope-lfvqa"] = Field(description="Always `storyscope-lfvqa`.")
     version: Literal[1] = Field(description="Format version; this document describes 1.")
     dataset_id: str = Field(
@@ -40,6 +43,15 @@ class Manifest(Record):
     reported_by_paper: bool = Field(
         False, description="True when every figure is transcribed from a paper, not computed here."
     )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_is_an_integer(cls, value):
+        # Literal[1] alone lets `true` and `1.0` through (True == 1.0 == 1 in Python): the
+        # version is a JSON integer, nothing that merely compares equal to one.
+        if type(value) is not int:
+            raise ValueError(f"must be the JSON integer {FORMAT_VERSION}, not {value!r}")
+        return value
 
 
 class Film(Record):

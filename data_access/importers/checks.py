@@ -110,6 +110,17 @@ def value_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
         column = f'"{spec.name}"'
         if spec.required or (not spec.nullable and spec.default is None):
             faults.append(Fault(spec.name, f"{column} IS NULL", [], "missing (required field)"))
+        if spec.kind == "float":
+            # NaN sorts above every number in DuckDB, so it would pass `> 0` and `≥ 0`.
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"(isnan({column}) OR isinf({column}))",
+                    [],
+                    "must be a finite number (NaN and ±Infinity are not values)",
+                    show_value=True,
+                )
+            )
         if spec.enum is not None:
             faults.append(
                 Fault(

@@ -1,0 +1,188 @@
+"""Is a store file usable? Refuse what is not a store, and a damaged one, before any work.
+
+Two checks (README, "Recovering a damaged store"):
+
+- `quick_check` runs on every open (`Store._open_connection`), so it must stay cheap
+  (benchmarks/bench_store_check.py measures it against a plain open): DuckDB's own checks
+  when it connects (header and metadata checksums), then the file must be as long as the
+  blocks DuckDB's catalog says it holds (a truncated copy fails here, though it opens), then a
+  read of every table's storage metadata (`pragma_storage_info`: row groups and the blocks
+  their column segments live in), which must point inside the file.
+- `full_check` (`storyscope store check`) reads every column of every table, so DuckDB
+  verifies the checksum of every data block.
+
+`backup` writes a consistent copy through DuckDB (`ATTACH` + `COPY FROM DATABASE`) under the
+store's usual short session, so it works while the app runs.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+# A DuckDB file starts with three 4 KiB headers (the main header and two database headers);
+# the blocks follow. Verified against DuckDB 1.x/2.x files: size == 3 * 4096 + blocks * size.
+FILE_HEADERS_BYTES = 3 * 4096
+RECOVERY = (
+    "restore the last good copy (one made by `storyscope store backup PATH`) or rebuild the"
+    " store from its sources (`storyscope demo`, `storyscope import ...`); see the README,"
+    " 'Recovering a damaged store'"
+)
+_NOT_DUCKDB_WORDS = ("not a valid duckdb database file", "is not a duckdb", "invalid magic")
+
+
+class StoreProblem(RuntimeError):
+    """The store file cannot be used; the message says why and what to do."""
+
+
+class StoreMissing(StoreProblem):
+    """No store at the path, and the command only reads (it must not create one)."""
+
+
+class NotAStore(StoreProblem):
+    """The path exists but is not a DuckDB database (a folder, a device, another file)."""
+
+
+class StoreDamaged(StoreProblem):
+    """DuckDB opens the file, but part of it is unreadable."""
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """One table's outcome in `full_check`."""
+
+    table: str
+    rows: int | None
+    problem: str | None = None
+
+
+def check_path(path: Path, create: bool) -> None:
+    """Refuse a path that is not a regular file (or, when `create` is false, is missing)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise NotAStore(
+                f"store {path} is a dangling symlink: point it at a store file"
+            ) from None
+        if not create:
+            raise StoreMissing(
+                f"no store at {path}: check the --store path (or STORYSCOPE_STORE) for a typo;"
+                " only commands that write (import, demo, migrate, ...) create a new store"
+            ) from None
+        return
+    except OSError as exc:
+        raise NotAStore(f"store {path} cannot be opened: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise NotAStore(f"store {path} is a folder: give the path of a .duckdb file")
+    if not stat.S_ISREG(mode):
+        raise NotAStore(
+            f"store {path} is not a regular file (a device, FIFO or socket): give the path of"
+            " a .duckdb file"
+        )
+    if mode & 0o444 == 0 or not os.access(path, os.R_OK):
+        raise NotAStore(f"store {path} cannot be read (permission denied): check its mode")
+
+
+def explain_connect_error(path: Path, exc: duckdb.Error) -> StoreProblem | None:
+    """A `StoreProblem` for a connect error that says the file is not (or no longer) a store."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    lowered = text.lower()
+    if any(words in lowered for words in _NOT_DUCKDB_WORDS):
+        empty = path.is_file() and path.stat().st_size == 0
+        what = "an empty file" if empty else "not a DuckDB database"
+        return NotAStore(
+            f"store {path} is {what}: give the path of a StoryScope store, or move the file"
+            " away and let an import create a new store there"
+        )
+    if "could not read enough bytes" in lowered or "corrupt" in lowered or "checksum" in lowered:
+        return StoreDamaged(f"store {path} is damaged ({text}): {RECOVERY}")
+    if "permission denied" in lowered:
+        return NotAStore(f"store {path} cannot be opened (permission denied): check its mode")
+    return None
+
+
+def _size_problem(connection: duckdb.DuckDBPyConnection, path: Path) -> str | None:
+    block_size, total_blocks = connection.execute(
+        "SELECT block_size, total_blocks FROM pragma_database_size()"
+        " WHERE database_name = current_database()"
+    ).fetchone()
+    expected = FILE_HEADERS_BYTES + int(total_blocks) * int(block_size)
+    actual = path.stat().st_size
+    if actual < expected:
+        return f"the file is {actual:,} bytes but its catalog needs {expected:,} (truncated?)"
+    return None
+
+
+def _user_tables(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = connection.execute(
+        "SELECT table_name FROM duckdb_tables()"
+        " WHERE database_name = current_database() AND NOT temporary ORDER BY table_name"
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+def _metadata_problem(connection: duckdb.DuckDBPyConnection, total_blocks: int) -> str | None:
+    for table in _user_tables(connection):
+        try:
+            # Reading the storage info loads every row group's metadata of the table (and
+            # verifies the checksums of the blocks that hold it) without reading the data.
+            (highest,) = connection.execute(
+                "SELECT max(block_id) FROM pragma_storage_info(?) WHERE persistent", [table]
+            ).fetchone()
+        except duckdb.Error as exc:
+            return f"table {table}: {str(exc).splitlines()[0]}"
+        if highest is not None and highest >= total_blocks:
+            return f"table {table} points at block {highest} of {total_blocks} (truncated?)"
+    return None
+
+
+def quick_check(connection: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Raise `StoreDamaged` when the just-opened store is truncated or its metadata unreadable."""
+    try:
+        problem = _size_problem(connection, path)
+        if problem is None:
+            (total_blocks,) = connection.execute(
+                "SELECT total_blocks FROM pragma_database_size()"
+                " WHERE database_name = current_database()"
+            ).fetchone()
+            problem = _metadata_problem(connection, int(total_blocks))
+    except duckdb.Error as exc:
+        problem = str(exc).splitlines()[0]
+    if problem is not None:
+        raise StoreDamaged(f"store {path} is damaged: {problem}; {RECOVERY}")
+
+
+def _read_every_column(cursor: duckdb.DuckDBPyConnection, table: str) -> int:
+    """Scan all of `table` (every column's blocks, so DuckDB checks their checksums)."""
+    reader = cursor.execute(f'SELECT * FROM "{table}"').fetch_record_batch(65536)
+    return sum(batch.num_rows for batch in reader)
+
+
+def full_check(cursor: duckdb.DuckDBPyConnection) -> list[TableCheck]:
+    """Read every table of the store in full; one `TableCheck` per table."""
+    results = []
+    for table in _user_tables(cursor):
+        try:
+            results.append(TableCheck(table, _read_every_column(cursor, table)))
+        except duckdb.Error as exc:
+            results.append(TableCheck(table, None, str(exc).splitlines()[0]))
+    return results
+
+
+def backup(cursor: duckdb.DuckDBPyConnection, destination: Path) -> None:
+    """Write a consistent copy of the store to `destination` (a new file)."""
+    if destination.exists():
+        raise StoreProblem(f"{destination} exists already: give the path of a new file")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    alias = "storyscope_backup"
+    cursor.execute(f"ATTACH ? AS {alias}", [str(destination)])
+    try:
+        source = cursor.execute("SELECT current_database()").fetchone()[0]
+        cursor.execute(f'COPY FROM DATABASE "{source}" TO {alias}')
+    finally:
+        cursor.execute(f"DETACH {alias}")
