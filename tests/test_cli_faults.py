@@ -281,3 +281,28 @@ def test_an_unexpected_fault_keeps_its_traceback():
     """A bug is not an expected fault: it must stay visible for a report."""
     assert describe_fault(ZeroDivisionError("bug")) is None
     assert describe_fault(StoreBusy("store x is busy")).code == 3
+
+
+def command_paths() -> list[str]:
+    """Every leaf command as typed after `storyscope` (`import lfvqa`, `stats`, ...)."""
+    import typer.main
+
+    def walk(command, prefix: str):
+        children = getattr(command, "commands", None)
+        if not children:
+            yield prefix
+            return
+        for name, child in children.items():
+            yield from walk(child, f"{prefix} {name}".strip())
+
+    return list(walk(typer.main.get_command(app), ""))
+
+
+def test_every_command_runs_under_the_fault_root():
+    """The root group wraps every subcommand, so no command can bypass the one fault root."""
+    import typer.main
+
+    from pipelines.cli.faults import FaultMappingGroup
+
+    assert isinstance(typer.main.get_command(app), FaultMappingGroup)
+    assert {"stats", "import lfvqa", "store check", "store backup"} <= set(command_paths())

@@ -91,7 +91,7 @@ def _table_file_problem(path: Path, by_name: dict[str, TableFile]) -> Problem | 
             path.name,
             "(file)",
             "-",
-            f"a data file with a name the format lacks; expected {expected}",
+            f"not read: a data file with a name the format lacks; expected {expected}",
         )
     return None
 
@@ -178,11 +178,20 @@ class KeyConflict(Exception):
 def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
     """Every check the model implies on the staged rows; raises on the first faults found."""
     specs = field_specs(spec.model)
-    found = checks.first_faults(cursor, staged.stage, checks.value_faults(specs))
+    rules = getattr(spec.model, "ROW_RULES", ())
+    faults = checks.value_faults(specs, rules) + checks.store_range_faults(
+        cursor, spec.table, specs
+    )
+    found = checks.first_faults(cursor, staged.stage, faults)
     if not found and spec.key and not _primary_key_guards(cursor, spec):
         found = checks.duplicate_keys(cursor, staged.stage, spec.key)
         if not found and not _key_is_per_run(cursor, spec.table):
             found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
+    for key in spec.unique:
+        if not found:
+            found = checks.duplicate_keys(cursor, staged.stage, key)
+        if not found and not _key_is_per_run(cursor, spec.table):
+            found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
     by_name = {table.name: table for table in TABLE_FILES}
     for column, ref_file, ref_column in spec.references:
         if found:
@@ -190,6 +199,12 @@ def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: Table
         found = checks.unknown_references(
             cursor, staged.stage, column, by_name[ref_file].table, ref_column, f"{ref_file}.jsonl"
         )
+    for column, owner, ref_file, ref_owner, ref_column in spec.list_references:
+        if not found:
+            found = checks.duplicate_list_items(cursor, staged.stage, column)
+        if not found:
+            ref = (column, owner, by_name[ref_file].table, ref_owner, ref_column)
+            found = checks.unknown_list_references(cursor, staged.stage, ref, f"{ref_file}.jsonl")
     if found:
         raise ImportFailure(staged.problems(found))
 
