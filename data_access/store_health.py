@@ -4,10 +4,11 @@ Two checks (README, "Recovering a damaged store"):
 
 - `quick_check` runs on every open (`Store._open_connection`), so it must stay cheap
   (benchmarks/bench_store_check.py measures it against a plain open): DuckDB's own checks
-  when it connects (header and metadata checksums), then the file must be as long as the
-  blocks DuckDB's catalog says it holds (a truncated copy fails here, though it opens), then a
-  read of every table's storage metadata (`pragma_storage_info`: row groups and the blocks
-  their column segments live in), which must point inside the file.
+  when it connects (header and catalog checksums), then the file must be as long as the
+  blocks DuckDB's catalog says it holds (a truncated copy fails here, though it opens). Then
+  a read of every table's storage metadata (`pragma_storage_info`: row groups and the blocks
+  their column segments live in), which must point inside the file — once per process and
+  file version, since it costs several times an open.
 - `full_check` (`storyscope store check`) reads every column of every table, so DuckDB
   verifies the checksum of every data block.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,12 +108,9 @@ def explain_connect_error(path: Path, exc: duckdb.Error) -> StoreProblem | None:
     return None
 
 
-def _size_problem(connection: duckdb.DuckDBPyConnection, path: Path) -> str | None:
-    block_size, total_blocks = connection.execute(
-        "SELECT block_size, total_blocks FROM pragma_database_size()"
-        " WHERE database_name = current_database()"
-    ).fetchone()
-    expected = FILE_HEADERS_BYTES + int(total_blocks) * int(block_size)
+def _size_problem(path: Path, block_size: int, total_blocks: int) -> str | None:
+    """A truncated copy opens (its headers are intact) but lacks blocks its catalog uses."""
+    expected = FILE_HEADERS_BYTES + total_blocks * block_size
     actual = path.stat().st_size
     if actual < expected:
         return f"the file is {actual:,} bytes but its catalog needs {expected:,} (truncated?)"
@@ -127,39 +126,69 @@ def _user_tables(connection: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _metadata_problem(connection: duckdb.DuckDBPyConnection, total_blocks: int) -> str | None:
-    for table in _user_tables(connection):
-        try:
-            # Reading the storage info loads every row group's metadata of the table (and
-            # verifies the checksums of the blocks that hold it) without reading the data.
-            (highest,) = connection.execute(
-                "SELECT max(block_id) FROM pragma_storage_info(?) WHERE persistent", [table]
-            ).fetchone()
-        except duckdb.Error as exc:
-            return f"table {table}: {str(exc).splitlines()[0]}"
-        if highest is not None and highest >= total_blocks:
-            return f"table {table} points at block {highest} of {total_blocks} (truncated?)"
+    """Every table's storage metadata (row groups and the blocks their column segments live
+    in) read in one query; reading it verifies the checksums of the blocks that hold it."""
+    tables = _user_tables(connection)
+    if not tables:
+        return None
+    union = " UNION ALL ".join(
+        "SELECT ? AS t, max(block_id) AS b FROM pragma_storage_info(?) WHERE persistent"
+        for _ in tables
+    )
+    params = [value for table in tables for value in (table, table)]
+    try:
+        rows = connection.execute(
+            f"SELECT t, b FROM ({union}) WHERE b >= ?", [*params, total_blocks]
+        ).fetchall()
+    except duckdb.Error as exc:
+        return str(exc).splitlines()[0]
+    if rows:
+        table, highest = rows[0]
+        return f"table {table} points at block {highest} of {total_blocks} (truncated?)"
     return None
 
 
+def _file_identity(path: Path) -> tuple[int, int, int, int]:
+    info = path.stat()
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+# Files whose metadata passed, by path, with the identity they had then: the metadata read is
+# repeated only when the file changed (another writer, a copy put in its place), so an app
+# that opens the store for every page query pays the size check alone (bench_store_check.py).
+_metadata_ok: dict[Path, tuple[int, int, int, int]] = {}
+_metadata_lock = threading.Lock()
+
+
 def quick_check(connection: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Raise `StoreDamaged` when the just-opened store is truncated or its metadata unreadable."""
+    """Raise `StoreDamaged` when the just-opened store is truncated or its metadata unreadable.
+
+    Every call compares the file size with the catalog's block count; the read of every
+    table's metadata runs on the first open in this process and after the file changed.
+    """
     try:
-        problem = _size_problem(connection, path)
-        if problem is None:
-            (total_blocks,) = connection.execute(
-                "SELECT total_blocks FROM pragma_database_size()"
-                " WHERE database_name = current_database()"
-            ).fetchone()
+        block_size, total_blocks = connection.execute(
+            "SELECT block_size, total_blocks FROM pragma_database_size()"
+            " WHERE database_name = current_database()"
+        ).fetchone()
+        problem = _size_problem(path, int(block_size), int(total_blocks))
+        identity = _file_identity(path)
+        if problem is None and _metadata_ok.get(path) != identity:
             problem = _metadata_problem(connection, int(total_blocks))
+            if problem is None:
+                with _metadata_lock:
+                    _metadata_ok[path] = identity
     except duckdb.Error as exc:
         problem = str(exc).splitlines()[0]
     if problem is not None:
+        with _metadata_lock:
+            _metadata_ok.pop(path, None)
         raise StoreDamaged(f"store {path} is damaged: {problem}; {RECOVERY}")
 
 
 def _read_every_column(cursor: duckdb.DuckDBPyConnection, table: str) -> int:
     """Scan all of `table` (every column's blocks, so DuckDB checks their checksums)."""
-    reader = cursor.execute(f'SELECT * FROM "{table}"').fetch_record_batch(65536)
+    reader = cursor.sql(f'SELECT * FROM "{table}"').to_arrow_reader(65536)
     return sum(batch.num_rows for batch in reader)
 
 
@@ -169,7 +198,7 @@ def full_check(cursor: duckdb.DuckDBPyConnection) -> list[TableCheck]:
     for table in _user_tables(cursor):
         try:
             results.append(TableCheck(table, _read_every_column(cursor, table)))
-        except duckdb.Error as exc:
+        except (duckdb.Error, OSError) as exc:  # through Arrow, DuckDB errors arrive as OSError
             results.append(TableCheck(table, None, str(exc).splitlines()[0]))
     return results
 
