@@ -106,9 +106,10 @@ class Store:
     def _open_connection(self) -> duckdb.DuckDBPyConnection:
         check_path(self.path, self.create)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        had_wal = Path(f"{self.path}.wal").exists()
         connection = self._connect_with_retry()
         try:
-            quick_check(connection, self.path)  # a damaged store is refused on every open
+            quick_check(connection, self.path, had_wal)  # a damaged store is refused on open
         except BaseException:
             connection.close()
             raise

@@ -4,8 +4,8 @@ Two checks (README, "Recovering a damaged store"):
 
 - `quick_check` runs on every open (`Store._open_connection`), so it must stay cheap
   (benchmarks/bench_store_check.py measures it against a plain open): DuckDB's own checks
-  when it connects (header and catalog checksums), then the file must be as long as the
-  blocks DuckDB's catalog says it holds (a truncated copy fails here, though it opens). Then
+  when it connects (header and catalog checksums), then the file must be long enough for
+  the blocks DuckDB says are in use (a truncated copy fails here, though it opens). Then
   a read of every table's storage metadata (`pragma_storage_info`: row groups and the blocks
   their column segments live in), which must point inside the file — once per process and
   file version, since it costs several times an open.
@@ -108,12 +108,14 @@ def explain_connect_error(path: Path, exc: duckdb.Error) -> StoreProblem | None:
     return None
 
 
-def _size_problem(path: Path, block_size: int, total_blocks: int) -> str | None:
-    """A truncated copy opens (its headers are intact) but lacks blocks its catalog uses."""
-    expected = FILE_HEADERS_BYTES + total_blocks * block_size
+def _size_problem(path: Path, block_size: int, used_blocks: int) -> str | None:
+    """A truncated copy opens (its headers are intact) but cannot hold the blocks in use:
+    every used block has its own id below the file's block count, so a good file is at least
+    headers + used blocks long (free blocks at its end may be missing: DuckDB trims them)."""
+    expected = FILE_HEADERS_BYTES + used_blocks * block_size
     actual = path.stat().st_size
     if actual < expected:
-        return f"the file is {actual:,} bytes but its catalog needs {expected:,} (truncated?)"
+        return f"the file is {actual:,} bytes but its blocks in use need {expected:,} (truncated?)"
     return None
 
 
@@ -125,9 +127,12 @@ def _user_tables(connection: duckdb.DuckDBPyConnection) -> list[str]:
     return [row[0] for row in rows]
 
 
-def _metadata_problem(connection: duckdb.DuckDBPyConnection, total_blocks: int) -> str | None:
+def _metadata_problem(
+    connection: duckdb.DuckDBPyConnection, path: Path, block_size: int
+) -> str | None:
     """Every table's storage metadata (row groups and the blocks their column segments live
-    in) read in one query; reading it verifies the checksums of the blocks that hold it."""
+    in) read in one query; reading it verifies the checksums of the blocks that hold it, and
+    every persistent block must lie inside the file."""
     tables = _user_tables(connection)
     if not tables:
         return None
@@ -136,15 +141,19 @@ def _metadata_problem(connection: duckdb.DuckDBPyConnection, total_blocks: int) 
         for _ in tables
     )
     params = [value for table in tables for value in (table, table)]
+    blocks_in_file = max(0, path.stat().st_size - FILE_HEADERS_BYTES) // block_size
     try:
         rows = connection.execute(
-            f"SELECT t, b FROM ({union}) WHERE b >= ?", [*params, total_blocks]
+            f"SELECT t, b FROM ({union}) WHERE b >= ? ORDER BY b DESC LIMIT 1",
+            [*params, blocks_in_file],
         ).fetchall()
     except duckdb.Error as exc:
         return str(exc).splitlines()[0]
     if rows:
         table, highest = rows[0]
-        return f"table {table} points at block {highest} of {total_blocks} (truncated?)"
+        return (
+            f"table {table} uses block {highest}, but the file holds {blocks_in_file} (truncated?)"
+        )
     return None
 
 
@@ -160,21 +169,25 @@ _metadata_ok: dict[Path, tuple[int, int, int, int]] = {}
 _metadata_lock = threading.Lock()
 
 
-def quick_check(connection: duckdb.DuckDBPyConnection, path: Path) -> None:
+def quick_check(connection: duckdb.DuckDBPyConnection, path: Path, had_wal: bool = False) -> None:
     """Raise `StoreDamaged` when the just-opened store is truncated or its metadata unreadable.
 
-    Every call compares the file size with the catalog's block count; the read of every
-    table's metadata runs on the first open in this process and after the file changed.
+    Every call compares the file size with the blocks in use — unless a write-ahead
+    log was replayed on this open (`had_wal`): replayed changes may hold blocks not yet in the
+    file, so then the metadata read below decides. That read (every table's storage metadata,
+    its persistent blocks inside the file) runs on the first open in this process, after the
+    file changed, and after a WAL replay.
     """
     try:
-        block_size, total_blocks = connection.execute(
-            "SELECT block_size, total_blocks FROM pragma_database_size()"
+        block_size, used_blocks = connection.execute(
+            "SELECT block_size, used_blocks FROM pragma_database_size()"
             " WHERE database_name = current_database()"
         ).fetchone()
-        problem = _size_problem(path, int(block_size), int(total_blocks))
+        block_size = int(block_size)
+        problem = None if had_wal else _size_problem(path, block_size, int(used_blocks))
         identity = _file_identity(path)
-        if problem is None and _metadata_ok.get(path) != identity:
-            problem = _metadata_problem(connection, int(total_blocks))
+        if problem is None and (had_wal or _metadata_ok.get(path) != identity):
+            problem = _metadata_problem(connection, path, block_size)
             if problem is None:
                 with _metadata_lock:
                     _metadata_ok[path] = identity
