@@ -30,6 +30,7 @@ CALL_COLUMNS = [
     "attempts",
     "error",
     "raw_reply",
+    "reason",
 ]
 
 
@@ -112,11 +113,6 @@ def record_batch(
         sum(int(c["completion_tokens"] or 0) for c in fresh),
         float(sum(c["cost_usd"] or 0.0 for c in fresh)),
     )
-
-
-def calls_of_run(store: Store, run_id: str) -> pd.DataFrame:
-    """The call log of one run."""
-    return store.df("SELECT * FROM llm_calls WHERE run_id = ? ORDER BY created_at", [run_id])
 
 
 def run_usage(store: Store, run_id: str) -> dict:

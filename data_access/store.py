@@ -17,13 +17,23 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import pandas as pd
+
+from data_access.store_health import (
+    StoreProblem,
+    check_path,
+    explain_connect_error,
+    quick_check,
+)
+
+T = TypeVar("T")
 
 DEFAULT_STORE = Path("data") / "storyscope.duckdb"
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "resource temporarily unavailable")
@@ -31,6 +41,17 @@ _LOCK_MARKERS = ("could not set lock", "conflicting lock", "resource temporarily
 
 class StoreBusy(RuntimeError):
     """Another process held the store for longer than the lock timeout."""
+
+
+def default_lock_timeout() -> float:
+    """Seconds to wait for a busy store: `STORYSCOPE_LOCK_TIMEOUT`, else 60."""
+    text = os.environ.get("STORYSCOPE_LOCK_TIMEOUT") or "60"
+    try:
+        return float(text)
+    except ValueError:
+        raise StoreProblem(
+            f"STORYSCOPE_LOCK_TIMEOUT={text!r} is not a number of seconds: set it to e.g. 60"
+        ) from None
 
 
 def default_store_path() -> Path:
@@ -72,31 +93,48 @@ class Store:
         linger_s: seconds to keep the file open after the last session ends, so a burst of
             queries (one page render) pays one open; other processes wait at most this long.
             0 releases the file at once (CLI and jobs).
+        create: whether a missing file may be created; false for commands that only read,
+            so a mistyped path is refused (`StoreMissing`) instead of becoming an empty store.
     """
 
     path: Path = field(default_factory=default_store_path)
-    lock_timeout: float = 60.0
+    lock_timeout: float = field(default_factory=default_lock_timeout)
     linger_s: float = 0.0
+    create: bool = True
 
     def __post_init__(self) -> None:
         self.path = Path(self.path).resolve()
 
     # -- connection life -------------------------------------------------------------
     def _open_connection(self) -> duckdb.DuckDBPyConnection:
+        check_path(self.path, self.create)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        had_wal = Path(f"{self.path}.wal").exists()
+        connection = self._connect_with_retry()
+        try:
+            quick_check(connection, self.path, had_wal)  # a damaged store is refused on open
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _connect_with_retry(self) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.02
         while True:
             try:
                 return duckdb.connect(str(self.path))
-            except duckdb.IOException as exc:
+            except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() >= deadline:
                     if _is_lock_error(exc):
                         raise StoreBusy(
                             f"store {self.path} is busy{_holder_hint(exc)}; gave up after "
                             f"{self.lock_timeout:.0f}s"
                         ) from exc
-                    raise
+                    problem = explain_connect_error(self.path, exc)
+                    if problem is None:
+                        raise
+                    raise problem from exc
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 1.6, 0.5)
 
@@ -156,10 +194,30 @@ class Store:
             cursor.execute("BEGIN TRANSACTION")
             try:
                 yield cursor
+                cursor.execute("COMMIT")
             except BaseException:
-                cursor.execute("ROLLBACK")
+                _rollback_quietly(cursor)
                 raise
-            cursor.execute("COMMIT")
+
+    def in_transaction(
+        self, work: Callable[[duckdb.DuckDBPyConnection], T], conflict_retries: int = 0
+    ) -> T:
+        """`work(cursor)` inside one `transaction()`; its result.
+
+        With `conflict_retries`, a transaction that DuckDB aborts because another writer changed
+        the same rows (optimistic concurrency) is rolled back whole and `work` runs again, up to
+        that many more times, with a short growing pause. A context manager cannot re-run its
+        body, so the retrying form takes the work as a function.
+        """
+        for attempt in range(conflict_retries + 1):
+            try:
+                with self.transaction() as cursor:
+                    return work(cursor)
+            except duckdb.TransactionException as exc:
+                if not is_conflict(exc) or attempt == conflict_retries:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     def _ensure_schema(self, connection: duckdb.DuckDBPyConnection) -> None:
         if self.path in _migrated:
@@ -168,7 +226,14 @@ class Store:
 
         with _open_files_lock:
             if self.path not in _migrated:
-                apply_migrations(connection)
+                applied = apply_migrations(connection)
+                if applied:
+                    # migrations never call live code, so they leave derived caches stale (an
+                    # upgraded store) or unstamped (a new one): bring them up to date once, at
+                    # the schema just reached
+                    from data_access.rollups import refresh_if_stale
+
+                    refresh_if_stale(connection)
                 _migrated.add(self.path)
 
     # -- small helpers used by the query modules ---------------------------------------
@@ -194,6 +259,21 @@ class Store:
         return found[0][0] if found else None
 
 
+def _rollback_quietly(cursor: duckdb.DuckDBPyConnection) -> None:
+    """Roll back after a fault without hiding it: when the fault was an I/O error (a full
+    disk), DuckDB has aborted the transaction already and ROLLBACK fails with "Current
+    transaction is aborted"; the caller must see the real error, not that one."""
+    try:
+        cursor.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
 def forget_schema_cache() -> None:
-    """Make the next session re-check migrations (tests that delete store files use it)."""
+    """Make the next session re-check migrations (tests that replace store files use it)."""
     _migrated.clear()
+
+
+def is_conflict(exc: BaseException) -> bool:
+    """True for DuckDB's optimistic-concurrency conflict (the transaction may be retried)."""
+    return "conflict" in str(exc).lower() and "transaction" in type(exc).__name__.lower()

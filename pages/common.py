@@ -32,7 +32,8 @@ STORE_KEY = "store_choice"
 
 @st.cache_resource
 def _store_for(path: str) -> Store:
-    return Store(Path(path), linger_s=APP_LINGER_S)
+    # create=False too: even a path that slipped past offered_stores() is never created
+    return Store(Path(path), linger_s=APP_LINGER_S, create=False)
 
 
 def allowed_store_dir() -> Path:

@@ -6,6 +6,7 @@ import streamlit as st
 from data_access import views_runs
 from pages.common import query
 from pages.filters import url_multiselect, url_selectbox
+from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert
 
 st.title("Runs")
@@ -77,6 +78,7 @@ st.dataframe(
 )
 if runs.empty:
     st.stop()
+failures_by_run(list(runs["run_id"]))
 
 run_id = url_selectbox(
     "Run",
@@ -96,8 +98,10 @@ if calls.empty:
     st.caption("This run made no LLM calls.")
 else:
     failed = calls[calls["status"] != "ok"]
+    run_failure_summary(run_id)
     st.markdown(
-        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, "
+        f"{len(failed)} failed)"
     )
     for _, call in failed.iterrows():
         with st.expander(f"failed: {inert(call['item_id'])} — {inert(call['error'])}"):

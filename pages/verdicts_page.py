@@ -8,9 +8,12 @@ from data_access.formats.question_types import ALL_TYPES
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.frames import frame_strip
+from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pages.safe_text import inert
+from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
+from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.questions import evidence_captions
 from viz.verdicts import (
     METRIC_LABELS,
@@ -33,6 +36,7 @@ def _evidence_frames(question_id: str) -> None:
 
 
 st.title("Verdicts")
+gold_eval_caption("judge")
 
 film_id = url_film_or_all()
 judges = query(views_verdicts.judge_ids)
@@ -129,6 +133,7 @@ elif section == "Metrics":
         st.markdown(
             f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
         )
+        st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
         st.dataframe(
             metrics_table(by_setting, reported, order_by),
             hide_index=True,
@@ -155,6 +160,7 @@ elif section == "Agreement":
         )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
+    storysumm_panel()
 
 else:
     if len(runs) < 2:

@@ -38,6 +38,7 @@ import duckdb
 from data_access import jobs as job_rows
 from data_access.runs import run_usage
 from data_access.store import Store
+from pipelines.llm.failures import run_failures
 from pipelines.llm.redact import redact
 
 JOB_KINDS: dict[str, str] = {
@@ -70,11 +71,6 @@ class JobContext:
     def should_stop(self) -> bool:
         """True once someone asked the job to stop."""
         return job_rows.stop_requested(self.store, self.job_id)
-
-
-def register_job_kind(kind: str, target: str) -> None:
-    """Name a job function ("package.module:function") under a short kind."""
-    JOB_KINDS[kind] = target
 
 
 def _resolve(kind: str) -> Callable[[JobContext], str | None]:
@@ -199,6 +195,7 @@ def job_status(store: Store, job_id: str) -> dict[str, Any]:
     if job["state"] in ("queued", "running") and not job["alive"]:
         job["state"] = "interrupted"
     job["resumable"] = job["state"] in ("interrupted", "failed", "stopped")
+    job["failures"] = run_failures(store, job.get("run_id"))  # counts by reason, first in full
     return job
 
 

@@ -40,6 +40,14 @@ def judge(
         str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical")
     ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            envvar="STORYSCOPE_JUDGE_PROMPT",
+            help="Judge prompt version: judge-claims-v2 (App. F.2's rules only, default) or "
+            "judge-claims-v1 (adds our rules; docs/JUDGE.md).",
+        ),
+    ] = "judge-claims-v2",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key: Annotated[
         str | None,
@@ -80,6 +88,8 @@ def judge(
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
+    from pipelines.judge.prompt import check_version
+    from pipelines.llm.failures import failure_lines
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
@@ -98,6 +108,7 @@ def judge(
         options = JudgeOptions(
             backend=backend,
             judge_name=judge_name,
+            prompt_version=check_version(prompt),
             where=parse_where(where, WHERE_KEYS),
             limit=limit,
             gold=gold,
@@ -119,21 +130,16 @@ def judge(
     )
     status = job_status(handle, job_id)
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    k: status[k]
-                    for k in ("job_id", "state", "run_id", "done", "failed", "total", "cost_usd")
-                },
-                default=str,
-            )
-        )
+        keys = ("job_id", "state", "run_id", "done", "failed", "total", "cost_usd", "failures")
+        typer.echo(json.dumps({k: status[k] for k in keys}, default=str))
     else:
         typer.echo(
             f"job {job_id}: {status['state']}  judge run {status['run_id']}  "
             f"done {status['done']}/{status['total']}  failed {status['failed']}  "
             f"cost ${status['cost_usd']:.4f}"
         )
+        for line in failure_lines(status["failures"]):
+            typer.echo(line)
     if status["state"] == "failed":
         raise fail(f"judge job failed: {status['error']}")
 
@@ -150,6 +156,8 @@ def _print_plan(plan: dict, as_json: bool) -> None:
         typer.echo(f"  {item['answer_id']}  ({item['setting_id']})")
     if len(plan["items"]) > 20:
         typer.echo(f"  ... and {len(plan['items']) - 20} more")
+    if "mode" in plan:
+        typer.echo(f"structured output: {plan['mode']} ({plan['mode_source']})")
     typer.echo(
         f"cache hits {plan['cache_hits']}; estimated tokens "
         f"{plan['est_prompt_tokens']:,} in + {plan['est_completion_tokens']:,} out; "
