@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from data_access.llm_modes import endpoint_modes, remembered_mode
+from data_access.llm_modes import endpoint_modes, failure_counts, remembered_mode
 from data_access.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest, load_config
 from pipelines.llm.failures import failure_reason, run_failures
@@ -95,6 +95,8 @@ def test_a_pinned_mode_fails_fast_and_says_why(store, fake_llm):
     summary = run_failures(store, run_id)
     assert summary["by_reason"] == {"format rejected": 2}
     assert "Input should be 'text' or 'json_object'" in summary["first"]
+    per_run = failure_counts(store, [run_id])  # what the Runs page lists per run
+    assert per_run[["reason", "failed"]].values.tolist() == [["format rejected", 2]]
 
 
 def test_transient_errors_are_still_retried(store, fake_llm):
