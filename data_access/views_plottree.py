@@ -11,7 +11,8 @@ def films_with_tree(store: Store) -> pd.DataFrame:
     """Films that have a current PlotTree, with node counts and depth."""
     return store.df(
         "SELECT n.film_id, f.title, count(*) AS nodes, max(n.level) AS top_level"
-        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY f.title"
+        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY "
+        "f.title"
     )
 
 
@@ -19,7 +20,8 @@ def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
     """Every node of a film's current tree (level 0 = leaves)."""
     return store.df(
         "SELECT node_id, parent_id, level, start_s, end_s, summary, summary_backend,"
-        " len(coalesce(leaf_indices, [])) AS leaves, array_to_string(coalesce(characters, []), ', ') AS characters,"
+        " len(coalesce(leaf_indices, [])) AS leaves, array_to_string(coalesce(characters, []), ', "
+        "') AS characters,"
         " array_to_string(coalesce(children, []), ', ') AS children, run_id"
         " FROM current_plottree_nodes WHERE film_id = ? ORDER BY level DESC, start_s, node_id",
         [film_id],

@@ -73,7 +73,8 @@ explore = query(views_film.films_to_explore)
 for _, film in explore.iterrows():
     cols = st.columns([3, 1, 1, 1, 1, 1])
     cols[0].markdown(
-        f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} beliefs"
+        f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} "
+        f"beliefs"
     )
     cols[1].page_link("pages/film_page.py", label="Film", query_params={"film": film["film_id"]})
     cols[2].page_link(

@@ -96,7 +96,8 @@ if calls.empty:
 else:
     failed = calls[calls["status"] != "ok"]
     st.markdown(
-        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} "
+        f"failed)"
     )
     for _, call in failed.iterrows():
         with st.expander(f"failed: {call['item_id']} — {call['error']}"):

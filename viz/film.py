@@ -46,7 +46,8 @@ def scene_timeline_figure(
                 color="black",
             ),
             customdata=group[["scene_index", "heading"]].to_numpy(),
-            hovertemplate="S%{customdata[0]} %{customdata[1]}<br>%{base:.1f}–%{x:.1f} min<extra></extra>",
+            hovertemplate="S%{customdata[0]} %{customdata[1]}<br>%{base:.1f}–%{x:.1f} "
+            "min<extra></extra>",
         )
     end = (runtime_s or (timed["end_s"].max() if not timed.empty else 0) or 0) / 60.0
     figure.update_layout(

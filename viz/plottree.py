@@ -68,7 +68,8 @@ def level_time_figure(
             line=dict(width=[3 if n == selected else 0.5 for n in timed["node_id"]], color="black"),
         ),
         customdata=timed[["node_id", "summary"]].to_numpy(),
-        hovertemplate="%{customdata[0]}: %{base:.1f}–%{x:.1f} min<br>%{customdata[1]}<extra></extra>",
+        hovertemplate="%{customdata[0]}: %{base:.1f}–%{x:.1f} "
+        "min<br>%{customdata[1]}<extra></extra>",
         name="nodes",
     )
     levels = sorted(nodes["level"].unique(), reverse=True)

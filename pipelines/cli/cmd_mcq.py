@@ -75,7 +75,8 @@ def reviewers(
         rates = ", ".join(f"{k} {v:.3f}" for k, v in row["reviewer_gt_rate"].items())
         typer.echo(
             f"{row['set']:<8} n={row['n']:<5} unanimous-correct {row['unanimous_correct']:.4f}"
-            f"  majority-answer {row['majority_answer']:.4f}  strict {row['strict_consistency']:.4f}"
+            f"  majority-answer {row['majority_answer']:.4f}  strict "
+            f"{row['strict_consistency']:.4f}"
             f"  kept {row['kept']:.4f}  picked GT: {rates}"
         )
 
