@@ -5,11 +5,15 @@ import streamlit as st
 
 from data_access import views_questions
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
 from pages.generate_button import generate_panel, run_filter
+from pages.question_review import question_review_panel
+from pages.review_common import reviewer_sidebar
 from viz.questions import evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown
 
 st.title("Questions")
+reviewer_sidebar()
 
 film_id = url_film_or_all()
 
@@ -58,6 +62,7 @@ st.caption(
 st.dataframe(
     listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table"
 )
+download_buttons(listed, "questions", key="questions")
 with st.expander(
     GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state
 ):
@@ -90,3 +95,4 @@ if evidence.empty:
 else:
     st.plotly_chart(evidence_map_figure(evidence, detail["runtime_s"]), key="evidence_map")
     st.markdown("**evidence in the film:**  \n" + "  \n".join(evidence_lines(evidence)))
+question_review_panel(question_id, detail)
