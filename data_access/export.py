@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, TABLE_FILES
 from data_access.store import Store
@@ -157,6 +158,23 @@ def _filtered_sql(
     return sql, params
 
 
+def read_export_arrow(
+    store: Store,
+    name: str,
+    where: Mapping[str, Sequence[str]] | None = None,
+    interchange: bool = False,
+) -> pa.Table:
+    """The rows of one export as an Arrow table, column types as in the store (filters applied).
+
+    Arrow rather than pandas for files: pandas turns an all-NULL integer column into floats,
+    which the interchange importer then rightly rejects.
+    """
+    fields = interchange_fields(name) if interchange else None
+    sql, params = _filtered_sql(store, name, where or {}, fields)
+    with store.session() as cursor:
+        return cursor.sql(sql, params=params).to_arrow_table()
+
+
 def read_export(
     store: Store,
     name: str,
@@ -164,14 +182,12 @@ def read_export(
     interchange: bool = False,
 ) -> pd.DataFrame:
     """The rows of one export as a DataFrame (filters applied)."""
-    fields = interchange_fields(name) if interchange else None
-    sql, params = _filtered_sql(store, name, where or {}, fields)
-    with store.session() as cursor:
-        return cursor.sql(sql, params=params).to_arrow_table().to_pandas()
+    return read_export_arrow(store, name, where, interchange).to_pandas()
 
 
-def write_frame(frame: pd.DataFrame, fmt: str, path: Path) -> int:
-    """Write a DataFrame as parquet / csv / jsonl with DuckDB's COPY; returns rows written.
+def write_frame(frame: pd.DataFrame | pa.Table, fmt: str, path: Path) -> int:
+    """Write a DataFrame or Arrow table as parquet / csv / jsonl with DuckDB's COPY; returns
+    rows written.
 
     CSV cannot hold lists: list columns are written as DuckDB prints them (`[a, b]`).
     """
@@ -184,7 +200,7 @@ def write_frame(frame: pd.DataFrame, fmt: str, path: Path) -> int:
         # the path is ours (CLI argument or a temp file), quoted for SQL, never page input
         target = str(path).replace("'", "''")
         scratch.execute(f"COPY export_frame TO '{target}' ({_COPY_OPTIONS[fmt]})")
-    return len(frame)
+    return frame.num_rows if isinstance(frame, pa.Table) else len(frame)
 
 
 def frame_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
@@ -198,6 +214,7 @@ def frame_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
 def write_manifest(folder: Path, dataset_id: str, name: str) -> Path:
     """A `manifest.json` for an interchange folder, unless the folder already has one."""
     path = Path(folder) / "manifest.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
         manifest = {
             "format": FORMAT_NAME,

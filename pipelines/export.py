@@ -55,7 +55,10 @@ def export_slice(
         raise store_export.ExportError(
             f"--format {fmt!r}: choose one of {', '.join(store_export.FORMATS)}"
         )
-    frame = slice_frame(store, name, where, interchange)
+    if name == "metrics":
+        frame = slice_frame(store, name, where, interchange)
+    else:  # Arrow keeps the store's column types in the file
+        frame = store_export.read_export_arrow(store, name, where, interchange)
     if interchange:
         if fmt == "csv":
             raise store_export.ExportError("--interchange needs --format jsonl or parquet")
@@ -63,4 +66,5 @@ def export_slice(
         out = Path(out) / f"{table_file}.{fmt}"
         store_export.write_manifest(Path(out).parent, "storyscope-export", "StoryScope export")
     store_export.write_frame(frame, fmt, Path(out))
-    return ExportReport(name, Path(out), len(frame), list(frame.columns))
+    columns = frame.column_names if hasattr(frame, "column_names") else list(frame.columns)
+    return ExportReport(name, Path(out), frame.shape[0], list(columns))

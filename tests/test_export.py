@@ -126,10 +126,12 @@ def test_every_export_carries_run_ids(store, tmp_path):
 def test_formats_read_back_with_the_same_rows(store, tmp_path, fmt):
     _source_store(store, tmp_path)
     out = tmp_path / f"answers.{fmt}"
-    report = export_slice(store, "answers", fmt, out, {"setting_id": ["screenplay"]})
+    report = export_slice(
+        store, "answers", fmt, out, {"setting_id": ["lfvqa-paper:qwen3.6:screenplay"]}
+    )
     reader = {"parquet": "read_parquet", "csv": "read_csv", "jsonl": "read_json"}[fmt]
     back = duckdb.sql(f"SELECT * FROM {reader}('{out}')").df()
-    expected = store.df("SELECT * FROM answers WHERE setting_id = 'screenplay'")
+    expected = store.df("SELECT * FROM answers WHERE setting_id = 'lfvqa-paper:qwen3.6:screenplay'")
     assert report.rows == len(back) == len(expected) > 0
     assert sorted(back["answer_id"]) == sorted(expected["answer_id"])
     assert frame_bytes(expected, fmt)[:4] == out.read_bytes()[:4]
