@@ -58,5 +58,10 @@ def save(write: Callable[[Any], Any], done: str) -> bool:
     except ReviewError as exc:
         st.error(str(exc))
         return False
+    # the page's queries are cached on a version token that is itself cached for 2 s; drop it
+    # so the rerun after a save shows the new label at once
+    from pages.common import _version
+
+    _version.clear()
     st.toast(done)
     return True
