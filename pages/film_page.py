@@ -4,6 +4,7 @@ import streamlit as st
 
 from data_access import views_film
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import scene_frames
 from viz.film import presence_grid_figure, scene_timeline_figure
@@ -40,6 +41,7 @@ st.subheader("Scene timeline")
 counts = scenes["time_source"].value_counts()
 st.caption(" · ".join(f"{n} {source}" for source, n in counts.items()) + " scene times")
 st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
+download_buttons(scenes, f"scenes_{film_id}", key="scenes")
 
 st.subheader("Who is where")
 presence = query(views_film.presence_grid, film_id)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from data_access import views_plottree
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import minutes, url_radio, url_selectbox, url_text
 from viz.plottree import level_time_figure, tree_figure
 
@@ -43,6 +44,7 @@ if question:
 
 style = url_radio("Tree view", ["icicle", "sunburst"], key="view")
 st.plotly_chart(tree_figure(nodes, style, scores), key="tree")
+download_buttons(nodes, f"plottree_{film_id}", key="plottree")
 node_id = url_selectbox(
     "Node",
     list(nodes["node_id"]),

@@ -5,6 +5,7 @@ import streamlit as st
 
 from data_access import views_runs
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 
 st.title("Runs")
@@ -74,6 +75,7 @@ st.dataframe(
     key="runs_table",
     column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
 )
+download_buttons(runs, "runs", key="runs")
 if runs.empty:
     st.stop()
 

@@ -172,3 +172,16 @@ def test_export_cli(store, store_path, tmp_path):
     assert "plottree" in listed.output and "(importable)" in listed.output
     bad = runner.invoke(app, ["export", "answers", "--where", "x", "--out", str(out)])
     assert bad.exit_code == 2 and "COLUMN=V1,V2" in bad.output
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
+def test_download_bytes_hold_list_columns(tmp_path, fmt):
+    # page frames carry DuckDB lists as numpy arrays in object columns (e.g. belief lanes)
+    import numpy as np
+
+    shown = pd.DataFrame({"id": ["a", "b"], "basis": [np.array(["e1", "e2"]), np.array([])]})
+    path = tmp_path / f"slice.{fmt}"
+    path.write_bytes(frame_bytes(shown, fmt))
+    reader = {"parquet": "read_parquet", "csv": "read_csv", "jsonl": "read_json"}[fmt]
+    back = duckdb.sql(f"SELECT * FROM {reader}('{path}') ORDER BY id").fetchall()
+    assert back[0][0] == "a" and "e2" in str(back[0][1]) and len(back) == 2
