@@ -195,12 +195,16 @@ def write_frame(frame: pd.DataFrame | pa.Table, fmt: str, path: Path) -> int:
         raise ExportError(f"format {fmt!r}: choose one of {', '.join(FORMATS)}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(frame, pd.DataFrame):
+        # through Arrow: DuckDB cannot scan numpy string arrays held in object columns (lists
+        # of a page's frame), pyarrow turns them into proper list columns
+        frame = pa.Table.from_pandas(frame, preserve_index=False)
     with duckdb.connect() as scratch:
         scratch.register("export_frame", frame)
         # the path is ours (CLI argument or a temp file), quoted for SQL, never page input
         target = str(path).replace("'", "''")
         scratch.execute(f"COPY export_frame TO '{target}' ({_COPY_OPTIONS[fmt]})")
-    return frame.num_rows if isinstance(frame, pa.Table) else len(frame)
+    return frame.num_rows
 
 
 def frame_bytes(frame: pd.DataFrame, fmt: str) -> bytes:

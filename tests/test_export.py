@@ -179,7 +179,8 @@ def test_download_bytes_hold_list_columns(tmp_path, fmt):
     # page frames carry DuckDB lists as numpy arrays in object columns (e.g. belief lanes)
     import numpy as np
 
-    shown = pd.DataFrame({"id": ["a", "b"], "basis": [np.array(["e1", "e2"]), np.array([])]})
+    lists = [np.array(["e1", "e2"], dtype=object), np.array([], dtype=object)]
+    shown = pd.DataFrame({"id": ["a", "b"], "basis": lists})
     path = tmp_path / f"slice.{fmt}"
     path.write_bytes(frame_bytes(shown, fmt))
     reader = {"parquet": "read_parquet", "csv": "read_csv", "jsonl": "read_json"}[fmt]
