@@ -96,3 +96,24 @@ def test_question_lab_shows_reasons_and_check_prediction(fixture_store):
     assert not at.exception
     reasons = frame(at, "generator_run", "reason", "n")
     assert "wrong anchor" in set(reasons["reason"])
+
+
+def test_grid_shows_your_labels_and_saves_error_tags(fixture_store):
+    review.label_claims(
+        fixture_store, "alice", [review.ClaimLabel("q1:subs-qwen", "q1.c1", "omitted", "n")]
+    )
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "view": "Claims × settings"})
+    assert not at.exception
+    editor = frame(at, "my_label", "judge_verdict", "note")
+    mine = editor[(editor["answer_id"] == "q1:subs-qwen") & (editor["ord"] == 1)].iloc[0]
+    assert (mine["my_label"], mine["note"]) == ("omitted", "n")
+    assert (editor["my_label"] == "—").sum() == len(editor) - 1
+    at.multiselect(key="tags_q1:subs-qwen").set_value(["wrong holder", "hedging"])
+    _button(at, "Save tags").click().run()
+    assert not at.exception
+    tags = views_review.tag_counts(fixture_store)
+    assert set(tags["tag"]) == {"wrong holder", "hedging"}
+    at.radio(key="view").set_value("Metrics").run()
+    assert not at.exception
+    counts = frame(at, "tagged answers")
+    assert counts["tagged answers"].tolist() == [1]
