@@ -117,3 +117,23 @@ def test_grid_shows_your_labels_and_saves_error_tags(fixture_store):
     assert not at.exception
     counts = frame(at, "tagged answers")
     assert counts["tagged answers"].tolist() == [1]
+
+
+def test_edit_a_question_keeps_the_original(fixture_store):
+    at = run_page(REPO_ROOT, "questions_page", {"q": "q1"})
+    at.radio(key="qr_action_q1").set_value("edit").run()
+    assert not at.exception
+    at.text_area(key="qr_text_q1").input("On the jetty at dawn, what does Ann believe?")
+    at.text_input(key="qr_c_q1.c3").input("The boat was cancelled that morning.")
+    _button(at, "Save as new revision").click().run()
+    assert not at.exception
+    revisions = views_review.question_revisions(fixture_store, "q1")
+    assert revisions["revision"].tolist() == [0, 1]
+    assert revisions["text"].iloc[1] == "On the jetty at dawn, what does Ann believe?"
+    assert revisions["text"].iloc[0].startswith("On the jetty, what does Ann believe")
+    claims = views_review.current_claim_texts(fixture_store, "q1").set_index("claim_id")
+    assert claims.loc["q1.c3", "text"] == "The boat was cancelled that morning."
+    assert claims.loc["q1.c1", "revision"] == 0
+    assert (
+        fixture_store.scalar("SELECT status FROM questions WHERE question_id = 'q1'") == "released"
+    )
