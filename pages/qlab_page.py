@@ -7,12 +7,14 @@ from data_access import views_qlab
 from pages.common import query
 from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_radio, url_selectbox
+from pages.gold_note import gold_eval_caption
 from pages.question_review import qlab_review_summary, question_review_panel
 from pages.review_common import reviewer_sidebar
 from pipelines.qgen.checks import LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
 st.title("Question Lab")
+gold_eval_caption("questions")
 reviewer_sidebar()
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
 check_runs = query(views_qlab.check_runs)

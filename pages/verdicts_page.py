@@ -4,13 +4,16 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 import streamlit as st
 
 from data_access import views_verdicts
+from data_access.formats.question_types import ALL_TYPES
 from pages import compare_panel, review_panel
 from pages.common import derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
+from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pages.review_common import reviewer_sidebar
 from pipelines import verdict_metrics
+from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.verdicts import (
     METRIC_LABELS,
     answer_markdown,
@@ -21,6 +24,7 @@ from viz.verdicts import (
 )
 
 st.title("Verdicts")
+gold_eval_caption("judge")
 reviewer_sidebar()
 
 film_id = url_film_or_all()
@@ -44,7 +48,7 @@ chosen_settings = url_multiselect(
 )
 qtypes = url_multiselect(
     "Types",
-    ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"],
+    list(ALL_TYPES),
     key="qtype",
     container=top[2],
 )
@@ -120,6 +124,7 @@ elif section == "Metrics":
         st.markdown(
             f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
         )
+        st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
         st.dataframe(
             metrics_table(by_setting, reported, order_by),
             hide_index=True,

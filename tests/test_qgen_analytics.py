@@ -17,7 +17,7 @@ from pipelines.qgen.analytics import (
     project_2d,
     self_bleu,
 )
-from pipelines.qgen.generate import generate
+from pipelines.qgen.generate import GenerateOptions, generate
 from tests.qgen_film import build_film
 
 
@@ -105,7 +105,7 @@ def test_minilm_finds_the_paraphrase_pair():
 
 @pytest.mark.slow
 def test_lab_queries_read_what_the_run_stored(store):
-    report = generate(store, build_film(store), n=20)
+    report = generate(store, GenerateOptions(build_film(store), n=20))
     run_id = report.run_id
     runs = views_qlab.qgen_runs(store)
     assert runs.iloc[0]["run_id"] == run_id and runs.iloc[0]["backend"] == "template"

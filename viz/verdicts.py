@@ -6,6 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from data_access.formats.question_types import ALL_TYPES
+
 VERDICT_COLOURS = {
     "asserted": "#1f77b4",
     "contradicted": "#d62728",
@@ -15,7 +17,15 @@ VERDICT_COLOURS = {
     None: "#ffffff",
 }
 VERDICT_ORDER = ["asserted", "contradicted", "omitted", "partial", "unverifiable"]
-METRIC_LABELS = {"recall": "Rec", "precision": "Prec", "f1": "F1", "contradiction": "Contra"}
+# Resp: share of answers asserting at least one claim (pipelines/metrics/eq1.py), shown next to
+# Prec because by default an answer asserting nothing has no precision.
+METRIC_LABELS = {
+    "recall": "Rec",
+    "precision": "Prec",
+    "f1": "F1",
+    "contradiction": "Contra",
+    "responding": "Resp",
+}
 
 
 def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None = None) -> go.Figure:
@@ -86,6 +96,8 @@ def metrics_table(
     ordered = metrics.sort_values(order_by, ascending=ascending)
     table = pd.DataFrame({"setting": ordered["setting"], "questions": ordered["questions"]})
     for metric, label in METRIC_LABELS.items():
+        if metric not in ordered:
+            continue
         table[label] = [
             _cell(v, lo, hi)
             for v, lo, hi in zip(ordered[metric], ordered[f"{metric}_lo"], ordered[f"{metric}_hi"])
@@ -110,9 +122,7 @@ def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
         ]
     )
     table = metrics.pivot(index="setting", columns="qtype", values="cell").fillna("—")
-    order = [
-        t for t in ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"] if t in table
-    ]
+    order = [t for t in ALL_TYPES if t in table]
     return table[order + [c for c in table.columns if c not in order]].reset_index()
 
 

@@ -9,32 +9,20 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import parse_where
 
+# --where keys -> JudgeFilter fields (the question-field spellings of check-questions too)
 WHERE_KEYS = {
     "film": "films",
+    "film_id": "films",
+    "qtype": "qtypes",
+    "setting_id": "settings",
+    "question_id": "question_ids",
     "type": "qtypes",
     "setting": "settings",
     "question": "question_ids",
     "status": "statuses",
 }
-
-
-def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
-    """`film=a,b` / `type=Q1` / `setting=...` / `question=...` / `status=...` -> JudgeFilter kwargs.
-
-    Several filters may share one option, separated by `;` (`"film=a;type=Q1,Q2"`).
-    """
-    where: dict[str, list[str]] = {}
-    for item in (part for text in filters or [] for part in text.split(";") if part.strip()):
-        key, sep, values = item.partition("=")
-        if not sep or key.strip() not in WHERE_KEYS:
-            raise ValueError(
-                f"--where {item!r}: expected KEY=V1,V2 with KEY one of {', '.join(WHERE_KEYS)}"
-            )
-        where.setdefault(WHERE_KEYS[key.strip()], []).extend(
-            v.strip() for v in values.split(",") if v.strip()
-        )
-    return where
 
 
 @app.command()
@@ -52,6 +40,14 @@ def judge(
         str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical")
     ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            envvar="STORYSCOPE_JUDGE_PROMPT",
+            help="Judge prompt version: judge-claims-v2 (App. F.2's rules only, default) or "
+            "judge-claims-v1 (adds our rules; docs/JUDGE.md).",
+        ),
+    ] = "judge-claims-v2",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key: Annotated[
         str | None,
@@ -65,7 +61,8 @@ def judge(
     where: Annotated[
         list[str] | None,
         typer.Option(
-            help="Slice filter KEY=V1,V2 (film, type, setting, question, status); repeatable."
+            help="Slice filter KEY=V1,V2 (film, type, setting, question, status); several"
+            " joined by ';' or the option repeated, for AND."
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Judge at most N answers.")] = None,
@@ -75,10 +72,12 @@ def judge(
             "--gold", help="Gold self-check: judge each reference answer against its own rubric."
         ),
     ] = False,
-    dry_run_: Annotated[
+    dry_run_only: Annotated[
         bool,
         typer.Option(
-            "--dry-run", help="Print items, cache hits and estimated tokens/cost; write nothing."
+            "--dry-run",
+            envvar="STORYSCOPE_JUDGE_DRY_RUN",
+            help="Print items, cache hits and estimated tokens/cost; write nothing.",
         ),
     ] = False,
     background: Annotated[
@@ -89,6 +88,7 @@ def judge(
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
+    from pipelines.judge.prompt import check_version
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
@@ -107,7 +107,8 @@ def judge(
         options = JudgeOptions(
             backend=backend,
             judge_name=judge_name,
-            where=parse_where(where),
+            prompt_version=check_version(prompt),
+            where=parse_where(where, WHERE_KEYS),
             limit=limit,
             gold=gold,
             llm=llm,
@@ -116,7 +117,7 @@ def judge(
     except ValueError as exc:
         raise fail(str(exc)) from None
     handle = open_store(store)
-    if dry_run_:
+    if dry_run_only:
         plan = dry_run(handle, options)
         _print_plan(plan, as_json)
         return

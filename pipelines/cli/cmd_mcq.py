@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import split_list
 
 SetOption = Annotated[
     str | None,
@@ -121,6 +122,18 @@ def difficulty(
             "  -  " if v is None else f"{v:5.1f}" for k, v in row.items() if k != "method"
         )
         typer.echo(f"  {row['method']:<20} {cells}")
+    _echo_factor_bins(summary.get("accuracy", {}).get("by_factor_bin", []))
+
+
+def _echo_factor_bins(rows: list[dict]) -> None:
+    """Figure 17: mean accuracy over methods per bin of D_q, D_a and D_qa."""
+    average = [r for r in rows if r["method"] == "average"]
+    if not average:
+        return
+    typer.echo("accuracy (mean over methods) by bins of each factor (Figure 17):")
+    for factor in ("d_q", "d_a", "d_qa"):
+        cells = " ".join(f"{r['accuracy']:5.1f}" for r in average if r["factor"] == factor)
+        typer.echo(f"  {factor:<5} bins 1..9: {cells}")
 
 
 @mcq_app.command("import-predictions")
@@ -192,7 +205,7 @@ def storymind_generate(
         raise fail("--per-topic, --per-batch and --max-batches must be at least 1")
     try:
         generator = load_config({"model": model})
-        names = [m.strip() for m in reviewer_models.split(",")] if reviewer_models else []
+        names = split_list(reviewer_models)
         if names and len(names) != 3:
             raise fail("--reviewer-models needs exactly three models (gpt, claude, gemini)")
         reviewers = {r: load_config({"model": m}) for r, m in zip(REVIEWERS, names)}
