@@ -171,7 +171,7 @@ def test_export_cli(store, store_path, tmp_path):
     listed = runner.invoke(app, ["export", "--list", "--store", str(store_path)])
     assert "plottree" in listed.output and "(importable)" in listed.output
     bad = runner.invoke(app, ["export", "answers", "--where", "x", "--out", str(out)])
-    assert bad.exit_code == 2 and "COLUMN=V1,V2" in bad.output
+    assert bad.exit_code == 2 and "KEY=V1" in bad.output
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])

@@ -35,15 +35,26 @@ def compare(
         str | None,
         typer.Option(help="Judge (default: the only judge).", envvar="STORYSCOPE_JUDGE"),
     ] = None,
-    a: Annotated[str, typer.Option("--a", help="Setting A (id or label).")] = "",
-    b: Annotated[str, typer.Option("--b", help="Setting B (id or label).")] = "",
+    a: Annotated[
+        str, typer.Option("--a", help="Setting A (id or label).", envvar="STORYSCOPE_A")
+    ] = "",
+    b: Annotated[
+        str, typer.Option("--b", help="Setting B (id or label).", envvar="STORYSCOPE_B")
+    ] = "",
     by: Annotated[
-        str | None, typer.Option(help="`type`: one result per question type too.")
+        str | None,
+        typer.Option(help="`type`: one result per question type too.", envvar="STORYSCOPE_BY"),
     ] = None,
-    film: Annotated[str | None, typer.Option(help="Only this film's questions.")] = None,
-    resamples: Annotated[int, typer.Option(help="Bootstrap / permutation resamples.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    top: Annotated[int, typer.Option(help="How many largest differences to list.")] = 10,
+    film: Annotated[
+        str | None, typer.Option(help="Only this film's questions.", envvar="STORYSCOPE_FILM")
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option(help="Bootstrap / permutation resamples.", envvar="STORYSCOPE_RESAMPLES")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option(help="Random seed.", envvar="STORYSCOPE_SEED")] = 0,
+    top: Annotated[
+        int, typer.Option(help="How many largest differences to list.", envvar="STORYSCOPE_TOP")
+    ] = 10,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -10,18 +10,6 @@ import typer
 from pipelines.cli.app import StoreOption, app, fail, open_store
 
 
-def parse_filters(items: list[str] | None) -> dict[str, list[str]]:
-    """`--where COLUMN=V1,V2` (repeatable) → {column: [values]}; columns are checked later
-    against the export's own columns."""
-    where: dict[str, list[str]] = {}
-    for item in items or []:
-        column, sep, values = item.partition("=")
-        if not sep or not column.strip() or not values.strip():
-            raise ValueError(f"--where {item!r}: expected COLUMN=V1,V2")
-        where.setdefault(column.strip(), []).extend(v.strip() for v in values.split(","))
-    return where
-
-
 @app.command()
 def export(
     what: Annotated[
@@ -29,17 +17,24 @@ def export(
     ] = "",
     where: Annotated[
         list[str] | None,
-        typer.Option(help="COLUMN=V1,V2 (repeatable; rows where COLUMN is one of)"),
+        typer.Option(
+            help="COLUMN=V1,V2: rows whose COLUMN is one of the values (repeat, or join with ;).",
+            envvar="STORYSCOPE_WHERE",
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="parquet | csv | jsonl")] = "jsonl",
+    fmt: Annotated[
+        str, typer.Option("--format", help="parquet | csv | jsonl", envvar="STORYSCOPE_FORMAT")
+    ] = "jsonl",
     out: Annotated[
-        Path | None, typer.Option(help="Output file (folder with --interchange).")
+        Path | None,
+        typer.Option(help="Output file (folder with --interchange).", envvar="STORYSCOPE_OUT"),
     ] = None,
     interchange: Annotated[
         bool,
         typer.Option(
             help="Only the interchange fields, as <table>.<fmt> + manifest.json in the --out "
-            "folder: re-imports with `storyscope import lfvqa`."
+            "folder: re-imports with `storyscope import lfvqa`.",
+            envvar="STORYSCOPE_INTERCHANGE",
         ),
     ] = False,
     list_exports: Annotated[
@@ -49,7 +44,8 @@ def export(
 ) -> None:
     """Export questions, claims, answers, verdicts (humans included), metrics, beliefs, MCQs with
     difficulty, PlotTree nodes, reviews... with the run ids that made each row."""
-    from data_access.export import EXPORTS, ExportError
+    from data_access.export import EXPORTS, ExportError, columns_of
+    from pipelines.cli.parsing import parse_where
     from pipelines.export import export_slice
 
     if list_exports or not what:
@@ -61,8 +57,11 @@ def export(
         return
     if out is None:
         raise fail("--out PATH is required")
+    handle = open_store(store)
     try:
-        report = export_slice(open_store(store), what, fmt, out, parse_filters(where), interchange)
+        columns = columns_of(handle, what)  # the keys --where accepts: this export's columns
+        filters = parse_where(where, {column: column for column in columns})
+        report = export_slice(handle, what, fmt, out, filters, interchange)
     except (ExportError, ValueError) as exc:
         raise fail(str(exc)) from None
     typer.echo(f"{report.name}: {report.rows} rows, {len(report.columns)} columns → {report.path}")
