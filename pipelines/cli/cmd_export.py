@@ -38,7 +38,8 @@ def export(
         ),
     ] = False,
     list_exports: Annotated[
-        bool, typer.Option("--list", help="List what can be exported.")
+        bool,
+        typer.Option("--list", help="List what can be exported.", envvar="STORYSCOPE_EXPORT_LIST"),
     ] = False,
     store: StoreOption = None,
 ) -> None:
