@@ -250,3 +250,15 @@ def test_checks_against_decisions(store):
     reasons = views_review.reject_reasons_by_run(store)
     assert set(reasons["reason"].dropna()) == {"leaks the answer", "duplicate"}
     assert reasons["decided"].iloc[0] == 4
+
+
+def test_a_store_from_before_review_upgrades_and_takes_labels(store_path):
+    from data_access.store import Store
+    from tests.support.old_store import build_old_store
+
+    build_old_store(store_path, 620)
+    old = Store(store_path, lock_timeout=10)
+    review.label_claims(old, "alice", [ClaimLabel("old-q1-subtitles", "old-q1-c2", "asserted")])
+    review.decide_question(old, "alice", "old-q2", "reject", ["wrong anchor"])
+    assert views_review.review_progress(old, "human:alice") == (1, 8)
+    assert old.scalar("SELECT status FROM questions WHERE question_id = 'old-q2'") == "retired"
