@@ -14,6 +14,7 @@ from data_access import views_verdicts
 from pages.common import query
 from pages.downloads import download_buttons
 from pages.filters import url_selectbox
+from pages.safe_text import inert, plain
 from pipelines.compare import compare_settings
 
 RESAMPLES = 10_000
@@ -52,7 +53,7 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     if len(settings) < 2:
         st.caption("A comparison needs two settings.")
         return
-    labels = dict(zip(settings["setting_id"], settings["label"]))
+    labels = dict(zip(settings["setting_id"], settings["label"].map(plain)))
     ids = list(settings["setting_id"])
     left, right, third = st.columns(3)
     a = url_selectbox("Setting A", ids, key="cmp_a", format_func=labels.get, container=left)
@@ -67,7 +68,9 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     result = compare_settings(counts, judge_id, a, b, by_type, resamples=RESAMPLES)
     overall = result.results[0]
     if overall.n == 0:
-        st.caption(f"No question was answered by both settings and fully judged by {judge_id}.")
+        st.caption(
+            inert(f"No question was answered by both settings and fully judged by {judge_id}.")
+        )
         return
     cols = st.columns(4)
     cols[0].metric("Questions both answered", overall.n)
@@ -82,7 +85,7 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     cols[3].metric("Permutation p", f"{overall.permutation_p:.4f}")
     sign_p = "—" if overall.sign_p is None else f"{overall.sign_p:.4f}"
     st.caption(
-        f"judge {judge_id} · 95% CI [{overall.ci_low:+.3f}, {overall.ci_high:+.3f}] "
+        f"judge {inert(judge_id)} · 95% CI [{overall.ci_low:+.3f}, {overall.ci_high:+.3f}] "
         f"({RESAMPLES} paired resamples) · sign test p = {sign_p}"
     )
     table = _results_table(result)

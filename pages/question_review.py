@@ -14,6 +14,7 @@ from data_access import review, views_review
 from data_access.review import REJECT_REASONS, ClaimEdit
 from pages.common import query
 from pages.review_common import need_reviewer, save
+from pages.safe_text import inert
 from pipelines.review_stats import check_prediction, per_check_rejections
 
 
@@ -38,7 +39,9 @@ def _edit_form(reviewer: str, question_id: str, detail: dict) -> None:
         edits = []
         for claim in claims.itertuples():
             new_text = st.text_input(
-                f"Claim {claim.ord} ({claim.role})", value=claim.text, key=f"qr_c_{claim.claim_id}"
+                inert(f"Claim {claim.ord} ({claim.role})"),
+                value=claim.text,
+                key=f"qr_c_{claim.claim_id}",
             )
             if new_text != claim.text:
                 edits.append(ClaimEdit(claim.claim_id, new_text, claim.role))

@@ -14,6 +14,7 @@ from data_access import review, views_review
 from data_access.review import ERROR_TAGS, HUMAN_VERDICTS, ClaimLabel
 from pages.common import query
 from pages.review_common import need_reviewer, save
+from pages.safe_text import inert
 from pipelines.review_stats import human_kappas
 
 NO_LABEL = "—"
@@ -90,7 +91,7 @@ def answer_tags(question_id: str, answers: pd.DataFrame) -> None:
         chosen = {}
         for answer in answers.itertuples():
             chosen[answer.answer_id] = st.multiselect(
-                answer.setting,
+                inert(answer.setting),  # widget labels render markdown
                 ERROR_TAGS,
                 default=tags_of.get(answer.answer_id, []),
                 key=f"tags_{answer.answer_id}",
@@ -106,7 +107,8 @@ def answer_tags(question_id: str, answers: pd.DataFrame) -> None:
 
 # -- the review queue ---------------------------------------------------------------------------
 def _show_item(item: dict, verdicts: str, gold_flag: bool) -> None:
-    st.caption(f"{item['question_id']} · {item['qtype']} · {item['setting']} · claim {item['ord']}")
+    where = f"{item['question_id']} · {item['qtype']} · {item['setting']} · claim {item['ord']}"
+    st.caption(inert(where))
     st.text(f"Question: {item['question']}")
     st.text(f"Claim ({item['role']}): {item['claim']}")
     st.text(f"Answer: {item['answer']}")
@@ -179,7 +181,7 @@ def human_agreement(film_id) -> None:
     judge = left.selectbox("Judge", sorted(confusions["judge_id"].unique()), key="hd_judge")
     human = right.selectbox("Human", sorted(confusions["human"].unique()), key="hd_human")
     flipped = query(views_review.judge_human_disagreements, judge, human, film_id)
-    st.caption(f"{len(flipped)} claims where {judge} and {human} disagree")
+    st.caption(inert(f"{len(flipped)} claims where {judge} and {human} disagree"))
     st.dataframe(flipped, hide_index=True, width="stretch", key="human_diff_table")
 
 

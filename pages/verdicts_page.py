@@ -3,17 +3,21 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 
 import streamlit as st
 
-from data_access import views_verdicts
+from data_access import views_questions, views_verdicts
 from data_access.formats.question_types import ALL_TYPES
 from pages import compare_panel, review_panel
 from pages.common import derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
+from pages.frames import frame_strip
 from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pages.review_common import reviewer_sidebar
+from pages.safe_text import inert
+from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
 from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
+from viz.questions import evidence_captions
 from viz.verdicts import (
     METRIC_LABELS,
     answer_markdown,
@@ -22,6 +26,17 @@ from viz.verdicts import (
     type_table,
     verdict_grid_figure,
 )
+
+
+def _evidence_frames(question_id: str) -> None:
+    """The frames at the question's evidence times, when its film has a registered video."""
+    detail = query(views_questions.question_detail, question_id)
+    if not detail or not detail.get("video_path"):
+        return
+    evidence = query(views_questions.evidence_map, question_id).dropna(subset=["time_s"])
+    with st.expander(f"Evidence frames ({len(evidence)})", expanded=True):
+        frame_strip(detail["video_path"], list(evidence["time_s"]), evidence_captions(evidence))
+
 
 st.title("Verdicts")
 gold_eval_caption("judge")
@@ -92,8 +107,9 @@ if section == "Claims × settings":
             key="verdict_grid",
         )
         st.caption(
-            " · ".join(f"{s}: {label}" for s, label in zip(cores["setting"], cores["label"]))
+            " · ".join(f"{inert(s)}: {label}" for s, label in zip(cores["setting"], cores["label"]))
         )
+        _evidence_frames(question_id)
         answers = query(views_verdicts.answers_of_question, question_id)
         if chosen_settings:
             answers = answers[answers["setting_id"].isin(chosen_settings)]
@@ -101,10 +117,10 @@ if section == "Claims × settings":
             st.columns(max(1, min(4, len(answers)))), answers.iterrows()
         ):
             with column:
-                st.markdown(f"**{answer['setting']}**")
+                st.markdown(f"**{inert(answer['setting'])}**")
                 st.markdown(
                     answer_markdown(
-                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]]
+                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
                     )
                 )
         download_buttons(grid, f"grid_{question_id}", key="grid")
@@ -154,6 +170,7 @@ elif section == "Agreement":
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
     review_panel.human_agreement(film_id)
+    storysumm_panel()
 
 elif section == "Review":
     review_panel.review_queue(film_id, tuple(qtypes), tuple(chosen_settings))
