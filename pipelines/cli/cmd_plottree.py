@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.progress import report
 
 plottree_app = typer.Typer(
     help="PlotTree: build hierarchical plot trees and ask them (§5).", no_args_is_help=True
@@ -109,7 +110,8 @@ def build(
     config = _llm_config(backend, model)
     echo = (lambda m: typer.echo(m, err=True)) if as_json else typer.echo
     built, cpu, wall = [], time.process_time(), time.perf_counter()
-    for film_id in films:
+    for number, film_id in enumerate(films):
+        report("plottree build", number, len(films))
         try:
             built.append(
                 build_film_tree(
@@ -118,6 +120,7 @@ def build(
             )
         except ValueError as exc:
             raise fail(str(exc)) from exc
+    report("plottree build", len(films), len(films))
     if len(films) > 1:
         echo(
             f"plottree: {len(built)} trees in {time.perf_counter() - wall:.1f}s wall, "
