@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
 WHERE_KEYS = {
     "film": "films",
@@ -84,11 +85,14 @@ def judge(
     background: Annotated[
         bool, typer.Option("--background", help="Run as a background job process and print its id.")
     ] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
+    from pipelines.scale import executor_name
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
@@ -111,6 +115,8 @@ def judge(
             limit=limit,
             gold=gold,
             llm=llm,
+            executor=executor_name(executor),
+            ray_address=ray_address,
         )
         options.identity()
     except ValueError as exc:
