@@ -6,6 +6,7 @@ import streamlit as st
 from data_access import views_runs
 from pages.common import query
 from pages.filters import url_multiselect, url_selectbox
+from pages.scale_panel import batches_panel
 
 st.title("Runs")
 
@@ -53,6 +54,7 @@ def jobs_panel() -> None:
 
 
 jobs_panel()
+batches_panel(POLL_RUNNING_S)
 
 st.subheader("Runs")
 facets = query(views_runs.run_facets)

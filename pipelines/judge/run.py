@@ -168,8 +168,10 @@ def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
     return run_id
 
 
-def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
+def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> dict[str, Any]:
     """Judge the slice; with a job context, resume its run and report progress.
+
+    `executor` (pipelines.scale) overrides the one `options.executor` names (benchmarks).
 
     Returns:
         run_id, judge, answers, done, failed, stopped (and gold_failures in gold mode).
@@ -185,10 +187,10 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
     done_before = judging.answers_done_in_run(store, run_id)
     todo = Slice(part.answers[~part.answers.answer_id.isin(done_before)], part.claims)
     writer = _VerdictWriter(store, options, run_id, len(done_before), ctx)
-    if options.executor != "local":
+    if options.executor != "local" or executor is not None:
         from pipelines.judge.scaled import judge_on_executor
 
-        judge_on_executor(store, todo, options, writer)
+        judge_on_executor(store, todo, options, writer, executor)
     elif options.backend == "lexical":
         _judge_lexical(todo, options, writer)
     else:

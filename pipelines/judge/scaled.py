@@ -17,18 +17,21 @@ from pipelines.scale import Unit, make_executor
 from pipelines.scale.llm_worker import llm_unit, split_cached, write_llm_unit
 
 
-def judge_on_executor(store, part: Slice, options, writer) -> None:
-    """Judge `part` on `options.executor`, writing through `writer` (run._VerdictWriter)."""
+def judge_on_executor(store, part: Slice, options, writer, executor=None) -> None:
+    """Judge `part` on `executor` (default: the one `options.executor` names, closed after),
+    writing through `writer` (run._VerdictWriter)."""
     if part.answers.empty:
         return
-    executor = make_executor(options.executor, options.ray_address)
+    owned = executor is None
+    executor = executor or make_executor(options.executor, options.ray_address)
     try:
         if options.backend == "lexical":
             _lexical(store, part, options, writer, executor)
         else:
             _llm(store, part, options, writer, executor)
     finally:
-        executor.close()
+        if owned:
+            executor.close()
 
 
 def _chunks(items: list, size: int) -> list[list]:

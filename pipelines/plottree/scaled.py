@@ -44,16 +44,27 @@ def build_trees(
         raise ValueError(
             f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
         )
+    sources = [tree_input(store, film_id) for film_id in film_ids]
+    return build_trees_from_sources(
+        store, sources, executor, leaf_seconds, node_embedding, progress
+    )
+
+
+def build_trees_from_sources(
+    store,
+    sources: list[dict],
+    executor: Executor,
+    leaf_seconds: float = 1.0,
+    node_embedding: str = "segment-pooled",
+    progress: ProgressFn | None = None,
+) -> tuple[list[TreeBuild], BatchResult]:
+    """`build_trees` over `tree_input`-shaped sources already in memory (benchmarks)."""
     units = [
         Unit(
-            film_id,
-            {
-                "source": tree_input(store, film_id),
-                "leaf_seconds": leaf_seconds,
-                "node_embedding": node_embedding,
-            },
+            source["film_id"],
+            {"source": source, "leaf_seconds": leaf_seconds, "node_embedding": node_embedding},
         )
-        for film_id in film_ids
+        for source in sources
     ]
     built: list[TreeBuild] = []
 

@@ -106,6 +106,10 @@ class LocalExecutor:
         pass
 
 
+def _process_cpu(_payload) -> float:
+    return time.process_time()
+
+
 def _unit_worker_class():
     import ray
 
@@ -185,6 +189,11 @@ class RayExecutor:
             return UnitOutcome(unit.key, error=f"worker died ({WORKER_RETRIES} retries): {exc}")
         except self._ray.exceptions.RayError as exc:
             return UnitOutcome(unit.key, error=f"{type(exc).__name__}: {exc}")
+
+    def worker_cpu_seconds(self) -> float:
+        """CPU seconds the workers' processes have used since they started (benchmarks)."""
+        refs = [a.run.remote(_process_cpu, Unit("cpu", None)) for a in self._actors]
+        return float(sum(o.value for o in self._ray.get(refs) if o.ok))
 
     def close(self) -> None:
         for actor in self._actors:
