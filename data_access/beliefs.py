@@ -206,14 +206,20 @@ def film_record(store: Store, film_id: str) -> dict | None:
 def write_annotation(store: Store, spec, tables: dict[str, list[dict]]) -> tuple[str, dict]:
     """Write one annotation run's rows (scene_events, presence, beliefs, meta_beliefs) in one
     transaction; returns the run id and the row counts."""
+    with store.transaction() as cursor:
+        return insert_annotation(cursor, spec, tables)
+
+
+def insert_annotation(cursor, spec, tables: dict[str, list[dict]]) -> tuple[str, dict]:
+    """`write_annotation` inside the caller's transaction (scaled-out runs write a unit's rows
+    with its ledger row)."""
     from data_access.runs import finish_run, insert_run
 
     counts = {}
-    with store.transaction() as cursor:
-        run_id = insert_run(cursor, spec)
-        for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
-            counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
-        finish_run(cursor, run_id, n_items=sum(counts.values()), n_failed=0)
+    run_id = insert_run(cursor, spec)
+    for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
+        counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
+    finish_run(cursor, run_id, n_items=sum(counts.values()), n_failed=0)
     return run_id, counts
 
 
@@ -269,3 +275,14 @@ def screenplay_films_without_beliefs(
 def current_belief_count(store: Store, film_id: str) -> int:
     """How many current belief rows a film has."""
     return int(store.scalar("SELECT count(*) FROM current_beliefs WHERE film_id = ?", [film_id]))
+
+
+def films_with_script_lines(store: Store) -> list[str]:
+    """Films that have current script lines in scenes (what the rules backend annotates)."""
+    return [
+        row[0]
+        for row in store.rows(
+            "SELECT DISTINCT film_id FROM current_script_lines"
+            " WHERE scene_index IS NOT NULL ORDER BY film_id"
+        )
+    ]

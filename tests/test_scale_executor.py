@@ -268,3 +268,78 @@ def test_openai_judge_on_ray_uses_the_cache_first_and_fills_it(tmp_path, ray_ses
     assert again["done"] == sizes["answers"] and len(server.log.bodies) == sent
     replayed = store.df("SELECT cached FROM llm_calls WHERE run_id = ?", [again["run_id"]])
     assert replayed.cached.all()
+
+
+def _write_rules_film(store: Store, film_id: str) -> None:
+    from data_access import beliefs as belief_store
+    from data_access.runs import RunSpec, finish_run, insert_run
+    from tests.test_beliefs_rules import LINES, LOCATIONS
+
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
+        belief_store.ensure_films(
+            cursor, [{"film_id": film_id, "dataset_id": "fixture", "kind": "film"}], run_id
+        )
+        belief_store.insert_rows(
+            cursor,
+            "scenes",
+            [
+                {"film_id": film_id, "scene_index": i, "location": loc, "time_source": "none"}
+                for i, loc in LOCATIONS.items()
+            ],
+            run_id,
+        )
+        lines = [
+            {
+                "film_id": film_id,
+                "line_index": n,
+                "scene_index": s,
+                "kind": k,
+                "character": c,
+                "parenthetical": p,
+                "text": t,
+            }
+            for n, (s, k, c, p, t) in enumerate(LINES)
+        ]
+        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        finish_run(cursor, run_id)
+
+
+def _belief_rows(store: Store) -> dict[str, pd.DataFrame]:
+    tables = {
+        "presence": "film_id, scene_index, character, status",
+        "beliefs": "film_id, belief_id, holder, scene_index, kind, content",
+        "scene_events": "film_id, scene_index, ord, event_id, description",
+    }
+    return {
+        table: store.df(f"SELECT {cols} FROM current_{table} ORDER BY {cols}")
+        for table, cols in tables.items()
+    }
+
+
+@pytest.mark.slow
+def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_session):
+    from pipelines.beliefs.annotate import annotate
+    from pipelines.beliefs.scaled import annotate_films
+
+    films = ["rules-a", "rules-b"]
+    rows = {}
+    for name in ("whole", "local", "ray"):
+        store = _fresh_store(tmp_path, name)
+        for film in films:
+            _write_rules_film(store, film)
+        if name == "whole":  # the unscaled command, a film at a time
+            for film in films:
+                annotate(store, film, "rules")
+        else:
+            executor = make_executor(name)
+            try:
+                batch = annotate_films(store, films, executor, scenes_per_unit=1)
+            finally:
+                executor.close()
+            assert batch.complete and batch.total == 6  # 2 films x 3 scenes
+        rows[name] = _belief_rows(store)
+    assert len(rows["whole"]["presence"]) > 0 and len(rows["whole"]["beliefs"]) > 0
+    for table in rows["whole"]:
+        pd.testing.assert_frame_equal(rows["whole"][table], rows["local"][table])
+        pd.testing.assert_frame_equal(rows["local"][table], rows["ray"][table])

@@ -97,7 +97,12 @@ def load_film(store: Store, film_id: str):
 
 def annotate_rules(store: Store, film_id: str, selection: Selection) -> AnnotationResult:
     """Presence, witnessed events and told lines for the selected scenes (backend 'rules')."""
-    film, scenes, locations, roster, voices = load_film(store, film_id)
+    return rules_rows(film_id, load_film(store, film_id), selection)
+
+
+def rules_rows(film_id: str, loaded: tuple, selection: Selection) -> AnnotationResult:
+    """`annotate_rules` on a `load_film` result (pure: a scale-out unit, pipelines.scale)."""
+    film, scenes, locations, roster, voices = loaded
     result = AnnotationResult(
         film_id,
         rules.BACKEND,
