@@ -24,9 +24,11 @@ Python ML pipelines, and the same code joins a cluster by address.
 from __future__ import annotations
 
 import os
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -74,12 +76,39 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+@contextmanager
+def one_core():
+    """Run a unit on one core: BLAS (numpy) and torch limited to one thread, restored after.
+
+    Why: a unit's rows must not depend on where it ran. OpenBLAS sums a matrix product in a
+    different order with 2 threads than with 1, and PlotTree's k-means turns such last-bit
+    differences into a different split at near-ties (measured: 11 of 617 parent ids moved).
+    Ray gives each worker one CPU, so the local executor runs each unit with one thread too;
+    parallelism comes from running units side by side. (Torch's threads are fixed when MiniLM
+    loads, `pipelines.embeddings.torch_threads`: 1 on machines with <= 2 cores; set
+    STORYSCOPE_TORCH_THREADS=1 on bigger ones for bit-identical local and Ray rows.)
+    """
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    before = torch.get_num_threads() if torch is not None else None
+    with threadpool_limits(limits=1):
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(before)
+
+
 def run_unit(fn: UnitFn, unit: Unit) -> UnitOutcome:
-    """Run one unit here and catch its failure as a reason (both executors use this)."""
+    """Run one unit here, on one core, and catch its failure as a reason (both executors)."""
     started = time.perf_counter()
     worker = f"pid {os.getpid()}"
     try:
-        value = fn(unit.payload)
+        with one_core():
+            value = fn(unit.payload)
     except Exception as exc:  # noqa: BLE001 - a unit's failure is data: reported, not raised
         last = traceback.extract_tb(exc.__traceback__)[-1:]
         where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
