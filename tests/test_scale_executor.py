@@ -278,7 +278,9 @@ def _write_rules_film(store: Store, film_id: str) -> None:
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
         belief_store.ensure_films(
-            cursor, [{"film_id": film_id, "dataset_id": "fixture", "kind": "film"}], run_id
+            cursor,
+            [{"film_id": film_id, "dataset_id": "fixture", "title": film_id, "kind": "film"}],
+            run_id,
         )
         belief_store.insert_rows(
             cursor,
