@@ -30,6 +30,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 EXECUTORS = ("local", "ray")
@@ -76,6 +77,15 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+@lru_cache(maxsize=1)
+def _blas_controller():
+    # Finding the loaded BLAS libraries costs tens of ms; do it once per process. A library
+    # loaded after this (torch's OpenMP) is not in it: torch's threads are set through torch.
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 @contextmanager
 def one_core():
     """Run a unit on one core: BLAS (numpy) and torch limited to one thread, restored after.
@@ -88,11 +98,9 @@ def one_core():
     loads, `pipelines.embeddings.torch_threads`: 1 on machines with <= 2 cores; set
     STORYSCOPE_TORCH_THREADS=1 on bigger ones for bit-identical local and Ray rows.)
     """
-    from threadpoolctl import threadpool_limits
-
     torch = sys.modules.get("torch")
     before = torch.get_num_threads() if torch is not None else None
-    with threadpool_limits(limits=1):
+    with _blas_controller().limit(limits=1):
         if torch is not None:
             torch.set_num_threads(1)
         try:
