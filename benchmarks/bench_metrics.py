@@ -27,11 +27,12 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from data_access.formats.question_types import ALL_TYPES  # noqa: E402
 from pipelines.metrics.bootstrap import naive_bootstrap_means  # noqa: E402
 from pipelines.metrics.eq1 import METRICS, per_answer_scores  # noqa: E402
 from pipelines.metrics.tables import interval_rows  # noqa: E402
 
-QTYPES = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
+QTYPES = list(ALL_TYPES)
 
 
 def synthetic_per_question(

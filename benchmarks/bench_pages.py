@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from data_access import (  # noqa: E402  # noqa: E402
-    qgen_lab,
     stats,
     views_beliefs,
     views_distributions,
     views_film,
     views_plottree,
+    views_qlab,
     views_questions,
     views_runs,
     views_verdicts,
@@ -73,9 +73,9 @@ def page_queries(store: Store) -> dict[str, list]:
     run = _first(runs, "run_id")
     trees = views_plottree.films_with_tree(store)
     tree_film = _first(trees, "film_id")
-    check_runs = qgen_lab.check_runs(store)
+    check_runs = views_qlab.check_runs(store)
     check_run = _first(check_runs, "run_id")
-    analytics = qgen_lab.analytics_runs(store)
+    analytics = views_qlab.analytics_runs(store)
     analytics_run = _first(analytics, "run_id")
     return {
         "overview": [
@@ -147,23 +147,23 @@ def page_queries(store: Store) -> dict[str, list]:
         ]
         if tree_film
         else [(views_plottree.films_with_tree, ())],
-        "qlab": [(qgen_lab.check_runs, ()), (qgen_lab.analytics_runs, ())]
+        "qlab": [(views_qlab.check_runs, ()), (views_qlab.analytics_runs, ())]
         + (
             [
-                (qgen_lab.check_results, (check_run,)),
-                (qgen_lab.name_budget_violations, (check_run,)),
-                (qgen_lab.failure_counts, (check_run,)),
-                (qgen_lab.check_failures, (check_run, (), 500)),
+                (views_qlab.check_results, (check_run,)),
+                (views_qlab.name_budget_violations, (check_run,)),
+                (views_qlab.failure_counts, (check_run,)),
+                (views_qlab.check_failures, (check_run, (), 500)),
             ]
             if check_run
             else []
         )
         + (
             [
-                (qgen_lab.near_duplicate_pairs, (analytics_run,)),
-                (qgen_lab.question_map, (analytics_run, check_run)),
-                (qgen_lab.self_bleu, (analytics_run,)),
-                (qgen_lab.opening_frames_of_type, (analytics_run,)),
+                (views_qlab.near_duplicate_pairs, (analytics_run,)),
+                (views_qlab.question_map, (analytics_run, check_run)),
+                (views_qlab.self_bleu, (analytics_run,)),
+                (views_qlab.opening_frames_of_type, (analytics_run,)),
             ]
             if analytics_run
             else []

@@ -34,13 +34,13 @@ from data_access.store import Store  # noqa: E402
 # included when they exist in this checkout.
 QUERY_CALLS = [
     ("data_access.stats", "store_version", ()),
-    ("data_access.stats", "overview_counts", ()),
-    ("data_access.stats", "datasets_overview", ()),
-    ("data_access.stats", "questions_by_type_status", ()),
-    ("data_access.stats", "settings_table", ()),
-    ("data_access.stats", "judges_table", ()),
-    ("data_access.stats", "mcq_sets", ()),
-    ("data_access.stats", "recent_runs", ()),
+    ("data_access.views_overview", "overview_counts", ()),
+    ("data_access.views_overview", "datasets_overview", ()),
+    ("data_access.views_overview", "questions_by_type_status", ()),
+    ("data_access.views_overview", "settings_table", ()),
+    ("data_access.views_overview", "judges_table", ()),
+    ("data_access.views_overview", "mcq_sets", ()),
+    ("data_access.views_overview", "recent_runs", ()),
     ("data_access.stats", "store_stats", ()),
 ]
 

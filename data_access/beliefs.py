@@ -203,50 +203,46 @@ def film_record(store: Store, film_id: str) -> dict | None:
     return None if frame.empty else frame.iloc[0].to_dict()
 
 
-def write_annotation(store: Store, spec, tables: dict[str, list[dict]]) -> tuple[str, dict]:
-    """Write one annotation run's rows (scene_events, presence, beliefs, meta_beliefs) in one
-    transaction; returns the run id and the row counts."""
+def write_annotation(
+    store: Store,
+    run,
+    tables: dict[str, list[dict]],
+    issues: list[dict] = (),
+    status: str = "finished",
+    n_failed: int = 0,
+) -> tuple[str, dict]:
+    """Write one annotation run's rows (scene_events, presence, beliefs, meta_beliefs) and parse
+    issues in one transaction and close the run; returns the run id and the row counts.
+
+    `run` is a RunSpec (the run is inserted in the same transaction: the rules backend) or the id
+    of a run started earlier so the gateway could log its calls under it (the LLM backend)."""
     with store.transaction() as cursor:
-        return insert_annotation(cursor, spec, tables)
+        return insert_annotation(cursor, run, tables, issues, status, n_failed)
 
 
-def insert_annotation(cursor, spec, tables: dict[str, list[dict]]) -> tuple[str, dict]:
-    """`write_annotation` inside the caller's transaction (scaled-out runs write a unit's rows
-    with its ledger row)."""
+def insert_annotation(
+    cursor,
+    run,
+    tables: dict[str, list[dict]],
+    issues: list[dict] = (),
+    status: str = "finished",
+    n_failed: int = 0,
+) -> tuple[str, dict]:
+    """`write_annotation` inside the caller's transaction (a scaled-out run writes a unit's
+    rows together with its ledger row, pipelines/beliefs/scaled.py)."""
     from data_access.runs import finish_run, insert_run
 
     counts = {}
-    run_id = insert_run(cursor, spec)
+    run_id = run if isinstance(run, str) else insert_run(cursor, run)
     for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
         counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
-    finish_run(cursor, run_id, n_items=sum(counts.values()), n_failed=0)
+    for issue in issues:
+        cursor.execute(
+            "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue) VALUES (?, ?, ?, ?)",
+            [run_id, issue["item_id"], issue["stage"], issue["issue"]],
+        )
+    finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
     return run_id, counts
-
-
-def write_run_rows(
-    store: Store,
-    run_id: str,
-    tables: dict[str, list[dict]],
-    issues: list[dict],
-    status: str = "finished",
-    n_failed: int = 0,
-) -> dict:
-    """Write an LLM annotation run's rows and parse issues in one transaction and close the run
-    (started earlier so the gateway could log its calls under it); returns the row counts."""
-    from data_access.runs import finish_run
-
-    counts = {}
-    with store.transaction() as cursor:
-        for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
-            counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
-        for issue in issues:
-            cursor.execute(
-                "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue)"
-                " VALUES (?, ?, ?, ?)",
-                [run_id, issue["item_id"], issue["stage"], issue["issue"]],
-            )
-        finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
-    return counts
 
 
 def parse_issues(store: Store, run_id: str) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Question generation: the write path of generation / check runs and the reads they need.
 
 Writers take the caller's cursor so a whole run's rows land in one transaction (a failure leaves
-the store as it was). The Question Lab page reads through `data_access.qgen_lab`.
+the store as it was). The Question Lab page reads through `data_access.views_qlab`.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ from typing import Any
 
 import streamlit as st
 
+from data_access.formats.film_time import film_clock
+
 
 def _initial(key: str, options: Sequence[str], default: str | None) -> str | None:
     wanted = st.query_params.get(key)
@@ -93,14 +95,8 @@ def url_text(label: str, key: str, default: str = "", container=st, **kwargs) ->
     return value
 
 
-def minutes(seconds: float | None) -> str:
-    """h:mm:ss (or m:ss) as the paper prints film times (Tables 9–11)."""
-    if seconds is None or seconds != seconds:
-        return "—"
-    total = int(round(seconds))
-    hours, rest = divmod(total, 3600)
-    mins, secs = divmod(rest, 60)
-    return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"
+# h:mm:ss (or m:ss) as the paper prints film times (Tables 9–11); the one formatter
+minutes = film_clock
 
 
 def url_range(

@@ -4,8 +4,9 @@
 fragment, the new run written by the job, and on completion a summary of that run (final
 statuses, retirement rules, check failures) with links that filter to it.
 
-The slice is the Questions page's film, type and center filters. With no endpoint configured
-only the offline `template` writer is offered, and it is labelled as such wherever it shows.
+The panel mechanics are `pages.job_panel`'s. The slice is the Questions page's film, type and
+center filters. With no endpoint configured only the offline `template` writer is offered, and it
+is labelled as such wherever it shows.
 """
 
 from __future__ import annotations
@@ -15,11 +16,8 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access import qgen_lab
-from pages.common import current_store
-
-# the endpoint test is the judge button's: both buttons offer openai only when one is configured
-from pages.judge_button import _endpoint as configured_endpoint
+from data_access import views_qlab
+from pages.job_panel import JobPanel, choose_backend, dry_run_start_and_follow
 
 TEMPLATE_LABEL = "template — offline rule-based writer over the belief records (no LLM)"
 
@@ -37,7 +35,13 @@ def _options(film_id: str, qtypes, centers, backend: str, n: int, with_analytics
     )
 
 
-def _show_plan(plan: dict) -> None:
+def _plan(store, options) -> dict:
+    from pipelines.qgen.job import plan_generation
+
+    return plan_generation(store, options)
+
+
+def _show_plan(plan: dict, endpoint) -> None:
     cols = st.columns(6)
     cols[0].metric("Context-sets", plan["context_sets"])
     cols[1].metric("Kept", plan["kept"])
@@ -50,98 +54,20 @@ def _show_plan(plan: dict) -> None:
     where = (
         TEMPLATE_LABEL
         if plan["backend"] == "template"
-        else f"endpoint {plan['endpoint']} · model {plan['model']} (cache hits count Stage 1 requests)"
+        else f"endpoint {plan['endpoint']} · model {plan['model']}"
+        " (cache hits count Stage 1 requests)"
     )
     st.caption(f"dry run · {where}  \ndiscarded (App. F.1): {discards} · items by type: {types}")
 
 
-def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
-    """The panel (drawn inside the caller's "Generate on this slice" expander): backend choice,
-    dry run, start, polled progress, the new run's summary."""
-    if film_id is None:
-        st.caption("Pick a film: generation works over one film's belief records.")
-        return
-    endpoint = configured_endpoint()
-    backends = (["openai"] if endpoint else []) + ["template"]
-    backend = st.radio(
-        "Generation backend",
-        backends,
-        key="gen_backend",
-        horizontal=True,
-        format_func=lambda b: TEMPLATE_LABEL if b == "template" else f"openai · {endpoint.model}",
-    )
-    if not endpoint:
-        st.caption(
-            "No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
-            ".streamlit/secrets.toml): only the offline template writer is available."
-        )
-    left, right = st.columns(2)
-    n = left.number_input(
-        "Context-sets to sample", min_value=1, max_value=500, value=10, key="gen_n"
-    )
-    with_analytics = right.checkbox(
-        "Near-duplicates, map and Self-BLEU (slower)", value=True, key="gen_analytics"
-    )
-    st.caption(
-        f"slice: film **{film_id}** · types {', '.join(qtypes) or 'all'} · "
-        f"centers {', '.join(centers) or 'all'}"
-    )
-    options = _options(film_id, qtypes, centers, backend, n, with_analytics)
-    _dry_run_and_start(options)
-    started = st.session_state.get("gen_job")
-    if started:
-        from pipelines.jobs import job_status
-
-        if job_status(current_store(), started["job_id"])["state"] in ("queued", "running"):
-            generate_progress()
-        else:
-            _outcome(started)
-
-
-def _dry_run_and_start(options) -> None:
-    slice_key = repr(options.params())
-    if st.button("Dry run", key="gen_dry_run"):
-        from pipelines.qgen.generate import GenerationError
-        from pipelines.qgen.job import plan_generation
-
-        try:
-            st.session_state["gen_plan"] = (slice_key, plan_generation(current_store(), options))
-        except GenerationError as exc:
-            st.session_state["gen_plan"] = (slice_key, {"error": str(exc)})
-    plan_key, plan = st.session_state.get("gen_plan", (None, None))
-    if plan is None or plan_key != slice_key:
-        st.caption(
-            "Start with a dry run: it shows what the job would generate and cost, and writes nothing."
-        )
-    elif "error" in plan:
-        st.warning(f"Cannot generate on this slice: {plan['error']}")
-    else:
-        _show_plan(plan)
-        if st.button(
-            "Start generation job", key="gen_start", type="primary", disabled=plan["items"] == 0
-        ):
-            from pipelines.jobs import start_job
-
-            job_id = start_job(current_store(), "generate", options.params(), mode="thread")
-            st.session_state["gen_job"] = {"job_id": job_id, "film_id": options.film_id}
-
-
-@st.fragment(run_every=1.0)
-def generate_progress() -> None:
-    """Polls the job row (uncached: progress moves); reruns the page once the job has ended."""
-    from pipelines.jobs import job_status
+def _progress(status: dict) -> tuple[float, str]:
     from pipelines.qgen.job import GENERATE_STEPS, STEP_NAMES
 
-    started = st.session_state["gen_job"]
-    status = job_status(current_store(), started["job_id"])
     done = int(status["done"] or 0)
-    st.progress(
-        min(1.0, done / GENERATE_STEPS),
-        text=f"job {started['job_id']} · {status['state']} · step {done}/{GENERATE_STEPS}: "
-        f"{STEP_NAMES.get(done, '')} done · {status['failed']} failed",
+    text = (
+        f"step {done}/{GENERATE_STEPS}: {STEP_NAMES.get(done, '')} done · {status['failed']} failed"
     )
-    if status["state"] not in ("queued", "running"):
-        st.rerun()
+    return done / GENERATE_STEPS, text
 
 
 def _show_run_to(run_id: str) -> None:
@@ -149,21 +75,14 @@ def _show_run_to(run_id: str) -> None:
     st.session_state["gen_run"] = run_id
 
 
-def _outcome(started: dict) -> None:
-    """The ended job: its state, and the new run's statuses and check failures."""
-    from pipelines.jobs import job_status
+def _outcome(started: dict, status: dict) -> None:
+    """The finished job: the new run's statuses and check failures, with links to it."""
+    from pages.common import current_store
 
     store = current_store()
-    status = job_status(store, started["job_id"])
-    if status["state"] != "finished":
-        st.error(
-            f"Generation job {started['job_id']} ended {status['state']}: "
-            f"{status['error'] or 'no error recorded'}"
-        )
-        return
     run_id = status["run_id"]
-    outcomes = qgen_lab.outcomes(store, run_id)
-    failures = qgen_lab.failure_counts(store, run_id)
+    outcomes = views_qlab.outcomes(store, run_id)
+    failures = views_qlab.failure_counts(store, run_id)
     st.success(f"Job {started['job_id']} finished: new run {run_id} ({len(outcomes)} questions).")
     cols = st.columns(2)
     with cols[0]:
@@ -191,6 +110,56 @@ def _outcome(started: dict) -> None:
     # app.py's st.navigation (AppTest runs pages alone)
     lab = urlencode({"check_run": run_id, "analytics_run": run_id})
     links[1].markdown(f"[Open the run in Question Lab](qlab?{lab})")
+
+
+def _generation_errors() -> tuple[type[Exception], ...]:
+    from pipelines.qgen.generate import GenerationError
+
+    return (GenerationError,)
+
+
+def _panel() -> JobPanel:
+    return JobPanel(
+        prefix="gen",
+        job_kind="generate",
+        noun="Generation",
+        verb="generate",
+        backend_label="Generation backend",
+        offline_backend="template",
+        offline_label=TEMPLATE_LABEL,
+        offline_name="offline template writer",
+        start_label="Start generation job",
+        plan=_plan,
+        has_work=lambda plan: plan["items"] > 0,
+        show_plan=_show_plan,
+        progress=_progress,
+        show_outcome=_outcome,
+        remember=lambda store, options, plan: {"film_id": options.film_id},
+        plan_errors=_generation_errors(),
+    )
+
+
+def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
+    """The panel (drawn inside the caller's "Generate on this slice" expander): backend choice,
+    dry run, start, polled progress, the new run's summary."""
+    if film_id is None:
+        st.caption("Pick a film: generation works over one film's belief records.")
+        return
+    panel = _panel()
+    backend, endpoint = choose_backend(panel)
+    left, right = st.columns(2)
+    n = left.number_input(
+        "Context-sets to sample", min_value=1, max_value=500, value=10, key="gen_n"
+    )
+    with_analytics = right.checkbox(
+        "Near-duplicates, map and Self-BLEU (slower)", value=True, key="gen_analytics"
+    )
+    st.caption(
+        f"slice: film **{film_id}** · types {', '.join(qtypes) or 'all'} · "
+        f"centers {', '.join(centers) or 'all'}"
+    )
+    options = _options(film_id, qtypes, centers, backend, n, with_analytics)
+    dry_run_start_and_follow(panel, options, endpoint)
 
 
 def run_filter(film_id: str | None, container=st) -> str | None:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from data_access import stats
+from data_access import views_overview
 from pages.common import query
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
@@ -11,7 +11,7 @@ st.caption(
     "Long-form movie/TV question answering: LF-VideoQA and StoryVideoQA, built, graded, explored."
 )
 
-counts = query(stats.overview_counts)
+counts = query(views_overview.overview_counts)
 columns = st.columns(6)
 for column, (label, key) in zip(
     columns,
@@ -27,7 +27,7 @@ for column, (label, key) in zip(
     column.metric(label, f"{counts[key]:,}")
 
 st.subheader("Datasets")
-datasets = query(stats.datasets_overview)
+datasets = query(views_overview.datasets_overview)
 if datasets.empty:
     st.info("The store is empty. Build the demo store with `storyscope demo` or import a dataset.")
 else:
@@ -41,14 +41,14 @@ else:
 left, right = st.columns(2)
 with left:
     st.subheader("Questions by type")
-    by_type = query(stats.questions_by_type_status)
+    by_type = query(views_overview.questions_by_type_status)
     if by_type.empty:
         st.caption("No open-ended questions in this store.")
     else:
         st.plotly_chart(questions_by_type_figure(by_type), key="questions_by_type")
 with right:
     st.subheader("MCQ sets")
-    sets = query(stats.mcq_sets)
+    sets = query(views_overview.mcq_sets)
     if sets.empty:
         st.caption("No multiple-choice questions in this store.")
     else:
@@ -57,13 +57,13 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Settings")
-    st.dataframe(query(stats.settings_table), hide_index=True, width="stretch")
+    st.dataframe(query(views_overview.settings_table), hide_index=True, width="stretch")
 with right:
     st.subheader("Judges")
-    st.dataframe(query(stats.judges_table), hide_index=True, width="stretch")
+    st.dataframe(query(views_overview.judges_table), hide_index=True, width="stretch")
 
 st.subheader("Recent runs")
-st.dataframe(query(stats.recent_runs), hide_index=True, width="stretch")
+st.dataframe(query(views_overview.recent_runs), hide_index=True, width="stretch")
 
 # -- links into the explorer with the right filters (engineer H) ------------------------------
 from data_access import views_film  # noqa: E402

@@ -3,7 +3,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 
 import streamlit as st
 
-from data_access import qgen_lab
+from data_access import views_qlab
 from pages.common import query
 from pages.filters import url_multiselect, url_radio, url_selectbox
 from pipelines.qgen.checks import LEAK_THRESHOLD
@@ -11,7 +11,7 @@ from viz.qlab import leak_histogram, question_map_figure
 
 st.title("Question Lab")
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
-check_runs = query(qgen_lab.check_runs)
+check_runs = query(views_qlab.check_runs)
 check_run = None
 
 with checks_tab:
@@ -25,8 +25,8 @@ with checks_tab:
         check_run = url_selectbox(
             "Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get
         )
-        results = query(qgen_lab.check_results, check_run)
-        violations = query(qgen_lab.name_budget_violations, check_run)
+        results = query(views_qlab.check_results, check_run)
+        violations = query(views_qlab.name_budget_violations, check_run)
         cols = st.columns(4)
         cols[0].metric("Checked", len(results))
         cols[1].metric("Passed", int(results["passed"].sum()))
@@ -34,11 +34,11 @@ with checks_tab:
             f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum())
         )
         cols[3].metric("Name-budget violations", len(violations))
-        counts = query(qgen_lab.failure_counts, check_run)
+        counts = query(views_qlab.failure_counts, check_run)
         st.dataframe(counts, hide_index=True, key="failure_counts")
         chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
         st.dataframe(
-            query(qgen_lab.check_failures, check_run, tuple(chosen), 500),
+            query(views_qlab.check_failures, check_run, tuple(chosen), 500),
             hide_index=True,
             width="stretch",
             key="failures",
@@ -57,15 +57,15 @@ with checks_tab:
             )
 
 with analytics_tab:
-    runs = query(qgen_lab.analytics_runs)
+    runs = query(views_qlab.analytics_runs)
     if runs.empty:
         st.caption("No question analytics yet: run `storyscope check-questions` with analytics.")
         st.stop()
     run_id = url_selectbox("Analytics run", list(runs["run_id"]), key="analytics_run")
-    pairs = query(qgen_lab.near_duplicate_pairs, run_id)
+    pairs = query(views_qlab.near_duplicate_pairs, run_id)
     st.markdown(f"**Near-duplicate pairs**: {len(pairs)}")
     st.dataframe(pairs.round({"cosine": 3}), hide_index=True, width="stretch", key="pairs")
-    points = query(qgen_lab.question_map, run_id, check_run)
+    points = query(views_qlab.question_map, run_id, check_run)
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
         st.plotly_chart(question_map_figure(points, colour_by), key="question_map")
@@ -73,10 +73,10 @@ with analytics_tab:
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
         st.dataframe(
-            query(qgen_lab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity"
+            query(views_qlab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity"
         )
     with right:
-        kinds = query(qgen_lab.self_bleu, run_id)["qtype"].tolist() or ["*"]
+        kinds = query(views_qlab.self_bleu, run_id)["qtype"].tolist() or ["*"]
         frame_type = url_selectbox(
             "Opening frames of type",
             kinds,
@@ -84,7 +84,7 @@ with analytics_tab:
             format_func=lambda t: "all questions" if t == "*" else t,
         )
         st.dataframe(
-            query(qgen_lab.opening_frames_of_type, run_id, frame_type),
+            query(views_qlab.opening_frames_of_type, run_id, frame_type),
             hide_index=True,
             width="stretch",
             key="frames",

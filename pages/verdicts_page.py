@@ -4,6 +4,7 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 import streamlit as st
 
 from data_access import views_verdicts
+from data_access.formats.question_types import ALL_TYPES
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.judge_button import rerun_judge_panel
@@ -40,7 +41,7 @@ chosen_settings = url_multiselect(
 )
 qtypes = url_multiselect(
     "Types",
-    ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"],
+    list(ALL_TYPES),
     key="qtype",
     container=top[2],
 )

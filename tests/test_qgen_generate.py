@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
-from pipelines.qgen.generate import GenerationError, generate
+from pipelines.qgen.generate import GenerateOptions, GenerationError, generate
 from tests.qgen_film import build_film
 
 load_commands()
@@ -17,7 +17,7 @@ RUNNER = CliRunner()
 
 def test_template_run_stores_context_sets_stages_questions_claims_and_checks(store):
     film = build_film(store)
-    report = generate(store, film, n=12, with_analytics=False)
+    report = generate(store, GenerateOptions(film, n=12, with_analytics=False))
     run_id = report.run_id
     assert report.discards["total"] == 27 and report.discards["kept"] == 20
     assert store.scalar("SELECT count(*) FROM context_sets WHERE run_id = ?", [run_id]) == 27
@@ -72,7 +72,7 @@ def test_template_run_stores_context_sets_stages_questions_claims_and_checks(sto
 
 
 def test_template_questions_use_no_forbidden_name_and_no_annotation_vocabulary(store):
-    report = generate(store, build_film(store), n=20, with_analytics=False)
+    report = generate(store, GenerateOptions(build_film(store), n=20, with_analytics=False))
     for draft in report.drafts:
         assert "Line Judge" not in draft.question
         assert "e_0" not in draft.question and "scene" not in draft.question.lower()
@@ -81,7 +81,7 @@ def test_template_questions_use_no_forbidden_name_and_no_annotation_vocabulary(s
 def test_dry_run_writes_nothing(store):
     film = build_film(store)
     before = store.scalar("SELECT count(*) FROM runs")
-    report = generate(store, film, qtypes=["Q4"], n=3, dry_run=True)
+    report = generate(store, GenerateOptions(film, qtypes=["Q4"], n=3), dry_run=True)
     assert report.run_id is None and report.sampled == 3
     assert store.scalar("SELECT count(*) FROM runs") == before
     assert store.scalar("SELECT count(*) FROM context_sets") == 0
@@ -90,12 +90,12 @@ def test_dry_run_writes_nothing(store):
 def test_user_errors_name_the_problem(store):
     film = build_film(store)
     with pytest.raises(GenerationError, match="not in the store"):
-        generate(store, "no-such-film")
+        generate(store, GenerateOptions("no-such-film"))
     with pytest.raises(GenerationError, match="unknown question type"):
-        generate(store, film, qtypes=["Q9"])
+        generate(store, GenerateOptions(film, qtypes=["Q9"]))
     with pytest.raises(GenerationError, match="holders with belief records: Ivy, Line Judge, Mara"):
-        generate(store, film, centers=["Nobody"])
-    only_ivy = generate(store, film, centers=["ivy"], n=50, with_analytics=False)
+        generate(store, GenerateOptions(film, centers=["Nobody"]))
+    only_ivy = generate(store, GenerateOptions(film, centers=["ivy"], n=50, with_analytics=False))
     assert {d.context_set.center for d in only_ivy.drafts} <= {
         "Ivy",
         "Ivy + Mara",

@@ -3,7 +3,7 @@ analytics, in test_qgen_analytics.py, so MiniLM and UMAP load once per test proc
 
 from __future__ import annotations
 
-from data_access import qgen_lab
+from data_access import views_qlab
 from data_access.qgen import insert_rows
 
 
@@ -43,14 +43,14 @@ def test_failures_and_name_violations_of_a_check_run(store):
             " ('f', 'm', 'Mara', [], 5.0, NULL, 'c')"
         )
     run_id, _ = run_check_questions(store)
-    failures = qgen_lab.check_failures(store, run_id)
+    failures = views_qlab.check_failures(store, run_id)
     assert set(failures["question_id"]) == {"bad-1"}
     assert {"annotation_vocabulary", "not_yes_no", "forbidden_names"} <= set(failures["check_name"])
-    counts = qgen_lab.failure_counts(store, run_id)
+    counts = views_qlab.failure_counts(store, run_id)
     assert counts["n"].max() == 1
-    violations = qgen_lab.name_budget_violations(store, run_id)
+    violations = views_qlab.name_budget_violations(store, run_id)
     assert violations["question_id"].tolist() == ["bad-1"]
     assert list(violations.iloc[0]["name_violations"]) == ["Line Judge"]
-    results = qgen_lab.check_results(store, run_id).set_index("question_id")
+    results = views_qlab.check_results(store, run_id).set_index("question_id")
     assert bool(results.loc["ok-1", "passed"]) and not bool(results.loc["bad-1", "passed"])
     assert "annotation_vocabulary" in results.loc["bad-1", "failures"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from pipelines.qgen.generate import generate
+from pipelines.qgen.generate import GenerateOptions, generate
 from tests.qgen_film import build_film
 
 TOPIC = {
@@ -130,12 +130,14 @@ def test_llm_path_records_every_outcome_and_replays_from_cache(store, fake_llm):
     config = fake_llm.config(server)
     report = generate(
         store,
-        film,
-        qtypes=["Q2", "Q3", "Q5", "Q6", "Q7", "N2"],
-        n=20,
-        backend="openai",
+        GenerateOptions(
+            film,
+            qtypes=["Q2", "Q3", "Q5", "Q6", "Q7", "N2"],
+            n=20,
+            backend="openai",
+            with_analytics=False,
+        ),
         llm_config=config,
-        with_analytics=False,
     )
     by_key = {
         (d.context_set.qtype, d.context_set.center, d.context_set.anchor_scene): d
@@ -171,12 +173,14 @@ def test_llm_path_records_every_outcome_and_replays_from_cache(store, fake_llm):
     sent = len(server.log.bodies)
     rerun = generate(
         store,
-        film,
-        qtypes=["Q2", "Q3", "Q5", "Q6", "Q7", "N2"],
-        n=20,
-        backend="openai",
+        GenerateOptions(
+            film,
+            qtypes=["Q2", "Q3", "Q5", "Q6", "Q7", "N2"],
+            n=20,
+            backend="openai",
+            with_analytics=False,
+        ),
         llm_config=config,
-        with_analytics=False,
     )
     assert len(server.log.bodies) - sent == config.parse_retries + 1
     assert [d.status for d in rerun.drafts] == [d.status for d in report.drafts]

@@ -12,7 +12,7 @@ import pytest
 from pipelines.beliefs.annotate import annotate
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.qgen.checks import names_mentioned
-from pipelines.qgen.generate import generate
+from pipelines.qgen.generate import GenerateOptions, generate
 
 PAIRS = "screenplays/srt-pairs-robertjvt/scripts_subtitles"
 
@@ -77,12 +77,10 @@ def test_llm_path_on_chinatown_against_the_test_server(store, shared_data, fake_
     server = fake_llm(_well_behaved_model)
     report = generate(
         store,
-        "chinatown",
-        qtypes=["Q4", "Q7"],
-        n=6,
-        backend="openai",
+        GenerateOptions(
+            "chinatown", qtypes=["Q4", "Q7"], n=6, backend="openai", with_analytics=False
+        ),
         llm_config=fake_llm.config(server),
-        with_analytics=False,
     )
     assert [d.status for d in report.drafts] == ["candidate"] * 6
     assert len(server.log.bodies) == 6 * 4
@@ -95,7 +93,7 @@ def test_llm_path_on_chinatown_against_the_test_server(store, shared_data, fake_
 @pytest.mark.slow
 def test_template_generation_on_chinatown(store, shared_data):
     _ingest_chinatown(store, shared_data)
-    report = generate(store, "chinatown", n=30, with_analytics=False)
+    report = generate(store, GenerateOptions("chinatown", n=30, with_analytics=False))
     discards = report.discards
     # names the film never speaks (role labels such as COUNCILMAN) and interpolated anchors
     # are discarded before any question is written (App. F.1)

@@ -372,7 +372,8 @@ def test_sample_files_are_small_enough_to_ship():
 
 def test_sample_imports_into_a_store_and_is_marked_reported(store):
     from data_access.importers import import_lfvqa_dir
-    from data_access.stats import datasets_overview, recent_runs, settings_table, store_stats
+    from data_access.stats import store_stats
+    from data_access.views_overview import datasets_overview, recent_runs, settings_table
 
     report = import_lfvqa_dir(store, SAMPLE)
     assert report.rows == {

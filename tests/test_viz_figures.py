@@ -132,7 +132,7 @@ def test_lane_rows_and_description():
     text = describe_belief(_beliefs().iloc[0])
     assert (
         text
-        == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (0:05:00) · revised in S4"
+        == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (5:00) · revised in S4"
     )
     assert describe_belief(_beliefs().iloc[2]).endswith("· held to the end")
     assert "**rejected**" in describe_belief(_beliefs().iloc[2])

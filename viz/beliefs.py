@@ -12,6 +12,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from data_access.formats.film_time import film_clock
+
 KIND_MARKERS = {
     "witnessed": ("circle", "witnessed"),
     "told": ("square", "told"),
@@ -214,13 +216,6 @@ def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis:
     )
 
 
-def _clock(seconds) -> str:
-    if seconds is None or pd.isna(seconds):
-        return "no time"
-    total = int(round(float(seconds)))
-    return f"{total // 3600}:{total % 3600 // 60:02d}:{total % 60:02d}"
-
-
 def describe_belief(row: pd.Series) -> str:
     """One markdown line for a belief: content, how it formed, false/rejected, its span."""
     text = f"**{row['content']}** — {row['kind']}"
@@ -230,7 +225,9 @@ def describe_belief(row: pd.Series) -> str:
         text += " · **rejected**"
     if _flag(row["is_false"]):
         text += " · **false**"
-    text += f" · forms in S{int(row['scene_index'])} ({_clock(row['start_s'])})"
+    text += (
+        f" · forms in S{int(row['scene_index'])} ({film_clock(row['start_s'], missing='no time')})"
+    )
     revised = row.get("revised_at_scene")
     text += (
         " · held to the end"

@@ -7,7 +7,9 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-QUESTION_TYPE_ORDER = ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
+from data_access.formats.question_types import ALL_TYPES
+
+QUESTION_TYPE_ORDER = list(ALL_TYPES)
 STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
 MEASURE_LABELS = {
     "d_q": "D_q (question)",

@@ -14,7 +14,7 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
     hovering a point shows the question.
 
     Args:
-        points: rows of `qgen_lab.question_map`.
+        points: rows of `views_qlab.question_map`.
         colour_by: "qtype" or "check_status".
     """
     colour_map = CHECK_COLOURS if colour_by == "check_status" else None

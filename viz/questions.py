@@ -7,14 +7,10 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from data_access.formats.film_time import film_clock
 
-def clock(seconds: float | None) -> str:
-    """Film time as the paper prints it: h:mm:ss, or m:ss under an hour."""
-    if seconds is None or pd.isna(seconds):
-        return "—"
-    total = int(round(float(seconds)))
-    hours, rest = divmod(total, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+# film time as the paper prints it (h:mm:ss, or m:ss under an hour); one formatter for all layers
+clock = film_clock
 
 
 def claim_range(ords: list[int]) -> str:

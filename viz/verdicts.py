@@ -6,6 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from data_access.formats.question_types import ALL_TYPES
+
 VERDICT_COLOURS = {
     "asserted": "#1f77b4",
     "contradicted": "#d62728",
@@ -110,9 +112,7 @@ def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
         ]
     )
     table = metrics.pivot(index="setting", columns="qtype", values="cell").fillna("—")
-    order = [
-        t for t in ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"] if t in table
-    ]
+    order = [t for t in ALL_TYPES if t in table]
     return table[order + [c for c in table.columns if c not in order]].reset_index()
 
 

@@ -14,10 +14,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from data_access.formats.question_types import ALL_TYPES
+
 FORMAT_NAME = "storyscope-lfvqa"
 FORMAT_VERSION = 1
 
-QuestionType = Literal["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8", "N1", "N2", "N3"]
+QuestionType = Literal[ALL_TYPES]  # Literal over the tuple: Q1..Q8, N1..N3
 Verdict = Literal["asserted", "contradicted", "omitted", "partial", "unverifiable"]
 
 

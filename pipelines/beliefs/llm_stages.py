@@ -22,7 +22,7 @@ from data_access.runs import RunSpec, start_run
 from data_access.store import Store
 from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs import rules_backend
-from pipelines.beliefs.annotate import AnnotationResult, Selection, load_film
+from pipelines.beliefs.annotation import AnnotationResult, Selection, load_film
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION, events_block, messages, scene_block
 from pipelines.llm import Gateway, LLMRequest, load_config
 
@@ -426,7 +426,7 @@ def annotate_llm(
     annotator = BeliefAnnotator(store, film_id, selection, Gateway(store, config, run_id))
     annotator.run()
     status = "stopped" if annotator.stopped else "finished"
-    counts = belief_store.write_run_rows(
+    _, counts = belief_store.write_annotation(
         store, run_id, annotator.tables, annotator.issues, status, annotator.failed
     )
     return AnnotationResult(

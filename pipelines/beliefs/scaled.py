@@ -10,9 +10,9 @@ per stage and stays on `beliefs annotate` (issue #15 left it for the stage code 
 from __future__ import annotations
 
 from data_access.beliefs import insert_annotation
-from data_access.runs import RunSpec
 from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotate import Selection, load_film, rules_rows
+from pipelines.beliefs.annotation import Selection, load_film
+from pipelines.beliefs.rules_annotate import rules_rows, rules_run_spec
 from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.runner import ProgressFn
 
@@ -53,20 +53,10 @@ def annotate_films(
             units.append(Unit(key, payload))
 
     def write(cursor, outcome) -> dict:
-        result, unit = outcome.value, next(u for u in units if u.key == outcome.key)
-        params = {
-            **result.params,
-            "scenes": [unit.payload["first"], unit.payload["stop"]],
-            "characters": None,
-        }
-        spec = RunSpec(
-            "beliefs.annotate",
-            backend=result.backend,
-            params=params,
-            source=unit.payload["film_id"],
-            note="offline rules over the stored screenplay (no LLM)",
-        )
-        run_id, counts = insert_annotation(cursor, spec, result.tables)
+        unit = next(u for u in units if u.key == outcome.key)
+        selection = Selection(unit.payload["first"], unit.payload["stop"])
+        spec = rules_run_spec(unit.payload["film_id"], outcome.value, selection)
+        run_id, counts = insert_annotation(cursor, spec, outcome.value.tables)
         return {"run_id": run_id, "rows": counts}
 
     return run_batch(

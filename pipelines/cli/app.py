@@ -1,8 +1,12 @@
 """The `storyscope` typer application and its command groups.
 
 Commands live in `pipelines/cli/cmd_*.py` modules, each decorating functions on the apps below;
-`pipelines.cli.main` imports them all. Every option is also settable by an env var
-(`STORYSCOPE_<OPTION>`), as inspect_ai does.
+`pipelines.cli.main` imports them all. Every option is also settable by an env var, as inspect_ai
+does: the shared ones by the name their help shows (`STORYSCOPE_STORE`, `STORYSCOPE_LLM_API_KEY`,
+...), every other one by `STORYSCOPE_<COMMAND>_<OPTION>` (click's `auto_envvar_prefix`: e.g.
+`STORYSCOPE_JUDGE_LIMIT`, `STORYSCOPE_IMPORT_LFVQA_<OPTION>` under a group; dashes become `_`).
+The command is part of the name because options of the same name mean different things in
+different commands (`--backend`, `--n`). `tests/test_cli_envvars.py` checks every option.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"auto_envvar_prefix": "STORYSCOPE"},
 )
 import_app = typer.Typer(help="Import datasets into the store.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
@@ -28,7 +33,10 @@ StoreOption = Annotated[
         "--store", envvar="STORYSCOPE_STORE", help="DuckDB store file.", show_default=False
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+# one switch for every command: STORYSCOPE_JSON=1 makes a whole session print JSON
+JsonOption = Annotated[
+    bool, typer.Option("--json", envvar="STORYSCOPE_JSON", help="Print machine-readable JSON.")
+]
 
 
 def open_store(path: Path | None):

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, import_app, open_store
+from pipelines.cli.parsing import split_list
 
 
 @import_app.command("storysumm")
@@ -103,7 +104,7 @@ def agreement(
     judges: Annotated[
         str | None, typer.Option(help="Comma-separated judges (default: all).")
     ] = None,
-    show_confusion: Annotated[
+    confusion: Annotated[
         bool, typer.Option("--confusion", help="Print each pair's confusion matrix.")
     ] = False,
     as_json: JsonOption = False,
@@ -114,7 +115,7 @@ def agreement(
     handle = open_store(store)
     try:
         name = _pick_dataset(handle, dataset)
-        report = agreement_report(handle, name, judges.split(",") if judges else None)
+        report = agreement_report(handle, name, split_list(judges) or None)
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -126,7 +127,7 @@ def agreement(
         kappa = "—" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
         agree = "—" if pair["agreement"] is None else f"{pair['agreement']:.3f}"
         typer.echo(f"{pair['a']:<32} {pair['b']:<32} {kappa:>7} {agree:>7} {pair['n']:>6}")
-        if show_confusion:
+        if confusion:
             typer.echo(report.confusions[(pair["a"], pair["b"])].to_string() + "\n")
     fleiss = "—" if report.fleiss is None else f"{report.fleiss:.3f} (n={report.fleiss_n})"
     alpha = "—" if report.alpha is None else f"{report.alpha:.3f} (n={report.alpha_n})"

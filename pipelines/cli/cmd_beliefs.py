@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import split_list
 
 beliefs_app = typer.Typer(
     help="Belief records: ToM datasets, the symbolic tracker, annotation.", no_args_is_help=True
@@ -140,7 +141,7 @@ def annotate_film(
 
     try:
         first, stop = parse_scene_range(scenes)
-        names = [c.strip() for c in characters.split(",") if c.strip()] if characters else None
+        names = split_list(characters) or None
         options = {"budget_usd": budget} if backend is Backend.openai else {}
         result = annotate(
             open_store(store),

@@ -30,7 +30,7 @@ def annotate_many(
     """Rules-backend belief records for many films; a killed run resumes when the same
     command is given again."""
     from data_access.beliefs import films_with_script_lines
-    from pipelines.beliefs.annotate import AnnotateError
+    from pipelines.beliefs.annotation import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor, progress_bar
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pipelines.cli.app import StoreOption, app, open_store
+from pipelines.cli.app import StoreOption, app, fail, open_store
 
 
 @app.command()
@@ -29,8 +29,7 @@ def demo(
     from pipelines.demo import build_demo
 
     if data_dir is not None and not data_dir.is_dir():
-        typer.secho(f"error: --data-dir {data_dir} is not a folder", err=True, fg=typer.colors.RED)
-        raise typer.Exit(2)
+        raise fail(f"--data-dir {data_dir} is not a folder")
     handle = open_store(store)
     steps = build_demo(handle, data_dir, typer.echo, set(only) if only else None)
     typer.echo(f"demo store {handle.path}: {len(steps)} steps")

@@ -36,7 +36,7 @@ def film_ingest(
     film_id: Annotated[
         str | None, typer.Option("--film-id", help="Film id (default: slug of title and year).")
     ] = None,
-    lenient: Annotated[
+    lenient_subtitles: Annotated[
         bool,
         typer.Option(
             "--lenient-subtitles", help="Skip unreadable cues (reported) instead of failing."
@@ -60,7 +60,7 @@ def film_ingest(
             year=year,
             video=video,
             film_id=film_id,
-            lenient_subtitles=lenient,
+            lenient_subtitles=lenient_subtitles,
         )
     except AlignmentFailed as exc:
         raise fail(

@@ -8,35 +8,24 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import parse_where, split_list
 
 WhereOption = Annotated[
     list[str] | None,
     typer.Option(
         "--where",
         envvar="STORYSCOPE_WHERE",
-        help="Filter KEY=VALUE[,VALUE...] on film_id, qtype, status, source, run_id, "
-        "center or question_id; repeat for AND.",
+        help="Filter KEY=V1[,V2...] on film_id, qtype, status, source, run_id, center or"
+        " question_id; several joined by ';' or the option repeated, for AND.",
     ),
 ]
 
 
-def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
-    """`["qtype=Q1,Q2", "source=paper"]` -> `{"qtype": ["Q1", "Q2"], "source": ["paper"]}`."""
+def where_keys() -> dict[str, str]:
+    """check-questions filters on the question fields of `data_access.qgen.QUESTION_FILTERS`."""
     from data_access.qgen import QUESTION_FILTERS
 
-    parsed: dict[str, list[str]] = {}
-    for item in filters or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not value.strip():
-            raise fail(f"--where {item!r}: expected KEY=VALUE[,VALUE...]")
-        if key not in QUESTION_FILTERS:
-            raise fail(
-                f"--where {item!r}: unknown field {key!r}; use one of "
-                + ", ".join(sorted(QUESTION_FILTERS))
-            )
-        parsed.setdefault(key, []).extend(v.strip() for v in value.split(",") if v.strip())
-    return parsed
+    return {key: key for key in QUESTION_FILTERS}
 
 
 @app.command("check-questions")
@@ -56,7 +45,7 @@ def check_questions(
     from pipelines.qgen.check_run import run_check_questions
 
     handle = open_store(store)
-    run_id, checks = run_check_questions(handle, parse_where(where), save=save)
+    run_id, checks = run_check_questions(handle, parse_where(where, where_keys()), save=save)
     if analytics and run_id and checks:
         from pipelines.qgen.analytics import analyze_stored_questions
 
@@ -76,10 +65,6 @@ def check_questions(
     for item in failed:
         for failure in item.result.failures:
             typer.echo(f"  {item.question_id} [{item.source}] {failure.check}: {failure.reason}")
-
-
-def _split(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
 @app.command()
@@ -117,32 +102,27 @@ def generate(
     as_json: JsonOption = False,
 ) -> None:
     """Generate questions on a film: context-sets, Stages 1–3, checks, retirement (App. F)."""
-    from pipelines.qgen.entries import ALL_TYPES
-    from pipelines.qgen.generate import GenerationError
+    from pipelines.qgen.generate import GenerateOptions, GenerationError
     from pipelines.qgen.generate import generate as run_generation
 
-    config = None
-    if backend == "openai":
-        from pipelines.llm import load_config
-
-        try:
-            config = load_config({"model": model})
-        except ValueError as exc:
-            raise fail(str(exc)) from None
+    options = GenerateOptions(
+        film_id=film,
+        qtypes=split_list(types),
+        centers=split_list(centers),
+        n=n,
+        backend=backend,
+        seed=seed,
+        with_analytics=analytics,
+        model=model,
+    )
+    try:
+        config = options.config()
+    except ValueError as exc:
+        raise fail(str(exc)) from None
     echo = (lambda _: None) if as_json else typer.echo
     try:
         report = run_generation(
-            open_store(store),
-            film,
-            _split(types) or list(ALL_TYPES),
-            _split(centers) or None,
-            n,
-            backend,
-            dry_run,
-            seed,
-            config,
-            with_analytics=analytics,
-            echo=echo,
+            open_store(store), options, dry_run=dry_run, llm_config=config, echo=echo
         )
     except GenerationError as exc:
         raise fail(str(exc)) from None

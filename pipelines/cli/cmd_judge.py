@@ -9,33 +9,21 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import parse_where
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
+# --where keys -> JudgeFilter fields (the question-field spellings of check-questions too)
 WHERE_KEYS = {
     "film": "films",
+    "film_id": "films",
+    "qtype": "qtypes",
+    "setting_id": "settings",
+    "question_id": "question_ids",
     "type": "qtypes",
     "setting": "settings",
     "question": "question_ids",
     "status": "statuses",
 }
-
-
-def parse_where(filters: list[str] | None) -> dict[str, list[str]]:
-    """`film=a,b` / `type=Q1` / `setting=...` / `question=...` / `status=...` -> JudgeFilter kwargs.
-
-    Several filters may share one option, separated by `;` (`"film=a;type=Q1,Q2"`).
-    """
-    where: dict[str, list[str]] = {}
-    for item in (part for text in filters or [] for part in text.split(";") if part.strip()):
-        key, sep, values = item.partition("=")
-        if not sep or key.strip() not in WHERE_KEYS:
-            raise ValueError(
-                f"--where {item!r}: expected KEY=V1,V2 with KEY one of {', '.join(WHERE_KEYS)}"
-            )
-        where.setdefault(WHERE_KEYS[key.strip()], []).extend(
-            v.strip() for v in values.split(",") if v.strip()
-        )
-    return where
 
 
 @app.command()
@@ -66,7 +54,8 @@ def judge(
     where: Annotated[
         list[str] | None,
         typer.Option(
-            help="Slice filter KEY=V1,V2 (film, type, setting, question, status); repeatable."
+            help="Slice filter KEY=V1,V2 (film, type, setting, question, status); several"
+            " joined by ';' or the option repeated, for AND."
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(help="Judge at most N answers.")] = None,
@@ -76,10 +65,12 @@ def judge(
             "--gold", help="Gold self-check: judge each reference answer against its own rubric."
         ),
     ] = False,
-    dry_run_: Annotated[
+    dry_run_only: Annotated[
         bool,
         typer.Option(
-            "--dry-run", help="Print items, cache hits and estimated tokens/cost; write nothing."
+            "--dry-run",
+            envvar="STORYSCOPE_JUDGE_DRY_RUN",
+            help="Print items, cache hits and estimated tokens/cost; write nothing.",
         ),
     ] = False,
     background: Annotated[
@@ -111,7 +102,7 @@ def judge(
         options = JudgeOptions(
             backend=backend,
             judge_name=judge_name,
-            where=parse_where(where),
+            where=parse_where(where, WHERE_KEYS),
             limit=limit,
             gold=gold,
             llm=llm,
@@ -122,7 +113,7 @@ def judge(
     except ValueError as exc:
         raise fail(str(exc)) from None
     handle = open_store(store)
-    if dry_run_:
+    if dry_run_only:
         plan = dry_run(handle, options)
         _print_plan(plan, as_json)
         return

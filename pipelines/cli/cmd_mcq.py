@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.parsing import split_list
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
 SetOption = Annotated[
@@ -208,7 +209,7 @@ def storymind_generate(
         raise fail("--per-topic, --per-batch and --max-batches must be at least 1")
     try:
         generator = load_config({"model": model})
-        names = [m.strip() for m in reviewer_models.split(",")] if reviewer_models else []
+        names = split_list(reviewer_models)
         if names and len(names) != 3:
             raise fail("--reviewer-models needs exactly three models (gpt, claude, gemini)")
         reviewers = {r: load_config({"model": m}) for r, m in zip(REVIEWERS, names)}

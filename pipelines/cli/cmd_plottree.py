@@ -58,7 +58,12 @@ def _films_to_build(
 @plottree_app.command("build")
 def build(
     film: Annotated[str | None, typer.Option("--film", help="Film / episode id.")] = None,
-    all_films: Annotated[bool, typer.Option("--all", help="Every film with subtitles.")] = False,
+    all_films: Annotated[
+        bool,
+        typer.Option(
+            "--all", envvar="STORYSCOPE_PLOTTREE_BUILD_ALL", help="Every film with subtitles."
+        ),
+    ] = False,
     dataset: Annotated[
         str | None,
         typer.Option(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from pipelines.cli.app import app
+from pipelines.cli.app import app, fail
 
 
 @app.command()
@@ -27,13 +27,9 @@ def synth(
     from pipelines.synth import SCALES, write_synthetic_dataset
 
     if scale not in SCALES:
-        typer.secho(
-            f"error: --scale must be one of {', '.join(SCALES)}", err=True, fg=typer.colors.RED
-        )
-        raise typer.Exit(2)
+        raise fail(f"--scale must be one of {', '.join(SCALES)}")
     if fmt not in ("parquet", "jsonl"):
-        typer.secho("error: --format must be parquet or jsonl", err=True, fg=typer.colors.RED)
-        raise typer.Exit(2)
+        raise fail("--format must be parquet or jsonl")
     counts = write_synthetic_dataset(out, scale=scale, seed=seed, fmt=fmt)
     for name, n in counts.items():
         typer.echo(f"{name:<20} {n:>10,}")

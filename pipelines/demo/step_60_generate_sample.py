@@ -16,7 +16,7 @@ from data_access.qgen import paper_question_count
 from data_access.runs import count_runs
 from data_access.store import Store
 from pipelines.qgen.check_run import run_check_questions
-from pipelines.qgen.generate import generate
+from pipelines.qgen.generate import GenerateOptions, generate
 
 SAMPLE_FILM_ID = "the-keepers-ledger"
 SAMPLE_QUESTIONS = 40
@@ -37,7 +37,9 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     if count_runs(store, "qgen.generate", SAMPLE_FILM_ID):
         echo(f"  {SAMPLE_FILM_ID}: generation run already in the store, skipped")
         return
-    report = generate(store, SAMPLE_FILM_ID, n=SAMPLE_QUESTIONS, backend="template")
+    report = generate(
+        store, GenerateOptions(SAMPLE_FILM_ID, n=SAMPLE_QUESTIONS, backend="template")
+    )
     echo(
         f"  {SAMPLE_FILM_ID}: {report.discards['total']} context-sets, {report.discards['kept']}"
         f" kept, {report.sampled} sampled -> {report.statuses} (backend template)"

@@ -9,7 +9,7 @@ The judge's name is model + prompt version (`gpt-4o-mini@judge-claims-v1`) or `l
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 
@@ -24,6 +24,15 @@ from pipelines.llm import Gateway, LLMRequest, load_config
 
 BACKENDS = ("openai", "lexical")
 _OUTPUT_TOKENS_PER_CLAIM = 30  # dry-run estimate: label + one-sentence rationale
+
+
+class JudgeIdentity(NamedTuple):
+    """A judge as the `judges` table records it."""
+
+    judge_id: str
+    kind: str  # "llm" or "lexical"
+    model: str | None
+    prompt_version: str
 
 
 @dataclass
@@ -58,16 +67,16 @@ class JudgeOptions:
     def config(self):
         return load_config(self.llm)
 
-    def identity(self) -> tuple[str, str, str | None, str]:
-        """(judge_id, kind, model, prompt_version) of this judge."""
+    def identity(self) -> JudgeIdentity:
+        """Who this judge is: its id, kind, model and prompt version."""
         if self.backend == "lexical":
-            return self.judge_name or "lexical", "lexical", None, LEXICAL_VERSION
+            return JudgeIdentity(self.judge_name or "lexical", "lexical", None, LEXICAL_VERSION)
         model = self.config().model
-        return (
-            self.judge_name or f"{model}@{self.prompt_version}",
-            "llm",
-            model,
-            self.prompt_version,
+        return JudgeIdentity(
+            judge_id=self.judge_name or f"{model}@{self.prompt_version}",
+            kind="llm",
+            model=model,
+            prompt_version=self.prompt_version,
         )
 
 
@@ -115,9 +124,8 @@ def llm_requests(part: Slice, options: JudgeOptions) -> list[LLMRequest]:
 def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
     """What a run would do: items, claims, cache hits, estimated tokens and cost. Writes nothing."""
     part = load_slice(store, options)
-    judge_id, _, model, _ = options.identity()
     plan = {
-        "judge": judge_id,
+        "judge": options.identity().judge_id,
         "backend": options.backend,
         "answers": len(part.answers),
         "claims": part.n_claims,
@@ -150,19 +158,27 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
 
 
 def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
-    judge_id, kind, model, version = options.identity()
+    judge = options.identity()
     params = options.params()
     params["llm"] = options.config().public_dict() if options.backend == "openai" else {}
     spec = RunSpec(
         "judge.gold" if options.gold else "judge",
         backend=options.backend,
-        model=model,
-        prompt_version=version,
+        model=judge.model,
+        prompt_version=judge.prompt_version,
         params=params,
     )
     run_id = start_run(store, spec)
     with store.transaction() as cursor:
-        judging.ensure_judge(cursor, judge_id, kind, options.backend, model, version, run_id)
+        judging.ensure_judge(
+            cursor,
+            judge.judge_id,
+            judge.kind,
+            options.backend,
+            judge.model,
+            judge.prompt_version,
+            run_id,
+        )
     if ctx is not None:
         ctx.attach_run(run_id, total)
     return run_id
@@ -205,7 +221,7 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
     )
     summary = {
         "run_id": run_id,
-        "judge": options.identity()[0],
+        "judge": options.identity().judge_id,
         "answers": len(part.answers),
         "done": writer.done,
         "failed": writer.failed,
@@ -225,7 +241,7 @@ class _VerdictWriter:
 
     def __init__(self, store, options, run_id, done_before, ctx) -> None:
         self.store, self.options, self.run_id, self.ctx = store, options, run_id, ctx
-        self.judge_id = options.identity()[0]
+        self.judge_id = options.identity().judge_id
         self.done, self.stopped = done_before, False
         self.failed_items: set[str] = set()
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from data_access.formats.film_time import film_clock
 from data_access.mcq import (
     insert_fault_vectors,
     insert_mcq_questions,
@@ -60,10 +61,7 @@ def source_of(vid: str) -> str:
 
 
 def _clock(seconds) -> str:
-    if seconds is None or pd.isna(seconds):
-        return "--:--:--"
-    s = int(seconds)
-    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+    return film_clock(seconds, missing="--:--:--", padded=True)
 
 
 def video_description(store: Store, vid: str, max_chars: int = 40000) -> str:

@@ -2,10 +2,11 @@
 
 Quick use::
 
-    from pipelines.qgen import check_question, CheckContext, generate, run_check_questions
+    from pipelines.qgen import CheckContext, GenerateOptions, check_question, generate, run_check_questions
 
     check_question("At the pier, what does Ann make of Bo's promise?", CheckContext(gold=...))
-    report = generate(store, "the-keepers-ledger", qtypes=["Q4", "Q7"], n=20, backend="template")
+    options = GenerateOptions("the-keepers-ledger", qtypes=["Q4", "Q7"], n=20, backend="template")
+    report = generate(store, options)
     run_id, checks = run_check_questions(store, {"source": ["paper"]})
 
 Modules: `checks` (automatic checks, leak score), `entries` (Table 7 belief entries per type),
@@ -17,11 +18,12 @@ and reply schemas), `stages` (applying replies, retirement rules), `template_bac
 
 from pipelines.qgen.check_run import run_check_questions
 from pipelines.qgen.checks import CheckContext, CheckResult, check_question, leak_score
-from pipelines.qgen.generate import GenerationError, generate
+from pipelines.qgen.generate import GenerateOptions, GenerationError, generate
 
 __all__ = [
     "CheckContext",
     "CheckResult",
+    "GenerateOptions",
     "GenerationError",
     "check_question",
     "generate",

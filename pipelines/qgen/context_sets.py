@@ -23,7 +23,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from pipelines.qgen.entries import BELIEF_STATE_TYPES, Candidate
+from data_access.formats.question_types import BELIEF_STATE_TYPES
+from pipelines.qgen.entries import Candidate
 from pipelines.qgen.film_view import FilmView
 
 DISCARD_RULES = (

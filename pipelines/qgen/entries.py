@@ -17,11 +17,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from data_access.formats.question_types import ALL_TYPES
 from pipelines.qgen.film_view import FilmView
 
-BELIEF_STATE_TYPES = ("Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q8")
-ARC_TYPES = ("N1", "N2", "N3")
-ALL_TYPES = BELIEF_STATE_TYPES + ARC_TYPES
 MAX_ENTRIES = 8
 
 

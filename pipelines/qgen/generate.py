@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from data_access import qgen as db
 from data_access.runs import RunSpec, finish_run, insert_run, new_run_id
@@ -35,6 +36,55 @@ from pipelines.qgen.stages import (
 
 class GenerationError(ValueError):
     """A user error: unknown film, type or center (the CLI prints it without a traceback)."""
+
+
+@dataclass
+class GenerateOptions:
+    """What to generate: one film, its question types and centers, and how to write.
+
+    All fields are JSON-serialisable: a `generate` job stores them as its parameters (never a key;
+    the openai backend reads its endpoint from the environment or secrets.toml).
+
+    Attributes:
+        film_id: the film.
+        qtypes: question types to generate (empty: all of `entries.ALL_TYPES`).
+        centers: restrict to these center characters (any member, for Q1); empty: all.
+        n: how many context-sets to sample for generation.
+        backend: "template" (offline) or "openai" (the gateway).
+        seed: sampling seed.
+        with_analytics: also compute and store near-duplicates, UMAP, Self-BLEU, frames.
+        model: the openai backend's model, overriding the configured one.
+    """
+
+    film_id: str
+    qtypes: list[str] = field(default_factory=lambda: list(ALL_TYPES))
+    centers: list[str] = field(default_factory=list)
+    n: int = 20
+    backend: str = "template"
+    seed: int = 0
+    with_analytics: bool = True
+    model: str | None = None
+
+    def params(self) -> dict[str, Any]:
+        """Job parameters (stored)."""
+        return asdict(self)
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> GenerateOptions:
+        """The options back from stored job parameters."""
+        return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
+
+    def config(self):
+        """The gateway configuration for the openai backend (env / secrets.toml), else None."""
+        if self.backend != "openai":
+            return None
+        from pipelines.llm import load_config
+
+        return load_config({"model": self.model} if self.model else None)
+
+    def run(self, store: Store, dry_run: bool = False, **hooks) -> GenerationReport:
+        """`generate` over these options."""
+        return generate(store, self, dry_run=dry_run, **hooks)
 
 
 @dataclass
@@ -105,15 +155,10 @@ def run_stages(
 
 def generate(
     store: Store,
-    film_id: str,
-    qtypes: Sequence[str] = ALL_TYPES,
-    centers: Sequence[str] | None = None,
-    n: int = 20,
-    backend: str = "template",
+    options: GenerateOptions,
+    *,
     dry_run: bool = False,
-    seed: int = 0,
     llm_config=None,
-    with_analytics: bool = True,
     echo: Callable[[str], None] = lambda _: None,
     on_run: Callable[[str, int], None] | None = None,
     on_stage: Callable[[int, list[Draft]], None] | None = None,
@@ -122,15 +167,9 @@ def generate(
 
     Args:
         store: the store holding the film's belief records.
-        film_id: the film.
-        qtypes: question types to generate.
-        centers: restrict to these center characters (any member, for Q1).
-        n: how many context-sets to sample for generation.
-        backend: "template" (offline) or "openai" (the gateway; needs `llm_config`).
+        options: the film, types, centers, sample size, backend, seed and analytics switch.
         dry_run: build, discard and sample context-sets only; write nothing.
-        seed: sampling seed.
-        llm_config: `LLMConfig` for the openai backend.
-        with_analytics: also compute and store near-duplicates, UMAP, Self-BLEU, frames.
+        llm_config: `LLMConfig` for the openai backend (default: `options.config()`).
         echo: progress printer.
         on_run: called with (run_id, sampled items) once the run row exists (a job attaches it).
         on_stage: called after each stage with (stage number 1–4, drafts); see `run_stages`.
@@ -138,6 +177,8 @@ def generate(
     Raises:
         GenerationError: unknown film / type, no belief records, bad n.
     """
+    film_id, backend, n, seed = options.film_id, options.backend, options.n, options.seed
+    qtypes, centers = options.qtypes or list(ALL_TYPES), options.centers or None
     _validate(qtypes, n)
     records = db.film_records(store, film_id)
     if records is None:
@@ -172,6 +213,8 @@ def generate(
     run_id = new_run_id("qgen.generate")
     for cs in context_sets:
         cs.context_set_id = f"{run_id}/{cs.context_set_id}"
+    if llm_config is None:
+        llm_config = options.config()
     worker = _backend(backend, store, llm_config, run_id, view)
     spec = RunSpec(
         step="qgen.generate",
@@ -188,7 +231,7 @@ def generate(
         if on_run is not None:
             on_run(run_id, len(drafts))
         run_stages(worker, drafts, echo, on_stage)
-        report.analytics = _analytics(drafts) if with_analytics else None
+        report.analytics = _analytics(drafts) if options.with_analytics else None
         _store_run(store, run_id, view, context_sets, drafts, report.analytics, worker.name)
     except BaseException:
         with store.transaction() as cursor:

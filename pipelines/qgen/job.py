@@ -16,14 +16,12 @@ replay from the cache instead of being paid again.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from data_access.llm_log import lookup_cache
 from data_access.runs import end_run
 from data_access.store import Store
-from pipelines.qgen.entries import ALL_TYPES
-from pipelines.qgen.generate import GenerationReport, generate
+from pipelines.qgen.generate import GenerateOptions, GenerationReport
 from pipelines.qgen.llm_backend import example_triples
 from pipelines.qgen.prompts import TYPE_SPECS, Stage1Reply, render
 
@@ -46,52 +44,6 @@ _COMPLETION_TOKENS = (350, 350, 250, 120)
 
 class GenerationStopped(Exception):
     """Raised between stages when the job was asked to stop."""
-
-
-@dataclass
-class GenerateOptions:
-    """A generation slice: one film, its question types and centers, and how to write."""
-
-    film_id: str
-    qtypes: list[str] = field(default_factory=lambda: list(ALL_TYPES))
-    centers: list[str] = field(default_factory=list)
-    n: int = 20
-    backend: str = "template"
-    seed: int = 0
-    with_analytics: bool = True
-
-    def params(self) -> dict[str, Any]:
-        """Job parameters (stored; no key: the job reads the endpoint from its environment)."""
-        return asdict(self)
-
-    @classmethod
-    def from_params(cls, params: dict[str, Any]) -> GenerateOptions:
-        """The options back from stored job parameters."""
-        return cls(**{k: v for k, v in params.items() if k in cls.__dataclass_fields__})
-
-    def config(self):
-        """The gateway configuration for the openai backend (env / secrets.toml), else None."""
-        if self.backend != "openai":
-            return None
-        from pipelines.llm import load_config
-
-        return load_config()
-
-    def run(self, store: Store, dry_run: bool = False, **hooks) -> GenerationReport:
-        """`generate` over this slice."""
-        return generate(
-            store,
-            self.film_id,
-            self.qtypes or list(ALL_TYPES),
-            self.centers or None,
-            self.n,
-            self.backend,
-            dry_run,
-            self.seed,
-            self.config(),
-            with_analytics=self.with_analytics,
-            **hooks,
-        )
 
 
 def _stage1_messages(report: GenerationReport) -> list[list[dict]]:

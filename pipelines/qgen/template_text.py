@@ -13,7 +13,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from pipelines.qgen.entries import BELIEF_STATE_TYPES
+from data_access.formats.question_types import BELIEF_STATE_TYPES
 
 _INT_EXT = re.compile(
     r"^\s*(INT\.?\s*/\s*EXT\.?|EXT\.?\s*/\s*INT\.?|I/E\.?|INT\.?|EXT\.?)\s*", re.IGNORECASE
