@@ -101,32 +101,40 @@ def _real_tree(store_path: Path, film: str):
 def retrieval(vectors: np.ndarray, queries: np.ndarray, top_m: int) -> dict:
     exact = queries @ vectors.T
     compact = queries @ unpack_f16(pack_f16(vectors)).T
-    overlap, same_best = [], []
+    overlap, same_best, tie_overlap, loss = [], [], [], []
     for e, c in zip(exact, compact):
         top_e, top_c = np.argsort(-e)[:top_m], np.argsort(-c)[:top_m]
         overlap.append(len(set(top_e) & set(top_c)) / top_m)
         same_best.append(top_e[0] == top_c[0])
+        # Leaves repeat a subtitle for every second it is on screen, so many nodes tie: a
+        # float16 pick is as good when its exact score is the exact M-th score or better.
+        tie_overlap.append(float(np.mean(e[top_c] >= e[top_e[-1]] - 1e-6)))
+        loss.append(float(e[top_e[0]] - e[top_c[0]]))
     return {
         "nodes": int(len(vectors)),
         "questions": int(len(queries)),
         "top_m": top_m,
         "mean_top_m_overlap": round(float(np.mean(overlap)), 4),
         "same_best_node": round(float(np.mean(same_best)), 4),
+        "top_m_overlap_counting_ties": round(float(np.mean(tie_overlap)), 4),
+        "best_node_cosine_loss_max": round(float(np.max(loss)), 6),
         "max_abs_component_error": float(np.abs(unpack_f16(pack_f16(vectors)) - vectors).max()),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n", type=int, default=300_000)
+    parser.add_argument("--n", type=int, default=300_000, help="0 skips the size part")
     parser.add_argument("--store", type=Path)
     parser.add_argument("--film")
     parser.add_argument("--top-m", type=int, default=32)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        sizes = store_sizes(args.n, Path(tmp))
-    print(json.dumps(sizes), flush=True)
+    sizes = None
+    if args.n:
+        with tempfile.TemporaryDirectory() as tmp:
+            sizes = store_sizes(args.n, Path(tmp))
+        print(json.dumps(sizes), flush=True)
     source, vectors, queries = (
         _real_tree(args.store, args.film) if args.store and args.film else _synthetic_tree()
     )

@@ -16,8 +16,7 @@ def test_runs_page_lists_batches_and_failed_units_as_text(store):
     )
     at = run_page(REPO_ROOT, "runs_page")
     assert not at.exception
-    tables = {el.proto.id.rsplit("-", 1)[-1]: el.value for el in at.dataframe}
-    [frame] = [v for v in tables.values() if "batch_id" in v.columns]
+    [frame] = [el.value for el in at.dataframe if "batch_id" in el.value.columns]
     row = frame.set_index("batch_id").loc[batch.batch_id]
     assert (row.done, row.failed, row.total, row.state) == (2, 1, 3, "running")
     assert row.progress == 2 / 3
