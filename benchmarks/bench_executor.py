@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from data_access.store import Store  # noqa: E402
 from pipelines.scale import LocalExecutor, RayExecutor, Unit  # noqa: E402
-from pipelines.scale.executor import _init_args  # noqa: E402
+from pipelines.scale.executor import start_ray  # noqa: E402
 
 SHARED = Path(os.environ.get("STORYSCOPE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
@@ -103,14 +103,13 @@ def compare(name: str, work, make_ray) -> dict:
 
 # -- 0. overhead ---------------------------------------------------------------------------------
 def overhead(cpus: int) -> dict:
-    import ray
 
     units = [Unit(str(i), i) for i in range(4)]
     started = time.perf_counter()
     list(LocalExecutor().map_units(_noop, units))
     local_s = time.perf_counter() - started
     started = time.perf_counter()
-    ray.init(**_init_args(None, cpus))
+    start_ray(None, cpus)
     init_s = time.perf_counter() - started
     executor = RayExecutor()
     list(executor.map_units(_noop, units))

@@ -28,7 +28,7 @@ from pipelines.scale import (
     make_executor,
     run_batch,
 )
-from pipelines.scale.executor import _init_args
+from pipelines.scale.executor import start_ray
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
 
@@ -66,7 +66,7 @@ def test_local_batch_reports_failures_with_reasons_and_a_rerun_retries_them(stor
 @pytest.fixture(scope="module")
 def ray_session():
     """One embedded Ray with 2 CPUs for the module."""
-    ray.init(**_init_args(None, 2))
+    start_ray(None, 2)
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 

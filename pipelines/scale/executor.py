@@ -190,7 +190,7 @@ class RayExecutor:
         self._ray = ray
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:
-            ray.init(**_init_args(address, num_cpus))
+            start_ray(address, num_cpus)
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, workers or cpus)
         self.in_flight = max(1, in_flight)
@@ -238,6 +238,24 @@ class RayExecutor:
         self._actors = []
         if self._owns_ray:
             self._ray.shutdown()
+
+
+def start_ray(address: str | None = None, num_cpus: int | None = None, attempts: int = 3) -> None:
+    """`ray.init` for an embedded Ray or a cluster, retried when the local node is slow to start.
+
+    Why: Ray gives its raylet a fixed 30 s to register; on an oversubscribed machine (a shared
+    2-core CI box) it sometimes misses that and `ray.init` raises. A second try usually works.
+    """
+    import ray
+
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(**_init_args(address, num_cpus))
+            return
+        except Exception as exc:  # noqa: BLE001 - Ray raises a bare Exception for this
+            if "timed out during startup" not in str(exc) or attempt == attempts:
+                raise
+            ray.shutdown()
 
 
 def _init_args(address: str | None, num_cpus: int | None) -> dict[str, Any]:
