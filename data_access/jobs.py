@@ -126,8 +126,3 @@ def clear_stop(store: Store, job_id: str) -> None:
     """Forget earlier stop requests (a resumed job runs again)."""
     with store.transaction() as cursor:
         cursor.execute("DELETE FROM job_signals WHERE job_id = ?", [job_id])
-
-
-def is_conflict(exc: BaseException) -> bool:
-    """True for DuckDB's optimistic-concurrency conflict (the transaction may be retried)."""
-    return "conflict" in str(exc).lower() and "transaction" in type(exc).__name__.lower()

@@ -151,16 +151,6 @@ def verdicts_of_run(store: Store, run_id: str) -> pd.DataFrame:
     )
 
 
-def list_judges(store: Store) -> pd.DataFrame:
-    """Judges with their number of current verdicts."""
-    return store.df(
-        "SELECT j.judge_id, j.kind, j.backend, j.model, j.prompt_version,"
-        " count(v.claim_id) AS n_verdicts FROM judges j"
-        " LEFT JOIN current_claim_verdicts v USING (judge_id)"
-        " GROUP BY ALL ORDER BY n_verdicts DESC, j.judge_id"
-    )
-
-
 def insert_records(cursor: duckdb.DuckDBPyConnection, table: str, records: list[dict]) -> int:
     """Append plain records to one of the LF-VideoQA tables (fixtures and small importers).
 

@@ -114,11 +114,6 @@ def record_batch(
     )
 
 
-def calls_of_run(store: Store, run_id: str) -> pd.DataFrame:
-    """The call log of one run."""
-    return store.df("SELECT * FROM llm_calls WHERE run_id = ? ORDER BY created_at", [run_id])
-
-
 def run_usage(store: Store, run_id: str) -> dict:
     """Tokens and cost recorded on a run."""
     frame = store.df(

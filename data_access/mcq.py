@@ -34,11 +34,6 @@ def mcq_questions(
     )
 
 
-def mcq_ids(store: Store) -> set[str]:
-    """Every mcq_id in the store (for validating imports)."""
-    return {row[0] for row in store.rows("SELECT mcq_id FROM mcq_questions")}
-
-
 def mcq_options(cursor: duckdb.DuckDBPyConnection) -> dict[str, str]:
     """mcq_id -> ground-truth option letter, read inside the caller's transaction."""
     return dict(cursor.execute("SELECT mcq_id, option FROM mcq_questions").fetchall())

@@ -120,15 +120,3 @@ def film_mcqs(store: Store, film_id: str) -> pd.DataFrame:
         " ORDER BY qid, mcq_id",
         [film_id],
     )
-
-
-def film_retrievals(store: Store, film_id: str, limit: int = 500) -> pd.DataFrame:
-    """Stored retrievals of one film (newest first): question, node ids, scores, answer."""
-    return store.df(
-        "SELECT r.item_id, r.question, r.node_ids, r.scores, r.answer, r.answer_option,"
-        " r.answer_backend, r.run_id, r.tree_run_id, r.created_at"
-        " FROM plottree_retrievals r JOIN runs u USING (run_id)"
-        " WHERE r.film_id = ? AND u.status = 'finished' ORDER BY r.created_at DESC, r.item_id"
-        " LIMIT ?",
-        [film_id, limit],
-    )

@@ -202,15 +202,6 @@ def select_questions(
     )
 
 
-def question_claims(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:
-    """Rubric claims of the given questions, in printed order."""
-    return store.df(
-        "SELECT question_id, ord, role, text FROM rubric_claims WHERE list_contains(?, question_id)"
-        " ORDER BY question_id, ord",
-        [list(question_ids)],
-    )
-
-
 def spoken_names(store: Store, film_ids: Sequence[str]) -> pd.DataFrame:
     """Characters of the films with their first-spoken time (NULL: never spoken aloud)."""
     return store.df(

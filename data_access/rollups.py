@@ -183,3 +183,19 @@ def refresh(store: Store) -> None:
     """Recompute the rollups in one transaction (CLI `storyscope rollups refresh`)."""
     with store.transaction() as cursor:
         refresh_rollups(cursor)
+
+
+def refresh_if_stale(cursor: duckdb.DuckDBPyConnection) -> bool:
+    """Refresh the rollups in one transaction when their stamp does not match the store (after
+    a schema upgrade: migrations leave rollups stale rather than call this module); returns
+    whether it refreshed."""
+    if _stamped_signature(cursor) == store_signature(cursor):
+        return False
+    cursor.execute("BEGIN TRANSACTION")
+    try:
+        refresh_rollups(cursor)
+    except BaseException:
+        cursor.execute("ROLLBACK")
+        raise
+    cursor.execute("COMMIT")
+    return True

@@ -123,12 +123,6 @@ def list_runs(store: Store, step: str | None = None, limit: int = 200) -> pd.Dat
     )
 
 
-def get_run(store: Store, run_id: str) -> dict | None:
-    """One run as a dict, or None."""
-    frame = store.df("SELECT * FROM runs WHERE run_id = ?", [run_id])
-    return None if frame.empty else frame.iloc[0].to_dict()
-
-
 def run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, int]:
     """(cost in USD, tokens) a run has spent so far, read inside the caller's transaction."""
     row = cursor.execute(

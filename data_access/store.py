@@ -17,13 +17,16 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 import pandas as pd
+
+T = TypeVar("T")
 
 DEFAULT_STORE = Path("data") / "storyscope.duckdb"
 _LOCK_MARKERS = ("could not set lock", "conflicting lock", "resource temporarily unavailable")
@@ -161,6 +164,26 @@ class Store:
                 raise
             cursor.execute("COMMIT")
 
+    def in_transaction(
+        self, work: Callable[[duckdb.DuckDBPyConnection], T], conflict_retries: int = 0
+    ) -> T:
+        """`work(cursor)` inside one `transaction()`; its result.
+
+        With `conflict_retries`, a transaction that DuckDB aborts because another writer changed
+        the same rows (optimistic concurrency) is rolled back whole and `work` runs again, up to
+        that many more times, with a short growing pause. A context manager cannot re-run its
+        body, so the retrying form takes the work as a function.
+        """
+        for attempt in range(conflict_retries + 1):
+            try:
+                with self.transaction() as cursor:
+                    return work(cursor)
+            except duckdb.TransactionException as exc:
+                if not is_conflict(exc) or attempt == conflict_retries:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")  # the loop returns or raises
+
     def _ensure_schema(self, connection: duckdb.DuckDBPyConnection) -> None:
         if self.path in _migrated:
             return
@@ -168,7 +191,14 @@ class Store:
 
         with _open_files_lock:
             if self.path not in _migrated:
-                apply_migrations(connection)
+                applied = apply_migrations(connection)
+                if applied:
+                    # migrations never call live code, so they leave derived caches stale (an
+                    # upgraded store) or unstamped (a new one): bring them up to date once, at
+                    # the schema just reached
+                    from data_access.rollups import refresh_if_stale
+
+                    refresh_if_stale(connection)
                 _migrated.add(self.path)
 
     # -- small helpers used by the query modules ---------------------------------------
@@ -194,6 +224,6 @@ class Store:
         return found[0][0] if found else None
 
 
-def forget_schema_cache() -> None:
-    """Make the next session re-check migrations (tests that delete store files use it)."""
-    _migrated.clear()
+def is_conflict(exc: BaseException) -> bool:
+    """True for DuckDB's optimistic-concurrency conflict (the transaction may be retried)."""
+    return "conflict" in str(exc).lower() and "transaction" in type(exc).__name__.lower()

@@ -107,11 +107,14 @@ def films_to_explore(store: Store, limit: int = 12) -> pd.DataFrame:
 
 def first_film_with(store: Store, table: str) -> str | None:
     """A sensible default film for a page: the first (by title) that has rows in `table`
-    ("scenes" for the Film page, "beliefs" for Belief timelines)."""
+    ("scenes" for the Film page, "beliefs" for Belief timelines), preferring a film whose
+    current rows are a hand-made gold annotation (backend `gold`, issue 13: the showcase film)."""
     views = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
     if table not in views:
         raise ValueError(f"no default-film rule for {table!r}")
     return store.scalar(
         f"SELECT f.film_id FROM films f WHERE EXISTS (SELECT 1 FROM {views[table]} t WHERE t.film_id = f.film_id)"
-        " ORDER BY f.kind = 'story', f.title, f.film_id LIMIT 1"
+        " ORDER BY NOT EXISTS (SELECT 1 FROM " + views[table] + " t JOIN runs r USING (run_id)"
+        " WHERE t.film_id = f.film_id AND r.backend = 'gold'), f.kind = 'story', f.title, f.film_id"
+        " LIMIT 1"
     )

@@ -226,12 +226,16 @@ def reported_figures(store: Store) -> pd.DataFrame:
 def answered_questions(
     store: Store, film_id: str | None = None, qtypes: tuple[str, ...] = (), limit: int = 500
 ) -> pd.DataFrame:
-    """Questions that have answers (the Verdicts page's question picker)."""
+    """Questions that have answers (the Verdicts page's question picker), richest first: most
+    answers, then most rubric claims, so the page opens on the most instructive question."""
     return store.df(
         "SELECT q.question_id, q.qtype, q.center, q.text FROM questions q"
+        " JOIN (SELECT question_id, count(*) AS n FROM answers GROUP BY question_id) a"
+        "   USING (question_id)"
+        " LEFT JOIN (SELECT question_id, count(*) AS n FROM rubric_claims GROUP BY question_id) c"
+        "   USING (question_id)"
         " WHERE (? IS NULL OR q.film_id = ?) AND (len(?) = 0 OR list_contains(?, q.qtype))"
-        " AND EXISTS (SELECT 1 FROM answers a WHERE a.question_id = q.question_id)"
-        " ORDER BY q.question_id LIMIT ?",
+        " ORDER BY a.n DESC, coalesce(c.n, 0) DESC, q.question_id LIMIT ?",
         [film_id, film_id, list(qtypes), list(qtypes), limit],
     )
 

@@ -5,6 +5,7 @@ import streamlit as st
 from data_access import views_beliefs
 from pages.common import query
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox
+from pages.gold_note import gold_eval_caption
 from viz.beliefs import belief_lanes_figure, describe_belief
 
 MAX_ROWS = 60
@@ -25,6 +26,7 @@ holders = query(views_beliefs.belief_holders, film_id)
 if holders.empty:
     st.info("No belief records for this film yet (run belief tracking).")
     st.stop()
+gold_eval_caption("beliefs")
 chosen = url_multiselect(
     "Characters (pick two to compare a knowledge split)",
     list(holders["holder"]),

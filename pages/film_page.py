@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from data_access import views_film
+from data_access import views_film, views_ingest
 from pages.common import query
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import scene_frames
@@ -39,6 +39,14 @@ scene = int(
 st.subheader("Scene timeline")
 counts = scenes["time_source"].value_counts()
 st.caption(" · ".join(f"{n} {source}" for source, n in counts.items()) + " scene times")
+match = query(views_ingest.ingest_match, film_id)
+if match and match["low"]:
+    st.warning(
+        f"Low dialogue match: {match['share_lines_matched']:.1%} of screenplay lines match a "
+        f"subtitle cue (accepted with --min-match {match['min_match']:g}; the default needs "
+        f"{views_ingest.DEFAULT_MIN_MATCH:.0%}). Scenes with no matched line have interpolated "
+        "times; treat every time on this page as approximate."
+    )
 st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
 
 st.subheader("Who is where")

@@ -6,10 +6,12 @@ import streamlit as st
 from data_access import views_qlab
 from pages.common import query
 from pages.filters import url_multiselect, url_radio, url_selectbox
+from pages.gold_note import gold_eval_caption
 from pipelines.qgen.checks import LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
 st.title("Question Lab")
+gold_eval_caption("questions")
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
 check_runs = query(views_qlab.check_runs)
 check_run = None

@@ -7,8 +7,10 @@ from data_access import views_verdicts
 from data_access.formats.question_types import ALL_TYPES
 from pages.common import derived, query
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
+from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pipelines import verdict_metrics
+from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.verdicts import (
     METRIC_LABELS,
     answer_markdown,
@@ -19,6 +21,7 @@ from viz.verdicts import (
 )
 
 st.title("Verdicts")
+gold_eval_caption("judge")
 
 film_id = url_film_or_all()
 judges = query(views_verdicts.judge_ids)
@@ -114,6 +117,7 @@ elif section == "Metrics":
         st.markdown(
             f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
         )
+        st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
         st.dataframe(
             metrics_table(by_setting, reported, order_by),
             hide_index=True,

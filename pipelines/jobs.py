@@ -72,11 +72,6 @@ class JobContext:
         return job_rows.stop_requested(self.store, self.job_id)
 
 
-def register_job_kind(kind: str, target: str) -> None:
-    """Name a job function ("package.module:function") under a short kind."""
-    JOB_KINDS[kind] = target
-
-
 def _resolve(kind: str) -> Callable[[JobContext], str | None]:
     target = JOB_KINDS.get(kind, kind)
     if ":" not in target:

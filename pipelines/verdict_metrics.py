@@ -67,8 +67,9 @@ def metrics_by_setting_and_type(counts: pd.DataFrame) -> pd.DataFrame:
 
 
 def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
-    """Cohen's κ and raw agreement per judge pair from (verdict_a, verdict_b, n) counts
-    (`views_verdicts.agreement_confusions`), via statsmodels' `cohens_kappa` on the table."""
+    """Cohen's κ, Krippendorff's α (nominal) and raw agreement per judge pair from
+    (verdict_a, verdict_b, n) counts (`views_verdicts.agreement_confusions`): κ via statsmodels'
+    `cohens_kappa` on the table, α from the same table (App. G reports both per pair)."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
     rows = []
@@ -89,9 +90,24 @@ def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
                 "items": items,
                 "agreement": float(np.trace(table) / items) if items else float("nan"),
                 "kappa": kappa,
+                "alpha": pair_alpha_from_confusion(table),
             }
         )
-    return pd.DataFrame(rows, columns=["judge_a", "judge_b", "items", "agreement", "kappa"])
+    columns = ["judge_a", "judge_b", "items", "agreement", "kappa", "alpha"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def pair_alpha_from_confusion(table: np.ndarray) -> float:
+    """Krippendorff's α (nominal) of two judges from their square confusion table: each cell
+    (i, j) with count m is m items labelled i by one judge and j by the other."""
+    from pipelines.agreement import krippendorff_alpha_nominal
+
+    size = table.shape[0]
+    eye = np.eye(size)
+    per_cell = (eye[:, None, :] + eye[None, :, :]).reshape(size * size, size)
+    if table.sum() == 0:
+        return float("nan")
+    return krippendorff_alpha_nominal(np.repeat(per_cell, table.astype(int).ravel(), axis=0))
 
 
 def alpha_from_patterns(patterns: pd.DataFrame) -> float:

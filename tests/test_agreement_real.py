@@ -64,7 +64,7 @@ def test_agreement_cli_json(store, store_path, shared_data):
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert list(payload) == ["pairs", "fleiss", "alpha"]
-    assert list(payload["pairs"][0]) == ["a", "b", "kappa", "agreement", "n"]
+    assert list(payload["pairs"][0]) == ["a", "b", "kappa", "alpha", "agreement", "n"]
 
 
 @pytest.mark.slow

@@ -192,13 +192,13 @@ def test_bad_files_name_the_problem(tmp_path):
 # -- the issue's bar on the released sheets ------------------------------------------------------
 
 FILMS = {  # file: (cues, ours, automatic), measured with --method dp on this commit
-    "IMDB-001-The Shawshank Redemption.json": (1686, 0.809, 0.769),
-    "IMDB-004-The Dark Knight.json": (1897, 0.780, 0.775),
-    "IMDB-039-The Terminator.json": (564, 0.757, 0.608),
+    "IMDB-001-The Shawshank Redemption.json": (1686, 0.806, 0.769),
+    "IMDB-004-The Dark Knight.json": (1897, 0.781, 0.775),
+    "IMDB-039-The Terminator.json": (564, 0.755, 0.608),
     "IMDB-041-The Pianist.json": (772, 0.890, 0.855),
-    "IMDB-046-The Departed.json": (1911, 0.684, 0.608),
-    "IMDB-114-Chinatown.json": (1465, 0.880, 0.785),
-    "IMDB-211-Harry Potter 1.json": (1757, 0.939, 0.921),
+    "IMDB-046-The Departed.json": (1911, 0.686, 0.608),
+    "IMDB-114-Chinatown.json": (1465, 0.884, 0.785),
+    "IMDB-211-Harry Potter 1.json": (1757, 0.938, 0.921),
 }
 
 
@@ -219,6 +219,31 @@ def test_ours_at_least_the_automatic_on_every_film(shared_data):
         assert result.fields["row"].automatic > 0.93
     summary = summarise(results)
     assert summary["ours_mean"] > summary["automatic_mean"] + 0.05
+
+
+# Scene agreement per film (ours, automatic) after issue 14's neighbour rule (cues with no
+# script words take the line of their nearer scored neighbour in time). Ours is still below the
+# automatic alignment on Shawshank and The Dark Knight (noted in docs/PREPROCESSING.md).
+SCENES = {
+    "IMDB-001-The Shawshank Redemption.json": (0.904, 0.943),
+    "IMDB-004-The Dark Knight.json": (0.881, 0.954),
+    "IMDB-039-The Terminator.json": (0.855, 0.747),
+    "IMDB-041-The Pianist.json": (0.970, 0.968),
+    "IMDB-046-The Departed.json": (0.828, 0.798),
+    "IMDB-114-Chinatown.json": (0.943, 0.917),
+    "IMDB-211-Harry Potter 1.json": (0.970, 0.962),
+}
+
+
+@pytest.mark.realdata
+def test_scene_agreement_per_film_is_pinned(shared_data):
+    folder = shared_data / "storyvideoqa" / "aligned_script" / "Movie"
+    for name, (ours, automatic) in SCENES.items():
+        scene = evaluate_file(folder / name).fields["scene"]
+        assert (scene.ours, scene.automatic) == (
+            pytest.approx(ours, abs=0.002),
+            pytest.approx(automatic, abs=0.002),
+        ), name
 
 
 @pytest.mark.realdata

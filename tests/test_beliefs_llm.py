@@ -100,7 +100,7 @@ def _check_rows(store, result):
     )
     assert run == {
         "backend": "openai",
-        "prompt_version": "beliefs-v1",
+        "prompt_version": "beliefs-v2",
         "status": "finished",
         "n_failed": 1,
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from data_access import beliefs as belief_store
@@ -65,13 +66,43 @@ def test_deep_meta_beliefs_for_the_asked_chain(store):
 
 
 def test_rejected_tell_is_kept_as_not_believed(store):
+    """Hi-ToM's trust rule on story #600, worked out by hand from its text: Charlotte leaves the
+    hall at sentence 10; William (5) and Jack (8) left before her, Noah (13) and Hannah (15)
+    after. At sentence 17 Charlotte publicly claims the carrot is in the green_envelope (it is
+    in the red_basket): William and Jack trust her, Noah and Hannah do not. At 18 Hannah, who
+    left after Charlotte, privately tells her it is in the blue_container: Charlotte trusts her."""
     import_tom(store, "hitom", HITOM_SAMPLE)
+    told = store.df(
+        "SELECT holder, source_character, content, scene_index, believed, basis,"
+        " revised_at_scene, is_false, trigger FROM beliefs"
+        " WHERE film_id = 'hitom-cotp-0600' AND kind = 'told' ORDER BY holder"
+    )
+    by_holder = {row.holder: row for row in told.itertuples(index=False)}
+    assert set(by_holder) == {"Hannah", "Noah", "William", "Jack", "Charlotte"}
+    claim = "the carrot is in the green_envelope"
+    for holder in ("Noah", "Hannah"):  # rejected, and kept as such
+        row = by_holder[holder]
+        assert (row.source_character, row.content, row.believed) == ("Charlotte", claim, False)
+        assert (row.scene_index, list(row.basis)) == (16, ["e_016_1"])  # sentence 17
+        assert row.revised_at_scene == 17 and row.is_false and "not trusted" in row.trigger
+    for holder in ("William", "Jack"):  # trusted
+        row = by_holder[holder]
+        assert (row.source_character, row.content, row.believed) == ("Charlotte", claim, True)
+    tell = by_holder["Charlotte"]
+    assert (tell.source_character, tell.content, tell.believed, tell.scene_index) == (
+        "Hannah",
+        "the carrot is in the blue_container",
+        True,
+        17,
+    )
+    # across the sample: every rejection names someone else as source and ends where it formed
     rejected = store.df(
-        "SELECT holder, source_character, content FROM beliefs"
+        "SELECT holder, source_character, scene_index, revised_at_scene FROM beliefs"
         " WHERE kind = 'told' AND believed = false"
     )
-    accepted = store.scalar("SELECT count(*) FROM beliefs WHERE kind = 'told' AND believed")
-    assert len(rejected) > 0 and accepted > 0
+    assert len(rejected) > 2
+    assert (rejected["holder"] != rejected["source_character"]).all()
+    assert (rejected["revised_at_scene"] == rejected["scene_index"] + 1).all()
 
 
 def test_bad_file_leaves_the_store_unchanged(store, tmp_path):
@@ -95,7 +126,8 @@ def test_cli_eval_json_is_exactly_the_issue_shape(tmp_path):
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert list(payload) == ["n", "accuracy", "by_order"]
-    assert payload["n"] == 22 and payload["accuracy"] == 1.0
+    # One CoTP label (item 82, order 4) follows the symmetric update, not the generator reading.
+    assert payload["n"] == 22 and payload["accuracy"] == pytest.approx(21 / 22, abs=1e-4)
     assert set(payload["by_order"]) == {"0", "1", "2", "3", "4"}
 
 

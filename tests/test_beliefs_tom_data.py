@@ -10,20 +10,6 @@ import pytest
 
 from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 
-# Hi-ToM items (file index in brackets) whose labels contradict the rule their own half
-# follows (closing note): [189] and [657] name a container of another object; [527-529],
-# [582-583] and [594] disagree with the CoTP half's own rule on the same event pattern.
-HITOM_UNFIXABLE = {
-    "hitom-cotp-0285",
-    "hitom-cotp-0742",
-    "hitom-cotp-0758",
-    "hitom-cotp-0762",
-    "hitom-cotp-0778",
-    "hitom-cotp-0782",
-    "hitom-cotp-0857",
-    "hitom-cotp-0881",
-}
-
 
 @pytest.fixture(scope="module")
 def hitom_result(request):
@@ -35,22 +21,29 @@ def hitom_result(request):
     return hitom.evaluate(path)
 
 
-def test_hitom_accuracy_by_order(hitom_result):
+def test_hitom_accuracy_by_order_under_the_generator_reading(hitom_result):
+    # One reading for every item: the published generator's rules (pipelines/beliefs/hitom.py).
+    # Before issue 14, `--nesting auto` chose a rule per prompting half and scored 887/895.
     figures = hitom_result.as_json()
     assert figures["n"] == 895
-    assert figures["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
+    assert figures["accuracy"] == pytest.approx(784 / 895, abs=1e-4)
     assert figures["by_order"] == pytest.approx(
-        {"0": 1.0, "1": 1.0, "2": 176 / 179, "3": 177 / 179, "4": 176 / 179}, abs=1e-4
+        {"0": 1.0, "1": 1.0, "2": 154 / 179, "3": 139 / 179, "4": 133 / 179}, abs=1e-4
     )
-    assert figures["by_condition"]["no_deception"] == pytest.approx(439 / 440, abs=1e-4)
-    assert {m.story_id for m in hitom_result.misses} == HITOM_UNFIXABLE
+    assert figures["by_prompting_type"] == pytest.approx({"CoTP": 344 / 455, "VP": 1.0}, abs=1e-4)
+    # Every miss is listed as a label error with its reason; most CoTP labels of order >= 2
+    # follow the symmetric update instead of the generator's MoveAction.
+    errors = figures["label_errors"]
+    assert len(errors) == 111 and all(e["reason"] for e in errors)
+    assert sum("symmetric update" in e["reason"] for e in errors) == 104
+    assert sum("never in" in e["reason"] for e in errors) == 2
 
 
-def test_hitom_under_stated_assumptions_only(shared_data):
-    # Without the per-half rule the VP half (older generator) costs ~10 points at orders 2-4.
+def test_hitom_under_the_stated_assumptions_only(shared_data):
+    # The Hi-ToM paper's stated co-presence assumption, for every item (a named option).
     figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="symmetric")
     assert figures.by_order()["0"] == 1.0 and figures.by_order()["1"] == 1.0
-    assert 0.75 < figures.accuracy < 0.92
+    assert figures.accuracy == pytest.approx(802 / 895, abs=1e-4)
 
 
 def test_perceptom_tomi_questions_and_perceivers(shared_data):

@@ -21,7 +21,7 @@ def test_openai_judge_writes_one_verdict_per_claim(store, fake_llm, monkeypatch)
     server = fake_llm(scripted_judge)
     monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-judge-key-000")
     summary = run_judge(store, _llm_options(fake_llm, server))
-    assert summary["judge"] == "fake-model@judge-claims-v1"
+    assert summary["judge"] == "fake-model@judge-claims-v2"
     assert summary["done"] == sizes["answers"] and summary["failed"] == 0
     verdicts = verdicts_of_run(store, summary["run_id"]).set_index(["answer_id", "claim_id"])
     assert len(verdicts) == sizes["verdicts"]
@@ -87,10 +87,10 @@ def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
     run_judge(store, _llm_options(fake_llm, server))
     run_judge(store, JudgeOptions(backend="lexical"))
     report = agreement_report(store, "lfvqa")
-    assert report.judges == ["fake-model@judge-claims-v1", "lexical"]
+    assert report.judges == ["fake-model@judge-claims-v2", "lexical"]
     pair = report.pairs[0]
     assert pair["n"] == sizes["verdicts"] and 0 <= pair["agreement"] <= 1
     assert (
-        report.confusions[("fake-model@judge-claims-v1", "lexical")].to_numpy().sum()
+        report.confusions[("fake-model@judge-claims-v2", "lexical")].to_numpy().sum()
         == sizes["verdicts"]
     )

@@ -43,7 +43,7 @@ def test_openai_judge_and_metrics_on_paper_sample(store, fake_llm, store_path, m
     status = json.loads(result.output)
     assert status["state"] == "finished" and status["done"] == 12
     assert len(server.log.bodies) == 12
-    table = metrics_table(store, "fake-model@judge-claims-v1")
+    table = metrics_table(store, "fake-model@judge-claims-v2")
     assert len(table.rows) == 4 and all(r["n"] == 3 for r in table.rows)
     # Replaying with the endpoint down: every call comes from the cache.
     server.stop()

@@ -17,6 +17,7 @@ from pipelines.metrics import (
     metrics_table,
     naive_bootstrap_means,
     per_answer_scores,
+    per_question_scores,
     resample_counts,
 )
 from tests.support.lfvqa_rows import build_slice
@@ -49,8 +50,36 @@ def test_eq1_edge_cases_follow_the_documented_choices():
         )
     )
     declined, no_core = frame.iloc[0], frame.iloc[1]
-    assert declined.precision == 0.0 and declined.f1 == 0.0 and declined.recall == 0.0
+    # Default: an answer asserting nothing has no precision, and does not respond.
+    assert np.isnan(declined.precision) and declined.f1 == 0.0 and declined.recall == 0.0
+    assert declined.responding == 0.0 and no_core.responding == 1.0
     assert np.isnan(no_core.recall) and np.isnan(no_core.f1) and no_core.precision == 1.0
+    zero = per_answer_scores(frame.iloc[:1], precision_convention="zero").iloc[0]
+    assert zero.precision == 0.0 and zero.f1 == 0.0
+    with pytest.raises(ValueError, match="precision convention"):
+        per_answer_scores(frame, precision_convention="half")
+
+
+def test_declined_answers_leave_the_precision_mean_but_lower_responding():
+    # Question 1: one answer asserts 1 of 2 committed claims; question 2: the answer declines.
+    counts = _counts(
+        setting_id=["s", "s"],
+        setting_label=["S", "S"],
+        question_id=["q1", "q2"],
+        qtype=["Q1", "Q1"],
+        n_claims=[2, 2],
+        n_judged=[2, 2],
+        n_core=[2, 2],
+        n_core_asserted=[1, 0],
+        n_asserted=[1, 0],
+        n_contradicted=[1, 0],
+    )
+    undefined, _ = per_question_scores(counts)
+    zero, _ = per_question_scores(counts, precision_convention="zero")
+    assert undefined.precision.mean() == pytest.approx(0.5)  # NaN skipped
+    assert zero.precision.mean() == pytest.approx(0.25)
+    assert undefined.responding.mean() == pytest.approx(0.5)
+    assert undefined.f1.tolist() == zero.f1.tolist()
 
 
 def test_resample_counts_are_multinomial_rows():
@@ -94,7 +123,12 @@ def test_metrics_table_by_setting_and_type(store):
     perfect, empty = rows["screenplay"], rows["subtitles"]
     assert perfect["n"] == 6 and perfect["recall"] == 1.0 and perfect["f1"] == 1.0
     assert perfect["recall_ci"] == [1.0, 1.0] and perfect["contradiction"] == 0.0
-    assert empty["precision"] == 0.0 and empty["recall"] == 0.0
+    # Default convention: answers asserting nothing have no precision; Resp shows it.
+    assert empty["precision"] is None and empty["recall"] == 0.0 and empty["f1"] == 0.0
+    assert empty["responding"] == 0.0 and perfect["responding"] == 1.0
+    assert empty["n"] == 6  # still counted as answered
+    zero = metrics_table(store, by="setting", resamples=200, precision_convention="zero")
+    assert {r["setting"]: r["precision"] for r in zero.rows}["subtitles"] == 0.0
     typed = metrics_table(store, by="setting,type", resamples=200)
     assert {(r["setting"], r["type"]) for r in typed.rows} == {
         (s, t) for s in ("screenplay", "subtitles") for t in ("Q1", "Q4")
@@ -110,7 +144,8 @@ def test_metrics_cli_json_layout(store, store_path):
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert list(payload) == ["rows"]
+    assert list(payload) == ["precision_convention", "rows"]
+    assert payload["precision_convention"] == "undefined"
     assert list(payload["rows"][0]) == [
         "setting",
         "type",
@@ -123,6 +158,8 @@ def test_metrics_cli_json_layout(store, store_path):
         "f1_ci",
         "contradiction",
         "contradiction_ci",
+        "responding",
+        "responding_ci",
     ]
     bad = CliRunner().invoke(app, ["metrics", "--store", str(store_path), "--judge", "nobody"])
     assert bad.exit_code != 0 and "nobody" in bad.output and "Traceback" not in bad.output

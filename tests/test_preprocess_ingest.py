@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from data_access import films
+from data_access import views_film
 from pipelines.cli import app, load_commands
 from pipelines.preprocess.files import ScreenplayError
 from pipelines.preprocess.ingest import ingest_film
@@ -33,7 +33,7 @@ def test_sample_film_ingests_as_one_run(store):
         6,
     )
     assert report.share_lines_matched > 0.95
-    scenes = films.film_scenes(store, report.film_id)
+    scenes = views_film.scene_timeline(store, report.film_id)
     assert list(scenes["time_source"]).count("interpolated") == 1  # the quay scene is cut
     assert scenes.loc[5, "time_source"] == "interpolated"
     assert scenes["start_s"].is_monotonic_increasing
@@ -57,13 +57,17 @@ def report_directions(store, film_id: str) -> int:
 
 def test_characters_aliases_first_spoken_and_evidence(store):
     report = ingest_film(store, SCREENPLAY, SUBTITLES, film_id="ledger")
-    characters = films.film_characters(store, "ledger").set_index("canonical_name")
+    characters = store.df(
+        "SELECT canonical_name, array_to_string(aliases, ', ') AS aliases, first_spoken_s,"
+        " CAST(merge_evidence AS VARCHAR) AS merge_evidence FROM current_characters"
+        " WHERE film_id = 'ledger'"
+    ).set_index("canonical_name")
     assert set(characters.index) == {"MARA", "KIT", "RUTH", "JUNE", "TOMAS", "ELIAS"}
     assert characters.loc["RUTH", "aliases"] == "RUTH, RUTH OKAFOR"
     assert json.loads(characters.loc["RUTH", "merge_evidence"])[0]["rule"] == "first_name"
     # Ruth is on screen from scene 2 but nobody says her name until she shows her warrant card
     ruth_named = characters.loc["RUTH", "first_spoken_s"]
-    card_scene = films.film_scenes(store, "ledger").loc[8]
+    card_scene = views_film.scene_timeline(store, "ledger").loc[8]
     assert card_scene.start_s <= ruth_named <= card_scene.end_s
     assert characters.loc["MARA", "first_spoken_s"] < characters.loc["RUTH", "first_spoken_s"]
     lines = store.df("SELECT DISTINCT character FROM script_lines WHERE kind = 'dialogue'")
@@ -73,17 +77,19 @@ def test_characters_aliases_first_spoken_and_evidence(store):
 
 def test_cues_point_at_their_lines_and_scene_reader(store):
     ingest_film(store, SCREENPLAY, SUBTITLES, film_id="ledger")
-    reader = films.scene_reader(store, "ledger", 0)
-    kit_line = reader[reader["text"] == "Is he breathing?"].iloc[0]
+    lines = views_film.scene_lines(store, "ledger", 0)
+    kit_line = lines[lines["text"] == "Is he breathing?"].iloc[0]
+    cues = views_film.scene_subtitles(store, "ledger", 0)
+    matched = cues[cues["matched_line"] == kit_line["line_index"]].sort_values("cue_index")
     # the ad-libbed cue before it has no script line of its own; it belongs to the next one
-    assert (
-        kit_line["subtitles"] == "Mara! Over here! / Is he breathing?"
-        and kit_line["character"] == "KIT"
-    )
-    grid = films.speaking_grid(store, "ledger")
-    assert set(grid[grid["scene_index"] == 12]["character"]) == {"TOMAS", "RUTH", "JUNE"}
-    summary = films.alignment_summary(store, "ledger")
-    assert (summary["scenes"], summary["scenes_matched"], summary["cues"]) == (19, 18, 119)
+    assert list(matched["text"]) == ["Mara! Over here!", "Is he breathing?"]
+    assert kit_line["character"] == "KIT"
+    scene_12 = views_film.scene_lines(store, "ledger", 12)
+    speakers = set(scene_12.loc[scene_12["kind"] == "dialogue", "character"])
+    assert speakers == {"TOMAS", "RUTH", "JUNE"}
+    timeline = views_film.scene_timeline(store, "ledger")
+    assert len(timeline) == 19 and (timeline["time_source"] == "matched").sum() == 18
+    assert store.scalar("SELECT count(*) FROM current_subtitles WHERE film_id = 'ledger'") == 119
 
 
 def test_reingest_appends_a_run_and_current_views_pick_it(store):
@@ -226,7 +232,7 @@ def test_real_pairs_ingest(store, shared_data, name, min_lines_matched, min_scen
     report = ingest_film(store, folder / f"{name}.txt", folder / f"{name}.srt")
     assert report.share_lines_matched >= min_lines_matched
     assert report.share_scenes_matched >= min_scenes_matched
-    timeline = films.film_scenes(store, report.film_id)
+    timeline = views_film.scene_timeline(store, report.film_id)
     matched = timeline[timeline["time_source"] == "matched"]
     # matched scene spans follow the script order almost everywhere (reordered scenes are rare)
     assert (matched["start_s"].diff().dropna() >= 0).mean() > 0.9

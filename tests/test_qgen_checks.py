@@ -93,6 +93,18 @@ def test_every_released_example_in_the_paper_sample_passes():
         ("In scene 14, what does Tom believe about the money?", "annotation_vocabulary"),
         ("At the bar, what does Tom infer from c_told_d?", "annotation_vocabulary"),
         ("At the bar, why does Tom falsely believe Mia took the money?", "no_reveal"),
+        # App. F.2 Stage 1: "never reveals how or when the center character learned something
+        # or whether they are right" (the two questions of issue 14).
+        (
+            "At the diner, what does Ann learn when Bob tells her about the letter?",
+            "no_learning_reveal",
+        ),
+        (
+            "At the diner, when does Ann first realize the letter was forged by Bob?",
+            "no_learning_reveal",
+        ),
+        ("At the pier, what does Ann discover from the letter?", "no_learning_reveal"),
+        ("At the pier, how does Ann find out that Bob lied?", "no_learning_reveal"),
     ],
 )
 def test_broken_questions_fail_the_named_check(question, check):
@@ -100,6 +112,23 @@ def test_broken_questions_fail_the_named_check(question, check):
     assert not result.passed
     assert check in {failure.check for failure in result.failures}
     assert all(failure.reason for failure in result.failures)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "At the diner, what does Ann learn?",
+        "At the diner, what does Ann realize about the letter?",
+        "At the diner, how does Ann find out who forged the letter?",
+        "At the diner, when does Ann first realize what Bob did?",
+        "Inside the White House, how does Elwood work out what the loud machinery is for?",
+    ],
+)
+def test_asking_how_or_when_someone_learns_is_allowed(question):
+    # Asking is the question's job (Q2 realization moment, Q4 source attribution); only
+    # naming the channel or stating the learned content reveals it.
+    result = check_question(question)
+    assert result.passed, [f.reason for f in result.failures]
 
 
 def test_anchor_budget_depends_on_rivals():

@@ -17,7 +17,15 @@ VERDICT_COLOURS = {
     None: "#ffffff",
 }
 VERDICT_ORDER = ["asserted", "contradicted", "omitted", "partial", "unverifiable"]
-METRIC_LABELS = {"recall": "Rec", "precision": "Prec", "f1": "F1", "contradiction": "Contra"}
+# Resp: share of answers asserting at least one claim (pipelines/metrics/eq1.py), shown next to
+# Prec because by default an answer asserting nothing has no precision.
+METRIC_LABELS = {
+    "recall": "Rec",
+    "precision": "Prec",
+    "f1": "F1",
+    "contradiction": "Contra",
+    "responding": "Resp",
+}
 
 
 def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None = None) -> go.Figure:
@@ -88,6 +96,8 @@ def metrics_table(
     ordered = metrics.sort_values(order_by, ascending=ascending)
     table = pd.DataFrame({"setting": ordered["setting"], "questions": ordered["questions"]})
     for metric, label in METRIC_LABELS.items():
+        if metric not in ordered:
+            continue
         table[label] = [
             _cell(v, lo, hi)
             for v, lo, hi in zip(ordered[metric], ordered[f"{metric}_lo"], ordered[f"{metric}_hi"])

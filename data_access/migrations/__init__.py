@@ -50,8 +50,11 @@ def all_migrations() -> list[Migration]:
     return [_REGISTRY[n] for n in sorted(_REGISTRY)]
 
 
-def apply_migrations(connection: duckdb.DuckDBPyConnection) -> list[int]:
-    """Apply the migrations this store has not seen yet; return the numbers applied."""
+def apply_migrations(connection: duckdb.DuckDBPyConnection, up_to: int | None = None) -> list[int]:
+    """Apply the migrations this store has not seen yet; return the numbers applied.
+
+    `up_to` stops after that migration number: the store-upgrade test builds an old store so.
+    """
     connection.execute(
         "CREATE TABLE IF NOT EXISTS _migrations ("
         " number INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
@@ -62,6 +65,8 @@ def apply_migrations(connection: duckdb.DuckDBPyConnection) -> list[int]:
     for step in all_migrations():
         if step.number in done:
             continue
+        if up_to is not None and step.number > up_to:
+            break
         connection.execute("BEGIN TRANSACTION")
         try:
             step.apply(connection)

@@ -24,7 +24,7 @@ from pipelines.agreement.stats import (
 
 @dataclass
 class AgreementReport:
-    """Pairs as dicts (a, b, kappa, agreement, n), multi-judge statistics, confusions."""
+    """Pairs as dicts (a, b, kappa, alpha, agreement, n), multi-judge statistics, confusions."""
 
     dataset: str
     judges: list[str]
@@ -45,7 +45,8 @@ def _clean(value: float) -> float | None:
 
 
 def pair_rows(wide: pd.DataFrame) -> tuple[list[dict], dict]:
-    """Cohen's κ, raw agreement, n and confusion for every judge pair on shared items."""
+    """Cohen's κ, Krippendorff's α, raw agreement, n and confusion for every judge pair on
+    their shared items (App. G, Table 8 reports κ and α per pair)."""
     pairs, confusions = [], {}
     for a, b in itertools.combinations(wide.columns, 2):
         both = wide[[a, b]].dropna()
@@ -55,6 +56,9 @@ def pair_rows(wide: pd.DataFrame) -> tuple[list[dict], dict]:
                 "a": a,
                 "b": b,
                 "kappa": _clean(cohen_kappa(left, right)),
+                "alpha": _clean(krippendorff_alpha_nominal(category_counts(both)))
+                if len(both)
+                else None,
                 "agreement": _clean(raw_agreement(left, right)),
                 "n": len(both),
             }

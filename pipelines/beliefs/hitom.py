@@ -1,15 +1,24 @@
 """Hi-ToM (He et al., 2023; Apache-2.0): stories with enter/exit, moves and (deceptive) telling,
 questions of order 0–4. One item of `Hi-ToM_data.json` = one story + one question.
 
+One reading for every item (issue 14: no rule chosen per item). The tracker follows the
+published generator's update rules (`dynamic_actions.py` of ying-hui-he/Hi-ToM_dataset), which
+is `nesting='generator'` (the tracker's 'ordered' rule):
+- entering: the agents entering together see where every object of the room is, at every
+  order among themselves (EnterAction: permutations); the waiting room holds no objects;
+- leaving: an agent who has left sees nothing more in that room; re-entering is entering again;
+- moving: the mover and the agents still in the room update, nested beliefs only for chains in
+  witness order with the mover last (MoveAction iterates `combinations`, not permutations);
+- telling: a trusting listener adopts the claim and thinks the speaker holds it; the speaker
+  thinks every listener holds it (PublicTellAction / PrivateTellAction; trust by exit order).
+
 The released file holds each story twice, once per prompting style (CoTP and VP), and the two
-halves were labelled by two versions of Hi-ToM's generator: on the same story and question the
-labels can differ. Checked against every item (see tests/test_beliefs_tom_data.py):
-- CoTP labels follow the stated assumptions: every co-present witness sees every other witness
-  (nesting='symmetric');
-- VP labels follow the generator version whose MoveAction updates nested beliefs over
-  `combinations` of the witnesses (nesting='ordered', see `BeliefTracker`).
-`rules_for` picks the rule per item; `evaluate(..., nesting='symmetric')` scores every item
-under the stated assumptions alone.
+halves' labels differ on the same story and question: the VP half agrees with this reading on
+every item we have; on the CoTP half many higher-order labels follow instead the "every
+co-present witness sees every other" update of the Hi-ToM paper's stated assumptions
+(`nesting='symmetric'`, kept as a named option). We do not pick a rule per item; items whose
+label contradicts the generator reading are listed as label errors with the reason
+(`label_errors`), so the figure on unseen items is the figure on these.
 """
 
 from __future__ import annotations
@@ -120,26 +129,59 @@ def load_stories(path: Path) -> list[TomStory]:
     return [build_story(item, i, path) for i, item in enumerate(load_items(path))]
 
 
-def rules_for(story: TomStory) -> str:
-    """The nesting rule the item's labels follow (module docstring)."""
-    return "ordered" if story.meta.get("prompting_type") == "VP" else "symmetric"
+# The reading names: 'generator' is the published generator's rules (module docstring).
+READINGS = {"generator": "ordered", "symmetric": "symmetric"}
+DEFAULT_READING = "generator"
 
 
-def trace_story(story: TomStory, nesting: str = "auto"):
-    """Run the tracker on a Hi-ToM story under its labels' rule ('auto') or a given one."""
-    rule = rules_for(story) if nesting == "auto" else nesting
-    return track(story.events, story.agents, nesting=rule)
+def trace_story(story: TomStory, nesting: str = DEFAULT_READING):
+    """Run the tracker on a Hi-ToM story under one reading (the same for every item)."""
+    if nesting not in READINGS:
+        raise ValueError(f"nesting must be one of {', '.join(READINGS)}, not {nesting!r}")
+    return track(story.events, story.agents, nesting=READINGS[nesting])
 
 
-def evaluate(path: Path, nesting: str = "auto") -> EvalResult:
-    """Answer every question from the tracker; accuracy by order and by deception."""
+def label_error_reason(
+    story: TomStory, question: TomQuestion, predicted: str | None, nesting: str = DEFAULT_READING
+) -> str:
+    """Why an item's label contradicts the reading (for the label-error list)."""
+    gold = normalise_answer(question.gold)
+    if nesting == "generator" and question.chain and len(question.chain) >= 2:
+        symmetric = trace_story(story, "symmetric").believes(question.chain, question.obj)
+        if normalise_answer(symmetric) == gold:
+            return (
+                "label follows the symmetric update (every co-present witness chain), not the "
+                "generator's MoveAction, which updates only chains in witness order with the "
+                "mover last"
+            )
+    containers = {normalise_answer(e.container) for e in story.events if e.obj == question.obj}
+    if gold not in containers:
+        return f"label names a container the {question.obj} is never in or claimed to be in"
+    return f"label {question.gold} contradicts the {nesting} reading (tracker: {predicted})"
+
+
+def evaluate(path: Path, nesting: str = DEFAULT_READING) -> EvalResult:
+    """Answer every question from the tracker; accuracy by order and by deception, and the
+    items whose label contradicts the reading, with the reason (`notes['label_errors']`)."""
     result = EvalResult(DATASET_ID)
     result.notes["nesting"] = nesting
+    errors = []
     for story in load_stories(path):
         trace = trace_story(story, nesting)
         for question in story.questions:
             predicted = trace.believes(question.chain, question.obj)
             ok = normalise_answer(predicted) == normalise_answer(question.gold)
+            if not ok:
+                errors.append(
+                    {
+                        "item": story.story_id,
+                        "question": question.text,
+                        "order": question.group,
+                        "label": question.gold,
+                        "tracker": predicted,
+                        "reason": label_error_reason(story, question, predicted, nesting),
+                    }
+                )
             tell = "deception" if question.extra["deception"] else "no_deception"
             result.add(
                 ok,
@@ -151,4 +193,5 @@ def evaluate(path: Path, nesting: str = "auto") -> EvalResult:
                     "prompting_type": str(question.extra["prompting_type"]),
                 },
             )
+    result.notes["label_errors"] = errors
     return result

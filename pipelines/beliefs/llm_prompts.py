@@ -5,6 +5,17 @@ The tables print each prompt's rules and strict output format; those are reprodu
 paragraph and the "Input Information" block are ours, written from App. D's description (the
 scene, its events and the record so far). As in App. J, the instructions and rules form the
 system prompt and the input block the user prompt. A wording change means a new version file.
+
+beliefs-v2: the meta-belief template (Table 21) carries Table 21's WORKED EXAMPLE again (Rosa,
+Dev and Priya; v1 had dropped it). The other three stages are unchanged (their v1 files).
+
+Meta-belief bases: the paper is not consistent with itself. App. D's prose says "Each
+meta-belief must cite an event of the scene and is discarded otherwise"; Table 21 allows an
+event of this scene, *this scene's id* when no discrete event fits, and for d_absence the
+*prior* scene id where the missed event happened; and Table 21's own worked example grounds
+its d_absence item on this scene's id (s_042), not a prior one. We follow Table 21 (the prompt
+the model received): `llm_parsers.parse_meta` keeps an item whose basis is an event of this
+scene or any scene id up to this one, and drops the rest (reported as parse issues).
 """
 
 from __future__ import annotations
@@ -12,12 +23,12 @@ from __future__ import annotations
 from importlib import resources
 from string import Template
 
-PROMPT_VERSION = "beliefs-v1"
+PROMPT_VERSION = "beliefs-v2"
 STAGES = {
     "events": "beliefs_events_v1.txt",
     "presence": "beliefs_presence_v1.txt",
     "first_order": "beliefs_first_order_v1.txt",
-    "meta": "beliefs_meta_v1.txt",
+    "meta": "beliefs_meta_v2.txt",
 }
 TABLES = {
     "events": "Table 18",

@@ -3,8 +3,15 @@
 Scenes are processed one at a time in film order, so a character's record at a scene depends
 only on what came before. Per scene: scene events (Table 18, one call), then for each character
 presence and witnessed events (Table 19), then told / inferred / false / revised beliefs
-(Table 20) for characters not absent_unmentioned, then meta-beliefs (Table 21) for characters
-who perceive the scene, about the other characters in groups. The running belief state (stable
+(Table 20), then meta-beliefs (Table 21) about the other characters in groups.
+
+Coverage (`coverage`): App. D makes both first-order calls "for every character and scene" and
+meta-beliefs "for every character A and scene", so by default ('paper') every character gets
+every call in every scene: an absent character can still be told something offscreen, revise a
+belief, or come to think another character missed an event (d_absence). 'present' is the
+cheaper policy we used before: no Table 20 call for characters the presence call finds
+absent_unmentioned, and meta-beliefs only for holders who perceive the scene (on_screen or
+offscreen_aware). `--dry-run` counts the calls of both. The running belief state (stable
 [Bk] / [Fk] tags) is carried scene to scene. Every call goes through the gateway (cache, retries,
 budget); a rerun replays cached calls, so an interrupted run resumes at no cost. Rows are
 written at the end in one transaction, with what the parsers could not use.
@@ -28,6 +35,9 @@ from pipelines.llm import Gateway, LLMRequest, load_config
 
 BACKEND = "openai"
 GROUP_SIZE = 6
+COVERAGES = ("paper", "present")
+DEFAULT_COVERAGE = "paper"
+PERCEIVING = ("on_screen", "offscreen_aware")
 SAME_BELIEF = 85  # rapidfuzz token_sort_ratio at which two belief texts are the same
 
 
@@ -68,8 +78,16 @@ class Record:
 class BeliefAnnotator:
     """Runs the four stages over a film's selected scenes and collects the rows."""
 
-    def __init__(self, store: Store, film_id: str, selection: Selection, gateway: Gateway):
+    def __init__(
+        self,
+        store: Store,
+        film_id: str,
+        selection: Selection,
+        gateway: Gateway,
+        coverage: str = DEFAULT_COVERAGE,
+    ):
         self.store, self.film_id, self.selection, self.gateway = store, film_id, selection, gateway
+        self.coverage = check_coverage(coverage)
         _, self.scenes, self.locations, self.roster, _ = load_film(store, film_id)
         self.tables: dict[str, list[dict]] = defaultdict(list)
         self.issues: list[dict] = []
@@ -208,7 +226,7 @@ class BeliefAnnotator:
                     "witnessed_events": parsed.value["witnessed"],
                 }
             )
-            if parsed.value["presence"] != "absent_unmentioned":
+            if self.coverage == "paper" or parsed.value["presence"] != "absent_unmentioned":
                 talkers.append((c, parsed.value))
         asks = [
             (
@@ -342,7 +360,7 @@ class BeliefAnnotator:
         }
         asks = []
         for c in characters:
-            if self.records[c].presence not in ("on_screen", "offscreen_aware"):
+            if self.coverage == "present" and self.records[c].presence not in PERCEIVING:
                 continue
             others = [d for d in characters if d != c]
             for number in range(0, len(others), GROUP_SIZE):
@@ -385,15 +403,30 @@ class BeliefAnnotator:
         self.tables["meta_beliefs"].append(row)
 
 
-def planned_calls(store: Store, film_id: str, selection: Selection) -> int:
-    """An upper bound on the calls a run makes (every character present in every scene)."""
+def check_coverage(coverage: str) -> str:
+    """The coverage policy, or ValueError naming the choices."""
+    if coverage not in COVERAGES:
+        raise ValueError(f"coverage {coverage!r}: expected one of {', '.join(COVERAGES)}")
+    return coverage
+
+
+def planned_calls(store: Store, film_id: str, selection: Selection) -> dict[str, int]:
+    """Calls per coverage policy: 'paper' is exact (every character, every call, every scene);
+    'present' is an estimate that takes the characters a scene lists (speakers, names in its
+    directions) as the ones the presence call will find present, since the real count depends
+    on the model's presence replies."""
     annotator = BeliefAnnotator.__new__(BeliefAnnotator)
     annotator.selection = selection
     _, annotator.scenes, _, annotator.roster, _ = load_film(store, film_id)
     characters = annotator.characters()
     scenes = [i for i in annotator.scenes if selection.has_scene(i)]
     groups = max(1, -(-max(len(characters) - 1, 0) // GROUP_SIZE))
-    return len(scenes) * (1 + 2 * len(characters) + len(characters) * groups)
+    paper = len(scenes) * (1 + 2 * len(characters) + len(characters) * groups)
+    present = 0
+    for index in scenes:
+        listed = set(annotator.listed(annotator.scenes[index])) & set(characters)
+        present += 1 + len(characters) + len(listed) * (1 + groups)
+    return {"paper": paper, "present": present}
 
 
 def annotate_llm(
@@ -403,12 +436,25 @@ def annotate_llm(
     dry_run: bool = False,
     config=None,
     budget_usd: float | None = None,
+    coverage: str = DEFAULT_COVERAGE,
 ) -> AnnotationResult:
-    """Annotate a film through the gateway (backend 'openai'); see the module docstring."""
+    """Annotate a film through the gateway (backend 'openai'); see the module docstring.
+
+    Args:
+        coverage: 'paper' (every character, every call, every scene; App. D) or 'present'.
+    """
+    check_coverage(coverage)
     config = config or load_config({"budget_usd": budget_usd})
     if dry_run:
         calls = planned_calls(store, film_id, selection)
-        return AnnotationResult(film_id, BACKEND, {}, {"calls": calls, "model": config.model})
+        params = {
+            "calls": calls[coverage],
+            "calls_by_coverage": calls,
+            "extra_calls_for_paper_coverage": calls["paper"] - calls["present"],
+            "coverage": coverage,
+            "model": config.model,
+        }
+        return AnnotationResult(film_id, BACKEND, {}, params)
     load_film(store, film_id)  # fail before a run exists when the film is unusable
     spec = RunSpec(
         "beliefs.annotate",
@@ -419,11 +465,13 @@ def annotate_llm(
         params={
             "scenes": [selection.first, selection.stop],
             "characters": selection.characters,
+            "coverage": coverage,
             **config.public_dict(),
         },
     )
     run_id = start_run(store, spec)
-    annotator = BeliefAnnotator(store, film_id, selection, Gateway(store, config, run_id))
+    gateway = Gateway(store, config, run_id)
+    annotator = BeliefAnnotator(store, film_id, selection, gateway, coverage)
     annotator.run()
     status = "stopped" if annotator.stopped else "finished"
     _, counts = belief_store.write_annotation(

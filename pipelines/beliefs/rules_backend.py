@@ -10,8 +10,10 @@ It follows the rules the LF-VideoQA prompts state, where they can be read off th
   concrete channel) or was on_screen in the previous scene at the same location and is not
   shown leaving; offscreen_unaware = named in this scene's dialogue while absent (the scene
   bears on them); absent_unmentioned = everyone else;
-- told (Table 20, TOLD): every spoken line of four words or more is told to each other
-  witness, as its wording (no proposition extraction offline), believed left open.
+- told (Table 20, TOLD): each story claim a spoken line makes (`rules_claims.story_claims`:
+  statements only, first and second person resolved to names, about someone or something in
+  particular) is told to each other witness, believed left open. Until issue 13 every line of
+  four words or more was stored verbatim as a belief; `storyscope gold-eval` scores both.
 Names in directions match a roster name in capitals or title case only ("GITTES", "Gittes"),
 so "a secretary" does not place SECRETARY in the scene. Written here: no library does this.
 """
@@ -25,8 +27,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipelines.beliefs.rules_claims import story_claims
+
 BACKEND = "rules"
-MIN_TOLD_WORDS = 4
 _PHONE = re.compile(
     r"\b(?:v\.?\s?o\.?|voice[- ]over|on (?:the )?phone|over (?:the )?phone|"
     r"filtered|phone|radio|intercom|recorded|tape|answering machine)\b",
@@ -140,10 +143,12 @@ def annotate_scene(
     spoken = [(line, split_group(line.character)) for line in lines if line.kind == "dialogue"]
     speakers = {name for _, names in spoken for name in names}
     in_person = {name for line, names in spoken if line.mode != "voice_over" for name in names}
-    in_directions = {c for l in lines if l.kind == "direction" for c in roster.mentioned(l.text)}
+    in_directions = {c for ln in lines if ln.kind == "direction" for c in roster.mentioned(ln.text)}
     present = in_person | in_directions
     voice_only = set(speakers) - in_person
-    mentioned_in_talk = {c for l in lines if l.kind == "dialogue" for c in roster.mentioned(l.text)}
+    mentioned_in_talk = {
+        c for ln in lines if ln.kind == "dialogue" for c in roster.mentioned(ln.text)
+    }
     _set_presence(
         result, roster, present, voice_only, mentioned_in_talk, previous, same_place_as_previous
     )
@@ -168,22 +173,25 @@ def annotate_scene(
         )
         for character in witnesses:
             result.witnessed[character].append(event_id)
-        if (
-            line.kind == "dialogue"
-            and line.mode != "voice_over"
-            and len(line.text.split()) >= MIN_TOLD_WORDS
-        ):
-            for listener in witnesses:
-                if listener not in talkers:
-                    result.told.append(
-                        {
-                            "holder": listener,
-                            "source": line.character,
-                            "content": line.text,
-                            "event_id": event_id,
-                        }
-                    )
+        if line.kind == "dialogue" and line.mode != "voice_over":
+            _add_told(result, line, talkers, witnesses, event_id)
     return result
+
+
+def _add_told(result, line, talkers, witnesses, event_id) -> None:
+    """One told belief per story claim of the line, for each listener (rules_claims)."""
+    listeners = [w for w in witnesses if w not in talkers]
+    speaker = talkers[0] if talkers else line.character
+    for claim in story_claims(line.text, speaker, listeners):
+        for listener in listeners:
+            result.told.append(
+                {
+                    "holder": listener,
+                    "source": line.character,
+                    "content": claim,
+                    "event_id": event_id,
+                }
+            )
 
 
 def _set_presence(result, roster, present, voice_only, mentioned, previous, same_place) -> None:

@@ -109,7 +109,8 @@ def agreement(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Cohen's κ, raw agreement and n for every judge pair; Fleiss' κ; Krippendorff's α."""
+    """Cohen's κ, Krippendorff's α, raw agreement and n for every judge pair; Fleiss' κ and
+    Krippendorff's α over all judges."""
     from pipelines.agreement import agreement_report
 
     handle = open_store(store)
@@ -122,11 +123,14 @@ def agreement(
         typer.echo(json.dumps(report.as_json()))
         return
     typer.echo(f"dataset {report.dataset}: {len(report.judges)} judges")
-    typer.echo(f"{'a':<32} {'b':<32} {'kappa':>7} {'agree':>7} {'n':>6}")
+    typer.echo(f"{'a':<32} {'b':<32} {'kappa':>7} {'alpha':>7} {'agree':>7} {'n':>6}")
     for pair in report.pairs:
-        kappa = "—" if pair["kappa"] is None else f"{pair['kappa']:.3f}"
-        agree = "—" if pair["agreement"] is None else f"{pair['agreement']:.3f}"
-        typer.echo(f"{pair['a']:<32} {pair['b']:<32} {kappa:>7} {agree:>7} {pair['n']:>6}")
+        kappa, alpha, agree = (
+            "—" if pair[k] is None else f"{pair[k]:.3f}" for k in ("kappa", "alpha", "agreement")
+        )
+        typer.echo(
+            f"{pair['a']:<32} {pair['b']:<32} {kappa:>7} {alpha:>7} {agree:>7} {pair['n']:>6}"
+        )
         if confusion:
             typer.echo(report.confusions[(pair["a"], pair["b"])].to_string() + "\n")
     fleiss = "—" if report.fleiss is None else f"{report.fleiss:.3f} (n={report.fleiss_n})"

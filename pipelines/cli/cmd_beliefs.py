@@ -70,7 +70,13 @@ def eval_tom(
     path: PathArg,
     as_json: JsonOption = False,
     details: Annotated[bool, typer.Option(help="With --json, add breakdowns and notes.")] = False,
-    nesting: Annotated[str, typer.Option(help="Hi-ToM only: auto | symmetric | ordered.")] = "auto",
+    nesting: Annotated[
+        str,
+        typer.Option(
+            help="Hi-ToM only: generator (the published generator's rules, every item) | "
+            "symmetric (the paper's stated co-presence assumption, every item)."
+        ),
+    ] = "generator",
     misses: Annotated[int, typer.Option(min=0, help="Print up to N wrong answers.")] = 0,
 ) -> None:
     """Answer a ToM dataset's questions with the symbolic tracker and score them."""
@@ -78,8 +84,8 @@ def eval_tom(
     from pipelines.beliefs.hitom import TomFormatError
 
     _check_path(path)
-    if nesting not in ("auto", "symmetric", "ordered"):
-        raise fail(f"--nesting must be auto, symmetric or ordered, not {nesting!r}")
+    if nesting not in ("generator", "symmetric"):
+        raise fail(f"--nesting must be generator or symmetric, not {nesting!r}")
     try:
         run = evaluator(dataset.value)
         result = run(path, nesting=nesting) if dataset is TomDataset.hitom else run(path)
@@ -91,10 +97,12 @@ def eval_tom(
         typer.echo(json.dumps({key: payload[key] for key in keys}))
     else:
         _print_result(payload)
+    reasons = {(e["item"], e.get("question")): e["reason"] for e in payload.get("label_errors", [])}
     for miss in result.misses[:misses]:
+        reason = reasons.get((miss.story_id, miss.question), "")
         typer.echo(
             f"  miss {miss.story_id} [{miss.group}] {miss.question} gold={miss.gold}"
-            f" tracker={miss.predicted}",
+            f" tracker={miss.predicted}" + (f"  ({reason})" if reason else ""),
             err=as_json,
         )
 
@@ -109,7 +117,9 @@ def _print_result(payload: dict) -> None:
             cells = ", ".join(f"{k} {v:.4f}" for k, v in value.items())
             typer.echo(f"  {key}: {cells}")
     for key, value in payload.items():
-        if not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
+        if isinstance(value, list):  # label errors: count here, items with --misses / --json
+            typer.echo(f"  {key}: {len(value)} (list them with --misses N or --json --details)")
+        elif not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
             typer.echo(f"  {key}: {value}")
 
 
@@ -133,6 +143,14 @@ def annotate_film(
         bool, typer.Option("--dry-run", help="Compute (or count calls) without writing.")
     ] = False,
     budget: Annotated[float | None, typer.Option(help="openai: USD budget for this run.")] = None,
+    coverage: Annotated[
+        str,
+        typer.Option(
+            help="openai: paper (every character gets every call in every scene, App. D) | "
+            "present (skip Table 20 for absent characters, Table 21 for non-perceivers).",
+            envvar="STORYSCOPE_BELIEF_COVERAGE",
+        ),
+    ] = "paper",
     as_json: JsonOption = False,
 ) -> None:
     """Belief records for a stored film: presence, witnessed events, told / inferred / false
@@ -142,7 +160,9 @@ def annotate_film(
     try:
         first, stop = parse_scene_range(scenes)
         names = split_list(characters) or None
-        options = {"budget_usd": budget} if backend is Backend.openai else {}
+        if coverage not in ("paper", "present"):
+            raise AnnotateError(f"--coverage {coverage!r}: expected paper or present")
+        options = {"budget_usd": budget, "coverage": coverage} if backend is Backend.openai else {}
         result = annotate(
             open_store(store),
             film,
@@ -159,14 +179,30 @@ def annotate_film(
         "run_id": result.run_id,
         "dry_run": dry_run,
         "rows": result.counts,
-        **{k: v for k, v in result.params.items() if k in ("calls", "failed", "unparsed")},
+        **{
+            k: v
+            for k, v in result.params.items()
+            if k
+            in (
+                "calls",
+                "calls_by_coverage",
+                "extra_calls_for_paper_coverage",
+                "failed",
+                "unparsed",
+            )
+        },
     }
     if as_json:
         typer.echo(json.dumps(payload, default=str))
         return
     rows = ", ".join(f"{table} {n:,}" for table, n in result.counts.items())
     if dry_run and "calls" in result.params:
-        rows = f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
+        rows = (
+            f"rows from up to {result.params['calls']:,} calls to {result.params['model']}"
+            f" (coverage {result.params['coverage']}; the paper's every-character coverage costs"
+            f" {result.params['extra_calls_for_paper_coverage']:,} calls more than 'present',"
+            " an estimate)"
+        )
     verb = "would write" if dry_run else "wrote"
     extra = "".join(
         f", {k} {result.params[k]}" for k in ("failed", "unparsed", "status") if k in result.params

@@ -42,10 +42,30 @@ def film_ingest(
             "--lenient-subtitles", help="Skip unreadable cues (reported) instead of failing."
         ),
     ] = False,
+    min_match: Annotated[
+        float | None,
+        typer.Option(
+            "--min-match",
+            min=0.0,
+            max=1.0,
+            envvar="STORYSCOPE_MIN_MATCH",
+            help="Accept the pair when at least this FRACTION of dialogue lines match a cue "
+            "(default 0.15). Lower it deliberately for an early draft of the right film.",
+        ),
+    ] = None,
+    summaries: Annotated[
+        str,
+        typer.Option(
+            help="Scene summaries after ingest (App. C): extractive (offline, labelled as "
+            "such) | openai (the gateway, Table 16 prompt) | none.",
+            envvar="STORYSCOPE_SUMMARIES",
+        ),
+    ] = "extractive",
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Parse, align and store one film (scenes, lines, characters, subtitles) as one run."""
+    """Parse, align and store one film (scenes, lines, characters, subtitles) as one run, then
+    summarise its scenes as a second run."""
     from pipelines.preprocess.files import ScreenplayError
     from pipelines.preprocess.ingest import VideoError, ingest_film
     from pipelines.preprocess.srt_reader import SubtitleError
@@ -61,21 +81,67 @@ def film_ingest(
             video=video,
             film_id=film_id,
             lenient_subtitles=lenient_subtitles,
+            min_match=min_match,
         )
     except AlignmentFailed as exc:
         raise fail(
-            f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written"
+            f"alignment failed for {screenplay} + {subtitles}: {exc}; nothing was written "
+            "(an early draft of the right film? accept it with --min-match FRACTION)"
         ) from None
-    except (ScreenplayError, SubtitleError, VideoError) as exc:
+    except (ScreenplayError, SubtitleError, VideoError, ValueError) as exc:
         raise fail(f"{exc}; nothing was written") from None
+    summary = _summarise(store, report.film_id, summaries)
     if as_json:
-        typer.echo(json.dumps(report.as_dict()))
+        payload = report.as_dict()
+        if summary is not None:
+            payload["summaries"] = {"backend": summary.backend, "scenes": summary.scenes}
+        typer.echo(json.dumps(payload))
         return
     typer.echo(
         f"{report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines "
         f"({report.share_lines_matched:.1%} matched to subtitles), {report.share_scenes_matched:.1%} of "
         f"scenes with matched times, {report.cues} cues, {report.characters} characters [run {report.run_id}, "
         "backend rules]"
+    )
+
+
+def _summarise(store, film_id: str, backend: str):
+    """Scene summaries for a freshly ingested film, or None with --summaries none."""
+    if backend == "none":
+        return None
+    from pipelines.preprocess.summaries import summarise_film
+
+    try:
+        return summarise_film(open_store(store), film_id, backend)
+    except ValueError as exc:
+        raise fail(f"{exc} (the film itself was stored)") from None
+
+
+@film_app.command("summarise")
+def film_summarise(
+    film: Annotated[str, typer.Option("--film", help="Film id in the store.")],
+    backend: Annotated[
+        str, typer.Option(help="extractive (offline) | openai (the gateway, Table 16 prompt).")
+    ] = "extractive",
+    model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Summarise every scene of a stored film (LF-VideoQA App. C, Table 16) as one run."""
+    from pipelines.preprocess.summaries import summarise_film
+
+    try:
+        report = summarise_film(
+            open_store(store), film, backend, {"model": model} if model else None
+        )
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        typer.echo(json.dumps(report.__dict__))
+        return
+    typer.echo(
+        f"{report.film_id}: {report.scenes} scene summaries (backend {report.backend}, "
+        f"run {report.run_id}){f', {report.failed} failed' if report.failed else ''}"
     )
 
 

@@ -41,6 +41,14 @@ def judge(
         str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical")
     ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
+    prompt: Annotated[
+        str,
+        typer.Option(
+            envvar="STORYSCOPE_JUDGE_PROMPT",
+            help="Judge prompt version: judge-claims-v2 (App. F.2's rules only, default) or "
+            "judge-claims-v1 (adds our rules; docs/JUDGE.md).",
+        ),
+    ] = "judge-claims-v2",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key: Annotated[
         str | None,
@@ -83,6 +91,7 @@ def judge(
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
+    from pipelines.judge.prompt import check_version
     from pipelines.scale import executor_name
 
     if backend not in ("openai", "lexical"):
@@ -102,6 +111,7 @@ def judge(
         options = JudgeOptions(
             backend=backend,
             judge_name=judge_name,
+            prompt_version=check_version(prompt),
             where=parse_where(where, WHERE_KEYS),
             limit=limit,
             gold=gold,

@@ -138,6 +138,18 @@ def difficulty(
             "  -  " if v is None else f"{v:5.1f}" for k, v in row.items() if k != "method"
         )
         typer.echo(f"  {row['method']:<20} {cells}")
+    _echo_factor_bins(summary.get("accuracy", {}).get("by_factor_bin", []))
+
+
+def _echo_factor_bins(rows: list[dict]) -> None:
+    """Figure 17: mean accuracy over methods per bin of D_q, D_a and D_qa."""
+    average = [r for r in rows if r["method"] == "average"]
+    if not average:
+        return
+    typer.echo("accuracy (mean over methods) by bins of each factor (Figure 17):")
+    for factor in ("d_q", "d_a", "d_qa"):
+        cells = " ".join(f"{r['accuracy']:5.1f}" for r in average if r["factor"] == factor)
+        typer.echo(f"  {factor:<5} bins 1..9: {cells}")
 
 
 @mcq_app.command("import-predictions")

@@ -22,33 +22,48 @@ def metrics(
     ] = "setting",
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    precision_when_empty: Annotated[
+        str,
+        typer.Option(
+            help="P of an answer asserting no claim: 'undefined' (left out of P's mean; "
+            "default, as FActScore) or 'zero' (the earlier P = 0).",
+            envvar="STORYSCOPE_PRECISION_WHEN_EMPTY",
+        ),
+    ] = "undefined",
     as_json: JsonOption = False,
 ) -> None:
-    """Question-averaged Rec / Prec / F1 / Contra per setting (or setting × type), with 95% CIs."""
-    from pipelines.metrics import lexical_table, metrics_table
+    """Question-averaged Rec / Prec / F1 / Contra / Resp per setting (or setting × type), with
+    95% CIs; Resp is the share of answers asserting at least one claim."""
+    from pipelines.metrics import lexical_table, metrics_table, precision_convention_note
 
     try:
-        table = metrics_table(open_store(store), judge, by.replace(" ", ""), resamples, seed)
+        table = metrics_table(
+            open_store(store), judge, by.replace(" ", ""), resamples, seed, precision_when_empty
+        )
     except ValueError as exc:
         raise fail(str(exc)) from None
     if as_json:
-        typer.echo(json.dumps({"rows": table.rows}))
+        typer.echo(
+            json.dumps({"precision_convention": table.precision_convention, "rows": table.rows})
+        )
         return
     typer.echo(
         f"judge {table.judge}  ({table.resamples} resamples, seed {table.seed}; "
         f"95% CI by resampling questions)"
     )
+    typer.echo(precision_convention_note(table.precision_convention))
     if table.incomplete_answers:
         typer.echo(f"note: {table.incomplete_answers} answers left out (not every claim judged)")
     lexical = lexical_table(open_store(store), table.judge)
     header = (
-        f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} {'Contra':>17}"
+        f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} "
+        f"{'Contra':>17} {'Resp':>17}"
     )
     typer.echo(header + ("   RL    ClmRL Cov@.5 Hedge" if not lexical.empty else ""))
     for row in table.rows:
         cells = "".join(
             f" {_cell(row[m], row[m + '_ci'])}"
-            for m in ("recall", "precision", "f1", "contradiction")
+            for m in ("recall", "precision", "f1", "contradiction", "responding")
         )
         extra = ""
         if not lexical.empty and row["type"] is None and row["setting"] in lexical.index:

@@ -8,13 +8,14 @@ As a background job: `pipelines.jobs.start_job(store, "judge", JudgeOptions(...)
 """
 
 from pipelines.judge.lexical import LexicalMatcher, lexical_measures
-from pipelines.judge.prompt import PROMPT_VERSION, judge_messages
+from pipelines.judge.prompt import PROMPT_VERSION, PROMPT_VERSIONS, judge_messages
 from pipelines.judge.run import JudgeOptions, dry_run, load_slice, run_judge
 
 __all__ = [
     "JudgeOptions",
     "LexicalMatcher",
     "PROMPT_VERSION",
+    "PROMPT_VERSIONS",
     "dry_run",
     "judge_messages",
     "lexical_measures",

@@ -1,10 +1,14 @@
 """The judge prompt (LF-VideoQA App. F.2 / Table 26) as a versioned template, and its reply.
 
-Table 26's text is not reproduced in our copy of the paper, so `judge_claims_v1.txt` is written
-from App. F.2's description of the judge: it labels every rubric claim asserted / contradicted /
-omitted, judging only against the answer's text; content beyond the rubric is not graded; an
-answer that declines the question omits every claim. Changing the template means a new
-version file: the judge's name is model + prompt version, so old verdicts stay comparable.
+Table 26's text is not reproduced in our copy of the paper, so the templates are written from
+App. F.2's description of the judge. `judge-claims-v2` (the default) states only F.2's rules:
+label every rubric claim asserted / contradicted / omitted, judging only against the answer's
+text; content beyond the rubric is not graded; an answer that declines omits every claim.
+`judge-claims-v1` (a named variant) adds rules of ours: hedges omit unless the claim is hedged,
+"vaguely or partially" counts as omitted, several-part claims need every part, and the judge
+sees each claim's role (core / context). docs/JUDGE.md lists which rule comes from where.
+Changing a template means a new version file: the judge's name is model + prompt version, so
+old verdicts stay comparable. The gold self-check (`judge --gold`) renders the same template.
 """
 
 from __future__ import annotations
@@ -14,8 +18,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-PROMPT_VERSION = "judge-claims-v1"
-_TEMPLATE_FILES = {"judge-claims-v1": "judge_claims_v1.txt"}
+PROMPT_VERSION = "judge-claims-v2"
+_TEMPLATE_FILES = {
+    "judge-claims-v1": "judge_claims_v1.txt",
+    "judge-claims-v2": "judge_claims_v2.txt",
+}
+# F.2 does not say the judge sees claim roles; only our v1 shows them.
+_SHOWS_ROLES = {"judge-claims-v1": True, "judge-claims-v2": False}
+PROMPT_VERSIONS = tuple(_TEMPLATE_FILES)
 VERDICTS = ("asserted", "contradicted", "omitted")
 
 
@@ -33,15 +43,23 @@ class JudgeReply(BaseModel):
 
 def template(version: str = PROMPT_VERSION) -> str:
     """The prompt template text of a version."""
+    check_version(version)
+    return resources.files("pipelines").joinpath("prompts", _TEMPLATE_FILES[version]).read_text()
+
+
+def check_version(version: str) -> str:
+    """The version, or ValueError naming the known ones."""
     if version not in _TEMPLATE_FILES:
         raise ValueError(
             f"unknown judge prompt version {version!r}; known: {', '.join(_TEMPLATE_FILES)}"
         )
-    return resources.files("pipelines").joinpath("prompts", _TEMPLATE_FILES[version]).read_text()
+    return version
 
 
-def render_claims(claims: list[dict]) -> str:
-    """Numbered claim lines, e.g. `1. [core] Miss Crane knows ...`."""
+def render_claims(claims: list[dict], show_roles: bool = True) -> str:
+    """Numbered claim lines, `1. [core] Miss Crane knows ...` (or without the role)."""
+    if not show_roles:
+        return "\n".join(f"{c['ord']}. {c['text']}" for c in claims)
     return "\n".join(f"{c['ord']}. [{c['role']}] {c['text']}" for c in claims)
 
 
@@ -56,7 +74,8 @@ def judge_messages(
     text = template(version)
     head, rest = text.split("# Input Information", 1)
     inputs, rules = rest.split("# Labels", 1)
-    user = inputs.strip().format(question=question, claims=render_claims(claims), answer=answer)
+    claim_lines = render_claims(claims, show_roles=_SHOWS_ROLES[version])
+    user = inputs.strip().format(question=question, claims=claim_lines, answer=answer)
     return [
         {"role": "system", "content": head.strip() + "\n\n# Labels" + rules.rstrip()},
         {"role": "user", "content": user},

@@ -31,7 +31,6 @@ except ImportError:  # openai 1.x
     import httpx as _http
 
 from data_access import llm_log
-from data_access.jobs import is_conflict
 from data_access.store import Store
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.redact import redact
@@ -369,19 +368,15 @@ class Gateway:
         pending.clear()
         entries = [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         calls = [self._call_row(r) for r in batch if r.status != "skipped"]
-        for attempt in range(5):
-            try:
-                with self.store.transaction() as cursor:
-                    llm_log.record_batch(cursor, self.run_id, entries, calls)
-                    if on_batch is not None:
-                        on_batch(cursor, batch)
-                return
-            except duckdb.TransactionException as exc:
-                # Another writer touched the same row (e.g. the run's usage); the batch was
-                # rolled back whole, so writing it again is safe.
-                if not is_conflict(exc) or attempt == 4:
-                    raise
-                time.sleep(0.05 * (attempt + 1))
+
+        def write(cursor) -> None:
+            llm_log.record_batch(cursor, self.run_id, entries, calls)
+            if on_batch is not None:
+                on_batch(cursor, batch)
+
+        # Another writer may touch the same row (e.g. the run's usage); a conflicting batch is
+        # rolled back whole, so writing it again is safe.
+        self.store.in_transaction(write, conflict_retries=4)
 
     def _cache_entry(self, result: LLMResult) -> llm_log.CacheEntry:
         request = self._by_key[result.cache_key]

@@ -19,7 +19,12 @@ from data_access.mcq import (
 )
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
-from pipelines.mcq.accuracy import accuracy_by_bin, accuracy_by_topic, accuracy_by_video_type
+from pipelines.mcq.accuracy import (
+    accuracy_by_bin,
+    accuracy_by_factor_bins,
+    accuracy_by_topic,
+    accuracy_by_video_type,
+)
 from pipelines.mcq.bertscore import BACKBONE, DEFAULT_LAYER
 from pipelines.mcq.difficulty import (
     N_BINS,
@@ -147,6 +152,11 @@ def difficulty_summary(store: Store, set_name: str | None = None) -> dict:
             "by_topic": _records(accuracy_by_topic(predictions)),
             "by_video_type": _records(accuracy_by_video_type(predictions)),
         }
+        if not frame.empty:
+            # Figure 17: accuracy by bins of each factor, not only of D
+            summary["accuracy"]["by_factor_bin"] = _records(
+                accuracy_by_factor_bins(predictions, frame)
+            )
     return summary
 
 

@@ -3,6 +3,7 @@ setting × question type (Table 4 layout)."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +18,12 @@ from pipelines.metrics.bootstrap import (
     bootstrap_means,
     percentile_interval,
 )
-from pipelines.metrics.eq1 import METRICS, per_question_scores
+from pipelines.metrics.eq1 import (
+    DEFAULT_PRECISION_CONVENTION,
+    METRICS,
+    check_precision_convention,
+    per_question_scores,
+)
 
 BY_CHOICES = ("setting", "setting,type")
 
@@ -32,6 +38,7 @@ class MetricsTable:
     incomplete_answers: int
     resamples: int
     seed: int
+    precision_convention: str = DEFAULT_PRECISION_CONVENTION
 
 
 def pick_judge(store: Store, judge: str | None) -> str:
@@ -82,12 +89,16 @@ def _interval_rows(
     pools = per_question.groupby(pool_key) if pool_key else [((), per_question)]
     for _, pool in pools:
         values, settings = _wide(pool)  # questions × (metric, setting)
-        low, high = percentile_interval(bootstrap_means(values, resamples, rng))
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():
+            # A setting whose answers all declined has no precision at all (eq1.py): its
+            # column is all NaN and its mean and interval are None, which is the point.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = percentile_interval(bootstrap_means(values, resamples, rng))
             means = np.nanmean(values, axis=0) if np.isnan(values).any() else values.mean(0)
-        counts = (
-            ~np.isnan(values[:, METRICS.index("precision") * len(settings) :][:, : len(settings)])
-        ).sum(0)
+        # Questions answered: `responding` is never NaN where a setting answered (precision is
+        # NaN for a question whose answers all declined, so it cannot count them).
+        responding = METRICS.index("responding") * len(settings)
+        counts = (~np.isnan(values[:, responding : responding + len(settings)])).sum(0)
         qtype = pool.qtype.iloc[0] if pool_key else None
         for s_index, setting in enumerate(settings):
             row = {"setting": setting, "type": qtype, "n": int(counts[s_index])}
@@ -120,16 +131,22 @@ def metrics_table(
     by: str = "setting",
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
+    precision_convention: str = DEFAULT_PRECISION_CONVENTION,
 ) -> MetricsTable:
-    """Eq. 1 means with 95% bootstrap CIs per setting (or setting × type) for one judge."""
+    """Eq. 1 means with 95% bootstrap CIs per setting (or setting × type) for one judge.
+
+    `precision_convention` says what P is for an answer asserting no claim (eq1.py)."""
     if by not in BY_CHOICES:
         raise ValueError(f"--by {by!r}: expected one of {', '.join(BY_CHOICES)}")
+    check_precision_convention(precision_convention)
     judge_id = pick_judge(store, judge)
-    per_question, incomplete = per_question_scores(verdict_counts(store, judge_id))
+    per_question, incomplete = per_question_scores(
+        verdict_counts(store, judge_id), precision_convention
+    )
     keys = ["setting_id"] if by == "setting" else ["setting_id", "qtype"]
     rng = np.random.default_rng(seed)
     rows = interval_rows(per_question, keys, resamples, rng) if len(per_question) else []
-    return MetricsTable(judge_id, by, rows, incomplete, resamples, seed)
+    return MetricsTable(judge_id, by, rows, incomplete, resamples, seed, precision_convention)
 
 
 def lexical_table(store: Store, judge: str) -> pd.DataFrame:

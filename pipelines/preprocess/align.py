@@ -19,8 +19,10 @@ under a second (benchmarks/bench_align.py).
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,12 +46,6 @@ def normalise_for_matching(text: str) -> str:
 def tokens(text: str) -> list[str]:
     """The matching tokens of a text (as used by the half-of-tokens rule)."""
     return re.findall(TOKEN_PATTERN, normalise_for_matching(text))
-
-
-def token_share(cue_text: str, line_text: str) -> float:
-    """Share of the cue's distinct tokens that occur in the line (no weighting)."""
-    words = set(tokens(cue_text))
-    return len(words & set(tokens(line_text))) / len(words) if words else 0.0
 
 
 @dataclass
@@ -186,3 +182,34 @@ def align_cues_to_lines(
         line_matched=[c >= match_share for c in coverage],
         line_coverage=coverage,
     )
+
+
+def neighbour_lines_for_unscored(
+    alignment: Alignment, starts: Sequence[float], ends: Sequence[float]
+) -> list[int | None]:
+    """Cue → line with every cue that shares no word with the script (an ad-lib, a crowd line:
+    `cue_score` 0) moved to the line of its nearer scored neighbour in time, so it takes that
+    neighbour's scene, as the human-corrected StoryVideoQA sheets label such cues (issue 14).
+
+    The DP alone leaves such a cue wherever the path happens to be, which may be the far side
+    of a scene boundary. Ties in time go to the earlier neighbour. Cues with a score keep
+    their line. Written by hand: a nearest-neighbour pass over sorted indices (bisect).
+    """
+    scored = [
+        i
+        for i, (line, score) in enumerate(zip(alignment.cue_to_line, alignment.cue_score))
+        if line is not None and score > 0
+    ]
+    out = list(alignment.cue_to_line)
+    if not scored:
+        return out
+    for cue, score in enumerate(alignment.cue_score):
+        if score > 0:
+            continue
+        k = bisect.bisect_left(scored, cue)
+        before = scored[k - 1] if k > 0 else None
+        after = scored[k] if k < len(scored) else None
+        gap_before = starts[cue] - ends[before] if before is not None else float("inf")
+        gap_after = starts[after] - ends[cue] if after is not None else float("inf")
+        out[cue] = alignment.cue_to_line[before if gap_before <= gap_after else after]
+    return out

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from pipelines.preprocess.align import align_cues_to_lines
+from pipelines.preprocess.align import align_cues_to_lines, neighbour_lines_for_unscored
 from pipelines.preprocess.dtw import dtw_cue_to_line
 
 # "dp": the ingest aligner (skip-cost DP, speaker turns; LF-VideoQA App. C), align-eval's default;
@@ -110,9 +110,30 @@ def align_sheets(sheets: dict[str, list[dict]], source: str, method: str = "dp")
         raise AlignedScriptError(f"{source}: sheet 'script' has no row with record_type 'dialog'")
     cues = [str(r.get("dialog", "")) for r in subtitles]
     lines = [str(r.get("content", "")) for r in dialog]
-    cue_to_line = (
-        dtw_cue_to_line(cues, lines)
-        if method == "dtw"
-        else align_cues_to_lines(cues, lines).cue_to_line
-    )
+    if method == "dtw":
+        cue_to_line = dtw_cue_to_line(cues, lines)
+    else:
+        # Cues with no script words take their time neighbours' line (and so scene).
+        starts, ends = _cue_times(subtitles, source)
+        cue_to_line = neighbour_lines_for_unscored(align_cues_to_lines(cues, lines), starts, ends)
     return [row_id(dialog[j]) if j is not None else "" for j in cue_to_line]
+
+
+def _seconds(stamp: object) -> float:
+    hours, minutes, seconds = str(stamp).strip().replace(",", ".").split(":")
+    return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def _cue_times(subtitles: list[dict], source: str) -> tuple[list[float], list[float]]:
+    """Start and end seconds of every subtitle row ('00:02:05,510')."""
+    starts, ends = [], []
+    for index, row in enumerate(subtitles):
+        try:
+            starts.append(_seconds(row.get("start_time", "")))
+            ends.append(_seconds(row.get("end_time", "")))
+        except ValueError:
+            raise AlignedScriptError(
+                f"{source}: sheet 'subtitle' row {index}: field 'start_time'/'end_time' is not "
+                f"HH:MM:SS,mmm ({row.get('start_time')!r}, {row.get('end_time')!r})"
+            ) from None
+    return starts, ends

@@ -26,7 +26,12 @@ from pipelines.preprocess.coref import (
 from pipelines.preprocess.files import parse_screenplay_file
 from pipelines.preprocess.model import Screenplay
 from pipelines.preprocess.srt_reader import SubtitleFile, read_srt
-from pipelines.preprocess.timing import FilmTiming, first_spoken_times, time_film
+from pipelines.preprocess.timing import (
+    MIN_SHARE_MATCHED,
+    FilmTiming,
+    first_spoken_times,
+    time_film,
+)
 
 BACKEND = "rules"  # the deterministic parser/aligner/coref, named wherever output is shown
 STEP = "preprocess.film"
@@ -174,8 +179,14 @@ def ingest_film(
     dataset_name: str = "Ingested screenplays",
     licence: str | None = None,
     lenient_subtitles: bool = False,
+    min_match: float | None = None,
 ) -> IngestReport:
     """Parse, align and store one film as one run (all or nothing).
+
+    `min_match` lowers (or raises) the share of dialogue lines that must match a cue (default
+    `MIN_SHARE_MATCHED`, 15%): an early draft of the right film can match 4% (issue 14). The
+    share and the threshold are recorded in the run, so the Film page can show a low match;
+    scenes with no matched line get interpolated times and say so (`time_source`).
 
     Raises:
         ScreenplayError, SubtitleError, AlignmentFailed, VideoError: bad input; nothing written.
@@ -183,7 +194,10 @@ def ingest_film(
     screenplay_path, subtitles_path = Path(screenplay_path), Path(subtitles_path)
     screenplay = parse_screenplay_file(screenplay_path)
     subtitles = read_srt(subtitles_path, lenient=lenient_subtitles)
-    timing = time_film(screenplay, subtitles.cues)
+    threshold = MIN_SHARE_MATCHED if min_match is None else min_match
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"--min-match {threshold}: expected a fraction between 0 and 1")
+    timing = time_film(screenplay, subtitles.cues, min_share=threshold)
     groups, canonical = resolve_film_characters(screenplay)
     fps, duration = probe_video(Path(video)) if video else (None, None)
     title = title or screenplay.title or screenplay_path.stem.replace("_", " ").title()
@@ -209,6 +223,8 @@ def ingest_film(
             "match_share": 0.5,
             "subtitle_encoding": subtitles.encoding,
             "skipped_cues": len(subtitles.skipped),
+            "min_match": threshold,
+            "share_lines_matched": round(timing.share_lines_matched, 4),
         },
     )
     with store.transaction() as cursor:

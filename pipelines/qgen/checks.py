@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from pipelines.qgen.text import QUESTION_WORDS, content_stems, proper_nouns, words
 
-CHECKS_VERSION = "checks-v1"
+CHECKS_VERSION = "checks-v2"  # v2: the learning-reveal check (Stage 1, App. F.2)
 
 # Leak threshold: share of the gold answer's content words (names and places excluded) that the
 # question body already contains. Table 23's self-test ("strike every word of your question that
@@ -34,7 +34,43 @@ ANCHOR_WORDS_DISAMBIGUATED = 18
 
 # Auxiliaries that open a yes/no question ("Does Tom know ...", "..., is Mia aware ...").
 _YES_NO_OPENERS = frozenset(
-    ["do", "does", "did", "is", "are", "was", "were", "am", "can", "could", "will", "would", "shall", "should", "has", "have", "had", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "doesn't", "don't", "didn't", "hasn't", "haven't", "hadn't", "won't", "can't", "couldn't", "wouldn't", "shouldn't"]
+    [
+        "do",
+        "does",
+        "did",
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "has",
+        "have",
+        "had",
+        "may",
+        "might",
+        "must",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "doesn't",
+        "don't",
+        "didn't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "won't",
+        "can't",
+        "couldn't",
+        "wouldn't",
+        "shouldn't",
+    ]
 )
 _SUPPORT_TAIL = re.compile(
     r",?\s*and\s+(what|which|how)\b[^?]*\b(support|supports|supported|gives?\s+it\s+away|shows?|"
@@ -58,8 +94,70 @@ _VERDICT_WORDS = re.compile(
     r"fooled|duped|still\s+(thinks?|believes?)|actually\s+true|really\s+(is|was))\b",
     re.IGNORECASE,
 )
+# Verbs of coming to know (Stage 1: "never reveals how or when the center character learned
+# something"). Only verb forms: "discoveries" in Q8 of App. H is a noun and asks, not reveals.
+_LEARNING_VERB = (
+    r"(?:learn(?:s|ed|t|ing)?|realis(?:e|es|ed|ing)|realiz(?:e|es|ed|ing)|"
+    r"discover(?:s|ed|ing)?|find(?:s|ing)?\s+out|found\s+out|figur(?:e|es|ed|ing)\s+out|"
+    r"work(?:s|ed|ing)?\s+out|notic(?:e|es|ed|ing)|recogni[sz](?:e|es|ed|ing)|"
+    r"hear(?:s|d|ing)?|overhear(?:s|d|ing)?|(?:is|was|are|were|gets?|got)\s+told)"
+)
+# How: the channel the knowledge came by, named next to a learning verb ("learn ... when Bob
+# tells her", "realize from the letter", "discover by reading").
+_LEARNED_HOW = re.compile(
+    rf"\b{_LEARNING_VERB}\b[^?]*?\b(?:when|after|as|once|while|because|from|through|via|by)\s+"
+    r"(?:\w+\s+){0,3}?(?:tells?|told|shows?|showed|shown|reveals?|revealed|informs?|informed|"
+    r"explains?|explained|confess(?:es|ed)?|admits?|admitted|says?|said|reading|overhearing|"
+    r"seeing|watching|hearing|listening|letter|note|call|message|phone|report)\b",
+    re.IGNORECASE,
+)
+# What, stated as fact: a learning verb whose complement is a clause or a noun phrase rather
+# than an open slot ("realize the letter was forged" states the letter was forged, and so
+# whether the center is right); an open question word, "about"/"of", or the question mark leave
+# the content to the answer ("how does Elwood work out what the machinery is for", Q4).
+_LEARNED_WHAT = re.compile(
+    rf"\b{_LEARNING_VERB}\s+(?!(?:what|how|who|whom|whose|which|why|where|when|whether|about|"
+    r"of|regarding|concerning|anything|something|next|then|now|here|there|at|in|on|during|"
+    r"first|later|eventually|finally)\b)(?:that\s+)?[a-z]\w*",
+    re.IGNORECASE,
+)
+# When: "first"/"finally" + learning verb fixes the moment of learning ("when does Ann first
+# realize ...") only together with a stated complement, which _LEARNED_WHAT already catches.
+
 _HONORIFICS = frozenset(
-    ["mr", "mrs", "ms", "miss", "dr", "doctor", "sir", "lady", "lord", "madam", "madame", "father", "mother", "sister", "brother", "uncle", "aunt", "the", "a", "an", "of", "de", "la", "le", "van", "von", "mc", "officer", "captain", "detective", "agent"]
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "dr",
+        "doctor",
+        "sir",
+        "lady",
+        "lord",
+        "madam",
+        "madame",
+        "father",
+        "mother",
+        "sister",
+        "brother",
+        "uncle",
+        "aunt",
+        "the",
+        "a",
+        "an",
+        "of",
+        "de",
+        "la",
+        "le",
+        "van",
+        "von",
+        "mc",
+        "officer",
+        "captain",
+        "detective",
+        "agent",
+    ]
 )
 
 
@@ -275,6 +373,21 @@ def check_no_reveal(question: str, context: CheckContext) -> str | None:
     return None
 
 
+def check_no_learning_reveal(question: str, context: CheckContext) -> str | None:
+    """Stage 1 (App. F.2): the question "never reveals how or when the center character learned
+    something or whether they are right". Asking how or when ("how does Elwood work out what
+    ...", "when does Tremblay's view ... change") is allowed; naming the channel or stating the
+    learned content as fact is not. Lexical, so it errs toward the released phrasings (all 14
+    of App. H pass; tests/test_qgen_checks.py)."""
+    match = _LEARNED_HOW.search(question)
+    if match:
+        return f"reveals how the center learned it ('{match.group(0)}')"
+    match = _LEARNED_WHAT.search(question_body(question))
+    if match:
+        return f"states what the center learned as fact ('{match.group(0)}')"
+    return None
+
+
 CheckFn = Callable[[str, CheckContext], "str | None"]
 CHECKS: dict[str, CheckFn] = {
     "single_interrogative": check_single_interrogative,
@@ -285,6 +398,7 @@ CHECKS: dict[str, CheckFn] = {
     "forbidden_names": check_forbidden_names,
     "annotation_vocabulary": check_annotation_vocabulary,
     "no_reveal": check_no_reveal,
+    "no_learning_reveal": check_no_learning_reveal,
 }
 
 

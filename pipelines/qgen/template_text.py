@@ -90,11 +90,15 @@ def _place(payload: dict) -> str:
     place = _TIME_SUFFIX.sub("", _INT_EXT.sub("", raw)).strip(" .-") or "the scene"
     if not place.isupper():
         return place
-    # Screenplay capitals: "LIGHTHOUSE" -> "the lighthouse", "GITTES' OFFICE" -> "Gittes' office".
+    # Screenplay capitals: "LIGHTHOUSE" -> "the lighthouse", "GITTES' OFFICE" -> "Gittes' office";
+    # a place of several words is a name ("GULL POINT ROCKS" -> "the Gull Point Rocks", issue 13:
+    # "the gull point rocks" read as a typo next to the gold questions).
     first, *rest = place.lower().split()
-    if first.endswith(("'s", "'")):
+    if rest:
+        first, *rest = (w if w == "the" else w[:1].upper() + w[1:] for w in [first, *rest])
+    if first.lower().endswith(("'s", "'")):
         return " ".join([first.capitalize(), *rest])
-    return " ".join(["the", first, *rest]) if first != "the" else " ".join([first, *rest])
+    return " ".join(["the", first, *rest]) if first.lower() != "the" else " ".join([first, *rest])
 
 
 def anchor_phrase(payload: dict) -> str:
@@ -124,12 +128,115 @@ def _names(payload: dict) -> dict[str, str]:
     return {"h": members[0], "members": listed, "about": about}
 
 
+# Frames that name the question's topic (Table 23: "TOPIC, NEVER VALUE"): used when the
+# context-set's first belief entry mentions a particular thing ("the boat log"). Added for issue
+# 13: without a topic every question of a type read alike (gold-eval: 60% near-duplicates).
+TOPIC_FRAMES = {
+    "Q1": ["what do {members} each know about {topic}?"],
+    "Q2": ["when does {h}'s view of {topic} change?"],
+    "Q3": ["what does {h} believe about {topic}?"],
+    "Q4": ["how does {h} learn about {topic}?"],
+    "Q5": ["what does {h} understand about {about}'s view of {topic}?"],
+    "Q7": ["what does {h} make of what {about} says about {topic}?"],
+    "Q8": ["what had {h} found out about {topic}, in order?"],
+    "N1": ["how has {h}'s knowledge of {topic} developed?"],
+    "N3": ["what sequence shapes {h}'s reading of {topic}?"],
+}
+_TOPIC = re.compile(r"\b(?:the|his|her|their) ([a-z]{3,})(?: ([a-z]+))?")
+_NOT_TOPICS = frozenset(
+    [
+        "same",
+        "one",
+        "other",
+        "way",
+        "lot",
+        "thing",
+        "night",
+        "day",
+        "morning",
+        "year",
+        "time",
+        "week",
+        "rest",
+        "end",
+        "first",
+        "last",
+        "place",
+        "water",
+        "point",
+    ]
+)
+
+
+_SECOND_WORD_STOP = frozenset(
+    [
+        "was",
+        "were",
+        "is",
+        "are",
+        "has",
+        "had",
+        "have",
+        "will",
+        "would",
+        "could",
+        "can",
+        "did",
+        "does",
+        "below",
+        "above",
+        "into",
+        "onto",
+        "from",
+        "with",
+        "about",
+        "after",
+        "before",
+        "that",
+        "which",
+        "who",
+        "where",
+        "when",
+        "and",
+        "but",
+        "for",
+        "the",
+        "his",
+        "her",
+        "their",
+    ]
+)
+
+
+def _noun_phrase(first: str, second: str | None) -> str:
+    """ "boat log" keeps its second word; "body was" / "rocks below" / "lamp failed" do not."""
+    if not second or second in _SECOND_WORD_STOP or second.endswith(("ed", "s", "ly")):
+        return first
+    return f"{first} {second}"
+
+
+def topic_of(payload: dict) -> str | None:
+    """A particular thing the first belief entry is about ("the boat log"), not its value."""
+    place = _place(payload).lower()
+    for entry in (payload.get("belief_entries") or [])[:1]:
+        content = (entry.get("content") or entry.get("claim") or "").lower()
+        for match in _TOPIC.finditer(content):
+            phrase = _noun_phrase(match.group(1), match.group(2))
+            last = phrase.split()[-1]
+            if last not in _NOT_TOPICS and phrase not in place and not last.endswith("ing"):
+                return f"the {phrase}"
+    return None
+
+
 def question_for(payload: dict) -> str:
-    """The question body: one of the type's frames, chosen by the context-set's anchor."""
-    frames = FRAMES[payload["question_type"]]
+    """The question body: one of the type's frames, chosen by the context-set's anchor (a
+    topic frame when the context-set has a topic)."""
+    qtype = payload["question_type"]
+    topic = topic_of(payload)
+    frames = FRAMES[qtype] + (TOPIC_FRAMES.get(qtype, []) * 2 if topic else [])
     key = f"{payload.get('holder')}|{(payload.get('anchor') or {}).get('scene')}"
     pick = int(hashlib.sha1(key.encode()).hexdigest(), 16) % len(frames)
-    return frames[pick].format(**_names(payload))
+    return frames[pick].format(**_names(payload), topic=topic)
 
 
 def _prop(text: str) -> str:
@@ -143,7 +250,49 @@ def _prop(text: str) -> str:
 
 
 _LOWER_OPENERS = frozenset(
-    ["a", "an", "the", "this", "that", "these", "those", "it", "its", "there", "here", "he", "she", "they", "we", "you", "his", "her", "their", "our", "my", "your", "some", "every", "no", "nobody", "someone", "everyone", "nothing", "something", "all", "in", "on", "at", "by", "for", "with", "if", "when", "after", "before"]
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "there",
+        "here",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "his",
+        "her",
+        "their",
+        "our",
+        "my",
+        "your",
+        "some",
+        "every",
+        "no",
+        "nobody",
+        "someone",
+        "everyone",
+        "nothing",
+        "something",
+        "all",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "if",
+        "when",
+        "after",
+        "before",
+    ]
 )
 
 

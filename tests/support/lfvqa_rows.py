@@ -100,7 +100,8 @@ def build_slice(store, n_copies: int = 1) -> dict:
     }
 
 
-_CLAIM_LINE = re.compile(r"^(\d+)\. \[(core|context)\] (.*)$", re.MULTILINE)
+# judge-claims-v1 shows "[core]" / "[context]" before each claim; v2 (App. F.2 only) does not.
+_CLAIM_LINE = re.compile(r"^(\d+)\. (?:\[(core|context)\] )?(.*)$", re.MULTILINE)
 
 
 def scripted_judge(body: dict, number: int) -> str:

@@ -1,0 +1,112 @@
+"""`storyscope gold-eval`: each offline backend's output on a film scored against the film's
+hand-made gold annotation (samples/gold; issue 13) — belief records, generated questions and
+judge labels. The backends are scored, never fitted: no threshold here is tuned on the gold.
+"""
+
+from __future__ import annotations
+
+from data_access import gold_eval as queries
+from data_access.store import Store
+from pipelines.goldeval.beliefs import MATCH_COSINE, score_beliefs
+from pipelines.goldeval.judge import score_judge
+from pipelines.goldeval.questions import score_questions
+
+
+class GoldEvalError(ValueError):
+    """The store lacks what a comparison needs; the message says which command makes it."""
+
+
+def _embed(texts: list[str]):
+    from pipelines.embeddings import embed_texts
+
+    return embed_texts(texts)
+
+
+def evaluate_beliefs(store: Store, film_id: str, backend: str = "rules", embed=_embed) -> dict:
+    """The belief comparison of one backend; GoldEvalError when a side is missing."""
+    gold_run = queries.gold_run(store, film_id)
+    if gold_run is None:
+        raise GoldEvalError(f"no gold belief records for {film_id!r}: run `storyscope demo`")
+    run_id = queries.belief_run(store, film_id, backend)
+    if run_id is None:
+        raise GoldEvalError(
+            f"no {backend!r} belief records for {film_id!r}: run"
+            f" `storyscope beliefs annotate --film {film_id} --backend {backend}`"
+        )
+    backend_rows = queries.beliefs_of_run(store, film_id, run_id)
+    gold_rows = queries.beliefs_of_run(store, film_id, gold_run)
+    scores = score_beliefs(backend_rows, gold_rows, embed)
+    return {"backend": backend, **scores, "run_id": run_id, "match_cosine": MATCH_COSINE}
+
+
+def evaluate_questions(store: Store, film_id: str, backend: str = "template", embed=_embed) -> dict:
+    """The generated questions' figures, with the gold questions' as reference."""
+    generated = queries.generated_questions(store, film_id, backend)
+    if generated.empty:
+        raise GoldEvalError(
+            f"no {backend!r} questions for {film_id!r}: run"
+            f" `storyscope generate --film {film_id} --backend {backend}`"
+        )
+    scores = score_questions(generated, embed)
+    reference = score_questions(queries.gold_questions(store, film_id), embed)
+    return {"backend": backend, **scores, "gold_reference": reference}
+
+
+def evaluate_judge(store: Store, film_id: str, judge_id: str = "lexical") -> dict:
+    """The judge's labels on the gold answers against the gold verdicts."""
+    pairs = queries.verdict_pairs(store, film_id, judge_id)
+    if pairs.empty:
+        raise GoldEvalError(f"no gold verdicts for {film_id!r}: run `storyscope demo`")
+    if pairs["judged"].isna().all():
+        raise GoldEvalError(
+            f"judge {judge_id!r} has not labelled the gold answers: run"
+            f" `storyscope judge --backend {judge_id}`"
+        )
+    return {"backend": judge_id, **score_judge(pairs)}
+
+
+SUMMARY_KEYS = {
+    "beliefs": ("backend", "precision", "recall", "false_belief_recall", "revision_recall"),
+    "questions": ("backend", "checks_pass_rate", "near_duplicate_rate", "self_bleu2"),
+    "judge": ("backend", "kappa", "accuracy", "confusion"),
+}
+
+
+def summary(detail: dict) -> dict:
+    """The `--json` shape of issue 13: three comparisons with exactly these keys."""
+    return {part: {k: detail[part][k] for k in keys} for part, keys in SUMMARY_KEYS.items()}
+
+
+def gold_eval(store: Store, film_id: str) -> dict:
+    """All three comparisons with their detail (counts, runs, the gold questions' reference)."""
+    beliefs = evaluate_beliefs(store, film_id)
+    questions = evaluate_questions(store, film_id)
+    judge = evaluate_judge(store, film_id)
+    return {"beliefs": beliefs, "questions": questions, "judge": judge}
+
+
+def describe(part: str, result: dict) -> str | None:
+    """One line for a page, e.g. "rules backend vs gold: precision 0.31, recall 0.22"."""
+    scores = result.get(part)
+    if not scores:
+        return None
+
+    def f(value) -> str:
+        return "—" if value is None else f"{value:.2f}"
+
+    if part == "beliefs":
+        return (
+            f"{scores['backend']} backend vs gold: precision {f(scores['precision'])}, recall"
+            f" {f(scores['recall'])}, false-belief recall {f(scores['false_belief_recall'])},"
+            f" revision recall {f(scores['revision_recall'])}"
+        )
+    if part == "questions":
+        return (
+            f"{scores['backend']} writer on the gold film: checks pass"
+            f" {f(scores['checks_pass_rate'])}, near-duplicates {f(scores['near_duplicate_rate'])},"
+            f" Self-BLEU-2 {f(scores['self_bleu2'])}"
+        )
+    return (
+        f"{scores['backend']} judge vs gold verdicts: κ {f(scores['kappa'])},"
+        f" accuracy {f(scores['accuracy'])}"
+    )

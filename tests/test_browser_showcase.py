@@ -1,0 +1,113 @@
+"""The first run, in headless Chromium (issue 13): the samples-only demo store — what `make run`
+builds on a machine without ../shared/data — served by the real `streamlit run app.py`, and
+every page must open on a chart or a table with data, never on a box saying there is nothing.
+
+The demo store is built once per module with `build_demo(store, None)` (a few minutes on a busy
+machine). Skipped (with the reason) only where /usr/bin/chromium is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from data_access.store import Store
+from tests.conftest import REPO_ROOT
+from tests.test_browser_explorer import (
+    ARTIFACTS,
+    CHROMIUM,
+    _free_port,
+    _open,
+    _settle,
+    _wait_healthy,
+    browser,  # noqa: F401  (the module-scoped Chromium fixture)
+    page,  # noqa: F401
+)
+
+# url path (with the view a first-time user opens) -> page title
+SHOWCASE_PAGES = {
+    "": "StoryScope",
+    "film": "Film",
+    "beliefs": "Belief timelines",
+    "questions": "Questions",
+    "verdicts": "Verdicts",
+    "distributions": "Distributions",
+    "distributions?view=Multiple+choice+%28StoryVideoQA%29": "Distributions",
+    "plottree": "PlotTree",
+    "qlab": "Question Lab",
+    "runs": "Runs",
+}
+DATA_SELECTOR = ".js-plotly-plot, [data-testid='stDataFrame'], [data-testid='stTable']"
+EMPTY_WORDS = ("no ", "nothing", "empty", "not yet", "build one")
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian chromium not installed at /usr/bin/chromium (run `make browser`)",
+    ),
+    pytest.mark.slow,
+]
+
+
+@pytest.fixture(scope="module")
+def showcase_url(tmp_path_factory):
+    """A samples-only demo store and `streamlit run app.py` over it; yields the base URL."""
+    from pipelines.demo import build_demo
+
+    store_path = tmp_path_factory.mktemp("showcase") / "demo.duckdb"
+    build_demo(Store(store_path, lock_timeout=30), None, echo=lambda message: None)
+    port = _free_port()
+    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
+    command = [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    command += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    process = subprocess.Popen(
+        command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _empty_boxes(tab) -> list[str]:
+    """Texts of info/warning boxes that say the page has nothing to show."""
+    texts = tab.locator("[data-testid='stAlert']").all_inner_texts()
+    return [t for t in texts if any(word in t.lower() for word in EMPTY_WORDS)]
+
+
+def test_every_page_of_the_first_run_shows_data(page, showcase_url):  # noqa: F811
+    ARTIFACTS.mkdir(exist_ok=True)
+    problems = []
+    for path, title in SHOWCASE_PAGES.items():
+        _open(page, f"{showcase_url}/{path}", title)
+        page.wait_for_selector(DATA_SELECTOR, timeout=60000, state="attached")
+        _settle(page)
+        name = path.split("?")[0] or "overview"
+        page.screenshot(path=str(ARTIFACTS / f"showcase-{name}.png"), full_page=True)
+        if page.locator("[data-testid='stException']").count():
+            problems.append(f"/{path}: exception")
+        if not page.locator(DATA_SELECTOR).count():
+            problems.append(f"/{path}: no chart or table")
+        problems += [f"/{path}: {text}" for text in _empty_boxes(page)]
+    assert not problems, problems
+
+
+def test_pages_open_on_the_showcase_film(page, showcase_url):  # noqa: F811
+    for path in ("film", "beliefs"):
+        _open(page, f"{showcase_url}/{path}", SHOWCASE_PAGES[path])
+        assert (
+            "The Keeper's Ledger" in page.locator("[data-testid='stSelectbox']").first.inner_text()
+        )
+    _open(page, f"{showcase_url}/verdicts", "Verdicts")
+    assert "keepers-gold" in page.url or "Keeper" in page.content()
+    _open(page, f"{showcase_url}/beliefs", "Belief timelines")
+    assert "rules backend vs gold: precision" in page.content()
