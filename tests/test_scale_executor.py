@@ -8,6 +8,7 @@ here; they are marked slow and still run in `make test`.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -345,3 +346,46 @@ def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray
     for table in rows["whole"]:
         pd.testing.assert_frame_equal(rows["whole"][table], rows["local"][table])
         pd.testing.assert_frame_equal(rows["local"][table], rows["ray"][table])
+
+
+def _summary_rows(store: Store, films) -> pd.DataFrame:
+    from data_access.scene_summaries import current_summaries
+
+    return pd.concat(
+        [current_summaries(store, f).assign(film_id=f) for f in films], ignore_index=True
+    )
+
+
+def _scripted_summary(body: dict, number: int) -> str:
+    text = body["messages"][-1]["content"]
+    return json.dumps({"summary": f"A scene of {len(text)} characters."})
+
+
+@pytest.mark.slow
+def test_scene_summaries_per_film_on_ray_write_the_local_rows(tmp_path, ray_session, fake_llm):
+    from pipelines.preprocess.summaries import summarise_film
+    from pipelines.preprocess.summaries_scaled import summarise_films
+
+    films = ["rules-a", "rules-b"]
+    server = fake_llm(_scripted_summary)
+    llm = fake_llm.config(server, api_key=None).public_dict()
+    for backend in ("extractive", "openai"):
+        rows = {}
+        for name in ("whole", "local", "ray"):
+            store = _fresh_store(tmp_path, f"{backend}-{name}")
+            for film in films:
+                _write_rules_film(store, film)
+            if name == "whole":  # the unscaled command, a film at a time
+                for film in films:
+                    summarise_film(store, film, backend, llm)
+            else:
+                executor = make_executor(name)
+                try:
+                    batch = summarise_films(store, films, executor, backend, llm)
+                finally:
+                    executor.close()
+                assert batch.complete
+            rows[name] = _summary_rows(store, films)
+        assert rows["whole"]["summary"].notna().all() and len(rows["whole"]) == 6
+        pd.testing.assert_frame_equal(rows["whole"], rows["local"])
+        pd.testing.assert_frame_equal(rows["local"], rows["ray"])

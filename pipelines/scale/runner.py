@@ -73,8 +73,14 @@ def run_batch(
     fn: UnitFn,
     write: UnitWriter,
     progress: ProgressFn | None = None,
+    prepare: Callable[[Unit], Unit] | None = None,
 ) -> BatchResult:
-    """Run `fn` over the units not yet written, writing each unit as it comes back."""
+    """Run `fn` over the units not yet written, writing each unit as it comes back.
+
+    `prepare(unit)` (optional) turns a unit still to run into the one to send, on the driver,
+    just before dispatch (e.g. start the unit's LLM run); units already written are never
+    prepared, so a resumed batch redoes nothing for them.
+    """
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
     batch_id = ledger.open_batch(store, key)
@@ -87,6 +93,8 @@ def run_batch(
     results = ledger.done_units(store, batch_id)
     resumed_from = len(results)
     todo = [u for u in units if u.key not in results]
+    if prepare is not None:
+        todo = [prepare(u) for u in todo]
     failures: list[tuple[str, str]] = []
     for outcome in executor.map_units(fn, todo):
         with store.transaction() as cursor:
