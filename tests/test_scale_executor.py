@@ -367,9 +367,10 @@ def test_scene_summaries_per_film_on_ray_write_the_local_rows(tmp_path, ray_sess
     from pipelines.preprocess.summaries_scaled import summarise_films
 
     films = ["rules-a", "rules-b"]
-    server = fake_llm(_scripted_summary)
-    llm = fake_llm.config(server, api_key=None).public_dict()
     for backend in ("extractive", "openai"):
+        # a server per backend: the fake server stops itself after 120 s
+        server = fake_llm(_scripted_summary)
+        llm = fake_llm.config(server, api_key=None).public_dict()
         rows = {}
         for name in ("whole", "local", "ray"):
             store = _fresh_store(tmp_path, f"{backend}-{name}")
