@@ -3,10 +3,12 @@ and an older store's FLOAT[] vectors upgraded in place."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 
 from data_access.plottree import current_tree
-from data_access.store import Store, forget_schema_cache
+from data_access.store import Store
 from data_access.vectors import pack_f16, unpack_f16
 
 
@@ -30,7 +32,7 @@ def test_float16_round_trip_keeps_vectors_and_top_m_retrieval():
     assert np.mean(overlap) > 0.97  # random vectors are the hard case: near-ties everywhere
 
 
-def test_an_older_store_moves_its_node_vectors_to_float16(store_path):
+def test_an_older_store_moves_its_node_vectors_to_float16(store_path, tmp_path):
     from tests.test_plottree_build import write_fixture_film
 
     store = Store(store_path)
@@ -56,8 +58,11 @@ def test_an_older_store_moves_its_node_vectors_to_float16(store_path):
         # Make the store look like one written before migration 761.
         cursor.execute("DROP TABLE plottree_vectors")
         cursor.execute("DELETE FROM _migrations WHERE number = 761")
-    forget_schema_cache()
-    upgraded = Store(store_path)
+    # Opened under another path, the file is checked for migrations again (as a user's old
+    # store would be by a new release).
+    old_copy = tmp_path / "old.duckdb"
+    shutil.copyfile(store_path, old_copy)
+    upgraded = Store(old_copy)
     frame, restored = current_tree(upgraded, "film-a", "all-MiniLM-L6-v2")
     assert list(frame["node_id"]) == [f"film-a:L0-{i}" for i in range(3)]
     assert np.abs(restored - vectors).max() < 1e-3
