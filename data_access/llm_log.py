@@ -30,6 +30,7 @@ CALL_COLUMNS = [
     "attempts",
     "error",
     "raw_reply",
+    "reason",
 ]
 
 

@@ -26,6 +26,13 @@ from typing import TypeVar
 import duckdb
 import pandas as pd
 
+from data_access.store_health import (
+    StoreProblem,
+    check_path,
+    explain_connect_error,
+    quick_check,
+)
+
 T = TypeVar("T")
 
 DEFAULT_STORE = Path("data") / "storyscope.duckdb"
@@ -34,6 +41,17 @@ _LOCK_MARKERS = ("could not set lock", "conflicting lock", "resource temporarily
 
 class StoreBusy(RuntimeError):
     """Another process held the store for longer than the lock timeout."""
+
+
+def default_lock_timeout() -> float:
+    """Seconds to wait for a busy store: `STORYSCOPE_LOCK_TIMEOUT`, else 60."""
+    text = os.environ.get("STORYSCOPE_LOCK_TIMEOUT") or "60"
+    try:
+        return float(text)
+    except ValueError:
+        raise StoreProblem(
+            f"STORYSCOPE_LOCK_TIMEOUT={text!r} is not a number of seconds: set it to e.g. 60"
+        ) from None
 
 
 def default_store_path() -> Path:
@@ -75,31 +93,48 @@ class Store:
         linger_s: seconds to keep the file open after the last session ends, so a burst of
             queries (one page render) pays one open; other processes wait at most this long.
             0 releases the file at once (CLI and jobs).
+        create: whether a missing file may be created; false for commands that only read,
+            so a mistyped path is refused (`StoreMissing`) instead of becoming an empty store.
     """
 
     path: Path = field(default_factory=default_store_path)
-    lock_timeout: float = 60.0
+    lock_timeout: float = field(default_factory=default_lock_timeout)
     linger_s: float = 0.0
+    create: bool = True
 
     def __post_init__(self) -> None:
         self.path = Path(self.path).resolve()
 
     # -- connection life -------------------------------------------------------------
     def _open_connection(self) -> duckdb.DuckDBPyConnection:
+        check_path(self.path, self.create)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        had_wal = Path(f"{self.path}.wal").exists()
+        connection = self._connect_with_retry()
+        try:
+            quick_check(connection, self.path, had_wal)  # a damaged store is refused on open
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _connect_with_retry(self) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.02
         while True:
             try:
                 return duckdb.connect(str(self.path))
-            except duckdb.IOException as exc:
+            except duckdb.Error as exc:
                 if not _is_lock_error(exc) or time.monotonic() >= deadline:
                     if _is_lock_error(exc):
                         raise StoreBusy(
                             f"store {self.path} is busy{_holder_hint(exc)}; gave up after "
                             f"{self.lock_timeout:.0f}s"
                         ) from exc
-                    raise
+                    problem = explain_connect_error(self.path, exc)
+                    if problem is None:
+                        raise
+                    raise problem from exc
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 1.6, 0.5)
 
@@ -159,10 +194,10 @@ class Store:
             cursor.execute("BEGIN TRANSACTION")
             try:
                 yield cursor
+                cursor.execute("COMMIT")
             except BaseException:
-                cursor.execute("ROLLBACK")
+                _rollback_quietly(cursor)
                 raise
-            cursor.execute("COMMIT")
 
     def in_transaction(
         self, work: Callable[[duckdb.DuckDBPyConnection], T], conflict_retries: int = 0
@@ -222,6 +257,21 @@ class Store:
         """Run one bound query and return the first column of its first row (or None)."""
         found = self.rows(sql, params)
         return found[0][0] if found else None
+
+
+def _rollback_quietly(cursor: duckdb.DuckDBPyConnection) -> None:
+    """Roll back after a fault without hiding it: when the fault was an I/O error (a full
+    disk), DuckDB has aborted the transaction already and ROLLBACK fails with "Current
+    transaction is aborted"; the caller must see the real error, not that one."""
+    try:
+        cursor.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
+def forget_schema_cache() -> None:
+    """Make the next session re-check migrations (tests that replace store files use it)."""
+    _migrated.clear()
 
 
 def is_conflict(exc: BaseException) -> bool:

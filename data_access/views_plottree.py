@@ -42,3 +42,37 @@ def node_embeddings(store: Store, film_id: str, model: str) -> pd.DataFrame:
     )
     frame["vector"] = list(unpack_f16(frame["vector"]))
     return frame
+
+
+def tree_skeleton(store: Store, film_id: str) -> pd.DataFrame:
+    """The shape of a film's current tree without its texts (a feature film has ~8,000 nodes
+    whose leaf summaries are most of the bytes): node_id, parent_id, level, start_s, end_s,
+    leaves; top level first, then by time."""
+    return store.df(
+        "SELECT node_id, parent_id, level, start_s, end_s,"
+        " len(coalesce(leaf_indices, [])) AS leaves"
+        " FROM current_plottree_nodes WHERE film_id = ? ORDER BY level DESC, start_s, node_id",
+        [film_id],
+    )
+
+
+def node_texts(store: Store, film_id: str, node_ids: tuple[str, ...]) -> pd.DataFrame:
+    """Summary, its backend and the characters of the given nodes of a film's current tree."""
+    return store.df(
+        "SELECT node_id, summary, summary_backend,"
+        " array_to_string(coalesce(characters, []), ', ') AS characters"
+        " FROM current_plottree_nodes WHERE film_id = ? AND list_contains(?, node_id)",
+        [film_id, list(node_ids)],
+    )
+
+
+def find_nodes(store: Store, film_id: str, text: str, limit: int = 50) -> pd.DataFrame:
+    """Nodes whose summary contains `text` (case-insensitive, literal), earliest first, with the
+    total number of matches in `matches`."""
+    return store.df(
+        "SELECT node_id, level, start_s, end_s, summary, count(*) OVER () AS matches"
+        " FROM current_plottree_nodes"
+        " WHERE film_id = ? AND contains(lower(coalesce(summary, '')), lower(?))"
+        " ORDER BY start_s, level DESC, node_id LIMIT ?",
+        [film_id, text, limit],
+    )

@@ -101,9 +101,10 @@ def questions_list(
 
 
 def question_detail(store: Store, question_id: str) -> dict | None:
-    """One question with its film title and runtime, or None."""
+    """One question with its film's title, runtime and registered video, or None."""
     frame = store.df(
-        "SELECT q.*, f.title, f.year, f.runtime_s FROM questions q LEFT JOIN films f USING (film_id)"
+        "SELECT q.*, f.title, f.year, f.runtime_s, f.video_path"
+        " FROM questions q LEFT JOIN films f USING (film_id)"
         " WHERE q.question_id = ?",
         [question_id],
     )

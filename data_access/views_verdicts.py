@@ -12,6 +12,9 @@ from data_access.store import Store
 def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
     """Finished runs that graded model answers (on this film's questions), newest first, labelled.
 
+    Human review saves (step `review.verdicts`, one run per save of a few labels) are left out
+    too: the newest of them would become the grid's default run; humans are compared with the
+    judges in the Agreement view instead (data_access.views_review).
     Gold self-check runs (step `judge.gold`) grade the reference answers, not the settings'
     answers, so they are left out: picked by default as the newest run, they showed an empty grid.
     """
@@ -28,7 +31,8 @@ def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
                s.judge_id || ' · ' || coalesce(r.backend, '?') || coalesce(' ' || r.model, '') || ' · '
                  || strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS label
         FROM slice s JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' AND r.step <> 'judge.gold' ORDER BY r.started_at DESC
+        WHERE r.status = 'finished' AND r.step NOT IN ('judge.gold', 'review.verdicts')
+        ORDER BY r.started_at DESC
         """,
         [film_id, film_id],
     )

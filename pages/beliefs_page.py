@@ -4,11 +4,25 @@ import streamlit as st
 
 from data_access import views_beliefs
 from pages.common import query
-from pages.filters import url_film, url_multiselect, url_range, url_selectbox
+from pages.downloads import download_buttons
+from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
 from pages.gold_note import gold_eval_caption
+from pages.safe_text import inert, plain
+from pipelines.beliefs.character_summary import (
+    GROUPINGS,
+    belief_groups,
+    changes,
+    character_summary,
+    false_beliefs,
+    group_key,
+    search_beliefs,
+)
+from viz.belief_groups import belief_groups_figure
 from viz.beliefs import belief_lanes_figure, describe_belief
 
 MAX_ROWS = 60
+MAX_GROUPS = 40
+ALL_GROUPS = "(all groups)"
 st.title("Belief timelines")
 st.caption(
     "Each box runs from when a belief forms to when it is revised. Dashed red: false belief; "
@@ -40,6 +54,44 @@ if not chosen:
 
 lanes = query(views_beliefs.belief_lanes, film_id, tuple(chosen))
 meta = query(views_beliefs.meta_belief_lane, film_id, tuple(chosen))
+found = url_text("Search beliefs (content, teller, trigger)", key="find")
+if found:
+    lanes = search_beliefs(lanes, found)
+    meta = meta[meta["claim"].fillna("").str.contains(found, case=False, regex=False)]
+    st.caption(f"{len(lanes)} beliefs and {len(meta)} meta-beliefs match “{plain(found)}”.")
+
+st.subheader("Per character")
+st.dataframe(character_summary(lanes), hide_index=True, width="stretch", key="summary")
+wrong = false_beliefs(lanes)
+with st.expander(f"False beliefs ({len(wrong)}): who told them, when they were corrected"):
+    st.dataframe(wrong, hide_index=True, width="stretch", key="false_beliefs")
+
+st.subheader("Groups")
+by = url_selectbox(
+    "Group beliefs by", list(GROUPINGS), key="by", format_func=GROUPINGS.get, default="source"
+)
+keys = group_key(lanes, by, list(holders["holder"])) if not lanes.empty else lanes["holder"]
+groups = belief_groups(lanes, by, list(holders["holder"]))
+changing = lanes.assign(group=keys)[changes(lanes)] if not lanes.empty else lanes
+st.caption(
+    "One lane per character and group: its unchanged beliefs collapsed into one span with their "
+    "count; false (✕), revised (◆) and rejected (■) beliefs drawn on top."
+)
+st.plotly_chart(belief_groups_figure(groups.head(MAX_GROUPS), changing), key="belief_groups")
+if len(groups) > MAX_GROUPS:
+    st.caption(f"The {MAX_GROUPS} largest of {len(groups)} groups are drawn; open one below.")
+group_ids = [ALL_GROUPS] + [f"{h} · {g}" for h, g in zip(groups["holder"], groups["group"])]
+group_sizes = dict(zip(group_ids[1:], groups["beliefs"]))
+opened = url_selectbox(
+    "Open a group as one lane per belief",
+    group_ids,
+    key="group",
+    format_func=lambda g: g if g == ALL_GROUPS else f"{plain(g)} ({group_sizes[g]})",
+)
+if opened != ALL_GROUPS:
+    lanes = lanes[(lanes["holder"] + " · " + keys) == opened]
+    meta = meta[meta["holder"] == opened.split(" · ", 1)[0]]
+
 if len(lanes) + len(meta) > MAX_ROWS:
     # a screenplay film holds hundreds of beliefs per character: show the beliefs that form or
     # are revised in a window of scenes (a belief held from earlier would flood every window)
@@ -61,7 +113,7 @@ if len(lanes) + len(meta) > MAX_ROWS:
 
 def _describe(label: str) -> str:
     row = lanes.iloc[labels.index(label)]
-    return f"{label} — {row['content']}"
+    return f"{label} — {plain(row['content'])}"
 
 
 # "holder · id"; beliefs merged from runs over different scenes can repeat an id: add the scene
@@ -73,6 +125,7 @@ labels = [
 picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
 
 st.plotly_chart(belief_lanes_figure(lanes, meta, picked), key="belief_lanes")
+download_buttons(lanes, "belief_lanes", key="lanes")
 
 summary = st.columns(4)
 summary[0].metric("Beliefs", len(lanes))
@@ -83,8 +136,8 @@ summary[3].metric("Meta-beliefs", len(meta))
 if picked:
     row = lanes.iloc[labels.index(picked)]
     holder, belief_id, scene_index = row["holder"], row["belief_id"], int(row["scene_index"])
-    st.subheader(f"{holder}: {belief_id}")
-    st.markdown(describe_belief(row))
+    st.subheader(f"{inert(holder)}: {inert(belief_id)}")
+    st.markdown(describe_belief(row, escape=inert))
     left, right = st.columns(2)
     with left:
         st.markdown("**Basis events**")

@@ -1,5 +1,9 @@
 """What every page shares: the store chosen in the sidebar and cached query calls.
 
+The sidebar offers existing stores only (the operator's STORYSCOPE_STORE and `*.duckdb` files in
+STORYSCOPE_STORE_DIR, default the project's `data/`): the app is shared on lab servers, so a
+visitor can never make it create a file or open one elsewhere (DESIGN.md, "Data").
+
 Query results are cached with `st.cache_data` keyed on the store path and the store's version
 token (`data_access.stats.store_version`), so a run finished by another process (CLI, job)
 shows on the next rerun without restarting the app, and an unchanged store costs no query.
@@ -21,21 +25,84 @@ from data_access.store import Store, default_store_path
 # (data_access.store, "linger") instead of reopening it for each. Kept short so a CLI writer
 # still gets the file between the app's polls.
 APP_LINGER_S = 0.25
+# The project's data/ directory: where `make run` builds the demo store.
+PROJECT_DATA_DIR = (Path(__file__).resolve().parent.parent / "data").resolve()
+STORE_KEY = "store_choice"
 
 
 @st.cache_resource
 def _store_for(path: str) -> Store:
-    return Store(Path(path), linger_s=APP_LINGER_S)
+    # create=False too: even a path that slipped past offered_stores() is never created
+    return Store(Path(path), linger_s=APP_LINGER_S, create=False)
+
+
+def allowed_store_dir() -> Path:
+    """The directory whose stores visitors may open: STORYSCOPE_STORE_DIR, else the project's
+    `data/` (the operator's choice; a visitor can only pick from what is already there)."""
+    configured = os.environ.get("STORYSCOPE_STORE_DIR")
+    return Path(configured).resolve() if configured else PROJECT_DATA_DIR
+
+
+def _operator_store() -> Path:
+    return Path(os.environ.get("STORYSCOPE_STORE") or default_store_path()).resolve()
+
+
+def offered_stores() -> list[str]:
+    """Existing store files a visitor may switch between: `*.duckdb` directly in the allowed
+    directory (symlinks leading out of it are left out), plus the operator's STORYSCOPE_STORE."""
+    return _offered_stores(str(allowed_store_dir()), str(_operator_store()))
+
+
+@st.cache_data(ttl=2, show_spinner=False)
+def _offered_stores(allowed_dir: str, operator_store: str) -> list[str]:
+    allowed, operator = Path(allowed_dir), Path(operator_store)
+    found = []
+    if allowed.is_dir():
+        for candidate in sorted(allowed.glob("*.duckdb")):
+            real = candidate.resolve()
+            if real.is_file() and real.parent == allowed:
+                found.append(str(real))
+    if operator.is_file() and str(operator) not in found:
+        found.insert(0, str(operator))
+    return found
+
+
+def _store_label(path: str) -> str:
+    resolved = Path(path)
+    return resolved.name if resolved.parent == allowed_store_dir() else f"{resolved} (operator)"
+
+
+def _choices() -> dict[str, str]:
+    """Sidebar label -> store path, the operator's store first."""
+    return {_store_label(path): path for path in offered_stores()}
 
 
 def current_store() -> Store:
-    """The store selected in the sidebar (default: STORYSCOPE_STORE or data/storyscope.duckdb)."""
-    path = (
-        st.session_state.get("store_path")
-        or os.environ.get("STORYSCOPE_STORE")
-        or str(default_store_path())
+    """The store picked in the sidebar (default: STORYSCOPE_STORE or data/storyscope.duckdb).
+
+    Only a path from `offered_stores()` is ever opened, so the app never creates a file or
+    opens one outside the allowed directory; with no store at all the page stops and says how
+    to build one.
+    """
+    choices = _choices()
+    operator = str(_operator_store())
+    picked = choices.get(st.session_state.get(STORE_KEY) or "")
+    # is_file again: the offered list is cached for 2 s, and opening a missing file creates it
+    path = next(
+        (
+            p
+            for p in (picked, operator, *choices.values())
+            if p in choices.values() and Path(p).is_file()
+        ),
+        None,
     )
-    return _store_for(str(Path(path).resolve()))
+    if path is None:
+        st.warning(
+            f"No store at {operator}. Build one with `storyscope demo` "
+            f"(or put a store in {allowed_store_dir()})."
+        )
+        st.stop()
+    return _store_for(path)
 
 
 @st.cache_data(ttl=2, show_spinner=False)
@@ -87,14 +154,18 @@ def derived(compute: Callable[[Any], Any], fn: Callable[..., Any], *args: Any) -
 
 
 def store_sidebar() -> None:
-    """The store selector shown on every page."""
-    default = os.environ.get("STORYSCOPE_STORE") or str(default_store_path())
-    st.sidebar.text_input(
-        "Store (DuckDB file)",
-        value=default,
-        key="store_path",
-        help="Any StoryScope store; set STORYSCOPE_STORE to change the default.",
+    """The store selector shown on every page: a list of existing stores, never a free path."""
+    choices = _choices()
+    if not choices:
+        return  # current_store() explains, on the page itself
+    labels = list(choices)
+    if st.session_state.get(STORE_KEY) not in labels:
+        operator = _store_label(str(_operator_store()))
+        st.session_state[STORE_KEY] = operator if operator in labels else labels[0]
+    st.sidebar.selectbox(
+        "Store",
+        labels,
+        key=STORE_KEY,
+        help=f"Existing stores in {allowed_store_dir()} (STORYSCOPE_STORE_DIR) and the operator's"
+        " STORYSCOPE_STORE. The app opens these only; it never creates a store.",
     )
-    store = current_store()
-    if not store.path.exists():
-        st.sidebar.warning(f"No store at {store.path}. Build one with `storyscope demo`.")

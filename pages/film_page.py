@@ -4,9 +4,11 @@ import streamlit as st
 
 from data_access import views_film, views_ingest
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
-from pages.frames import scene_frames
-from viz.film import presence_grid_figure, scene_timeline_figure
+from pages.frames import MAX_FRAMES, frame_strip, scene_frames
+from pages.safe_text import inert, show_text
+from viz.film import presence_grid_figure, scene_timeline_figure, scene_titles
 
 st.title("Film")
 film_id = url_film(
@@ -26,14 +28,13 @@ if scenes.empty:
     st.info("This film has no scenes yet (run preprocessing).")
     st.stop()
 
+scene_names = dict(zip(scenes["scene_index"], scene_titles(scenes)))
 scene = int(
     url_selectbox(
         "Scene",
         [str(i) for i in scenes["scene_index"]],
         key="scene",
-        format_func=lambda i: (
-            f"S{i} · {scenes.set_index('scene_index').loc[int(i), 'heading'] or ''}"
-        ),
+        format_func=lambda i: scene_names[int(i)],
     )
 )
 st.subheader("Scene timeline")
@@ -48,6 +49,23 @@ if match and match["low"]:
         "times; treat every time on this page as approximate."
     )
 st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
+download_buttons(scenes, f"scenes_{film_id}", key="scenes")
+
+if header.get("video_path"):
+    st.subheader("Scene keyframes")
+    # the scenes around the open one, each at its midpoint (a strip, not the whole film)
+    timed = scenes.dropna(subset=["start_s", "end_s"]).reset_index(drop=True)
+    at = (
+        int(timed.index[timed["scene_index"] >= scene].min())
+        if (timed["scene_index"] >= scene).any()
+        else 0
+    )
+    strip = timed.iloc[max(0, at - MAX_FRAMES // 2) :][:MAX_FRAMES]
+    frame_strip(
+        header["video_path"],
+        list((strip["start_s"] + strip["end_s"]) / 2),
+        [scene_names[i] for i in strip["scene_index"]],
+    )
 
 st.subheader("Who is where")
 presence = query(views_film.presence_grid, film_id)
@@ -59,11 +77,11 @@ else:
 st.subheader("Scene reader")
 row = scenes.set_index("scene_index").loc[scene]
 st.markdown(
-    f"**S{scene} · {row['heading'] or ''}** — {minutes(row['start_s'])}–{minutes(row['end_s'])}"
-    f" ({row['time_source']})"
+    f"**{inert(scene_names[scene])}** — {minutes(row['start_s'])}–{minutes(row['end_s'])}"
+    f" ({inert(row['time_source'])})"
 )
-if row["summary"]:
-    st.caption(row["summary"])
+if isinstance(row["summary"], str) and row["summary"]:
+    show_text(row["summary"], caption=True)
 lines_tab, events_tab, subs_tab, frames_tab = st.tabs(["Lines", "Events", "Subtitles", "Frames"])
 with lines_tab:
     st.dataframe(query(views_film.scene_lines, film_id, scene), hide_index=True, width="stretch")

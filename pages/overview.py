@@ -4,6 +4,7 @@ import streamlit as st
 
 from data_access import views_overview
 from pages.common import query
+from pages.safe_text import inert
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
 st.title("StoryScope")
@@ -73,7 +74,8 @@ explore = query(views_film.films_to_explore)
 for _, film in explore.iterrows():
     cols = st.columns([3, 1, 1, 1, 1, 1])
     cols[0].markdown(
-        f"**{film['title']}** · {film['kind']} · {film['questions']} questions · {film['beliefs']} beliefs"
+        f"**{inert(film['title'])}** · {film['kind']} · {film['questions']} questions"
+        f" · {film['beliefs']} beliefs"
     )
     cols[1].page_link("pages/film_page.py", label="Film", query_params={"film": film["film_id"]})
     cols[2].page_link(

@@ -5,11 +5,23 @@ import streamlit as st
 
 from data_access import views_questions
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
+from pages.frames import frame_strip
 from pages.generate_button import generate_panel, run_filter
-from viz.questions import evidence_lines, evidence_map_figure, evidence_summary, rubric_markdown
+from pages.question_review import question_review_panel
+from pages.review_common import reviewer_sidebar
+from pages.safe_text import inert, plain, show_text
+from viz.questions import (
+    evidence_captions,
+    evidence_lines,
+    evidence_map_figure,
+    evidence_summary,
+    rubric_markdown,
+)
 
 st.title("Questions")
+reviewer_sidebar()
 
 film_id = url_film_or_all()
 
@@ -58,6 +70,7 @@ st.caption(
 st.dataframe(
     listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table"
 )
+download_buttons(listed, "questions", key="questions")
 with st.expander(
     GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state
 ):
@@ -65,7 +78,7 @@ with st.expander(
 if listed.empty:
     st.stop()
 
-texts = dict(zip(listed["question_id"], listed["qtype"] + " · " + listed["text"]))
+texts = dict(zip(listed["question_id"], listed["qtype"] + " · " + listed["text"].map(plain)))
 question_id = url_selectbox(
     "Question", list(listed["question_id"]), key="q", format_func=lambda q: f"{q} — {texts[q]}"
 )
@@ -74,19 +87,24 @@ rubric = query(views_questions.rubric, question_id)
 evidence = query(views_questions.evidence_map, question_id)
 
 st.subheader(
-    f"{detail['qtype']} · {detail['title']}" + (f" ({detail['year']})" if detail["year"] else "")
+    f"{detail['qtype']} · {inert(detail['title'])}"
+    + (f" ({detail['year']})" if detail["year"] else "")
 )
 st.markdown(
-    f"center character: **{detail['center']}** · status: **{detail['status']}** · "
-    f"source: {detail['source']} · {evidence_summary(rubric, evidence)}"
+    f"center character: **{inert(detail['center'])}** · status: **{inert(detail['status'])}** · "
+    f"source: {inert(detail['source'])} · {evidence_summary(rubric, evidence)}"
 )
-st.markdown(f"**question:** {detail['text']}")
+show_text(detail["text"], "**question:**")
 if detail["gold"]:
-    st.markdown(f"**gold answer:** {detail['gold']}")
+    show_text(detail["gold"], "**gold answer:**")
 st.markdown("**rubric** (■ core, □ context)")
-st.markdown(rubric_markdown(rubric))
+st.markdown(rubric_markdown(rubric, escape=inert))
 if evidence.empty:
     st.caption("No evidence times recorded for this question.")
 else:
     st.plotly_chart(evidence_map_figure(evidence, detail["runtime_s"]), key="evidence_map")
-    st.markdown("**evidence in the film:**  \n" + "  \n".join(evidence_lines(evidence)))
+    st.markdown("**evidence in the film:**  \n" + "  \n".join(map(inert, evidence_lines(evidence))))
+    if detail.get("video_path"):
+        timed = evidence.dropna(subset=["time_s"])
+        frame_strip(detail["video_path"], list(timed["time_s"]), evidence_captions(timed))
+question_review_panel(question_id, detail)

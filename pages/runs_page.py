@@ -5,8 +5,11 @@ import streamlit as st
 
 from data_access import views_runs
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 from pages.scale_panel import batches_panel
+from pages.run_failures import failures_by_run, run_failure_summary
+from pages.safe_text import inert
 
 st.title("Runs")
 
@@ -76,8 +79,10 @@ st.dataframe(
     key="runs_table",
     column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
 )
+download_buttons(runs, "runs", key="runs")
 if runs.empty:
     st.stop()
+failures_by_run(list(runs["run_id"]))
 
 run_id = url_selectbox(
     "Run",
@@ -97,11 +102,13 @@ if calls.empty:
     st.caption("This run made no LLM calls.")
 else:
     failed = calls[calls["status"] != "ok"]
+    run_failure_summary(run_id)
     st.markdown(
-        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, {len(failed)} failed)"
+        f"**LLM calls**: {len(calls)} ({int(calls['cached'].sum())} cache hits, "
+        f"{len(failed)} failed)"
     )
     for _, call in failed.iterrows():
-        with st.expander(f"failed: {call['item_id']} — {call['error']}"):
+        with st.expander(f"failed: {inert(call['item_id'])} — {inert(call['error'])}"):
             st.code(call["raw_reply"] or "(no reply)", language="json")
     st.dataframe(
         calls.drop(columns=["raw_reply"]), hide_index=True, width="stretch", key="calls_table"

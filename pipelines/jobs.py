@@ -38,6 +38,7 @@ import duckdb
 from data_access import jobs as job_rows
 from data_access.runs import run_usage
 from data_access.store import Store
+from pipelines.llm.failures import run_failures
 from pipelines.llm.redact import redact
 
 JOB_KINDS: dict[str, str] = {
@@ -194,6 +195,7 @@ def job_status(store: Store, job_id: str) -> dict[str, Any]:
     if job["state"] in ("queued", "running") and not job["alive"]:
         job["state"] = "interrupted"
     job["resumable"] = job["state"] in ("interrupted", "failed", "stopped")
+    job["failures"] = run_failures(store, job.get("run_id"))  # counts by reason, first in full
     return job
 
 

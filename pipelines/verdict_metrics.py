@@ -4,8 +4,8 @@ Eq. 1 (LF-VideoQA §3.3) and the question bootstrap are `pipelines.metrics` (the
 `storyscope metrics`), so the page and the CLI print the same numbers; this module only feeds
 them the page's slice (film, types, settings) and reshapes the rows for the Table 3 / Table 4
 layouts. Agreement (Cohen's κ per judge pair, Krippendorff's α) is computed from counts the
-store aggregates (confusion tables, verdict-count patterns), with statsmodels and
-`pipelines.agreement`.
+store aggregates (confusion tables, verdict-count patterns), with `pipelines.agreement`'s numpy
+implementations (statsmodels is only the tests' reference: the runtime must not need it).
 """
 
 from __future__ import annotations
@@ -68,9 +68,10 @@ def metrics_by_setting_and_type(counts: pd.DataFrame) -> pd.DataFrame:
 
 def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
     """Cohen's κ, Krippendorff's α (nominal) and raw agreement per judge pair from
-    (verdict_a, verdict_b, n) counts (`views_verdicts.agreement_confusions`): κ via statsmodels'
-    `cohens_kappa` on the table, α from the same table (App. G reports both per pair)."""
-    from statsmodels.stats.inter_rater import cohens_kappa
+    (verdict_a, verdict_b, n) counts (`views_verdicts.agreement_confusions`): κ via
+    `pipelines.agreement`'s κ of the table, α from the same table (App. G reports both per
+    pair)."""
+    from pipelines.agreement.stats import cohen_kappa_from_table
 
     rows = []
     for (a, b), part in confusions.groupby(["judge_a", "judge_b"], sort=True):
@@ -82,7 +83,7 @@ def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
             .to_numpy(float)
         )
         items = int(table.sum())
-        kappa = float(cohens_kappa(table).kappa) if len(labels) > 1 else float("nan")
+        kappa = cohen_kappa_from_table(table) if len(labels) > 1 else float("nan")
         rows.append(
             {
                 "judge_a": a,

@@ -7,11 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
 from pipelines.agreement.stats import (
     category_counts,
     cohen_kappa,
+    cohen_kappa_from_table,
     confusion,
     fleiss_kappa,
     krippendorff_alpha_nominal,
@@ -48,6 +50,21 @@ def test_random_labels_match_reference_packages(seed):
     assert fleiss_kappa(table) == pytest.approx(sm_fleiss(table), abs=1e-9)
     assert krippendorff_alpha_nominal(table) == pytest.approx(_kripp_reference(frame), abs=1e-9)
     assert raw_agreement(a, b) == pytest.approx(np.mean(np.array(a) == np.array(b)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_kappa_of_a_confusion_table_matches_statsmodels_and_sklearn(seed):
+    """The Verdicts page's κ comes from stored confusion counts, computed with numpy only."""
+    frame = _ratings(50 + seed, 250, 2)
+    a, b = frame[0].tolist(), frame[1].tolist()
+    table = confusion(a, b, list(LABELS)).to_numpy()
+    assert cohen_kappa_from_table(table) == pytest.approx(sm_cohens_kappa(table).kappa, abs=1e-9)
+    assert cohen_kappa_from_table(table) == pytest.approx(cohen_kappa_score(a, b), abs=1e-9)
+
+
+def test_kappa_of_a_table_is_nan_when_undefined():
+    assert np.isnan(cohen_kappa_from_table(np.zeros((3, 3))))
+    assert np.isnan(cohen_kappa_from_table(np.array([[5, 0], [0, 0]])))
 
 
 @pytest.mark.parametrize("seed", range(3))

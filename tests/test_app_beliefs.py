@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, figures, metrics, run_page, traces
+from tests.support.app_fixtures import (
+    build_app_fixture,
+    figures,
+    frame,
+    metrics,
+    run_page,
+    traces,
+)
 
 
 @pytest.fixture
@@ -53,7 +60,7 @@ def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store
     # the picked belief: told by Ben, false, revised in scene 4; its basis event and the
     # question whose evidence cites scene 1
     assert any("told by Ben" in m.value and "revised in S4" in m.value for m in at.markdown)
-    basis, citing = at.dataframe[0].value, at.dataframe[1].value
+    basis, citing = frame(at, "event_id"), frame(at, "question_id")
     assert list(basis["event_id"]) == ["e_001_1"]
     assert list(citing["question_id"]) == ["q1"]
 

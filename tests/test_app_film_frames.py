@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,8 @@ def test_read_thumbnails_takes_the_frame_at_each_time(tmp_path):
 
 
 @pytest.fixture
-def store_with_video(store, tmp_path):
+def store_with_video(store, tmp_path, monkeypatch):
+    monkeypatch.setenv("STORYSCOPE_FRAME_CACHE", str(tmp_path / "frames"))
     build_app_fixture(store)
     # scene 0 runs 0–300 s; the fixture video is 10 s long, so point the film at a 10-s runtime
     with store.transaction() as cursor:
@@ -43,12 +46,20 @@ def store_with_video(store, tmp_path):
     return store
 
 
-def test_film_page_shows_frames_of_the_scene(store_with_video):
-    at = run_page(REPO_ROOT, "film_page", {"film": FILM, "scene": "0"})
-    assert not at.exception
-    kinds = {element.type for element in at.main}
-    images = [element for element in _walk(at.main) if element.type == "image"]
-    assert len(images) == 3, kinds  # frames at 2, 4 and 6 s of the 0–8 s scene
+def test_film_page_shows_frames_of_the_scene_and_a_keyframe_strip(store_with_video, tmp_path):
+    """Frames come from the disk cache; the first run only queues them, so poll like the page."""
+    deadline = time.monotonic() + 30
+    while True:
+        at = run_page(REPO_ROOT, "film_page", {"film": FILM, "scene": "0"})
+        assert not at.exception
+        images = [element for element in _walk(at.main) if element.type == "image"]
+        if len(images) >= 4 or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    # frames at 2, 4 and 6 s of the 0–8 s scene, and scene 0's keyframe (4 s) in the strip;
+    # the other scenes start past the 10-s video's end
+    assert len(images) == 4
+    assert any("past the end of the video" in caption.value for caption in at.caption)
     assert not any("No video registered" in caption.value for caption in at.caption)
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture, figures, run_page, traces
+from tests.support.hostile import unescape_markdown
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def test_question_rubric_and_evidence_map(fixture_store):
     listed = at.dataframe[0].value
     assert list(listed["question_id"]) == ["q1", "q2", "q3"]
     assert list(listed["core"]) == [2, 1, 2] and list(listed["span_min"]) == [45, 45, 25]
-    text = "\n".join(m.value for m in at.markdown)
+    text = unescape_markdown("\n".join(m.value for m in at.markdown))  # dataset text is escaped
     assert "2 core / 3 claims · evidence: 2 scenes over 45 min" in text
     assert "■ 1 Ann believes the supply boat comes on Friday." in text
     assert "□ 3 The supply boat was cancelled." in text

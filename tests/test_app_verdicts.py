@@ -13,6 +13,7 @@ from tests.support.app_fixtures import (
     run_page,
     traces,
 )
+from tests.support.hostile import unescape_markdown
 
 
 @pytest.fixture
@@ -31,7 +32,8 @@ def test_grid_metrics_agreement_and_diff(fixture_store):
         and len(grid["omitted"].x) == 2
     )
     assert any(
-        "Screenplay / Qwen3.6: 2/2 core" in c.value and "Subtitles / Qwen3.6: 1/2 core" in c.value
+        "Screenplay / Qwen3.6: 2/2 core" in unescape_markdown(c.value)
+        and "Subtitles / Qwen3.6: 1/2 core" in unescape_markdown(c.value)
         for c in at.caption
     )
 

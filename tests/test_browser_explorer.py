@@ -77,17 +77,22 @@ def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90) -> N
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def app_store_path(tmp_path_factory):
+    """The fixture store the module's app serves (tests read what its jobs wrote)."""
+    return tmp_path_factory.mktemp("browser") / "store.duckdb"
+
+
+@pytest.fixture(scope="module")
+def app_url(app_store_path):
     """Fixture store + scripted LLM server + `streamlit run app.py`; yields the base URL."""
     from pipelines.llm.fake_server import FakeLLMServer
 
-    store_path = tmp_path_factory.mktemp("browser") / "store.duckdb"
-    build_app_fixture(Store(store_path, lock_timeout=30))
+    build_app_fixture(Store(app_store_path, lock_timeout=30))
     port = _free_port()
     with FakeLLMServer(judge_everything_asserted) as llm:
         env = {
             **os.environ,
-            "STORYSCOPE_STORE": str(store_path),
+            "STORYSCOPE_STORE": str(app_store_path),
             "STORYSCOPE_LLM_BASE_URL": llm.base_url,
             "STORYSCOPE_LLM_MODEL": "scripted-judge",
             "STORYSCOPE_LLM_API_KEY": "test-key-not-secret",
@@ -223,7 +228,9 @@ def test_shared_url_restores_the_view(page, app_url):
     page.screenshot(path=str(ARTIFACTS / "beliefs-from-url.png"), full_page=True)
 
 
-def test_judge_button_runs_a_job_against_the_local_server(page, app_url):
+def test_judge_button_runs_a_job_against_the_local_server(page, app_url, app_store_path):
+    """Verdicts → "Rerun judge on this slice" with the scripted judge (every claim asserted):
+    dry run, job, and the flip count the page shows equals the store's, counted here."""
     _open(page, f"{app_url}/verdicts?film=lighthouse", "Verdicts")
     page.screenshot(path=str(ARTIFACTS / "verdicts-deep-link.png"), full_page=True)
     page.get_by_text("openai · scripted-judge").first.wait_for(timeout=60000)
@@ -232,7 +239,32 @@ def test_judge_button_runs_a_job_against_the_local_server(page, app_url):
     page.get_by_role("button", name="Start judge job").click()
     page.get_by_text("finished: new run").first.wait_for(timeout=120000)
     page.get_by_text("Flipped against the previous run").first.wait_for(timeout=30000)
+    _settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "verdicts-after-judge-job.png"), full_page=True)
+    caption = page.get_by_text(re.compile(r"previous run .*→ new run ")).first.inner_text()
+    baseline, new_run = re.search(r"previous run (\S+).*→ new run (\S+)", caption).groups()
+    metric = page.locator('[data-testid="stMetric"]', has_text="Flipped against").first
+    shown = re.search(r"(\d+) of (\d+)", metric.inner_text()).groups()
+    flips, overlap, new_labels = _flips(app_store_path, baseline, new_run)
+    assert new_labels == {"asserted"}  # the scripted judge's labels reached the store
+    assert overlap > 0 and flips > 0  # the fixture's earlier run has non-asserted claims
+    assert shown == (str(flips), str(overlap))
+
+
+def _flips(app_store_path, baseline: str, new_run: str) -> tuple[int, int, set[str]]:
+    """Counted apart from the page's query: the new run asserts every claim, so a flip is an
+    overlapping baseline verdict that is not 'asserted'."""
+    store = Store(app_store_path, lock_timeout=30)  # waits while the app holds the file
+    new = store.df(
+        "SELECT answer_id, claim_id, verdict FROM claim_verdicts WHERE run_id = ?", [new_run]
+    )
+    old = store.df(
+        "SELECT answer_id, claim_id, verdict FROM claim_verdicts WHERE run_id = ?", [baseline]
+    )
+    both = old.merge(new, on=["answer_id", "claim_id"], suffixes=("_old", "_new"))
+    flips = int((both["verdict_old"] != both["verdict_new"]).sum())
+    return flips, len(both), set(new["verdict"])
 
 
 def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):

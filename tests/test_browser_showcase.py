@@ -9,8 +9,10 @@ machine). Skipped (with the reason) only where /usr/bin/chromium is absent.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,8 +22,6 @@ from tests.test_browser_explorer import (
     ARTIFACTS,
     CHROMIUM,
     _free_port,
-    _open,
-    _settle,
     _wait_healthy,
     browser,  # noqa: F401  (the module-scoped Chromium fixture)
     page,  # noqa: F401
@@ -51,13 +51,40 @@ pytestmark = [
 ]
 
 
+# Generous waits: a page with a 678-node tree takes ~20 s of script time on a loaded 2-core box.
+SCRIPT_TIMEOUT_MS = 240_000
+
+
+def _settle(tab) -> None:
+    """Wait until the script run is over (no 'Running…' status widget)."""
+    tab.wait_for_timeout(300)
+    tab.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+        timeout=SCRIPT_TIMEOUT_MS,
+    )
+
+
+def _open(tab, url: str, title: str) -> None:
+    tab.goto(url, timeout=SCRIPT_TIMEOUT_MS)
+    tab.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=SCRIPT_TIMEOUT_MS)
+    _settle(tab)
+
+
 @pytest.fixture(scope="module")
 def showcase_url(tmp_path_factory):
-    """A samples-only demo store and `streamlit run app.py` over it; yields the base URL."""
+    """A samples-only demo store and `streamlit run app.py` over it; yields the base URL.
+
+    STORYSCOPE_SHOWCASE_STORE may name an already built samples-only demo store to walk instead
+    (it is copied first, never written), to re-run the walk without rebuilding the demo.
+    """
     from pipelines.demo import build_demo
 
     store_path = tmp_path_factory.mktemp("showcase") / "demo.duckdb"
-    build_demo(Store(store_path, lock_timeout=30), None, echo=lambda message: None)
+    prebuilt = os.environ.get("STORYSCOPE_SHOWCASE_STORE")
+    if prebuilt and Path(prebuilt).is_file():
+        shutil.copy(prebuilt, store_path)
+    else:
+        build_demo(Store(store_path, lock_timeout=30), None, echo=lambda message: None)
     port = _free_port()
     env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
     command = [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port)]
@@ -89,7 +116,7 @@ def test_every_page_of_the_first_run_shows_data(page, showcase_url):  # noqa: F8
     problems = []
     for path, title in SHOWCASE_PAGES.items():
         _open(page, f"{showcase_url}/{path}", title)
-        page.wait_for_selector(DATA_SELECTOR, timeout=60000, state="attached")
+        page.wait_for_selector(DATA_SELECTOR, timeout=SCRIPT_TIMEOUT_MS, state="attached")
         _settle(page)
         name = path.split("?")[0] or "overview"
         page.screenshot(path=str(ARTIFACTS / f"showcase-{name}.png"), full_page=True)

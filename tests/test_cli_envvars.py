@@ -10,6 +10,7 @@ import typer.main
 from typer.core import TyperOption
 from typer.testing import CliRunner
 
+from data_access.store import Store
 from pipelines.cli import app, load_commands
 
 
@@ -77,6 +78,7 @@ def test_an_auto_env_var_reaches_the_command(tmp_path, monkeypatch):
 
 def test_one_json_switch_for_every_command(tmp_path, monkeypatch):
     monkeypatch.setenv("STORYSCOPE_JSON", "1")
+    Store(tmp_path / "s.duckdb").rows("SELECT 1")  # `stats` only reads: it opens, never creates
     result = CliRunner().invoke(app, ["stats", "--store", str(tmp_path / "s.duckdb")])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["tables"]["films"] == 0
@@ -85,6 +87,7 @@ def test_one_json_switch_for_every_command(tmp_path, monkeypatch):
 @pytest.mark.parametrize("value", ["0", "false"])
 def test_a_false_env_value_leaves_a_flag_off(tmp_path, monkeypatch, value):
     monkeypatch.setenv("STORYSCOPE_JSON", value)
+    Store(tmp_path / "s.duckdb").rows("SELECT 1")  # `stats` only reads: it opens, never creates
     result = CliRunner().invoke(app, ["stats", "--store", str(tmp_path / "s.duckdb")])
     assert result.exit_code == 0, result.output
     assert not result.output.lstrip().startswith("{")

@@ -93,7 +93,7 @@ def test_cli_on_the_sample_film(store, store_path):
     from pipelines.cli import app, load_commands
     from pipelines.demo import step_30_sample_film, step_46_gold
     from pipelines.judge import JudgeOptions, run_judge
-    from pipelines.qgen.generate import generate
+    from pipelines.qgen.generate import GenerateOptions, generate
 
     load_commands()
     runner = CliRunner()
@@ -102,7 +102,7 @@ def test_cli_on_the_sample_film(store, store_path):
     assert missing.exit_code == 2 and "storyscope demo" in missing.output
     annotate(store, "the-keepers-ledger", "rules")
     import_gold(store, step_46_gold.GOLD_DIR)
-    generate(store, "the-keepers-ledger", n=8, backend="template")
+    generate(store, GenerateOptions("the-keepers-ledger", n=8, backend="template"))
     run_judge(store, JudgeOptions(backend="lexical"))
     result = runner.invoke(app, ["gold-eval", "--store", str(store_path), "--json"])
     assert result.exit_code == 0, result.output

@@ -18,6 +18,8 @@ def test_the_topic_is_a_particular_thing_not_a_clause():
     assert topic_of(payload("Tomas hid the boat log in the cellar")) == "the boat log"
     assert topic_of(payload("the lamp failed in the storm")) == "the lamp"
     assert topic_of(payload("the body was found on the rocks")) == "the body"
+    assert topic_of(payload("the log lies on the desk in the office")) == "the log"
+    assert topic_of(payload("she came to the coast to watch birds")) == "the coast"
     assert topic_of(payload("nothing in particular happened")) is None
 
 

@@ -9,6 +9,9 @@ points at the scene where they form.
 
 from __future__ import annotations
 
+import html
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -150,10 +153,12 @@ def _add_kind_markers(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str],
 
 
 def _hover(row: pd.Series) -> str:
-    parts = [f"<b>{row['belief_id']}</b> {row['content']}"]
+    # contents and names are untrusted: Plotly's hover text would render <a href> and friends
+    parts = [f"<b>{html.escape(str(row['belief_id']))}</b> {html.escape(str(row['content']))}"]
     if row["kind"] == "told" and isinstance(row.get("source_character"), str):
         parts.append(
-            f"told by {row['source_character']}" + (" — rejected" if _flag(row["rejected"]) else "")
+            f"told by {html.escape(row['source_character'])}"
+            + (" — rejected" if _flag(row["rejected"]) else "")
         )
     if _flag(row["is_false"]):
         parts.append("false belief")
@@ -202,7 +207,9 @@ def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis:
         has_time = axis == "minutes" and pd.notna(row["start_s"])
         xs.append(float(row["start_s"]) / 60.0 if has_time else float(row["scene_index"]))
         ys.append(rows.index(f"{row['holder']} · meta"))
-        text.append(f"<b>{row['meta_id']}</b> {row['holder']} about {row['about']}: {row['claim']}")
+        text.append(
+            html.escape(f"{row['meta_id']} {row['holder']} about {row['about']}: {row['claim']}")
+        )
     figure.add_scatter(
         name="meta-belief",
         mode="markers+text",
@@ -216,11 +223,17 @@ def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis:
     )
 
 
-def describe_belief(row: pd.Series) -> str:
-    """One markdown line for a belief: content, how it formed, false/rejected, its span."""
-    text = f"**{row['content']}** — {row['kind']}"
+def describe_belief(row: pd.Series, escape: Callable[[str], str] = str) -> str:
+    """One markdown line for a belief: content, how it formed, false/rejected, its span.
+
+    Args:
+        row: a row of `views_beliefs.belief_lanes`.
+        escape: makes untrusted text (content, names) inert markdown; the page passes
+            `pages.safe_text.inert` (viz stays free of Streamlit).
+    """
+    text = f"**{escape(row['content'])}** — {row['kind']}"
     if isinstance(row.get("source_character"), str):
-        text += f" by {row['source_character']}"
+        text += f" by {escape(row['source_character'])}"
     if _flag(row["rejected"]):
         text += " · **rejected**"
     if _flag(row["is_false"]):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -21,6 +23,22 @@ PRESENCE_COLOURS = {
 }
 
 
+def scene_titles(scenes: pd.DataFrame) -> pd.Series:
+    """ "S12 · INT. KITCHEN - NIGHT" per scene; a scene without a heading (screenplays where the
+    parser found none, subtitle-only films) is named by its location or its time instead of
+    showing "nan"."""
+    heading = scenes["heading"].astype("string").str.strip()
+    location = scenes["location"].astype("string").str.strip() if "location" in scenes else None
+    fallback = location if location is not None else pd.Series(pd.NA, index=scenes.index)
+    start = (
+        scenes["start_s"] if "start_s" in scenes else pd.Series(float("nan"), index=scenes.index)
+    )
+    at_time = "from " + (start // 60).astype("Int64").astype("string") + " min"
+    name = heading.where(heading.fillna("") != "", fallback)
+    name = name.where(name.fillna("") != "", at_time).fillna("(no heading)")
+    return "S" + scenes["scene_index"].astype(str) + " · " + name.astype(str)
+
+
 def scene_timeline_figure(
     scenes: pd.DataFrame, runtime_s: float | None = None, highlight_scene: int | None = None
 ) -> go.Figure:
@@ -33,6 +51,7 @@ def scene_timeline_figure(
     """
     figure = go.Figure()
     timed = scenes.dropna(subset=["start_s", "end_s"])
+    timed = timed.assign(title=scene_titles(timed).map(html.escape))  # headings are untrusted
     for source, group in timed.groupby("time_source", sort=False):
         figure.add_bar(
             name=str(source),
@@ -45,8 +64,8 @@ def scene_timeline_figure(
                 width=[3 if i == highlight_scene else 0.5 for i in group["scene_index"]],
                 color="black",
             ),
-            customdata=group[["scene_index", "heading"]].to_numpy(),
-            hovertemplate="S%{customdata[0]} %{customdata[1]}<br>%{base:.1f}–%{x:.1f} min<extra></extra>",
+            customdata=group[["scene_index", "title"]].to_numpy(),
+            hovertemplate="%{customdata[1]}<br>%{base:.1f}–%{x:.1f} min<extra></extra>",
         )
     end = (runtime_s or (timed["end_s"].max() if not timed.empty else 0) or 0) / 60.0
     figure.update_layout(

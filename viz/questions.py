@@ -4,6 +4,8 @@ anchor scene marked with a triangle ▲."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -41,10 +43,16 @@ def evidence_summary(rubric: pd.DataFrame, evidence: pd.DataFrame) -> str:
     return f"{core} core / {len(rubric)} claims · evidence: {scenes} over {span} min"
 
 
-def rubric_markdown(rubric: pd.DataFrame) -> str:
-    """Rubric lines with core ■ / context □ markers and claim numbers."""
+def rubric_markdown(rubric: pd.DataFrame, escape: Callable[[str], str] = str) -> str:
+    """Rubric lines with core ■ / context □ markers and claim numbers.
+
+    Args:
+        rubric: rows with ord, role, text.
+        escape: makes a claim's (untrusted) text inert markdown; the page passes
+            `pages.safe_text.inert` (viz stays free of Streamlit).
+    """
     return "\n".join(
-        f"{'■' if role == 'core' else '□'} {ord_} {text}  "
+        f"{'■' if role == 'core' else '□'} {ord_} {escape(text)}  "
         for ord_, role, text in zip(rubric["ord"], rubric["role"], rubric["text"])
     )
 
@@ -100,6 +108,14 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
     figure.update_yaxes(visible=False, range=[-1, 0.8])
     figure.update_xaxes(range=[-end / 60.0 * 0.02, end / 60.0 * 1.02])
     return figure
+
+
+def evidence_captions(evidence: pd.DataFrame) -> list[str]:
+    """A caption per evidence row for its frame: "54:46 · claims 1–5" ("▲ anchor" for it)."""
+    return [
+        f"{clock(t)} · " + ("▲ anchor" if anchor and not len(c) else claim_range(c))
+        for t, c, anchor in zip(evidence["time_s"], evidence["claim_ords"], evidence["is_anchor"])
+    ]
 
 
 def evidence_lines(evidence: pd.DataFrame) -> list[str]:

@@ -3,6 +3,8 @@ contradicted red, omitted grey."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -165,11 +167,18 @@ def metrics_figure(
     return figure
 
 
-def answer_markdown(text: str, verdicts: pd.DataFrame) -> str:
-    """An answer with its per-claim verdict chips above it (as in App. H.2)."""
+def answer_markdown(text: str, verdicts: pd.DataFrame, escape: Callable[[str], str] = str) -> str:
+    """An answer with its per-claim verdict chips above it (as in App. H.2).
+
+    Args:
+        text: the model's answer (untrusted).
+        verdicts: ord, role, verdict per claim.
+        escape: makes the answer inert markdown (the page passes `pages.safe_text.inert`);
+            the chips are ours and stay markdown.
+    """
     chips = " ".join(
         f":{'blue' if v == 'asserted' else 'red' if v == 'contradicted' else 'gray'}-background"
         f"[{'■' if r == 'core' else '□'}{o} {v or '—'}]"
         for o, r, v in zip(verdicts["ord"], verdicts["role"], verdicts["verdict"])
     )
-    return f"{chips}\n\n{text}"
+    return f"{chips}\n\n{escape(text)}"

@@ -9,10 +9,11 @@ what `docs/FORMAT.md` shows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from data_access.formats.question_types import ALL_TYPES
 
@@ -30,6 +31,9 @@ class Record(BaseModel):
 
 
 class Manifest(Record):
+    # Strict: `"reported_by_paper": "yes"` or `1` is an error, not a guess.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     format: Literal["storyscope-lfvqa"] = Field(description="Always `storyscope-lfvqa`.")
     version: Literal[1] = Field(description="Format version; this document describes 1.")
     dataset_id: str = Field(
@@ -42,6 +46,15 @@ class Manifest(Record):
     reported_by_paper: bool = Field(
         False, description="True when every figure is transcribed from a paper, not computed here."
     )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_is_an_integer(cls, value):
+        # Literal[1] alone lets `true` and `1.0` through (True == 1.0 == 1 in Python): the
+        # version is a JSON integer, nothing that merely compares equal to one.
+        if type(value) is not int:
+            raise ValueError(f"must be the JSON integer {FORMAT_VERSION}, not {value!r}")
+        return value
 
 
 class Film(Record):
@@ -168,7 +181,9 @@ class Question(Record):
 class RubricClaim(Record):
     claim_id: str = Field(min_length=1)
     question_id: str
-    ord: int = Field(ge=1, description="1-based claim number as printed.")
+    ord: int = Field(
+        ge=1, description="1-based claim number as printed; unique within the question."
+    )
     role: Literal["core", "context"]
     text: str = Field(min_length=1)
     evidence_scenes: list[int] = Field(default_factory=list)
@@ -180,7 +195,10 @@ class QuestionEvidence(Record):
     time_s: float | None = Field(None, ge=0)
     location: str | None = None
     scene_index: int | None = Field(None, ge=0)
-    claim_ords: list[int] = Field(default_factory=list)
+    claim_ords: list[int] = Field(
+        default_factory=list,
+        description="`ord`s of this question's rubric claims the evidence supports; each once.",
+    )
     is_anchor: bool = False
 
 
@@ -236,12 +254,63 @@ class ReportedResult(Record):
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class RowRule:
+    """A rule over several fields of one record, stated once for both import paths: `holds`
+    for records validated in Python (the StoryVideoQA release, via the model), `violated_sql`
+    for table files checked in DuckDB (importers/checks.py). A test runs every rule's cases
+    through both forms."""
+
+    field: str
+    message: str
+    holds: Callable[[Any], bool]
+    violated_sql: str
+
+
+class RuleBroken(ValueError):
+    """A `RowRule` does not hold for a record (carries the rule, so errors name its field)."""
+
+    def __init__(self, rule: RowRule):
+        super().__init__(f"{rule.field}: {rule.message}")
+        self.rule = rule
+
+
+MCQ_OPTIONS = "ABCDE"
+
+
+def _option_number(option: str) -> int:
+    return MCQ_OPTIONS.index(option)
+
+
+# StoryVideoQA §4 (Table 6): `option` is the letter of the correct choice and `GT` its text.
+MCQ_RULES: tuple[RowRule, ...] = (
+    RowRule(
+        "option",
+        "points past the choices",
+        lambda q: _option_number(q.option) < len(q.choices),
+        f'position("option" IN \'{MCQ_OPTIONS}\') > len("choices")',
+    ),
+    RowRule(
+        "gt",
+        "must be the text of the choice that option names",
+        lambda q: (
+            _option_number(q.option) >= len(q.choices)
+            or q.choices[_option_number(q.option)] == q.gt
+        ),
+        f'position("option" IN \'{MCQ_OPTIONS}\') <= len("choices")'
+        f' AND "choices"[position("option" IN \'{MCQ_OPTIONS}\')] IS DISTINCT FROM "gt"',
+    ),
+)
+
+
 class McqQuestion(Record):
+    ROW_RULES: ClassVar[tuple[RowRule, ...]] = MCQ_RULES
+
     mcq_id: str = Field(min_length=1)
     set_name: str = "golden"
     source: str = Field(min_length=1, description="Friends | BigBang | GOT | Movie | ...")
     vid: str = Field(min_length=1)
-    qid: int | None = None
+    qid: int | None = Field(None, strict=True)
     question: str = Field(min_length=1)
     choices: list[str] = Field(min_length=2)
     gt: str
@@ -251,6 +320,13 @@ class McqQuestion(Record):
     characters: list[str] = Field(default_factory=list)
     locations: list[str] = Field(default_factory=list)
     times: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _rules_hold(self):
+        for rule in self.ROW_RULES:
+            if not rule.holds(self):
+                raise RuleBroken(rule)
+        return self
 
 
 class McqPrediction(Record):
@@ -268,6 +344,11 @@ class TableFile:
     table: str
     key: tuple[str, ...]
     references: tuple[tuple[str, str, str], ...] = ()  # (field, table file, field there)
+    # Further keys unique within the file and the store (`(question_id, ord)` of claims).
+    unique: tuple[tuple[str, ...], ...] = ()
+    # List fields whose items reference records of the same owner:
+    # (list field, owner field, table file, owner field there, field there).
+    list_references: tuple[tuple[str, str, str, str, str], ...] = ()
 
 
 TABLE_FILES: tuple[TableFile, ...] = (
@@ -333,6 +414,8 @@ TABLE_FILES: tuple[TableFile, ...] = (
         "rubric_claims",
         ("claim_id",),
         (("question_id", "questions", "question_id"),),
+        # A question's claims are numbered once each: evidence names them by `ord`.
+        unique=(("question_id", "ord"),),
     ),
     TableFile(
         "question_evidence",
@@ -340,6 +423,7 @@ TABLE_FILES: tuple[TableFile, ...] = (
         "question_evidence",
         ("question_id", "ord"),
         (("question_id", "questions", "question_id"),),
+        list_references=(("claim_ords", "question_id", "rubric_claims", "question_id", "ord"),),
     ),
     TableFile("settings", Setting, "settings", ("setting_id",)),
     TableFile(

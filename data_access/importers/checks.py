@@ -103,13 +103,25 @@ def _length_fault(spec: FieldSpec, column: str) -> list[Fault]:
     return [Fault(spec.name, f"length({column}) < ?", [spec.min_length], words)]
 
 
-def value_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
-    """The row checks a model's field constraints imply, in field order."""
+def value_faults(specs: tuple[FieldSpec, ...], rules: tuple = ()) -> list[Fault]:
+    """The row checks a model's field constraints imply, in field order, then its cross-field
+    `RowRule`s (formats/lfvqa.py), the same rules the model applies in Python."""
     faults: list[Fault] = []
     for spec in specs:
         column = f'"{spec.name}"'
         if spec.required or (not spec.nullable and spec.default is None):
             faults.append(Fault(spec.name, f"{column} IS NULL", [], "missing (required field)"))
+        if spec.kind == "float":
+            # NaN sorts above every number in DuckDB, so it would pass `> 0` and `≥ 0`.
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"(isnan({column}) OR isinf({column}))",
+                    [],
+                    "must be a finite number (NaN and ±Infinity are not values)",
+                    show_value=True,
+                )
+            )
         if spec.enum is not None:
             faults.append(
                 Fault(
@@ -134,6 +146,7 @@ def value_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
                 value_sql="'end_s ' || \"end_s\" || ' < start_s ' || \"start_s\"",
             )
         )
+    faults += [Fault(rule.field, rule.violated_sql, [], rule.message) for rule in rules]
     return faults
 
 
@@ -217,6 +230,93 @@ def unknown_references(
             int(r[0]),
             column,
             f"unknown {column} {r[1]!r}: not in {target_file} of this import nor in the store",
+        )
+        for r in rows
+    ]
+
+
+# Integer column types narrower than the BIGINT an integer field is staged as.
+_NARROW_INTS = {
+    "TINYINT": (-(2**7), 2**7 - 1),
+    "SMALLINT": (-(2**15), 2**15 - 1),
+    "INTEGER": (-(2**31), 2**31 - 1),
+    "UTINYINT": (0, 2**8 - 1),
+    "USMALLINT": (0, 2**16 - 1),
+    "UINTEGER": (0, 2**32 - 1),
+}
+
+
+def store_range_faults(
+    cursor: duckdb.DuckDBPyConnection, table: str, specs: tuple[FieldSpec, ...]
+) -> list[Fault]:
+    """Integer fields whose store column is narrower than 64 bits must fit that column, or the
+    insert fails with no record named (`"ord": 4294967296` into an INTEGER column)."""
+    types = dict(
+        cursor.execute(
+            "SELECT column_name, data_type FROM information_schema.columns"
+            " WHERE table_name = ? AND table_schema = 'main'",
+            [table],
+        ).fetchall()
+    )
+    faults = []
+    for spec in specs:
+        bounds = _NARROW_INTS.get(types.get(spec.name, "").removesuffix("[]"))
+        if bounds is None or spec.kind not in ("int", "list_int"):
+            continue
+        column = f'"{spec.name}"'
+        low, high = bounds
+        if spec.is_list:
+            condition = f"list_bool_or(list_transform({column}, lambda x: x < ? OR x > ?))"
+        else:
+            condition = f"({column} < ? OR {column} > ?)"
+        faults.append(
+            Fault(
+                spec.name,
+                condition,
+                [low, high],
+                f"out of range: must be between {low} and {high}",
+                show_value=True,
+            )
+        )
+    return faults
+
+
+def duplicate_list_items(
+    cursor: duckdb.DuckDBPyConnection, table: str, column: str
+) -> list[tuple[int, str, str]]:
+    """Records whose list `column` names one item twice (`"claim_ords": [1, 1]`)."""
+    items = f'len(list_filter("{column}", lambda x: x IS NOT NULL))'
+    rows = cursor.execute(
+        f'SELECT {ROW}, "{column}" FROM {table}'
+        f' WHERE len(list_distinct("{column}")) < {items}'
+        f" ORDER BY {ROW} LIMIT ?",
+        [MAX_PROBLEMS],
+    ).fetchall()
+    return [(int(r[0]), column, f"names an item twice (got {r[1]})") for r in rows]
+
+
+def unknown_list_references(
+    cursor: duckdb.DuckDBPyConnection,
+    stage: str,
+    ref: tuple[str, str, str, str, str],
+    target_file: str,
+) -> list[tuple[int, str, str]]:
+    """Items of a list field that name no record of the same owner in `target`:
+    `ref` = (list field, owner field, target table, target owner field, target field)."""
+    column, owner, target, target_owner, target_column = ref
+    rows = cursor.execute(
+        f'SELECT s.{ROW}, s.item, s."{owner}" FROM'
+        f' (SELECT {ROW}, "{owner}", unnest("{column}") AS item FROM {stage}) s'
+        f' ANTI JOIN {target} t ON t."{target_owner}" = s."{owner}"'
+        f' AND t."{target_column}" = s.item ORDER BY s.{ROW} LIMIT ?',
+        [MAX_PROBLEMS],
+    ).fetchall()
+    return [
+        (
+            int(r[0]),
+            column,
+            f"{r[1]!r} is no {target_column} of {owner} {r[2]!r} in {target_file} of this"
+            " import nor in the store",
         )
         for r in rows
     ]

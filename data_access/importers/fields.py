@@ -27,6 +27,8 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "list_str": ("VARCHAR[]", ("ARRAY",)),
     "list_int": ("BIGINT[]", ("ARRAY",)),
 }
+# The range of every integer field (stored as BIGINT), as a user reads it.
+INT64_RANGE = "-9223372036854775808 to 9223372036854775807"
 # What a user is told a kind is, in error messages.
 KIND_WORDS = {
     "str": "a string",

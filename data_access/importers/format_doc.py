@@ -24,7 +24,12 @@ RULES = """## Files and encoding
 
 - A dataset is a folder with `manifest.json` and any subset of the table files below, each
   either `<table>.jsonl` (one JSON object per line, UTF-8) or `<table>.parquet` — never both.
-  Other `.jsonl`/`.parquet` names are rejected, so a misspelt file name cannot be skipped.
+  Other `.jsonl`/`.parquet` names are rejected, so a misspelt file name cannot be skipped;
+  so is any other data-looking name (`films.json`, `films.JSONL`, `films.ndjson`,
+  `films.jsonl.gz`, `extra.csv`): the error names the file and the name expected. Files that
+  are not data (`README.md`, `notes.txt`) and hidden entries (`.DS_Store`) are ignored.
+- Every table file (and `manifest.json`) must be a regular, readable file: a folder, a FIFO,
+  a socket, a dangling or looping symlink is refused before anything is read.
 - JSONL: blank lines are ignored (line numbers in errors still count them); a UTF-8 byte-order
   mark at the very start of a file is ignored (RFC 8259 §8.1), anywhere else it is an error;
   text in any other encoding (e.g. Latin-1) is an error that names the line and field.
@@ -32,6 +37,28 @@ RULES = """## Files and encoding
 - Parquet: column names are the field names; column types must fit the field type (any
   integer type for integers, any numeric type for numbers, string lists as `LIST<VARCHAR>`).
 - An empty table file is an error: leave the file out when a table has no rows.
+
+## Values
+
+- JSON is RFC 8259 JSON: `NaN`, `Infinity`, `-Infinity` and trailing commas (`{"a": 1,}`,
+  `[1, 2,]`) are errors, though common readers accept them. Number fields must be finite in
+  Parquet too (a NaN would pass every `>`/`≥` bound).
+- Integers must fit 64 bits, and the store column where it is narrower (`ord`, `scene_index`
+  are 32-bit): the error names the record and field instead of failing mid-insert.
+- The manifest is read strictly: `version` is the JSON integer 1 (not `true`, `1.0` or
+  `"1"`), `reported_by_paper` a JSON boolean.
+- Rubric claims: `ord` is unique within a question (in the file and the store). Question
+  evidence: every `claim_ords` item is the `ord` of a claim of that question (this import or
+  the store), each named once.
+- MCQs: `option` names one of the `choices` and `gt` is that choice's text — the same rules
+  (`McqQuestion.ROW_RULES`) the StoryVideoQA release importer applies.
+
+## Subtitle times (`.srt` files, StoryVideoQA cue sheets)
+
+A cue time's minutes and seconds are below 60 (`99:99:99,999` is an error). A cue that starts
+more than 1 s before an earlier cue of the file jumps back in time: an error, or skipped and
+reported with `--lenient-subtitles`. A file whose cues mostly run backwards is reported as
+reversed in either mode.
 
 ## What an import checks
 

@@ -19,7 +19,9 @@ from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableF
 from data_access.importers import checks
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
+from data_access.importers.folder_files import entries, looks_like_data, unreadable_problem
 from data_access.importers.staging import StagedFile, drop_stage, stage_jsonl, stage_parquet
+from data_access.importers.values import NotJsonValue, loads_strict
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 
@@ -41,6 +43,10 @@ def _pydantic_problems(file: str, record: str, exc: ValidationError) -> list[Pro
 def read_manifest(folder: Path) -> Manifest:
     """The folder's `manifest.json`, validated (a UTF-8 BOM is tolerated)."""
     path = folder / MANIFEST
+    if path.exists() or path.is_symlink():
+        problem = unreadable_problem(path)
+        if problem is not None:
+            raise ImportFailure([problem])
     if not path.is_file():
         raise fail(
             MANIFEST,
@@ -50,9 +56,11 @@ def read_manifest(folder: Path) -> Manifest:
             f" every dataset folder needs one (format {FORMAT_NAME})",
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = loads_strict(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise fail(MANIFEST, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
+    except NotJsonValue as exc:
+        raise fail(MANIFEST, "(file)", "-", f"invalid JSON: {exc}") from None
     except json.JSONDecodeError as exc:
         raise fail(
             MANIFEST, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
@@ -65,24 +73,45 @@ def read_manifest(folder: Path) -> Manifest:
         raise ImportFailure(_pydantic_problems(MANIFEST, "(manifest)", exc)) from None
 
 
+def _table_file_problem(path: Path, by_name: dict[str, TableFile]) -> Problem | None:
+    """Why `path` is not a table file to import, or None when it is one (or not data at all)."""
+    expected = f"one of: {', '.join(by_name)} (.jsonl or .parquet)"
+    if path.suffix in SUFFIXES and len(path.suffixes) == 1:
+        if path.stem in by_name:
+            return unreadable_problem(path)
+        return Problem(path.name, "(file)", "-", f"not a table of the format; expected {expected}")
+    stem = path.name.split(".")[0]
+    if stem.lower() in by_name and path.name != MANIFEST:
+        wanted = f"{stem.lower()}.jsonl or {stem.lower()}.parquet"
+        return Problem(
+            path.name, "(file)", "-", f"not read: a table file must be named {wanted} exactly"
+        )
+    if looks_like_data(path) and path.name != MANIFEST:
+        return Problem(
+            path.name,
+            "(file)",
+            "-",
+            f"not read: a data file with a name the format lacks; expected {expected}",
+        )
+    return None
+
+
 def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
-    """The table files present in `folder`, in import order; unknown or doubled files fail."""
+    """The table files present in `folder`, in import order.
+
+    Unknown, doubled, misspelt (`films.json`, `films.JSONL`, `films.jsonl.gz`) and unreadable
+    table files (a folder, a FIFO, a dangling symlink) fail before anything is read; files that
+    are not data (`README.md`) and hidden entries are ignored (docs/FORMAT.md).
+    """
     by_name = {spec.name: spec for spec in TABLE_FILES}
     present: dict[str, Path] = {}
     problems = []
-    for path in sorted(folder.iterdir()):
-        if path.suffix not in SUFFIXES:
+    for path in entries(folder):
+        problem = _table_file_problem(path, by_name)
+        if problem is not None:
+            problems.append(problem)
+        elif path.suffix not in SUFFIXES or len(path.suffixes) != 1:
             continue
-        if path.stem not in by_name:
-            problems.append(
-                Problem(
-                    path.name,
-                    "(file)",
-                    "-",
-                    "not a table of the format; expected"
-                    f" one of: {', '.join(by_name)} (.jsonl or .parquet)",
-                )
-            )
         elif path.stem in present:
             problems.append(
                 Problem(
@@ -149,11 +178,20 @@ class KeyConflict(Exception):
 def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
     """Every check the model implies on the staged rows; raises on the first faults found."""
     specs = field_specs(spec.model)
-    found = checks.first_faults(cursor, staged.stage, checks.value_faults(specs))
+    rules = getattr(spec.model, "ROW_RULES", ())
+    faults = checks.value_faults(specs, rules) + checks.store_range_faults(
+        cursor, spec.table, specs
+    )
+    found = checks.first_faults(cursor, staged.stage, faults)
     if not found and spec.key and not _primary_key_guards(cursor, spec):
         found = checks.duplicate_keys(cursor, staged.stage, spec.key)
         if not found and not _key_is_per_run(cursor, spec.table):
             found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
+    for key in spec.unique:
+        if not found:
+            found = checks.duplicate_keys(cursor, staged.stage, key)
+        if not found and not _key_is_per_run(cursor, spec.table):
+            found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
     by_name = {table.name: table for table in TABLE_FILES}
     for column, ref_file, ref_column in spec.references:
         if found:
@@ -161,6 +199,12 @@ def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: Table
         found = checks.unknown_references(
             cursor, staged.stage, column, by_name[ref_file].table, ref_column, f"{ref_file}.jsonl"
         )
+    for column, owner, ref_file, ref_owner, ref_column in spec.list_references:
+        if not found:
+            found = checks.duplicate_list_items(cursor, staged.stage, column)
+        if not found:
+            ref = (column, owner, by_name[ref_file].table, ref_owner, ref_column)
+            found = checks.unknown_list_references(cursor, staged.stage, ref, f"{ref_file}.jsonl")
     if found:
         raise ImportFailure(staged.problems(found))
 

@@ -20,7 +20,14 @@ from rapidfuzz import process
 
 from data_access.importers.checks import Fault, first_faults
 from data_access.importers.errors import ImportFailure, Problem, fail
-from data_access.importers.fields import JSON_TYPE_WORDS, LIST_ITEMS, FieldSpec, type_words
+from data_access.importers.fields import (
+    INT64_RANGE,
+    JSON_TYPE_WORDS,
+    LIST_ITEMS,
+    FieldSpec,
+    type_words,
+)
+from data_access.importers.values import TRAILING_COMMA_SQL
 
 ROW = "_row"  # the 1-based record ordinal column of every stage table
 
@@ -143,16 +150,19 @@ def _check_record_shapes(
     try:
         rows = cursor.execute(
             "SELECT ordinality, json_type(json) AS t,"
-            " list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k)) AS extra"
+            " list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k)) AS extra,"
+            f" {TRAILING_COMMA_SQL} AS trailing_comma"
             " FROM read_ndjson_objects(?) WITH ORDINALITY"
-            " WHERE t <> 'OBJECT' OR len(extra) > 0 ORDER BY ordinality LIMIT 10",
+            " WHERE t <> 'OBJECT' OR len(extra) > 0 OR trailing_comma ORDER BY ordinality LIMIT 10",
             [names, str(staged.path)],
         ).fetchall()
     except duckdb.Error as exc:
         raise explain_unreadable(staged.path, exc) from None
     faults = []
-    for ordinal, json_type, extra in rows:
-        if json_type != "OBJECT":
+    for ordinal, json_type, extra, trailing_comma in rows:
+        if trailing_comma:
+            faults.append((ordinal, "-", "invalid JSON: a trailing comma before } or ]"))
+        elif json_type != "OBJECT":
             faults.append(
                 (
                     ordinal,
@@ -195,6 +205,16 @@ def _type_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
                     f" json_type({column}, '$[*]'))",
                     [list(LIST_ITEMS[spec.kind])],
                     f"must be {type_words(spec)}",
+                    show_value=True,
+                )
+            )
+        if spec.kind in ("int", "list_int"):
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"{column} IS NOT NULL AND TRY_CAST({column} AS {spec.sql_type}) IS NULL",
+                    [],
+                    f"integer out of range (must fit 64 bits: {INT64_RANGE})",
                     show_value=True,
                 )
             )
@@ -266,6 +286,35 @@ def _parquet_type_ok(spec: FieldSpec, column_type: str) -> bool:
     return base in _PARQUET_FAMILIES[spec.kind] or column_type == '"NULL"'
 
 
+_WIDER_THAN_BIGINT = ("UBIGINT", "HUGEINT", "UHUGEINT")
+
+
+def _check_parquet_int_range(
+    cursor: duckdb.DuckDBPyConnection,
+    staged: StagedFile,
+    specs: tuple[FieldSpec, ...],
+    schema: dict[str, str],
+) -> None:
+    """Integer columns of a type wider than BIGINT must hold only values BIGINT can store
+    (otherwise the cast fails mid-import with no record named)."""
+    for spec in specs:
+        column_type = schema.get(spec.name, "")
+        if spec.kind not in ("int", "list_int") or not column_type.startswith(_WIDER_THAN_BIGINT):
+            continue
+        column = f'"{spec.name}"'
+        rows = cursor.execute(
+            f"SELECT ordinality, left(CAST({column} AS VARCHAR), 80)"
+            f" FROM read_parquet(?) WITH ORDINALITY WHERE {column} IS NOT NULL"
+            f" AND TRY_CAST({column} AS {spec.sql_type}) IS NULL ORDER BY ordinality LIMIT 10",
+            [str(staged.path)],
+        ).fetchall()
+        if rows:
+            message = f"integer out of range (must fit 64 bits: {INT64_RANGE})"
+            raise ImportFailure(
+                staged.problems([(n, spec.name, f"{message} (got {v})") for n, v in rows])
+            )
+
+
 def stage_parquet(
     cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
 ) -> None:
@@ -306,6 +355,7 @@ def stage_parquet(
             )
     if problems:
         raise ImportFailure(problems)
+    _check_parquet_int_range(cursor, staged, specs, schema)
     selects, params = [f"ordinality AS {ROW}"], []
     for spec in specs:
         if spec.name in schema:

@@ -10,11 +10,19 @@ Every video named by a question or an aligned script becomes a film (`film_id` =
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from data_access.formats.lfvqa import Film
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
+from data_access.importers.folder_files import (
+    DATA_SUFFIXES,
+    entries,
+    looks_like_data,
+    unreadable_problem,
+)
 from data_access.importers.rows import insert_rows, keys_present
 from data_access.importers.svqa_golden import (
     GOLDEN_SUFFIX,
@@ -23,6 +31,7 @@ from data_access.importers.svqa_golden import (
     read_golden_file,
 )
 from data_access.importers.svqa_scripts import build_aligned_film
+from data_access.importers.values import finite_number, loads_strict
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 
@@ -56,18 +65,106 @@ def _first_dir(folder: Path, *candidates: str) -> Path | None:
     return next((folder / c for c in candidates if (folder / c).is_dir()), None)
 
 
+META_VALUES = {
+    # meta file -> (what each value must be, its check)
+    "video_length": ("a number of seconds > 0", lambda v: (finite_number(v) or 0) > 0),
+    "videofps": ("a number of frames per second > 0", lambda v: (finite_number(v) or 0) > 0),
+    "name2imdbid": ("an IMDb id string", lambda v: isinstance(v, str) and v.strip() != ""),
+}
+ALIGNED_SUFFIXES = (".json", ".xlsx")
+
+
+def _read_meta_file(path: Path, name: str) -> dict:
+    """One meta file: a JSON object of video id -> value, every value of the right kind."""
+    problem = unreadable_problem(path)
+    if problem is not None:
+        raise ImportFailure([problem])
+    try:
+        data = loads_strict(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise fail(path.name, "(file)", "-", "must be a JSON object {video id: value}")
+    words, ok = META_VALUES[name]
+    bad = [
+        Problem(path.name, f"key {vid!r}", "-", f"must be {words} (got {value!r:.60})")
+        for vid, value in data.items()
+        if not ok(value)
+    ]
+    if bad:
+        raise ImportFailure(bad)
+    return data
+
+
 def _read_meta(folder: Path, aligned_dir: Path | None) -> dict[str, dict]:
     meta = {}
-    for name in ("video_length", "videofps", "name2imdbid"):
+    for name in META_VALUES:
         for base in (folder / "meta", folder / "PlotTree" / "data", aligned_dir):
             path = base / f"{name}.json" if base else None
-            if path and path.is_file():
-                try:
-                    meta[name] = json.loads(path.read_text(encoding="utf-8-sig"))
-                except ValueError as exc:
-                    raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+            if path and (path.exists() or path.is_symlink()):
+                meta[name] = _read_meta_file(path, name)
                 break
     return meta
+
+
+def _misnamed(label: str, expected: str) -> Problem:
+    return Problem(label, "(file)", "-", f"not read: {expected}")
+
+
+def _golden_files(golden_dir: Path) -> list[Path]:
+    """`*_golden.json` files; any other data file there is refused, naming the name expected."""
+    found, problems = [], []
+    for path in entries(golden_dir):
+        label = f"{golden_dir.name}/{path.name}"
+        if path.name.endswith(GOLDEN_SUFFIX):
+            problem = unreadable_problem(path, label)
+            if problem is None:
+                found.append(path)
+            else:
+                problems.append(problem)
+        elif looks_like_data(path) or not path.is_file():
+            problems.append(
+                _misnamed(label, f"golden question files are named <source>{GOLDEN_SUFFIX}")
+            )
+    if problems:
+        raise ImportFailure(problems)
+    return found
+
+
+def _is_aligned_name(path: Path) -> bool:
+    """`<vid>.xlsx` / `<vid>.json`; video ids may hold dots (`IMDB-207-Mr. & Mrs. Smith`), but
+    no other data suffix (`x.json.gz`, `x.xlsx.json` are near-misses)."""
+    return path.suffix in ALIGNED_SUFFIXES and not any(
+        suffix.lower() in DATA_SUFFIXES for suffix in path.suffixes[:-1]
+    )
+
+
+def _aligned_files(aligned_dir: Path, notes: list[str]) -> dict[str, Path]:
+    """`<source>/<vid>.xlsx|.json` files by vid; misplaced or misnamed data files are refused."""
+    aligned: dict[str, Path] = {}
+    problems = []
+    expected = "aligned scripts are aligned_script/<source>/<vid>.xlsx (or .json)"
+    for source in entries(aligned_dir):
+        if not source.is_dir():
+            if looks_like_data(source) or not source.is_file():
+                problems.append(_misnamed(f"{aligned_dir.name}/{source.name}", expected))
+            continue
+        for path in entries(source):
+            label = f"{aligned_dir.name}/{source.name}/{path.name}"
+            if not _is_aligned_name(path):
+                if looks_like_data(path) or not path.is_file():
+                    problems.append(_misnamed(label, expected))
+                continue
+            problem = unreadable_problem(path, label)
+            if problem is not None:
+                problems.append(problem)
+            elif path.stem in aligned and path.suffix == ".json":
+                notes.append(f"{path.name}: the .xlsx workbook was used instead")
+            else:
+                aligned[path.stem] = path
+    if problems:
+        raise ImportFailure(problems)
+    return aligned
 
 
 def find_layout(folder: Path) -> ReleaseLayout:
@@ -83,15 +180,17 @@ def find_layout(folder: Path) -> ReleaseLayout:
             "no golden_questions/ or aligned_script/ folder: not a StoryVideoQA release",
         )
     if golden_dir is not None:
-        layout.golden = sorted(golden_dir.glob(f"*{GOLDEN_SUFFIX}"))
+        layout.golden = _golden_files(golden_dir)
     if aligned_dir is not None:
-        for path in sorted(aligned_dir.glob("*/*")):
-            if path.suffix not in (".json", ".xlsx"):
-                continue
-            if path.stem in layout.aligned and path.suffix == ".json":
-                layout.notes.append(f"{path.name}: the .xlsx workbook was used instead")
-                continue
-            layout.aligned[path.stem] = path
+        layout.aligned = _aligned_files(aligned_dir, layout.notes)
+    if not layout.golden and not layout.aligned:
+        raise fail(
+            str(folder),
+            "(folder)",
+            "-",
+            "an empty release: no *_golden.json question file and no aligned script,"
+            " so nothing would be imported",
+        )
     layout.meta = _read_meta(folder, aligned_dir)
     return layout
 
@@ -102,16 +201,21 @@ def _film_rows(vids: list[str], meta: dict[str, dict]) -> list[dict]:
         imdb = meta.get("name2imdbid", {}).get(vid)
         runtime = meta.get("video_length", {}).get(vid)
         fps = meta.get("videofps", {}).get(vid)
-        rows.append(
-            {
-                "film_id": vid,
-                **parse_vid(vid),
-                "year": None,
-                "runtime_s": float(runtime) if runtime else None,
-                "fps": float(fps) if fps else None,
-                "source": "StoryVideoQA" + (f"; IMDb {imdb}" if imdb else ""),
-            }
-        )
+        row = {
+            "film_id": vid,
+            **parse_vid(vid),
+            "year": None,
+            "runtime_s": float(runtime) if runtime is not None else None,
+            "fps": float(fps) if fps is not None else None,
+            "source": "StoryVideoQA" + (f"; IMDb {imdb}" if imdb else ""),
+        }
+        try:
+            Film.model_validate(row)  # the interchange model's rules for a film hold here too
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(map(str, error["loc"])) or "-"
+            raise fail("meta", f"video {vid!r}", field, error["msg"]) from None
+        rows.append(row)
     return rows
 
 

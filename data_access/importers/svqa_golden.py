@@ -3,7 +3,10 @@
 Each file is a JSON array of items `{id, vid, question, choices, GT, option, question_type,
 story_element, characters, locations, times, gemini_check, claude_check, gpt_check}`
 (StoryVideoQA §4, Table 6 "StoryVideoQA-G"). Items are validated with the interchange model
-`McqQuestion`, so the two import paths accept the same questions.
+`McqQuestion`, whose field constraints and cross-field `ROW_RULES` (option within the
+choices, GT the text of that choice) the interchange importer derives its SQL checks from, so
+the two import paths accept the same questions. The release adds one rule of its own: every
+item has an integer `id`, since the question's key `<source>:<vid>:<id>` is built from it.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from data_access.formats.lfvqa import McqQuestion
+from data_access.formats.lfvqa import McqQuestion, RuleBroken
 from data_access.importers.errors import ImportFailure, Problem, fail
+from data_access.importers.values import NotJsonValue, loads_strict
 
 GOLDEN_SUFFIX = "_golden.json"
 CHECK_FIELDS = ("gemini_check", "claude_check", "gpt_check")
@@ -34,7 +38,6 @@ KNOWN_FIELDS = {
     "times",
     *CHECK_FIELDS,
 }
-OPTIONS = "ABCDE"
 
 
 def clock_seconds(text: str) -> float | None:
@@ -93,12 +96,19 @@ def source_of(path: Path) -> str:
     return path.name[: -len(GOLDEN_SUFFIX)]
 
 
+RELEASE_NAMES = {"gt": "GT", "qid": "id"}  # model field -> the release's field name
+
+
 def _item_problems(file: str, record: str, exc: ValidationError) -> list[Problem]:
     problems = []
     for error in exc.errors():
-        loc = ".".join(str(part) for part in error["loc"]) or "-"
-        field = {"gt": "GT", "qid": "id"}.get(loc, loc)
-        problems.append(Problem(file, record, field, error["msg"]))
+        broken = (error.get("ctx") or {}).get("error")
+        if isinstance(broken, RuleBroken):
+            loc, message = broken.rule.field, broken.rule.message
+        else:
+            loc, message = ".".join(str(part) for part in error["loc"]) or "-", error["msg"]
+        got = f" (got {error['input']!r:.60})" if error["type"] != "missing" and loc != "-" else ""
+        problems.append(Problem(file, record, RELEASE_NAMES.get(loc, loc), message + got))
     return problems
 
 
@@ -140,13 +150,15 @@ def _row(source: str, item: dict, question: McqQuestion) -> dict:
 def read_golden_file(path: Path) -> list[dict]:
     """Every item of one golden file as an `mcq_questions` row; bad items raise."""
     try:
-        items = json.loads(path.read_text(encoding="utf-8-sig"))
+        items = loads_strict(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
         raise fail(
             path.name, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
         ) from None
+    except NotJsonValue as exc:
+        raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
     if not isinstance(items, list):
         raise fail(path.name, "(file)", "-", "must be a JSON array of question items")
     source = source_of(path)
@@ -156,20 +168,15 @@ def read_golden_file(path: Path) -> list[dict]:
         if not isinstance(item, dict):
             problems.append(Problem(path.name, record, "-", "item is not a JSON object"))
             continue
+        if item.get("id") is None:
+            problems.append(
+                Problem(path.name, record, "id", "missing: every release item needs an integer id")
+            )
+            continue
         try:
             question = McqQuestion.model_validate(_record(source, item))
         except ValidationError as exc:
             problems += _item_problems(path.name, record, exc)
-            continue
-        if OPTIONS.index(question.option) >= len(question.choices):
-            problems.append(
-                Problem(
-                    path.name,
-                    record,
-                    "option",
-                    f"{question.option!r} points past the {len(question.choices)} choices",
-                )
-            )
             continue
         rows.append(_row(source, item, question))
         if len(problems) >= 10:

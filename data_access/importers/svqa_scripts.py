@@ -22,13 +22,13 @@ Choices (the release does not say):
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from data_access.importers.errors import fail
+from data_access.importers.values import loads_strict
 
 SHEET_ROLES = ("subtitle", "script", "results", "results_human")
 _SUFFIX = re.compile(r"_S\d+E\d+_?$")
@@ -84,14 +84,35 @@ def _cell_text(value) -> str:
     return str(value)
 
 
+def _checked_rows(file: str, sheet: str, rows) -> list[dict]:
+    """A sheet as rows of text cells (null read as empty); a wrong shape names the cell."""
+    if not isinstance(rows, list):
+        raise fail(file, f"sheet {sheet}", "-", "must be a list of rows (objects)")
+    checked = []
+    for number, row in enumerate(rows, start=2):  # row 1 is the header, as in the workbook
+        if not isinstance(row, dict):
+            raise fail(file, f"sheet {sheet} row {number}", "-", "row must be an object")
+        for name, value in row.items():
+            if value is not None and not isinstance(value, str):
+                raise fail(
+                    file,
+                    f"sheet {sheet} row {number}",
+                    name,
+                    f"must be text, like every cell of the release (got {value!r:.60})",
+                )
+        checked.append({name: value or "" for name, value in row.items()})
+    return checked
+
+
 def read_sheets(path: Path) -> dict[str, list[dict]]:
-    """The sheets of one aligned script, by role; raises when a required sheet is missing."""
+    """The sheets of one aligned script, by role; raises when a required sheet is missing or a
+    sheet is not rows of text cells."""
     if path.suffix == ".xlsx":
         raw = read_workbook(path)
     else:
         try:
-            raw = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raw = loads_strict(path.read_text(encoding="utf-8-sig"))
+        except (ValueError, UnicodeDecodeError) as exc:
             raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
         if not isinstance(raw, dict):
             raise fail(path.name, "(file)", "-", "must be a JSON object {sheet: [rows]}")
@@ -99,7 +120,7 @@ def read_sheets(path: Path) -> dict[str, list[dict]]:
     for name, rows in raw.items():
         role = sheet_role(name)
         if role and role not in sheets:
-            sheets[role] = rows
+            sheets[role] = _checked_rows(path.name, name, rows)
     for role in ("subtitle", "script"):
         if role not in sheets:
             raise fail(path.name, f"sheet {role}", "-", f"missing; sheets found: {', '.join(raw)}")
@@ -112,6 +133,8 @@ def cue_seconds(text: str) -> float | None:
     if not match:
         return None
     hours, minutes, seconds, fraction = match.groups()
+    if int(minutes) > 59 or int(seconds) > 59:
+        return None  # `99:99:99,999` cannot be a time (the same rule as the .srt reader)
     return (
         int(hours) * 3600 + int(minutes) * 60 + int(seconds) + int(fraction) / 10 ** len(fraction)
     )
@@ -249,7 +272,8 @@ def _subtitle_rows(
                 file,
                 f"sheet subtitle row {number + 1}",
                 bad,
-                f"not a cue time HH:MM:SS,mmm (got {cue.get(bad)!r})",
+                f"not a cue time HH:MM:SS,mmm with minutes and seconds below 60"
+                f" (got {cue.get(bad)!r})",
             )
         queue = matches.get((cue.get("start_time"), cue.get("end_time"), _clean(cue.get("dialog"))))
         target = (queue.popleft() if len(queue) > 1 else queue[0]) if queue else None

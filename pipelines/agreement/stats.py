@@ -20,6 +20,19 @@ def cohen_kappa(a: list, b: list) -> float:
         return float(cohen_kappa_score(a, b))
 
 
+def cohen_kappa_from_table(table: np.ndarray) -> float:
+    """Cohen's κ from a square confusion table of counts (rows: rater a, columns: rater b):
+    (p_o − p_e) / (1 − p_e) with p_e from the marginals (Cohen 1960); NaN when undefined
+    (no items, or both raters always use one and the same label)."""
+    table = np.asarray(table, dtype=float)
+    total = table.sum()
+    if total == 0:
+        return float("nan")
+    observed = np.trace(table) / total
+    expected = float(table.sum(axis=1) @ table.sum(axis=0)) / total**2
+    return float((observed - expected) / (1 - expected)) if expected < 1 else float("nan")
+
+
 def raw_agreement(a: list, b: list) -> float:
     """Share of items both raters label identically."""
     return float(np.mean(np.asarray(a) == np.asarray(b))) if len(a) else float("nan")

@@ -17,8 +17,11 @@ def load_commands() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from pipelines.progress import cli_bars
+
     load_commands()
-    app()
+    with cli_bars():  # long steps report progress (pipelines.progress); bars go to stderr
+        app()
 
 
 __all__ = ["app", "load_commands", "main"]

@@ -16,7 +16,10 @@ from typing import Annotated
 
 import typer
 
+from pipelines.cli.faults import FaultMappingGroup, get_current_context
+
 app = typer.Typer(
+    cls=FaultMappingGroup,  # every expected fault becomes one line, never a traceback
     name="storyscope",
     help="StoryScope: build, grade and explore long-form movie/TV QA benchmarks.",
     no_args_is_help=True,
@@ -39,11 +42,43 @@ JsonOption = Annotated[
 ]
 
 
+# Commands that bring data into a store may create it (and say so on stderr). Every other
+# command opens an existing store only, so a mistyped --store is refused with a message
+# instead of silently becoming a new, empty store.
+CREATING_COMMANDS = frozenset(
+    {
+        "demo",
+        "migrate",
+        "import lfvqa",
+        "import storyvideoqa",
+        "import storysumm",
+        "import fables",
+        "film ingest",
+        "beliefs import",
+    }
+)
+
+
+def _command_name() -> str | None:
+    context = get_current_context(silent=True)
+    if context is None:
+        return None
+    return " ".join(context.command_path.split()[1:])
+
+
 def open_store(path: Path | None):
-    """The store named by --store / STORYSCOPE_STORE, else the default file."""
+    """The store named by --store / STORYSCOPE_STORE, else the default file.
+
+    Only `CREATING_COMMANDS` may create a missing store; they say so when they do.
+    """
     from data_access.store import Store, default_store_path
 
-    return Store(path or default_store_path())
+    path = Path(path or default_store_path())
+    name = _command_name()
+    create = name is None or name in CREATING_COMMANDS
+    if create and not path.exists() and not path.is_symlink():
+        typer.echo(f"note: creating a new store at {path.resolve()}", err=True)
+    return Store(path, create=create)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -49,7 +49,7 @@ def status(job_id: str, store: StoreOption = None, as_json: JsonOption = False) 
         found = job_status(open_store(store), job_id)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    shown = {k: found[k] for k in (*_FIELDS, "alive", "resumable")}
+    shown = {k: found[k] for k in (*_FIELDS, "alive", "resumable", "failures")}
     typer.echo(
         json.dumps(shown, default=str)
         if as_json

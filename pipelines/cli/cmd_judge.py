@@ -93,6 +93,7 @@ def judge(
     from pipelines.judge import JudgeOptions, dry_run
     from pipelines.judge.prompt import check_version
     from pipelines.scale import executor_name
+    from pipelines.llm.failures import failure_lines
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
@@ -135,21 +136,16 @@ def judge(
     )
     status = job_status(handle, job_id)
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    k: status[k]
-                    for k in ("job_id", "state", "run_id", "done", "failed", "total", "cost_usd")
-                },
-                default=str,
-            )
-        )
+        keys = ("job_id", "state", "run_id", "done", "failed", "total", "cost_usd", "failures")
+        typer.echo(json.dumps({k: status[k] for k in keys}, default=str))
     else:
         typer.echo(
             f"job {job_id}: {status['state']}  judge run {status['run_id']}  "
             f"done {status['done']}/{status['total']}  failed {status['failed']}  "
             f"cost ${status['cost_usd']:.4f}"
         )
+        for line in failure_lines(status["failures"]):
+            typer.echo(line)
     if status["state"] == "failed":
         raise fail(f"judge job failed: {status['error']}")
 
@@ -166,6 +162,8 @@ def _print_plan(plan: dict, as_json: bool) -> None:
         typer.echo(f"  {item['answer_id']}  ({item['setting_id']})")
     if len(plan["items"]) > 20:
         typer.echo(f"  ... and {len(plan['items']) - 20} more")
+    if "mode" in plan:
+        typer.echo(f"structured output: {plan['mode']} ({plan['mode_source']})")
     typer.echo(
         f"cache hits {plan['cache_hits']}; estimated tokens "
         f"{plan['est_prompt_tokens']:,} in + {plan['est_completion_tokens']:,} out; "

@@ -9,6 +9,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+from pipelines.progress import report
 
 plottree_app = typer.Typer(
     help="PlotTree: build hierarchical plot trees and ask them (§5).", no_args_is_help=True
@@ -128,7 +129,8 @@ def build(
             "are cached through the store, which workers never open"
         )
     built, cpu, wall = [], time.process_time(), time.perf_counter()
-    for film_id in films:
+    for number, film_id in enumerate(films):
+        report("plottree build", number, len(films))
         try:
             built.append(
                 build_film_tree(
@@ -137,6 +139,7 @@ def build(
             )
         except ValueError as exc:
             raise fail(str(exc)) from exc
+    report("plottree build", len(films), len(films))
     if len(films) > 1:
         echo(
             f"plottree: {len(built)} trees in {time.perf_counter() - wall:.1f}s wall, "

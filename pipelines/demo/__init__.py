@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 from data_access.store import Store
+from pipelines.progress import report
 
 Echo = Callable[[str], None]
 
@@ -30,11 +31,15 @@ def build_demo(
 ) -> list[str]:
     """Run every demo step (or only those named) against `store`; return the steps run."""
     ran = []
-    for step in demo_steps():
+    steps = [
+        step
+        for step in demo_steps()
+        if not only or any(key in step.__name__.rsplit(".", 1)[-1] for key in only)
+    ]
+    for number, step in enumerate(steps):
         short = step.__name__.rsplit(".", 1)[-1]
-        if only and not any(key in short for key in only):
-            continue
         echo(f"demo: {short}")
         step.run(store, data_dir, echo)
         ran.append(short)
+        report("demo steps", number + 1, len(steps))
     return ran

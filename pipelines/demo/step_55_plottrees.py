@@ -18,6 +18,7 @@ from pathlib import Path
 
 from data_access.plottree import films_with_timeline
 from data_access.store import Store
+from pipelines.progress import report
 
 DATASET_ID = "storyvideoqa"
 
@@ -44,7 +45,8 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         return
     built = set(films_with_tree(store)["film_id"])
     cpu, wall, count = time.process_time(), time.perf_counter(), 0
-    for film_id in videos:
+    for number, film_id in enumerate(videos):
+        report("PlotTrees", number, len(videos))
         if film_id in built:
             echo(f"  {film_id}: tree already built, skipped")
             continue
@@ -54,6 +56,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         if questions:
             ask(store, film_id, questions)
             echo(f"  {film_id}: {len(questions)} MCQ retrievals stored (offline: no answers)")
+    report("PlotTrees", len(videos), len(videos))
     echo(
         f"  {count} PlotTrees built in {time.perf_counter() - wall:.0f}s wall, "
         f"{time.process_time() - cpu:.0f}s CPU"

@@ -20,6 +20,7 @@ from data_access.runs import RunSpec, end_run, start_run
 from data_access.store import Store
 from pipelines.judge.lexical import LEXICAL_VERSION, LexicalMatcher, lexical_measures
 from pipelines.judge.prompt import PROMPT_VERSION, JudgeReply, checked_labels, judge_messages
+from pipelines.judge.schema import judge_reply_schema
 from pipelines.llm import Gateway, LLMRequest, load_config
 
 BACKENDS = ("openai", "lexical")
@@ -116,6 +117,7 @@ def llm_requests(part: Slice, options: JudgeOptions) -> list[LLMRequest]:
                 schema=JudgeReply,
                 parse=checked_labels([c["ord"] for c in claims]),
                 params={"temperature": 0},
+                json_schema=judge_reply_schema(tuple(c["ord"] for c in claims)),
             )
         )
     return requests
@@ -141,6 +143,7 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
     requests = llm_requests(part, options)
     gateway = Gateway(store, config, run_id="dry-run")
     keys = [gateway.key_of(r) for r in requests]
+    plan.update(gateway.mode_info())
     hits = lookup_cache(store, keys)
     misses = [r for r, k in zip(requests, keys) if k not in hits]
     prompt = sum(len(str(r.messages)) // 4 for r in misses)

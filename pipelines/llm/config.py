@@ -8,7 +8,8 @@ Environment variables: STORYSCOPE_LLM_BASE_URL, STORYSCOPE_LLM_MODEL, STORYSCOPE
 (else OPENAI_API_KEY), STORYSCOPE_LLM_CONCURRENCY, STORYSCOPE_LLM_TIMEOUT,
 STORYSCOPE_LLM_MAX_RETRIES, STORYSCOPE_LLM_BUDGET_USD, STORYSCOPE_LLM_BUDGET_TOKENS,
 STORYSCOPE_LLM_PRICE_IN, STORYSCOPE_LLM_PRICE_OUT (USD per million tokens),
-STORYSCOPE_LLM_STRUCTURED (json_schema | json_object | none).
+STORYSCOPE_LLM_STRUCTURED (auto | json_schema | json_object | prompt | none),
+STORYSCOPE_LLM_MAX_TOKENS.
 secrets.toml: the same names as keys of an `[llm]` table (`base_url`, `model`, `api_key`, ...)
 or as top-level keys (`STORYSCOPE_LLM_MODEL = "..."`, `OPENAI_API_KEY = "..."`).
 """
@@ -39,8 +40,13 @@ class LLMConfig:
         parse_retries: extra attempts when a reply is malformed or truncated.
         budget_usd / budget_tokens: the run stops sending new requests once either is spent.
         price_in_per_mtok / price_out_per_mtok: USD per million prompt / completion tokens.
-        structured: how structured output is requested: `json_schema` (the step's pydantic
-            schema), `json_object`, or `none` (prompt-only; the reply is still validated).
+        structured: how structured output is requested: `auto` (negotiated per endpoint and
+            model, remembered in the store; see `pipelines.llm.modes`), or pinned to
+            `json_schema`, `json_object` (with the schema attached), `prompt` (schema as
+            plain instructions, tolerant parsing) or `none` (nothing added; the step's prompt
+            asks for JSON). Replies are validated in every mode.
+        max_tokens: a completion-token cap added to requests that set none (small local
+            models may otherwise write until the context is full); part of the cache key.
         backoff_base_s / backoff_max_s: exponential backoff when no Retry-After is given.
     """
 
@@ -55,7 +61,8 @@ class LLMConfig:
     budget_tokens: int | None = None
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
-    structured: str = "json_schema"
+    structured: str = "auto"
+    max_tokens: int | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
 
@@ -84,6 +91,7 @@ _ENV_NAMES = {
     "price_in_per_mtok": "STORYSCOPE_LLM_PRICE_IN",
     "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT",
     "structured": "STORYSCOPE_LLM_STRUCTURED",
+    "max_tokens": "STORYSCOPE_LLM_MAX_TOKENS",
 }
 
 
@@ -141,4 +149,12 @@ def load_config(
     merged: dict[str, Any] = {}
     for layer in (_from_secrets(secrets_path or SECRETS_FILE), _from_env(), overrides or {}):
         merged.update({k: v for k, v in layer.items() if v is not None})
-    return replace(LLMConfig(), **_coerce(merged))
+    config = replace(LLMConfig(), **_coerce(merged))
+    if config.structured not in _STRUCTURED:
+        raise ValueError(
+            f"invalid LLM setting 'structured': expected one of {', '.join(_STRUCTURED)}"
+        )
+    return config
+
+
+_STRUCTURED = ("auto", "json_schema", "json_object", "prompt", "none")

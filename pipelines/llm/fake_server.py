@@ -10,6 +10,9 @@ than the client's timeout.
     with FakeLLMServer(lambda body, n: '{"label": "asserted"}') as server:
         config = LLMConfig(base_url=server.base_url, model="fake", api_key="test")
 
+`Dialect(name, handler)` wraps a handler to answer like a real server with limited structured
+output (llama-cpp-python's 500 on `json_schema`, a 400 on any `response_format`, ...).
+
 The server runs on daemon threads inside the test process (`FakeLLMServer`), or in a child
 process (`FakeLLMServer(..., in_subprocess=True)`, handler must be a picklable module-level
 callable) so benchmark clients do not share the GIL with it. It stops on `stop()` / context
@@ -54,6 +57,49 @@ class FakeReply:
 
 
 Handler = Callable[[dict, int], "FakeReply | str"]
+
+
+class Dialect:
+    """A handler wrapper that answers like a real server whose structured output is limited.
+
+    Picklable (module-level class), so it works with `in_subprocess=True` too. Dialects:
+
+    - `llama_cpp_python`: llama-cpp-python's server (0.3.x): `response_format.type` must be
+      `text` or `json_object` (an optional `schema` becomes a grammar); anything else is an
+      HTTP 500 carrying the pydantic validation error.
+    - `no_json_schema`: accepts `json_object` but answers 400 "response_format type
+      json_schema is not supported" (older Ollama / LM Studio builds).
+    - `no_response_format`: any `response_format` is a 400 (plain completion servers).
+    - `openai`: accepts everything (the wrapped handler decides).
+    """
+
+    def __init__(self, name: str, handler: Handler) -> None:
+        if name not in ("llama_cpp_python", "no_json_schema", "no_response_format", "openai"):
+            raise ValueError(f"unknown dialect {name!r}")
+        self.name, self.handler = name, handler
+
+    def __call__(self, body: dict, number: int) -> FakeReply | str:
+        rejection = self.rejection(body.get("response_format"))
+        return rejection if rejection is not None else self.handler(body, number)
+
+    def rejection(self, fmt: dict | None) -> FakeReply | None:
+        kind = (fmt or {}).get("type")
+        if fmt is None or self.name == "openai":
+            return None
+        if self.name == "llama_cpp_python" and kind not in ("text", "json_object"):
+            detail = (
+                "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                "'msg': \"Input should be 'text' or 'json_object'\", "
+                f"'input': '{kind}', 'ctx': {{'expected': \"'text' or 'json_object'\"}}}}]"
+            )
+            return FakeReply(status=500, content=detail)
+        if self.name == "no_json_schema" and kind == "json_schema":
+            return FakeReply(
+                status=400, content="response_format type json_schema is not supported"
+            )
+        if self.name == "no_response_format":
+            return FakeReply(status=400, content="Unsupported parameter: 'response_format'")
+        return None
 
 
 @dataclass

@@ -9,6 +9,12 @@ to `llm_cache`, one `llm_calls` row per item, token and cost totals on the run, 
 `on_batch`, the caller's own rows in the same transaction (so a killed job loses at most one
 batch and never half of one). Once the run's budget is spent no new request is sent and the
 remaining items come back `skipped`.
+
+Structured output is negotiated per (base URL, model) when `config.structured` is `auto` (the
+default): the remembered mode, else `json_schema`; a rejection that names the request format
+moves every later attempt to the next mode at once (no retry, no backoff), and the mode that
+answered is remembered in the store (`llm_endpoint_modes`). A pinned mode is never changed,
+and its rejection fails the item without retries.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ try:  # the HTTP library the installed openai client is built on
 except ImportError:  # openai 1.x
     import httpx as _http
 
-from data_access import llm_log
+from data_access import llm_log, llm_modes
 from data_access.store import Store
+from pipelines.llm import modes
 from pipelines.llm.config import LLMConfig
+from pipelines.llm.failures import failure_reason
 from pipelines.llm.redact import redact
 from pipelines.llm.requests import (
     LLMRequest,
@@ -42,6 +50,7 @@ from pipelines.llm.requests import (
     canonical_json,
     parse_reply,
     response_format,
+    schema_of,
 )
 
 BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
@@ -122,6 +131,55 @@ class Gateway:
         self._by_key: dict[str, LLMRequest] = {}
         self.min_flush_interval_s = min_flush_interval_s
         self._last_flush = time.monotonic()
+        self._mode: str | None = None  # loaded on first use (one store read)
+        self._remembered: str | None = None
+        self._mode_reason: str | None = None
+        self._mode_to_save: str | None = None
+        self._keys_mode: str | None = None  # the mode `arun` computed the batch's keys in
+
+    # -- structured-output mode ------------------------------------------------------------
+    @property
+    def negotiating(self) -> bool:
+        """True when the mode is negotiated (config `auto`), False when pinned."""
+        return self.config.structured == modes.AUTO
+
+    @property
+    def endpoint(self) -> str:
+        """The endpoint's base URL as remembered (the openai default when none is set)."""
+        return self.config.base_url or "https://api.openai.com/v1"
+
+    @property
+    def mode(self) -> str:
+        """The structured-output mode requests are sent in now."""
+        if self._mode is None:
+            if not self.negotiating:
+                self._mode = self.config.structured
+            elif self.store is not None:  # (a store-less gateway only computes keys)
+                self._remembered = llm_modes.remembered_mode(
+                    self.store, self.endpoint, self.config.model
+                )
+                self._mode = self._remembered or modes.NEGOTIATED[0]
+        return self._mode
+
+    def mode_info(self) -> dict:
+        """For dry runs: the mode, and whether it was negotiated before or is pinned."""
+        mode = self.mode
+        if not self.negotiating:
+            source = "pinned by configuration"
+        elif self._remembered:
+            source = "remembered for this endpoint and model"
+        else:
+            source = "first try; not negotiated with this endpoint yet"
+        return {"mode": mode, "mode_source": source}
+
+    def _step_down(self, tried: str, error: str) -> str | None:
+        """After `tried` was rejected: the mode to use next (None when nothing is left)."""
+        following = modes.next_mode(tried)
+        if not self.negotiating or following is None:
+            return None
+        if modes.weaker(following, self.mode) == following and following != self.mode:
+            self._mode, self._mode_reason = following, error
+        return self.mode
 
     # -- public API ----------------------------------------------------------------------
     def run(
@@ -147,26 +205,43 @@ class Gateway:
         self.stop_reason = reason
         self._stop.set()
 
-    def key_of(self, request: LLMRequest) -> str:
-        """The cache key of a request under this gateway's model and output mode."""
-        fmt = response_format(request, self.config.structured)
-        params = canonical_json(request.params) if request.params else "{}"
+    def key_of(self, request: LLMRequest, mode: str | None = None) -> str:
+        """The cache key of a request under this gateway's model and (current) output mode."""
+        mode = mode or self.mode
+        fmt = response_format(request, mode)
+        request_params = self._params(request)
+        params = canonical_json(request_params) if request_params else "{}"
         if fmt is not None:
             # Same canonical JSON as the full params dict, with the (cached) schema JSON
             # spliced in rather than re-encoded for every request.
             fmt_json = _format_json(id(fmt), fmt)
-            merged = dict(request.params)
+            merged = dict(request_params)
             merged["response_format"] = None
             params = canonical_json(merged).replace(
                 '"response_format":null', f'"response_format":{fmt_json}', 1
             )
-        return cache_key(self.config.model, request.messages, params)
+        return cache_key(self.config.model, self._messages(request, mode), params)
+
+    def _params(self, request: LLMRequest) -> dict:
+        # The configured token cap applies where the step set none.
+        cap = self.config.max_tokens
+        if cap is None or "max_tokens" in request.params:
+            return request.params
+        return {**request.params, "max_tokens": cap}
+
+    def _messages(self, request: LLMRequest, mode: str) -> list[dict]:
+        if mode == "prompt" and request.schema is not None:
+            return modes.with_json_instructions(request.messages, schema_of(request))
+        return request.messages
 
     async def arun(
         self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
     ) -> list[LLMResult]:
         """The async form of `run`."""
-        keys = [self.key_of(r) for r in requests]
+        with self.store.session():
+            mode = self.mode  # one store read for the remembered mode
+        self._keys_mode = mode
+        keys = [self.key_of(r, mode) for r in requests]
         self._by_key = dict(zip(keys, requests))
         results: list[LLMResult | None] = [None] * len(requests)
         pending: list[LLMResult] = []
@@ -181,9 +256,9 @@ class Gateway:
         return results  # type: ignore[return-value]
 
     # -- internals -------------------------------------------------------------------------
-    def _key_params(self, request: LLMRequest) -> dict:
-        params = dict(request.params)
-        fmt = response_format(request, self.config.structured)
+    def _key_params(self, request: LLMRequest, mode: str) -> dict:
+        params = dict(self._params(request))
+        fmt = response_format(request, mode)
         if fmt is not None:
             params["response_format"] = fmt
         return params
@@ -222,7 +297,13 @@ class Gateway:
         except ValueError:
             return None  # the step's schema changed since: ask again
         return LLMResult(
-            request.item_id, "ok", parsed, response["content"], cached=True, cache_key=key
+            request.item_id,
+            "ok",
+            parsed,
+            response["content"],
+            cached=True,
+            cache_key=key,
+            mode=self.mode,
         )
 
     async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
@@ -300,25 +381,48 @@ class Gateway:
             return result
         started = time.perf_counter()
         transient_left, malformed_left = self.config.max_retries, self.config.parse_retries
+        mode = self.mode
+        if mode != self._keys_mode:  # another request stepped down after keys were made
+            result.cache_key = self.key_of(request, mode)
+            self._by_key[result.cache_key] = request
+        accepted = False  # the server answered 200 in `mode` (whatever the model wrote)
         while True:
             result.attempts += 1
             try:
-                await self._attempt(client, request, result)
+                await self._attempt(client, request, result, mode)
+                accepted = True
                 break
             except _Malformed as exc:
+                accepted = True
                 result.raw, result.error = redact(exc.raw, self.config.api_key), str(exc)
                 if malformed_left <= 0:
                     break
                 malformed_left -= 1
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded item
                 result.error = redact(f"{type(exc).__name__}: {exc}", self.config.api_key)
+                if mode in modes.NEGOTIATED[:-1] and modes.is_format_rejection(exc):
+                    # Not transient: the server refuses this request format. Step down at
+                    # once (no backoff); a pinned mode fails the item here.
+                    result.error = f"format rejected ({mode}): {result.error}"
+                    mode = self._step_down(mode, result.error)
+                    if mode is None:
+                        break
+                    result.cache_key = self.key_of(request, mode)
+                    self._by_key[result.cache_key] = request
+                    continue
                 if not _is_transient(exc) or transient_left <= 0:
                     break
                 transient_left -= 1
                 await asyncio.sleep(self._backoff(result.attempts, _retry_after(exc)))
         result.latency_ms = (time.perf_counter() - started) * 1000
+        result.mode = mode
+        if accepted and self.negotiating and mode == self.mode and mode != self._remembered:
+            # Remember a mode the server accepted, even if this model's reply was malformed.
+            self._mode_to_save = self._remembered = mode
         if result.ok:
             result.error = None
+        else:
+            result.reason = failure_reason(result.error)
         return result
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
@@ -327,9 +431,10 @@ class Gateway:
         base = self.config.backoff_base_s * 2 ** (attempt - 1)
         return min(base, self.config.backoff_max_s) * (0.5 + random.random() / 2)
 
-    async def _attempt(self, client, request: LLMRequest, result: LLMResult) -> None:
-        body = {"model": self.config.model, "messages": request.messages, **request.params}
-        fmt = response_format(request, self.config.structured)
+    async def _attempt(self, client, request: LLMRequest, result: LLMResult, mode: str) -> None:
+        messages = self._messages(request, mode)
+        body = {"model": self.config.model, "messages": messages, **self._params(request)}
+        fmt = response_format(request, mode)
         if fmt is not None:
             body["response_format"] = fmt
         # The client's generic POST sends our plain-JSON chat body as is. The typed
@@ -368,9 +473,11 @@ class Gateway:
         pending.clear()
         entries = [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         calls = [self._call_row(r) for r in batch if r.status != "skipped"]
+        mode_to_save, self._mode_to_save = self._mode_to_save, None
 
         def write(cursor) -> None:
             llm_log.record_batch(cursor, self.run_id, entries, calls)
+            self._save_mode(cursor, mode_to_save)
             if on_batch is not None:
                 on_batch(cursor, batch)
 
@@ -378,13 +485,25 @@ class Gateway:
         # rolled back whole, so writing it again is safe.
         self.store.in_transaction(write, conflict_retries=4)
 
+    def _save_mode(self, cursor, mode: str | None) -> None:
+        # The mode that answered, remembered once per change (read back by `mode`).
+        if mode is not None:
+            llm_modes.remember_mode(
+                cursor, self.endpoint, self.config.model, mode, self._mode_reason
+            )
+
     def _cache_entry(self, result: LLMResult) -> llm_log.CacheEntry:
         request = self._by_key[result.cache_key]
-        params = self._key_params(request)
+        mode = result.mode or self.mode
+        params = self._key_params(request, mode)
         return llm_log.CacheEntry(
             result.cache_key,
             self.config.model,
-            {"model": self.config.model, "messages": request.messages, "params": params},
+            {
+                "model": self.config.model,
+                "messages": self._messages(request, mode),
+                "params": params,
+            },
             {"content": result.raw},
             result.usage.prompt_tokens,
             result.usage.completion_tokens,
@@ -404,4 +523,5 @@ class Gateway:
             "attempts": result.attempts,
             "error": result.error,
             "raw_reply": None if result.ok else result.raw,
+            "reason": result.reason,
         }

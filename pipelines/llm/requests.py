@@ -27,6 +27,9 @@ class LLMRequest:
         parse: a function from reply text to a value that raises ValueError on a malformed
             reply; given together with `schema` it receives the validated model instead.
         params: sampling parameters (temperature, max_tokens, seed, ...); part of the cache key.
+        json_schema: the JSON schema sent to the endpoint instead of `schema`'s own, when a
+            tighter one helps a grammar-constrained small model (e.g. exactly N judge labels).
+            Share one dict object between requests of the same shape: it is memoised by id.
     """
 
     item_id: str
@@ -34,6 +37,7 @@ class LLMRequest:
     schema: type[BaseModel] | None = None
     parse: Parser | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    json_schema: dict | None = None
 
 
 @dataclass
@@ -64,6 +68,8 @@ class LLMResult:
         parsed: the validated value (pydantic instance or the parse function's result).
         raw: the reply text as received (keys redacted).
         cached: True when replayed from the store's cache.
+        mode: the structured-output mode the reply was asked in (see `modes`).
+        reason: for a failed item, a short failure category (see `failures.failure_reason`).
     """
 
     item_id: str
@@ -76,6 +82,8 @@ class LLMResult:
     attempts: int = 0
     latency_ms: float = 0.0
     cache_key: str = ""
+    mode: str | None = None
+    reason: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -111,6 +119,7 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+_JSON_START = re.compile(r"[{\[]")
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -120,6 +129,35 @@ def strip_fences(text: str) -> str:
     return match.group(1) if match else text
 
 
+def first_json_value(text: str) -> str | None:
+    """The first complete JSON object or array embedded in `text` (prose around it ignored)."""
+    decoder = json.JSONDecoder()
+    for match in _JSON_START.finditer(text):
+        try:
+            _, end = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        return text[match.start() : end]
+    return None
+
+
+def _validate(schema: type[BaseModel], text: str) -> BaseModel:
+    try:
+        return schema.model_validate_json(strip_fences(text))
+    except ValidationError as exc:
+        # Tolerant parsing (prompt mode, chatty small models): the first JSON value in the
+        # text, when the whole text is not the reply.
+        embedded = first_json_value(text)
+        if embedded is not None and embedded != text.strip():
+            try:
+                return schema.model_validate_json(embedded)
+            except ValidationError:
+                pass
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
+        raise ValueError(f"malformed reply: {where}: {first.get('msg')}") from None
+
+
 def parse_reply(request: LLMRequest, text: str) -> Any:
     """Validate reply text against the request's schema or parse function.
 
@@ -127,12 +165,7 @@ def parse_reply(request: LLMRequest, text: str) -> Any:
         ValueError: the reply is not what the step expects (message says why, briefly).
     """
     if request.schema is not None:
-        try:
-            value = request.schema.model_validate_json(strip_fences(text))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ())) or "reply"
-            raise ValueError(f"malformed reply: {where}: {first.get('msg')}") from None
+        value = _validate(request.schema, text)
         # With both, `parse` checks the validated value (e.g. every claim labelled once).
         return request.parse(value) if request.parse is not None else value
     if request.parse is not None:
@@ -140,19 +173,45 @@ def parse_reply(request: LLMRequest, text: str) -> Any:
     return text
 
 
+def schema_of(request: LLMRequest) -> dict | None:
+    """The JSON schema the endpoint is asked for (the request's own, else its model's)."""
+    if request.json_schema is not None:
+        return request.json_schema
+    return None if request.schema is None else _model_schema(request.schema)
+
+
 def response_format(request: LLMRequest, mode: str) -> dict | None:
-    """The `response_format` request field for a structured-output mode."""
-    if request.schema is None or mode == "none":
+    """The `response_format` request field for a structured-output mode (see `modes`).
+
+    The dicts are memoised per schema object, so a batch shares one (cache keys splice their
+    JSON in by identity).
+    """
+    if request.schema is None or mode in ("none", "prompt"):
         return None
+    schema = schema_of(request)
+    name = request.schema.__name__
+    return _FORMATS.get((id(schema), name, mode)) or _new_format(schema, name, mode)
+
+
+_FORMATS: dict[tuple[int, str, str], dict] = {}
+_SCHEMAS_KEPT: list[dict] = []  # keeps memoised schema objects alive, so ids are not reused
+
+
+def _new_format(schema: dict, name: str, mode: str) -> dict:
+    if len(_FORMATS) > 4096:  # callers building a new schema per request: stay bounded
+        _FORMATS.clear()
+        _SCHEMAS_KEPT.clear()
     if mode == "json_object":
-        return {"type": "json_object"}
-    return _json_schema_format(request.schema)
+        # llama-cpp-python and llama-server read `schema` here and build a grammar from it.
+        fmt = {"type": "json_object", "schema": schema}
+    else:
+        fmt = {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+    _SCHEMAS_KEPT.append(schema)
+    _FORMATS[(id(schema), name, mode)] = fmt
+    return fmt
 
 
 @lru_cache(maxsize=256)
-def _json_schema_format(schema: type[BaseModel]) -> dict:
+def _model_schema(schema: type[BaseModel]) -> dict:
     # Building a JSON schema costs milliseconds; a batch shares one schema class.
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
-    }
+    return schema.model_json_schema()

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipelines.progress import report
+
 BACKBONE = "all-MiniLM-L6-v2"
 DEFAULT_LAYER = 6  # MiniLM-L6: the last of its 6 layers
 
@@ -75,6 +77,7 @@ def encode_texts(
             for k, text in enumerate(chunk):
                 n = int(lengths[k])
                 out[text] = Encoded(hidden[k, :n].copy(), batch["input_ids"][k, :n].tolist())
+            report("BERTScore: encoding texts", start + len(chunk), len(distinct))
     return out
 
 

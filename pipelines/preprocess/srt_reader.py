@@ -5,6 +5,14 @@ Real subtitle files are messy: UTF-8 with or without BOM, Latin-1/CP1252 (e.g. r
 overlapping cues. The `srt` package rejects many of these, so blocks are found by their timing
 lines here and `srt` converts the timestamps. A block whose timing cannot be read is an error
 naming its line; it is skipped only in lenient mode.
+
+Times that cannot be right are bad cues too (issue 19; docs/FORMAT.md, "Subtitle times"):
+- a clock field out of range (`99:99:99,999`: minutes and seconds must be below 60);
+- a cue that jumps back in time: it starts more than `JUMP_BACK_TOLERANCE_S` before a cue
+  earlier in the file (small overlaps and reorderings are kept; the real subtitle files under
+  ../shared/data have none);
+- a file whose cues mostly run backwards is reported as reversed, in either mode, rather than
+  left for the alignment to call "the wrong film's subtitles".
 """
 
 from __future__ import annotations
@@ -22,6 +30,10 @@ TIMING_RE = re.compile(
 BROKEN_TIMING_RE = re.compile(r"-->|\d+:\d+:\d+")
 NUMBER_RE = re.compile(r"^\s*\d+\s*$")
 MARKUP_RE = re.compile(r"<[^>]+>|\{\\[^}]*\}")
+
+
+JUMP_BACK_TOLERANCE_S = 1.0
+REVERSED_SHARE = 0.5  # a file is reversed when more than this share of cue pairs runs backwards
 
 
 class SubtitleError(ValueError):
@@ -78,6 +90,9 @@ def _seconds(stamp: str) -> float:
     """'0:00:01.5' -> 1.5: the fraction is decimal (right-padded to milliseconds), then `srt`
     converts the canonical form."""
     head, fraction = re.match(r"^(.*)[,.:](\d{1,3})$", stamp.strip()).groups()
+    _hours, minutes, seconds = (int(part) for part in head.split(":"))
+    if minutes > 59 or seconds > 59:
+        raise ValueError(f"{stamp}: minutes and seconds must be below 60")
     return srt.srt_timestamp_to_timedelta(f"{head},{fraction.ljust(3, '0')}").total_seconds()
 
 
@@ -121,8 +136,39 @@ def parse_srt(text: str, source: str = "<text>", lenient: bool = False) -> Subti
         current.text = f"{current.text} {cleaned}".strip() if cleaned else current.text
     if not cues:
         raise SubtitleError(f"{source}: no subtitle cue could be read")
+    cues = _drop_jumps_back(cues, source, lenient, skipped)
     overlaps = sum(1 for a, b in zip(cues, cues[1:]) if b.start_s < a.end_s - 0.001)
     return SubtitleFile(cues, "", skipped, overlaps)
+
+
+def _check_not_reversed(cues: list[Cue], source: str) -> None:
+    backwards = sum(1 for a, b in zip(cues, cues[1:]) if b.start_s < a.start_s)
+    if len(cues) >= 3 and backwards > REVERSED_SHARE * (len(cues) - 1):
+        raise SubtitleError(
+            f"{source}: the cues run backwards in time ({backwards} of {len(cues) - 1} steps"
+            " go back): the file is reversed; restore its original order"
+        )
+
+
+def _drop_jumps_back(cues: list[Cue], source: str, lenient: bool, skipped: list[str]) -> list[Cue]:
+    """Cues in file order without those that jump back in time (an error in strict mode)."""
+    _check_not_reversed(cues, source)
+    kept: list[Cue] = []
+    latest = float("-inf")
+    for cue in cues:
+        if cue.start_s < latest - JUMP_BACK_TOLERANCE_S:
+            _report(
+                f"line {cue.line}: cue jumps back in time (starts at {cue.start_s:.3f} s, after"
+                f" a cue at {latest:.3f} s)",
+                source,
+                lenient,
+                skipped,
+            )
+            continue
+        latest = max(latest, cue.start_s)
+        cue.index = len(kept)
+        kept.append(cue)
+    return kept
 
 
 def _is_number_before_timing(lines: list[str], number: int) -> bool:

@@ -210,7 +210,13 @@ _SECOND_WORD_STOP = frozenset(
 
 def _noun_phrase(first: str, second: str | None) -> str:
     """ "boat log" keeps its second word; "body was" / "rocks below" / "lamp failed" do not."""
-    if not second or second in _SECOND_WORD_STOP or second.endswith(("ed", "s", "ly")):
+    if (
+        not second
+        or len(second) < 3
+        or second in ("out", "off", "all", "not", "its", "own", "now", "too", "yet")
+        or second in _SECOND_WORD_STOP
+        or second.endswith(("ed", "s", "ly"))
+    ):
         return first
     return f"{first} {second}"
 

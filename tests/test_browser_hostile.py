@@ -1,0 +1,146 @@
+"""Hostile text in headless Chromium: a question, gold answer, rubric claim, model answer and film
+title carrying markdown images and links, HTML, a 5,000-character line, RTL overrides and
+zero-width characters. The browser must fetch nothing from the URLs they name (a listener on a
+loopback port counts requests) and the page must not grow sideways."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from data_access.store import Store
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.hostile import insert_hostile_question
+from tests.test_browser_explorer import CHROMIUM, _free_port, _wait_healthy
+
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="Debian chromium not installed at /usr/bin/chromium (run `make browser`)",
+    ),
+    pytest.mark.slow,
+]
+
+
+class _Listener:
+    """An HTTP server on a loopback port that records every request path."""
+
+    def __init__(self) -> None:
+        seen = self.seen = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                seen.append(self.path)
+                self.send_response(404)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def hostile_app(tmp_path_factory):
+    listener = _Listener()
+    store_path = tmp_path_factory.mktemp("hostile") / "store.duckdb"
+    store = Store(store_path, lock_timeout=30)
+    build_app_fixture(store)
+    insert_hostile_question(store, listener.url)
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pages.serve",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=REPO_ROOT,
+        env={**os.environ, "STORYSCOPE_STORE": str(store_path)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url, listener
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        listener.close()
+
+
+def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
+    from playwright.sync_api import sync_playwright
+
+    url, listener = hostile_app
+    ARTIFACTS.mkdir(exist_ok=True)
+    views = {
+        "questions": ("questions?q=q1", "Questions"),
+        "verdicts": ("verdicts?q=q1&view=Claims+%C3%97+settings", "Verdicts"),
+        "overview": ("", "StoryScope"),
+        "film": ("film?film=lighthouse", "Film"),
+    }
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        widths = {}
+        for name, (path, title) in views.items():
+            page.goto(f"{url}/{path}")
+            page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=90000)
+            page.wait_for_function(
+                "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                timeout=90000,
+            )
+            page.wait_for_timeout(1500)  # time for any image request to go out
+            widths[name] = page.evaluate(
+                "() => [document.documentElement.scrollWidth, window.innerWidth]"
+            )
+            page.screenshot(path=str(ARTIFACTS / f"hostile-{name}.png"), full_page=True)
+            if name == "questions":
+                body = page.inner_text("body")
+                assert "md-image.png" in body and "<img" in body  # shown as text
+                assert page.locator("main img[src*='127.0.0.1']").count() == 0
+                links = page.locator(f"main a[href^='{listener.url}']")
+                assert links.count() == 0
+        browser.close()
+    assert listener.seen == []
+    for name, (scroll_width, inner_width) in widths.items():
+        assert scroll_width <= inner_width, f"{name} overflows sideways: {scroll_width}px"
