@@ -7,9 +7,9 @@ from data_access import views_runs
 from pages.common import query
 from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
-from pages.scale_panel import batches_panel
 from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert
+from pages.scale_panel import batches_panel
 
 st.title("Runs")
 

@@ -92,8 +92,8 @@ def judge(
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
     from pipelines.judge.prompt import check_version
-    from pipelines.scale import executor_name
     from pipelines.llm.failures import failure_lines
+    from pipelines.scale import executor_name
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
