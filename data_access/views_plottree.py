@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from data_access.store import Store
+from data_access.vectors import unpack_f16
 
 
 def films_with_tree(store: Store) -> pd.DataFrame:
@@ -29,17 +30,20 @@ def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
 
 
 def node_embeddings(store: Store, film_id: str, model: str) -> pd.DataFrame:
-    """Stored embeddings of a film's current tree nodes for one model (latest run per node)."""
-    return store.df(
+    """Stored embeddings of a film's current tree nodes for one model (latest run per node);
+    `vector` holds float32 arrays decoded from the float16 store (data_access.vectors)."""
+    frame = store.df(
         """
-        SELECT e.item_id AS node_id, arg_max(e.vector, r.started_at) AS vector
-        FROM embeddings e JOIN runs r USING (run_id)
-        WHERE e.item_kind = 'plottree_node' AND e.model = ? AND r.status = 'finished'
-          AND e.item_id IN (SELECT node_id FROM current_plottree_nodes WHERE film_id = ?)
-        GROUP BY e.item_id
+        SELECT e.node_id, arg_max(e.vector, r.started_at) AS vector
+        FROM plottree_vectors e JOIN runs r USING (run_id)
+        WHERE e.model = ? AND r.status = 'finished'
+          AND e.node_id IN (SELECT node_id FROM current_plottree_nodes WHERE film_id = ?)
+        GROUP BY e.node_id
         """,
         [model, film_id],
     )
+    frame["vector"] = list(unpack_f16(frame["vector"]))
+    return frame
 
 
 def tree_skeleton(store: Store, film_id: str) -> pd.DataFrame:
