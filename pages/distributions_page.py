@@ -109,7 +109,8 @@ else:
     )
     cols[3].metric("Topics over 5%", topics_over(counts))
     st.caption(
-        f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy {PAPER_TABLE1['entropy']}"
+        f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy "
+        f"{PAPER_TABLE1['entropy']}"
         " on its full set (higher is more balanced)."
     )
     st.plotly_chart(topic_bars(topics), key="topics")

@@ -9,6 +9,7 @@ from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert
+from pages.scale_panel import batches_panel
 
 st.title("Runs")
 
@@ -56,6 +57,7 @@ def jobs_panel() -> None:
 
 
 jobs_panel()
+batches_panel(POLL_RUNNING_S)
 
 st.subheader("Runs")
 facets = query(views_runs.run_facets)
