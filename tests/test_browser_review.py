@@ -75,7 +75,7 @@ def _session(browser, url: str, reviewer: str):  # noqa: F811
     )
     _settle(tab)
     box = tab.get_by_role("textbox", name="Reviewer")
-    box.fill(reviewer)
+    box.fill(reviewer, timeout=120000)  # the sidebar input is editable once the run settles
     box.press("Enter")
     _settle(tab)
     return context, tab
