@@ -9,7 +9,7 @@ STORE  ?= $(or $(STORYSCOPE_STORE),data/storyscope.duckdb)
 SHARED_DATA ?= ../shared/data
 PORT   ?= 8501
 
-.PHONY: run test install browser demo bench clean
+.PHONY: run test install browser demo bench clean lint import-check
 
 install: $(STAMP)
 
@@ -51,5 +51,25 @@ test: $(TEST_STAMP) browser
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_store.py
 
+# ruff (lint + format), configured in pyproject.toml; ruff comes with the test extra.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# The package installed WITHOUT extras in its own venv (kept between runs; pip's cache makes the
+# first build quick): every module imports, every import the runtime code makes (lazy ones too)
+# resolves, every page renders over an empty store. A runtime dependency that only the test
+# extra installs fails here (.ci/import_check.py).
+PLAIN := .venv-plain
+$(PLAIN)/.installed: pyproject.toml
+	@test -x $(PLAIN)/bin/python || $(PYTHON) -m venv $(PLAIN)
+	$(PLAIN)/bin/python -m pip install -q --upgrade pip
+	$(PLAIN)/bin/python -m pip install -q "torch==2.13.0"
+	$(PLAIN)/bin/python -m pip install -q .
+	@touch $@
+
+import-check: $(PLAIN)/.installed
+	$(PLAIN)/bin/python .ci/import_check.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(PLAIN) .pytest_cache

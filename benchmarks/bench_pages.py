@@ -329,7 +329,11 @@ def time_browser(store_path: Path, heavy: dict[str, str] | None = None) -> dict[
         return results
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(60)  # a loaded machine can take a while to stop the server
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def browser_table(reports: list[dict]) -> str:
@@ -366,6 +370,8 @@ def main() -> None:
             heavy = heavy_views(store)
             report["browser"] = time_browser(path, heavy)
         reports.append(report)
+        if args.browser:  # each store's table as soon as it is measured
+            print(browser_table([report]), flush=True)
     text = json.dumps(reports if len(reports) > 1 else reports[0], indent=2)
     print(text)
     if args.browser:

@@ -138,7 +138,8 @@ def main() -> None:
             "queries": query_latencies(store, options.reps),
         }
     print(
-        f"ingest: DuckDB bulk load {raw:.2f} s, storyscope import (validated) {ours:.2f} s, ratio {ours / raw:.2f}"
+        f"ingest: DuckDB bulk load {raw:.2f} s, storyscope import (validated) {ours:.2f} s, ratio "
+        f"{ours / raw:.2f}"
     )
     print(
         f"{'query':<36}{'app median':>11}{'app p95':>9}{'cold open':>10}{'warm':>8}{'app/warm':>9}"

@@ -216,20 +216,32 @@ def write_annotation(
 
     `run` is a RunSpec (the run is inserted in the same transaction: the rules backend) or the id
     of a run started earlier so the gateway could log its calls under it (the LLM backend)."""
+    with store.transaction() as cursor:
+        return insert_annotation(cursor, run, tables, issues, status, n_failed)
+
+
+def insert_annotation(
+    cursor,
+    run,
+    tables: dict[str, list[dict]],
+    issues: list[dict] = (),
+    status: str = "finished",
+    n_failed: int = 0,
+) -> tuple[str, dict]:
+    """`write_annotation` inside the caller's transaction (a scaled-out run writes a unit's
+    rows together with its ledger row, pipelines/beliefs/scaled.py)."""
     from data_access.runs import finish_run, insert_run
 
     counts = {}
-    with store.transaction() as cursor:
-        run_id = run if isinstance(run, str) else insert_run(cursor, run)
-        for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
-            counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
-        for issue in issues:
-            cursor.execute(
-                "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue)"
-                " VALUES (?, ?, ?, ?)",
-                [run_id, issue["item_id"], issue["stage"], issue["issue"]],
-            )
-        finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
+    run_id = run if isinstance(run, str) else insert_run(cursor, run)
+    for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
+        counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
+    for issue in issues:
+        cursor.execute(
+            "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue) VALUES (?, ?, ?, ?)",
+            [run_id, issue["item_id"], issue["stage"], issue["issue"]],
+        )
+    finish_run(cursor, run_id, status, n_items=sum(counts.values()), n_failed=n_failed)
     return run_id, counts
 
 
@@ -259,3 +271,14 @@ def screenplay_films_without_beliefs(
 def current_belief_count(store: Store, film_id: str) -> int:
     """How many current belief rows a film has."""
     return int(store.scalar("SELECT count(*) FROM current_beliefs WHERE film_id = ?", [film_id]))
+
+
+def films_with_script_lines(store: Store) -> list[str]:
+    """Films that have current script lines in scenes (what the rules backend annotates)."""
+    return [
+        row[0]
+        for row in store.rows(
+            "SELECT DISTINCT film_id FROM current_script_lines"
+            " WHERE scene_index IS NOT NULL ORDER BY film_id"
+        )
+    ]

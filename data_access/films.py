@@ -1,6 +1,7 @@
 """Films written by the preprocessing pipeline, and the film queries the Film page adds.
 
-Write path: `write_film` puts one film's scenes, script lines, characters and subtitles under one
+Write path: `write_film` puts one
+    film's scenes, script lines, characters and subtitles under one
 run, inside the caller's transaction (so a failure leaves the store as it was). Rows go in as
 DataFrames (DuckDB inserts a frame in one statement, much faster than row-by-row). The `films`
 row is keyed by film id only, so a re-ingest updates it to point at the newest run; the per-run
@@ -78,7 +79,9 @@ def ensure_dataset(
     found = cursor.execute("SELECT 1 FROM datasets WHERE dataset_id = ?", [dataset_id]).fetchone()
     if not found:
         cursor.execute(
-            "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id) VALUES (?, "
+            "?, "
+            "?, ?, ?, ?)",
             [dataset_id, name, kind, source, licence, run_id],
         )
 
@@ -98,7 +101,9 @@ def _upsert_film(cursor: duckdb.DuckDBPyConnection, film: dict, run_id: str) -> 
     values = [film.get(c) for c in columns]
     cursor.execute("DELETE FROM films WHERE film_id = ?", [film["film_id"]])
     cursor.execute(
-        f"INSERT INTO films ({', '.join(columns)}, run_id) VALUES ({', '.join('?' * len(columns))}, ?)",
+        f"INSERT INTO films ({', '.join(columns)}, run_id) VALUES "
+        f"({', '.join('?' * len(columns))}, "
+        f"?)",
         values + [run_id],
     )
 
@@ -118,7 +123,8 @@ def _insert_frame(
     cursor.register("incoming_rows", frame)
     try:
         cursor.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM incoming_rows"
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM "
+            f"incoming_rows"
         )
     finally:
         cursor.unregister("incoming_rows")

@@ -1,7 +1,7 @@
 """Store access for PlotTree (StoryVideoQA §5): a film's timeline in, nodes and vectors out.
 
-Node vectors live in the shared `embeddings` table (item_kind 'plottree_node', item_id =
-node_id, which is globally unique because it starts with the film id), so the PlotTree page's
+Node vectors live in `plottree_vectors` as float16 BLOBs (migration 761, data_access.vectors;
+node ids are globally unique because they start with the film id), so the PlotTree page's
 retrieval preview reads them too.
 """
 
@@ -13,6 +13,7 @@ import pandas as pd
 
 from data_access.mcq import bulk_insert, insert_run_rows
 from data_access.store import Store
+from data_access.vectors import pack_f16, unpack_f16
 
 NODE_COLUMNS = [
     "film_id",
@@ -80,16 +81,15 @@ def insert_tree(
     frame = nodes[NODE_COLUMNS].copy()
     frame["run_id"] = run_id
     bulk_insert(cursor, "plottree_nodes", frame)
-    emb = pd.DataFrame(
+    packed = pd.DataFrame(
         {
             "run_id": run_id,
-            "item_kind": "plottree_node",
-            "item_id": nodes["node_id"].to_numpy(),
+            "node_id": nodes["node_id"].to_numpy(),
             "model": model,
-            "vector": [v.astype(np.float32).tolist() for v in vectors],
+            "vector": pack_f16(vectors),
         }
     )
-    bulk_insert(cursor, "embeddings", emb)
+    bulk_insert(cursor, "plottree_vectors", packed)
     return len(frame)
 
 
@@ -98,15 +98,14 @@ def current_tree(store: Store, film_id: str, model: str) -> tuple[pd.DataFrame, 
     frame = store.df(
         "SELECT n.node_id, n.parent_id, n.level, n.start_s, n.end_s, n.summary,"
         " n.summary_backend, n.run_id, e.vector"
-        " FROM current_plottree_nodes n JOIN embeddings e"
-        "   ON e.run_id = n.run_id AND e.item_kind = 'plottree_node' AND e.item_id = n.node_id"
+        " FROM current_plottree_nodes n JOIN plottree_vectors e"
+        "   ON e.run_id = n.run_id AND e.node_id = n.node_id"
         " WHERE n.film_id = ? AND e.model = ? ORDER BY n.level, n.start_s, n.node_id",
         [film_id, model],
     )
     if frame.empty:
         return frame, np.zeros((0, 0), dtype=np.float32)
-    vectors = np.asarray(frame.pop("vector").tolist(), dtype=np.float32)
-    return frame, vectors
+    return frame, unpack_f16(frame.pop("vector"))
 
 
 def insert_retrievals(cursor: duckdb.DuckDBPyConnection, rows: list[dict], run_id: str) -> int:

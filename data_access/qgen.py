@@ -214,7 +214,8 @@ def spoken_names(store: Store, film_ids: Sequence[str]) -> pd.DataFrame:
 def anchor_contexts(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:
     """Per question: the stored context-set payload, when the question came from one."""
     return store.df(
-        "SELECT q.question_id, c.payload FROM questions q JOIN context_sets c USING (context_set_id)"
+        "SELECT q.question_id, c.payload FROM questions q JOIN context_sets c USING "
+        "(context_set_id)"
         " WHERE list_contains(?, q.question_id)",
         [list(question_ids)],
     )

@@ -48,10 +48,13 @@ _ANSWER_VERDICTS = """
         FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
         GROUP BY v.judge_id, v.answer_id
     )
-    SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id, coalesce(s.label, a.setting_id) AS setting_label,
-           q.qtype, q.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted, j.n_core_asserted
+    SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id, coalesce(s.label, a.setting_id) AS
+        setting_label,
+           q.qtype, q.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
+               j.n_core_asserted
     FROM judged j JOIN answers a USING (answer_id) JOIN questions q ON q.question_id = a.question_id
-    JOIN rubric r ON r.question_id = a.question_id LEFT JOIN settings s ON s.setting_id = a.setting_id
+    JOIN rubric r ON r.question_id = a.question_id LEFT JOIN settings s ON s.setting_id =
+        a.setting_id
 """
 
 # Current verdicts with the film of their answer (NULL when the answer is not a stored model
@@ -66,7 +69,8 @@ _CONFUSIONS_BY_FILM = f"""
     WITH {_FILM_VERDICTS}
     SELECT a.film_id, a.judge_id AS judge_a, b.judge_id AS judge_b, a.verdict AS verdict_a,
            b.verdict AS verdict_b, count(*) AS n
-    FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id < b.judge_id
+    FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id <
+        b.judge_id
     GROUP BY ALL
 """
 
@@ -80,7 +84,8 @@ _PATTERNS_BY_FILM = f"""
                count(*) FILTER (verdict NOT IN ('asserted', 'contradicted', 'omitted')) AS other
         FROM v GROUP BY answer_id, claim_id
     )
-    SELECT film_id, asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY ALL
+    SELECT film_id, asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY
+        ALL
 """
 
 # Per method (its latest finished prediction run, as views_distributions), MCQ set, source,
@@ -92,7 +97,8 @@ _MCQ_ACCURACY = """
         WHERE r.status = 'finished' GROUP BY p.method
     )
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
-           count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS n_correct
+           count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS
+               n_correct
     FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING (mcq_id)
     LEFT JOIN current_mcq_difficulty d USING (mcq_id)
     GROUP BY ALL

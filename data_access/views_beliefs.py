@@ -16,7 +16,8 @@ def belief_holders(store: Store, film_id: str) -> pd.DataFrame:
     return store.df(
         """
         SELECT holder, sum(beliefs)::INT AS beliefs, sum(meta)::INT AS meta_beliefs FROM (
-            SELECT holder, count(*) AS beliefs, 0 AS meta FROM current_beliefs WHERE film_id = ? GROUP BY 1
+            SELECT holder, count(*) AS beliefs, 0 AS meta FROM current_beliefs WHERE film_id = ?
+                GROUP BY 1
             UNION ALL
             SELECT holder, 0, count(*) FROM current_meta_beliefs WHERE film_id = ? GROUP BY 1
         ) GROUP BY holder ORDER BY sum(beliefs) + sum(meta) DESC, holder
@@ -102,7 +103,8 @@ def questions_citing_belief(
                    WHERE film_id = ? AND holder = ? AND belief_id = ? AND scene_index = ?)
         SELECT DISTINCT q.question_id, q.qtype, q.center, q.status, q.text
         FROM questions q JOIN question_evidence e USING (question_id), b
-        WHERE q.film_id = ? AND (e.scene_index = b.scene_index OR e.scene_index = b.revised_at_scene)
+        WHERE q.film_id = ? AND (e.scene_index = b.scene_index OR e.scene_index =
+            b.revised_at_scene)
         ORDER BY q.question_id
         """,
         [film_id, holder, belief_id, scene_index, film_id],

@@ -23,17 +23,24 @@ def question_shape(store: Store, film_id: str | None = None) -> pd.DataFrame:
                    WHERE ? IS NULL OR film_id = ?),
         c AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
               FROM rubric_claims WHERE question_id IN (SELECT question_id FROM q) GROUP BY 1),
-        -- span as LF-VideoQA Table 1: earliest cited scene's start to the latest cited scene's end
-        e AS (SELECT e.question_id, count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS cited_scenes,
-                     (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) > 0)
-                      - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS span_min
+        -- span as LF-VideoQA Table 1: earliest cited scene's start to the latest cited scene's
+            end
+        e AS (SELECT e.question_id, count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS
+            cited_scenes,
+                     (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) >
+                         0)
+                      - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS
+                          span_min
               FROM question_evidence e JOIN q USING (question_id)
-              LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
+              LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index =
+                  e.scene_index
               GROUP BY 1)
         SELECT q.question_id, q.film_id, q.qtype, q.center, coalesce(c.claims, 0) AS claims,
-               coalesce(c.core, 0) AS core, coalesce(e.cited_scenes, 0) AS cited_scenes, e.span_min,
+               coalesce(c.core, 0) AS core, coalesce(e.cited_scenes, 0) AS cited_scenes,
+                   e.span_min,
                CASE WHEN f.runtime_s > 0 AND q.anchor_time_s IS NOT NULL
-                    THEN least(5, 1 + floor(5 * q.anchor_time_s / f.runtime_s))::INT END AS anchor_fifth
+                    THEN least(5, 1 + floor(5 * q.anchor_time_s / f.runtime_s))::INT END AS
+                        anchor_fifth
         FROM q LEFT JOIN c USING (question_id) LEFT JOIN e USING (question_id)
         LEFT JOIN films f USING (film_id)
         """,
@@ -77,14 +84,18 @@ def difficulty_histograms(
     return store.df(
         """
         WITH d AS (
-            SELECT cd.d_q, cd.d_a, cd.d_qa, cd.d FROM current_mcq_difficulty cd JOIN mcq_questions q USING (mcq_id)
+            SELECT cd.d_q, cd.d_a, cd.d_qa, cd.d FROM current_mcq_difficulty cd JOIN
+                mcq_questions q
+                USING (mcq_id)
             WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?)
         ),
         long AS (UNPIVOT d ON d_q, d_a, d_qa, d INTO NAME measure VALUE value),
-        bounds AS (SELECT measure, min(value) AS lo, greatest(max(value) - min(value), 1e-9) AS width
+        bounds AS (SELECT measure, min(value) AS lo, greatest(max(value) - min(value), 1e-9) AS
+            width
                    FROM long GROUP BY measure)
         SELECT l.measure,
-               b.lo + b.width * least(floor((l.value - b.lo) / b.width * ?), ? - 1) / ? AS left_edge,
+               b.lo + b.width * least(floor((l.value - b.lo) / b.width * ?), ? - 1) / ? AS
+                   left_edge,
                b.width / ? AS bucket_width, count(*) AS n
         FROM long l JOIN bounds b USING (measure) WHERE l.value IS NOT NULL
         GROUP BY ALL ORDER BY l.measure, left_edge
@@ -98,7 +109,8 @@ def _latest_prediction_runs_sql() -> str:
     return """
         latest AS (
             SELECT p.method, arg_max(p.run_id, r.started_at) AS run_id
-            FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING (run_id)
+            FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING
+                (run_id)
             WHERE r.status = 'finished' GROUP BY p.method
         )"""
 
@@ -109,8 +121,12 @@ def accuracy_by_bin(
     """Percent correct per method and difficulty bin (StoryVideoQA Figure 20 layout)."""
     if rollups.rollups_fresh(store):
         return store.df(
-            "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
-            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
+            "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, "
+            ""
+            "sum(n)::BIGINT AS n"
+            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR "
+            "source = "
+            "?)"
             " AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin",
             [set_name, set_name, source, source],
         )
@@ -120,7 +136,8 @@ def accuracy_by_bin(
         SELECT p.method, d.bin, 100.0 * avg(p.correct::INT) AS accuracy, count(*) AS n
         FROM mcq_predictions p JOIN latest USING (method, run_id)
         JOIN current_mcq_difficulty d USING (mcq_id) JOIN mcq_questions q USING (mcq_id)
-        WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?) AND d.bin IS NOT NULL
+        WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?) AND d.bin IS NOT
+            NULL
         GROUP BY ALL ORDER BY p.method, d.bin
         """,
         [set_name, set_name, source, source],
@@ -134,17 +151,22 @@ def accuracy_by_topic(
     if rollups.rollups_fresh(store):
         return store.df(
             "SELECT method, question_type, story_element,"
-            " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
-            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
+            " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS "
+            "n"
+            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR "
+            "source = "
+            "?)"
             " GROUP BY ALL ORDER BY method",
             [set_name, set_name, source, source],
         )
     return store.df(
         f"""
         WITH {_latest_prediction_runs_sql()}
-        SELECT p.method, q.question_type, q.story_element, 100.0 * avg(p.correct::INT) AS accuracy,
+        SELECT p.method, q.question_type, q.story_element, 100.0 * avg(p.correct::INT) AS
+            accuracy,
                count(*) AS n
-        FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING (mcq_id)
+        FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING
+            (mcq_id)
         WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?)
         GROUP BY ALL ORDER BY p.method
         """,
@@ -162,7 +184,8 @@ def review_checks(
     (a repeatable reservoir sample on big sets)."""
     return store.df(
         f"""
-        SELECT mcq_id, source, gt, choices, gemini_check, claude_check, gpt_check FROM mcq_questions
+        SELECT mcq_id, source, gt, choices, gemini_check, claude_check, gpt_check FROM
+            mcq_questions
         WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)
           AND gemini_check IS NOT NULL AND claude_check IS NOT NULL AND gpt_check IS NOT NULL
         USING SAMPLE reservoir({int(sample)} ROWS) REPEATABLE (7)

@@ -25,7 +25,8 @@ def film_header(store: Store, film_id: str) -> dict | None:
         """
         SELECT f.film_id, f.title, f.year, f.kind, f.dataset_id, f.runtime_s, f.video_path, f.fps,
                (SELECT count(*) FROM current_scenes s WHERE s.film_id = f.film_id) AS scenes,
-               (SELECT count(*) FROM current_characters c WHERE c.film_id = f.film_id) AS characters,
+               (SELECT count(*) FROM current_characters c WHERE c.film_id = f.film_id) AS
+                   characters,
                (SELECT count(*) FROM questions q WHERE q.film_id = f.film_id) AS questions
         FROM films f WHERE f.film_id = ?
         """,
@@ -76,7 +77,8 @@ def scene_subtitles(store: Store, film_id: str, scene_index: int) -> pd.DataFram
     """Subtitle cues inside a scene's time span (or matched to one of its lines)."""
     return store.df(
         """
-        WITH scene AS (SELECT start_s, end_s FROM current_scenes WHERE film_id = ? AND scene_index = ?),
+        WITH scene AS (SELECT start_s, end_s FROM current_scenes WHERE film_id = ? AND scene_index =
+            ?),
         lines AS (SELECT line_index FROM current_script_lines WHERE film_id = ? AND scene_index = ?)
         SELECT s.cue_index, s.start_s, s.end_s, s.text, s.matched_line
         FROM current_subtitles s, scene
@@ -98,7 +100,8 @@ def films_to_explore(store: Store, limit: int = 12) -> pd.DataFrame:
         t AS (SELECT DISTINCT film_id FROM current_plottree_nodes)
         SELECT f.film_id, f.title, f.kind, coalesce(q.questions, 0) AS questions,
                coalesce(b.beliefs, 0) AS beliefs, t.film_id IS NOT NULL AS has_tree
-        FROM films f LEFT JOIN q USING (film_id) LEFT JOIN b USING (film_id) LEFT JOIN t USING (film_id)
+        FROM films f LEFT JOIN q USING (film_id) LEFT JOIN b USING (film_id) LEFT JOIN t USING
+            (film_id)
         ORDER BY questions DESC, beliefs DESC, f.title LIMIT ?
         """,
         [limit],
@@ -113,7 +116,8 @@ def first_film_with(store: Store, table: str) -> str | None:
     if table not in views:
         raise ValueError(f"no default-film rule for {table!r}")
     return store.scalar(
-        f"SELECT f.film_id FROM films f WHERE EXISTS (SELECT 1 FROM {views[table]} t WHERE t.film_id = f.film_id)"
+        f"SELECT f.film_id FROM films f WHERE EXISTS (SELECT 1 FROM {views[table]} t WHERE "
+        f"t.film_id = f.film_id)"
         " ORDER BY NOT EXISTS (SELECT 1 FROM " + views[table] + " t JOIN runs r USING (run_id)"
         " WHERE t.film_id = f.film_id AND r.backend = 'gold'), f.kind = 'story', f.title, f.film_id"
         " LIMIT 1"

@@ -63,7 +63,8 @@ def settings_table(store: Store) -> pd.DataFrame:
     """Every answer setting with how many answers it has."""
     return store.df(
         """
-        WITH per_setting AS (SELECT setting_id, count(*) AS answers FROM answers GROUP BY setting_id)
+        WITH per_setting AS (SELECT setting_id, count(*) AS answers FROM answers GROUP BY
+            setting_id)
         SELECT s.setting_id, s.label, s.source, s.answerer, s.captioner, s.tier,
                coalesce(p.answers, 0) AS answers
         FROM settings s LEFT JOIN per_setting p USING (setting_id)
@@ -76,7 +77,8 @@ def judges_table(store: Store) -> pd.DataFrame:
     """Every judge with how many verdicts it gave."""
     return store.df(
         """
-        WITH per_judge AS (SELECT judge_id, count(*) AS verdicts FROM claim_verdicts GROUP BY judge_id)
+        WITH per_judge AS (SELECT judge_id, count(*) AS verdicts FROM claim_verdicts GROUP BY
+            judge_id)
         SELECT j.judge_id, j.kind, j.backend, j.model, j.prompt_version,
                coalesce(p.verdicts, 0) AS verdicts
         FROM judges j LEFT JOIN per_judge p USING (judge_id)

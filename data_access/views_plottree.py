@@ -5,13 +5,15 @@ from __future__ import annotations
 import pandas as pd
 
 from data_access.store import Store
+from data_access.vectors import unpack_f16
 
 
 def films_with_tree(store: Store) -> pd.DataFrame:
     """Films that have a current PlotTree, with node counts and depth."""
     return store.df(
         "SELECT n.film_id, f.title, count(*) AS nodes, max(n.level) AS top_level"
-        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY f.title"
+        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY "
+        "f.title"
     )
 
 
@@ -19,7 +21,8 @@ def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
     """Every node of a film's current tree (level 0 = leaves)."""
     return store.df(
         "SELECT node_id, parent_id, level, start_s, end_s, summary, summary_backend,"
-        " len(coalesce(leaf_indices, [])) AS leaves, array_to_string(coalesce(characters, []), ', ') AS characters,"
+        " len(coalesce(leaf_indices, [])) AS leaves, array_to_string(coalesce(characters, []), ', "
+        "') AS characters,"
         " array_to_string(coalesce(children, []), ', ') AS children, run_id"
         " FROM current_plottree_nodes WHERE film_id = ? ORDER BY level DESC, start_s, node_id",
         [film_id],
@@ -27,17 +30,20 @@ def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
 
 
 def node_embeddings(store: Store, film_id: str, model: str) -> pd.DataFrame:
-    """Stored embeddings of a film's current tree nodes for one model (latest run per node)."""
-    return store.df(
+    """Stored embeddings of a film's current tree nodes for one model (latest run per node);
+    `vector` holds float32 arrays decoded from the float16 store (data_access.vectors)."""
+    frame = store.df(
         """
-        SELECT e.item_id AS node_id, arg_max(e.vector, r.started_at) AS vector
-        FROM embeddings e JOIN runs r USING (run_id)
-        WHERE e.item_kind = 'plottree_node' AND e.model = ? AND r.status = 'finished'
-          AND e.item_id IN (SELECT node_id FROM current_plottree_nodes WHERE film_id = ?)
-        GROUP BY e.item_id
+        SELECT e.node_id, arg_max(e.vector, r.started_at) AS vector
+        FROM plottree_vectors e JOIN runs r USING (run_id)
+        WHERE e.model = ? AND r.status = 'finished'
+          AND e.node_id IN (SELECT node_id FROM current_plottree_nodes WHERE film_id = ?)
+        GROUP BY e.node_id
         """,
         [model, film_id],
     )
+    frame["vector"] = list(unpack_f16(frame["vector"]))
+    return frame
 
 
 def tree_skeleton(store: Store, film_id: str) -> pd.DataFrame:

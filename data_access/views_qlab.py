@@ -26,7 +26,8 @@ def check_runs(store: Store) -> pd.DataFrame:
     return store.df(
         """
         SELECT c.run_id, r.step, r.backend, r.started_at, count(*) AS questions,
-               count(*) FILTER (c.passed) AS passed, any_value(c.checks_version) AS checks_version
+               count(*) FILTER (c.passed) AS passed, any_value(c.checks_version) AS
+                   checks_version
         FROM question_check_results c JOIN runs r USING (run_id)
         WHERE r.status = 'finished' GROUP BY ALL ORDER BY r.started_at DESC
         """
@@ -39,7 +40,9 @@ def analytics_runs(store: Store) -> pd.DataFrame:
         """
         SELECT a.run_id, r.step, r.started_at FROM (
             SELECT DISTINCT run_id FROM question_diversity
-            UNION SELECT DISTINCT run_id FROM embeddings WHERE item_kind = 'question' AND x IS NOT NULL
+            UNION SELECT DISTINCT run_id FROM embeddings WHERE item_kind = 'question' AND x IS
+                NOT
+                NULL
         ) a JOIN runs r USING (run_id) WHERE r.status = 'finished' ORDER BY r.started_at DESC
         """
     )
@@ -52,10 +55,12 @@ def check_results(store: Store, run_id: str) -> pd.DataFrame:
         """
         SELECT r.question_id, r.source, r.film_id, r.qtype, r.passed, r.leak_score,
                r.anchor_words, r.anchor_rivals, r.name_violations, q.text, q.status,
-               string_agg(f.check_name || ': ' || f.reason, '; ' ORDER BY f.check_name) AS failures
+               string_agg(f.check_name || ': ' || f.reason, '; ' ORDER BY f.check_name) AS
+                   failures
         FROM question_check_results r
         LEFT JOIN questions q USING (question_id)
-        LEFT JOIN question_check_failures f ON f.run_id = r.run_id AND f.question_id = r.question_id
+        LEFT JOIN question_check_failures f ON f.run_id = r.run_id AND f.question_id =
+            r.question_id
         WHERE r.run_id = ?
         GROUP BY ALL ORDER BY r.passed, r.leak_score DESC NULLS LAST, r.question_id
         """,
@@ -69,10 +74,12 @@ def check_failures(
     """One row per failed check: question, check name, reason (only `checks` when given; at
     most `limit` rows, for the page)."""
     return store.df(
-        "SELECT f.question_id, f.check_name, f.reason, q.qtype, q.text FROM question_check_failures f"
+        "SELECT f.question_id, f.check_name, f.reason, q.qtype, q.text FROM "
+        "question_check_failures "
+        "f"
         " LEFT JOIN questions q USING (question_id) WHERE f.run_id = ?"
-        " AND (len(?) = 0 OR list_contains(?, f.check_name)) ORDER BY f.check_name, f.question_id"
-        + (" LIMIT ?" if limit is not None else ""),
+        " AND (len(?) = 0 OR list_contains(?, f.check_name)) ORDER BY f.check_name, "
+        "f.question_id" + (" LIMIT ?" if limit is not None else ""),
         [run_id, list(checks), list(checks)] + ([limit] if limit is not None else []),
     )
 
@@ -91,7 +98,8 @@ def name_budget_violations(store: Store, run_id: str) -> pd.DataFrame:
     return store.df(
         "SELECT r.question_id, r.qtype, r.name_violations, q.text FROM question_check_results r"
         " LEFT JOIN questions q USING (question_id)"
-        " WHERE r.run_id = ? AND len(coalesce(r.name_violations, [])) > 0 ORDER BY r.question_id",
+        " WHERE r.run_id = ? AND len(coalesce(r.name_violations, [])) > 0 ORDER BY "
+        "r.question_id",
         [run_id],
     )
 
@@ -165,7 +173,8 @@ def opening_frames(store: Store, run_id: str, n_words: int = 3) -> pd.DataFrame:
 def opening_frames_of_type(store: Store, run_id: str, qtype: str = "*") -> pd.DataFrame:
     """The most frequent opening frames of one type ('*' = all questions), every frame length."""
     return store.df(
-        "SELECT n_words, frame, count, share FROM question_opening_frames WHERE run_id = ? AND qtype = ?"
+        "SELECT n_words, frame, count, share FROM question_opening_frames WHERE run_id = ? AND "
+        "qtype = ?"
         " ORDER BY n_words, count DESC, frame",
         [run_id, qtype],
     )
@@ -174,7 +183,8 @@ def opening_frames_of_type(store: Store, run_id: str, qtype: str = "*") -> pd.Da
 def discard_counts(store: Store, run_id: str) -> pd.DataFrame:
     """Context-sets per discard rule of App. F.1 ('kept' for those that survived), per type."""
     return store.df(
-        "SELECT qtype, coalesce(discard_reason, 'kept') AS outcome, count(*) AS n FROM context_sets"
+        "SELECT qtype, coalesce(discard_reason, 'kept') AS outcome, count(*) AS n FROM "
+        "context_sets"
         " WHERE run_id = ? GROUP BY ALL ORDER BY qtype, outcome",
         [run_id],
     )

@@ -47,7 +47,8 @@ def questions_list(
             WHERE r.status = 'finished' AND ? IS NOT NULL GROUP BY c.question_id
         ),
         picked AS (
-            SELECT q.*, ch.passed AS checks_passed FROM questions q LEFT JOIN checked ch USING (question_id)
+            SELECT q.*, ch.passed AS checks_passed FROM questions q LEFT JOIN checked ch USING
+                (question_id)
             WHERE (? IS NULL OR q.film_id = ?)
               AND (? IS NULL OR (? = 'passed' AND ch.passed) OR (? = 'failed' AND NOT ch.passed)
                    OR (? = 'unchecked' AND ch.passed IS NULL))
@@ -59,13 +60,15 @@ def questions_list(
             ORDER BY q.film_id, q.question_id LIMIT ?
         ),
         claims AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
-                   FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY 1),
+                   FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY
+                       1),
         -- span: "the runtime between the earliest and latest cited scene" (LF-VideoQA Table 1),
         -- read as earliest evidence start to the latest cited scene's end when scene ends are known
         ev AS (SELECT e.question_id,
                       count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS evidence_scenes,
                       (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) > 0)
-                       - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS span_min
+                       - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS
+                           span_min
                FROM question_evidence e JOIN picked p USING (question_id)
                LEFT JOIN current_scenes s ON s.film_id = p.film_id AND s.scene_index = e.scene_index
                GROUP BY 1)
@@ -114,7 +117,8 @@ def question_detail(store: Store, question_id: str) -> dict | None:
 def rubric(store: Store, question_id: str) -> pd.DataFrame:
     """The rubric claims of a question in printed order (ord, role, text, evidence scenes)."""
     return store.df(
-        "SELECT claim_id, ord, role, text, array_to_string(evidence_scenes, ', ') AS evidence_scenes"
+        "SELECT claim_id, ord, role, text, array_to_string(evidence_scenes, ', ') AS "
+        "evidence_scenes"
         " FROM rubric_claims WHERE question_id = ? ORDER BY ord",
         [question_id],
     )
@@ -124,8 +128,10 @@ def evidence_map(store: Store, question_id: str) -> pd.DataFrame:
     """Evidence points of a question: time, location, scene, claim numbers, anchor flag."""
     return store.df(
         """
-        SELECT e.ord, e.time_s, s.end_s AS scene_end_s, coalesce(e.location, s.location, s.heading) AS location,
-               e.scene_index, coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false) AS is_anchor
+        SELECT e.ord, e.time_s, s.end_s AS scene_end_s, coalesce(e.location, s.location, s.heading)
+            AS location,
+               e.scene_index, coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false)
+                   AS is_anchor
         FROM question_evidence e JOIN questions q USING (question_id)
         LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
         WHERE e.question_id = ? ORDER BY e.time_s NULLS LAST, e.ord

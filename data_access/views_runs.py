@@ -27,7 +27,8 @@ def runs_table(
         """
         WITH picked AS (
             SELECT * FROM runs
-            WHERE (len(?) = 0 OR list_contains(?, step)) AND (len(?) = 0 OR list_contains(?, status))
+            WHERE (len(?) = 0 OR list_contains(?, step)) AND (len(?) = 0 OR list_contains(?,
+                status))
             ORDER BY started_at DESC LIMIT ?
         ),
         calls AS (

@@ -12,8 +12,12 @@ from data_access.store import Store
 def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
     """Finished runs that graded model answers (on this film's questions), newest first, labelled.
 
+    Human review saves (step `review.verdicts`, one run per save of a few labels) are left out
+    too: the newest of them would become the grid's default run; humans are compared with the
+    judges in the Agreement view instead (data_access.views_review).
     Gold self-check runs (step `judge.gold`) grade the reference answers, not the settings'
-    answers, so they are left out: picked by default as the newest run, they showed an empty grid.
+    answers, so they are left out: picked by default as the newest run, they showed an empty
+        grid.
     """
     return store.df(
         """
@@ -21,14 +25,18 @@ def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
             SELECT v.run_id, any_value(v.judge_id) AS judge_id, count(*) AS verdicts
             FROM claim_verdicts v
             WHERE ? IS NULL OR v.answer_id IN (
-                SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+                SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE
+                    q.film_id = ?)
             GROUP BY v.run_id
         )
         SELECT r.run_id, s.judge_id, r.backend, r.model, r.status, r.started_at, s.verdicts,
-               s.judge_id || ' · ' || coalesce(r.backend, '?') || coalesce(' ' || r.model, '') || ' · '
+               s.judge_id || ' · ' || coalesce(r.backend, '?') || coalesce(' ' || r.model, '')
+                   ||
+                   ' · '
                  || strftime(r.started_at, '%Y-%m-%d %H:%M:%S') AS label
         FROM slice s JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' AND r.step <> 'judge.gold' ORDER BY r.started_at DESC
+        WHERE r.status = 'finished' AND r.step NOT IN ('judge.gold', 'review.verdicts')
+        ORDER BY r.started_at DESC
         """,
         [film_id, film_id],
     )
@@ -41,11 +49,14 @@ def verdict_grid(store: Store, question_id: str, run_id: str) -> pd.DataFrame:
     """
     return store.df(
         """
-        SELECT c.ord, c.role, c.text AS claim, s.setting_id, s.label AS setting, a.answer_id, v.verdict
+        SELECT c.ord, c.role, c.text AS claim, s.setting_id, s.label AS setting, a.answer_id,
+            v.verdict
         FROM rubric_claims c
         JOIN answers a ON a.question_id = c.question_id
         JOIN settings s USING (setting_id)
-        LEFT JOIN claim_verdicts v ON v.run_id = ? AND v.answer_id = a.answer_id AND v.claim_id = c.claim_id
+        LEFT JOIN claim_verdicts v ON v.run_id = ? AND v.answer_id = a.answer_id AND v.claim_id
+            =
+            c.claim_id
         WHERE c.question_id = ?
         ORDER BY s.label, c.ord
         """,
@@ -76,11 +87,16 @@ def answer_counts(
     """
     params = [film_id, film_id, list(qtypes), list(qtypes), list(settings), list(settings)]
     if rollups.rollups_fresh(store):
-        # unordered (the metrics group and sort) and through Arrow: a paper-scale judge has 200K rows
+        # unordered (the metrics group and sort) and through Arrow: a paper-scale judge has 200K
+        # rows
         return store.df_arrow(
-            "SELECT answer_id, question_id, setting_id, setting_label, qtype, film_id, n_claims, n_core, n_judged,"
+            "SELECT answer_id, question_id, setting_id, setting_label, qtype, film_id, "
+            "n_claims, "
+            "n_core, n_judged,"
             " n_asserted, n_contradicted, n_core_asserted FROM rollup_answer_verdicts"
-            " WHERE judge_id = ? AND (? IS NULL OR film_id = ?) AND (len(?) = 0 OR list_contains(?, qtype))"
+            " WHERE judge_id = ? AND (? IS NULL OR film_id = ?) AND (len(?) = 0 OR "
+            "list_contains(?, "
+            "qtype))"
             " AND (len(?) = 0 OR list_contains(?, setting_id))",
             [judge_id, *params],
         )
@@ -108,7 +124,8 @@ _ANSWER_COUNTS_LIVE = """
         WHERE v.judge_id = ? AND v.answer_id IN (SELECT answer_id FROM picked)
         GROUP BY v.answer_id
     )
-    SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS setting_label,
+    SELECT p.answer_id, p.question_id, p.setting_id, coalesce(s.label, p.setting_id) AS
+        setting_label,
            p.qtype, p.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
            j.n_core_asserted
     FROM judged j JOIN picked p USING (answer_id) JOIN rubric r USING (question_id)
@@ -121,14 +138,16 @@ def judge_ids(store: Store) -> pd.DataFrame:
     """Judges with verdicts, with their kind/backend/model (labels for the selectors)."""
     return store.df(
         "SELECT j.judge_id, j.kind, j.backend, j.model FROM judges j"
-        " WHERE EXISTS (SELECT 1 FROM claim_verdicts v WHERE v.judge_id = j.judge_id) ORDER BY j.judge_id"
+        " WHERE EXISTS (SELECT 1 FROM claim_verdicts v WHERE v.judge_id = j.judge_id) ORDER BY "
+        "j.judge_id"
     )
 
 
 _SLICE_VERDICTS = """
     SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict FROM current_claim_verdicts v
     WHERE ? IS NULL OR v.answer_id IN (
-        SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id = ?)
+        SELECT a.answer_id FROM answers a JOIN questions q USING (question_id) WHERE q.film_id =
+            ?)
 """
 
 
@@ -137,16 +156,21 @@ def agreement_confusions(store: Store, film_id: str | None = None) -> pd.DataFra
     items both judged — Cohen's κ needs no more, so 800k verdicts never leave the store."""
     if rollups.rollups_fresh(store):
         return store.df(
-            "SELECT judge_a, judge_b, verdict_a, verdict_b, sum(n)::BIGINT AS n FROM rollup_agreement_confusions"
+            "SELECT judge_a, judge_b, verdict_a, verdict_b, sum(n)::BIGINT AS n FROM "
+            "rollup_agreement_confusions"
             " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL",
             [film_id, film_id],
         )
     return store.df(
         f"""
         WITH v AS ({_SLICE_VERDICTS})
-        SELECT a.judge_id AS judge_a, b.judge_id AS judge_b, a.verdict AS verdict_a, b.verdict AS verdict_b,
+        SELECT a.judge_id AS judge_a, b.judge_id AS judge_b, a.verdict AS verdict_a, b.verdict
+            AS
+            verdict_b,
                count(*) AS n
-        FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id < b.judge_id
+        FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND
+            a.judge_id <
+            b.judge_id
         GROUP BY ALL ORDER BY ALL
         """,
         [film_id, film_id],
@@ -158,7 +182,8 @@ def agreement_patterns(store: Store, film_id: str | None = None) -> pd.DataFrame
     with its multiplicity) — all Krippendorff's α (nominal) needs."""
     if rollups.rollups_fresh(store):
         return store.df(
-            "SELECT asserted, contradicted, omitted, other, sum(items)::BIGINT AS items FROM rollup_agreement_patterns"
+            "SELECT asserted, contradicted, omitted, other, sum(items)::BIGINT AS items FROM "
+            "rollup_agreement_patterns"
             " WHERE ? IS NULL OR film_id = ? GROUP BY ALL ORDER BY ALL",
             [film_id, film_id],
         )
@@ -170,10 +195,12 @@ def agreement_patterns(store: Store, film_id: str | None = None) -> pd.DataFrame
                    count(*) FILTER (verdict = 'asserted') AS asserted,
                    count(*) FILTER (verdict = 'contradicted') AS contradicted,
                    count(*) FILTER (verdict = 'omitted') AS omitted,
-                   count(*) FILTER (verdict NOT IN ('asserted', 'contradicted', 'omitted')) AS other
+                   count(*) FILTER (verdict NOT IN ('asserted', 'contradicted', 'omitted')) AS
+                       other
             FROM v GROUP BY answer_id, claim_id
         )
-        SELECT asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY ALL ORDER BY ALL
+        SELECT asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY ALL
+            ORDER BY ALL
         """,
         [film_id, film_id],
     )
@@ -191,7 +218,8 @@ def run_diff(store: Store, run_a: str, run_b: str) -> pd.DataFrame:
         SELECT q.question_id, q.qtype, s.label AS setting, c.ord, c.role, c.text AS claim,
                a.verdict AS verdict_a, b.verdict AS verdict_b
         FROM claim_verdicts a
-        JOIN claim_verdicts b ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id
+        JOIN claim_verdicts b ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id =
+            a.claim_id
         JOIN answers ans ON ans.answer_id = a.answer_id
         JOIN questions q ON q.question_id = ans.question_id
         JOIN settings s ON s.setting_id = ans.setting_id
@@ -208,7 +236,8 @@ def run_overlap(store: Store, run_a: str, run_b: str) -> int:
     return int(
         store.scalar(
             "SELECT count(*) FROM claim_verdicts a JOIN claim_verdicts b"
-            " ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id WHERE a.run_id = ?",
+            " ON b.run_id = ? AND b.answer_id = a.answer_id AND b.claim_id = a.claim_id WHERE "
+            "a.run_id = ?",
             [run_b, run_a],
         )
         or 0
@@ -232,7 +261,8 @@ def answered_questions(
         "SELECT q.question_id, q.qtype, q.center, q.text FROM questions q"
         " JOIN (SELECT question_id, count(*) AS n FROM answers GROUP BY question_id) a"
         "   USING (question_id)"
-        " LEFT JOIN (SELECT question_id, count(*) AS n FROM rubric_claims GROUP BY question_id) c"
+        " LEFT JOIN (SELECT question_id, count(*) AS n FROM rubric_claims GROUP BY question_id) "
+        "c"
         "   USING (question_id)"
         " WHERE (? IS NULL OR q.film_id = ?) AND (len(?) = 0 OR list_contains(?, q.qtype))"
         " ORDER BY a.n DESC, coalesce(c.n, 0) DESC, q.question_id LIMIT ?",
@@ -244,6 +274,8 @@ def latest_run_of_judge(store: Store, judge_id: str) -> str | None:
     """The newest finished run that wrote verdicts for `judge_id` (the baseline of a rerun)."""
     return store.scalar(
         "SELECT r.run_id FROM runs r WHERE r.status = 'finished' AND r.run_id IN"
-        " (SELECT DISTINCT run_id FROM claim_verdicts WHERE judge_id = ?) ORDER BY r.started_at DESC LIMIT 1",
+        " (SELECT DISTINCT run_id FROM claim_verdicts WHERE judge_id = ?) ORDER BY r.started_at "
+        ""
+        "DESC LIMIT 1",
         [judge_id],
     )

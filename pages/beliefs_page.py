@@ -4,6 +4,7 @@ import streamlit as st
 
 from data_access import views_beliefs
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
 from pages.gold_note import gold_eval_caption
 from pages.safe_text import inert, plain
@@ -124,6 +125,7 @@ labels = [
 picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
 
 st.plotly_chart(belief_lanes_figure(lanes, meta, picked), key="belief_lanes")
+download_buttons(lanes, "belief_lanes", key="lanes")
 
 summary = st.columns(4)
 summary[0].metric("Beliefs", len(lanes))

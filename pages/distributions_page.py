@@ -7,6 +7,7 @@ import streamlit as st
 
 from data_access import views_distributions as views
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_radio, url_selectbox
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
@@ -108,10 +109,12 @@ else:
     )
     cols[3].metric("Topics over 5%", topics_over(counts))
     st.caption(
-        f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy {PAPER_TABLE1['entropy']}"
+        f"StoryVideoQA Table 1 reports Gini {PAPER_TABLE1['gini']} and entropy "
+        f"{PAPER_TABLE1['entropy']}"
         " on its full set (higher is more balanced)."
     )
     st.plotly_chart(topic_bars(topics), key="topics")
+    download_buttons(topics, "mcq_topics", key="topics")
     buckets = query(views.difficulty_histograms, set_arg, source_arg)
     if buckets.empty:
         st.caption("No difficulty computed for this slice (`storyscope mcq difficulty`).")

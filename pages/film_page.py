@@ -4,6 +4,7 @@ import streamlit as st
 
 from data_access import views_film, views_ingest
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import MAX_FRAMES, frame_strip, scene_frames
 from pages.safe_text import inert, show_text
@@ -48,6 +49,7 @@ if match and match["low"]:
         "times; treat every time on this page as approximate."
     )
 st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
+download_buttons(scenes, f"scenes_{film_id}", key="scenes")
 
 if header.get("video_path"):
     st.subheader("Scene keyframes")

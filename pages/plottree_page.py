@@ -6,6 +6,7 @@ import streamlit as st
 
 from data_access import plottree, views_plottree
 from pages.common import derived, query
+from pages.downloads import download_buttons
 from pages.filters import minutes, url_radio, url_selectbox, url_text
 from pages.safe_text import inert, plain, show_text
 from viz.plottree import (
@@ -148,6 +149,7 @@ if cut:
     )
 style = url_radio("Tree view", ["icicle", "sunburst"], key="view")
 st.plotly_chart(tree_figure(view, style, scores, view["label"]), key="tree")
+download_buttons(view, f"plottree_{film_id}", key="plottree")
 hits = None
 if retrieval is not None:
     hits = retrieval.nodes[["node_id", "level", "start_s", "end_s"]]

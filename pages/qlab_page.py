@@ -5,13 +5,17 @@ import streamlit as st
 
 from data_access import views_qlab
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
+from pages.question_review import qlab_review_summary, question_review_panel
+from pages.review_common import reviewer_sidebar
 from pipelines.qgen.checks import LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
 st.title("Question Lab")
 gold_eval_caption("questions")
+reviewer_sidebar()
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
 check_runs = query(views_qlab.check_runs)
 check_run = None
@@ -45,6 +49,7 @@ with checks_tab:
             width="stretch",
             key="failures",
         )
+        download_buttons(results, f"checks_{check_run}", key="checks")
         st.plotly_chart(leak_histogram(results, LEAK_THRESHOLD), key="leak_histogram")
         if not violations.empty:
             st.markdown(
@@ -57,6 +62,12 @@ with checks_tab:
                 hide_index=True,
                 key="violations",
             )
+
+    st.divider()
+    qlab_review_summary(check_run)
+    if check_run is not None and not results.empty:
+        reviewed = url_selectbox("Review question", list(results["question_id"]), key="review_q")
+        question_review_panel(reviewed)
 
 with analytics_tab:
     runs = query(views_qlab.analytics_runs)

@@ -5,9 +5,12 @@ import streamlit as st
 
 from data_access import views_questions
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
 from pages.frames import frame_strip
 from pages.generate_button import generate_panel, run_filter
+from pages.question_review import question_review_panel
+from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert, plain, show_text
 from viz.questions import (
     evidence_captions,
@@ -18,6 +21,7 @@ from viz.questions import (
 )
 
 st.title("Questions")
+reviewer_sidebar()
 
 film_id = url_film_or_all()
 
@@ -66,6 +70,7 @@ st.caption(
 st.dataframe(
     listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table"
 )
+download_buttons(listed, "questions", key="questions")
 with st.expander(
     GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state
 ):
@@ -102,3 +107,4 @@ else:
     if detail.get("video_path"):
         timed = evidence.dropna(subset=["time_s"])
         frame_strip(detail["video_path"], list(timed["time_s"]), evidence_captions(timed))
+question_review_panel(question_id, detail)

@@ -5,9 +5,11 @@ import streamlit as st
 
 from data_access import views_runs
 from pages.common import query
+from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert
+from pages.scale_panel import batches_panel
 
 st.title("Runs")
 
@@ -55,6 +57,7 @@ def jobs_panel() -> None:
 
 
 jobs_panel()
+batches_panel(POLL_RUNNING_S)
 
 st.subheader("Runs")
 facets = query(views_runs.run_facets)
@@ -76,6 +79,7 @@ st.dataframe(
     key="runs_table",
     column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="%.4f")},
 )
+download_buttons(runs, "runs", key="runs")
 if runs.empty:
     st.stop()
 failures_by_run(list(runs["run_id"]))

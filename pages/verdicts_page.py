@@ -5,11 +5,14 @@ import streamlit as st
 
 from data_access import views_questions, views_verdicts
 from data_access.formats.question_types import ALL_TYPES
+from pages import compare_panel, review_panel
 from pages.common import derived, query
+from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.frames import frame_strip
 from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
+from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert
 from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
@@ -37,6 +40,7 @@ def _evidence_frames(question_id: str) -> None:
 
 st.title("Verdicts")
 gold_eval_caption("judge")
+reviewer_sidebar()
 
 film_id = url_film_or_all()
 judges = query(views_verdicts.judge_ids)
@@ -74,7 +78,7 @@ order_by = url_selectbox(
 
 # A section switch bound to the URL rather than tabs: Streamlit runs every tab's code, and the
 # agreement and metrics sections aggregate the whole slice — only the shown section queries.
-SECTIONS = ["Claims × settings", "Metrics", "Agreement", "Diff of two runs"]
+SECTIONS = ["Claims × settings", "Metrics", "Agreement", "Diff of two runs", "Review", "Compare"]
 section = url_radio("View", SECTIONS, key="view", label_visibility="collapsed")
 runs = query(views_verdicts.judge_runs, film_id)
 
@@ -119,6 +123,9 @@ if section == "Claims × settings":
                         answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
                     )
                 )
+        download_buttons(grid, f"grid_{question_id}", key="grid")
+        review_panel.grid_labels(question_id, grid)
+        review_panel.answer_tags(question_id, answers)
 
 elif section == "Metrics":
     # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
@@ -148,6 +155,8 @@ elif section == "Metrics":
         st.dataframe(
             type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table"
         )
+        download_buttons(by_setting, f"metrics_{judge_id}", key="metrics")
+    review_panel.tag_counts(film_id)
 
 elif section == "Agreement":
     confusions = query(views_verdicts.agreement_confusions, film_id)
@@ -160,7 +169,14 @@ elif section == "Agreement":
         )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
+    review_panel.human_agreement(film_id)
     storysumm_panel()
+
+elif section == "Review":
+    review_panel.review_queue(film_id, tuple(qtypes), tuple(chosen_settings))
+
+elif section == "Compare":
+    compare_panel.compare_section(judge_id, film_id, tuple(qtypes))
 
 else:
     if len(runs) < 2:
@@ -188,5 +204,6 @@ else:
         overlap = query(views_verdicts.run_overlap, run_a, run_b)
         st.metric("Flipped claims", f"{len(flipped)} of {overlap}")
         st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
+        download_buttons(flipped, f"diff_{run_a}_{run_b}", key="diff")
 
 rerun_judge_panel(film_id, tuple(qtypes), tuple(chosen_settings))

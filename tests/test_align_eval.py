@@ -146,7 +146,8 @@ def test_summary_keeps_the_issue_shape_and_adds_the_fields(tmp_path):
     first = summary["files"][0]
     assert {"file", "cues", "ours", "automatic"} <= set(first)
     assert first["measure"] == "scene+speaker" and first["stale_rows"] == 1
-    # on the stale row column ours differs from the humans exactly where it fixed their speaker/scene
+    # on the stale row column ours differs from the humans exactly where it fixed their
+    # speaker/scene
     assert first["row"] == {"ours": 0.5, "automatic": 1.0, "edited": 0, "ours_on_edited": None}
     assert summary["groups"]["films"]["wins"] == 1 and set(summary["groups"]) == {"films", "GOT"}
     assert summary["ours_mean"] == pytest.approx(5 / 6, abs=1e-4)

@@ -79,7 +79,8 @@ def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
         run_id = cursor.execute("SELECT DISTINCT run_id FROM beliefs").fetchone()[0]
         for n in range(70):
             cursor.execute(
-                "INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content, run_id)"
+                "INSERT INTO beliefs (film_id, belief_id, holder, scene_index, kind, content, "
+                "run_id)"
                 " VALUES ('lighthouse', ?, 'Ann', ?, 'inferred', ?, ?)",
                 [f"X{n}", n % 6, f"extra belief {n}", run_id],
             )

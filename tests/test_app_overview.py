@@ -16,17 +16,20 @@ def _seed(store):
             [run_id],
         )
         cursor.execute(
-            "INSERT INTO films (film_id, dataset_id, title, kind, run_id) VALUES ('f1', 'demo', 'Film One', 'film', ?)",
+            "INSERT INTO films (film_id, dataset_id, title, kind, run_id) VALUES ('f1', 'demo', "
+            "'Film One', 'film', ?)",
             [run_id],
         )
         for i, qtype in enumerate(["Q1", "Q1", "N2"]):
             cursor.execute(
-                "INSERT INTO questions (question_id, film_id, qtype, center, status, text, source, run_id)"
+                "INSERT INTO questions (question_id, film_id, qtype, center, status, text, source, "
+                "run_id)"
                 " VALUES (?, 'f1', ?, 'Ann', 'released', 'Why?', 'paper', ?)",
                 [f"q{i}", qtype, run_id],
             )
         cursor.execute(
-            "INSERT INTO settings VALUES ('screenplay', 'screenplay', 'Qwen', NULL, NULL, 'Screenplay / Qwen', ?)",
+            "INSERT INTO settings VALUES ('screenplay', 'screenplay', 'Qwen', NULL, NULL, "
+            "'Screenplay / Qwen', ?)",
             [run_id],
         )
         finish_run(cursor, run_id, n_items=5)

@@ -11,10 +11,12 @@ from data_access import beliefs as belief_store
 from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs.annotate import Selection, annotate
 from pipelines.beliefs.llm_prompts import STAGES, messages
-from tests.test_beliefs_rules import FILM, fixture_film  # noqa: F401 (fixture)
+from tests.test_beliefs_rules import FILM
+from tests.test_beliefs_rules import fixture_film as fixture_film  # noqa: F401 (a fixture)
 
 EVENTS = {
-    "s_000": "**EVENT 1**\nDescription: Sam tells Nora the bridge is out.\nParticipants: SAM, NORA\n"
+    "s_000": "**EVENT 1**\nDescription: Sam tells Nora the bridge is out.\nParticipants: SAM, "
+    "NORA\n"
     "Witnesses: SAM, NORA, GHOST\n\nEvent 2:\nDescription: Victor says nobody leaves.\n"
     "Participants: VICTOR\nWitnesses: (none)",
     "s_001": "EVENT 1\nDescription: Sam knocks Nora out with a lamp.\nParticipants: SAM, NORA\n"

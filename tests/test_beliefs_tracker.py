@@ -75,7 +75,7 @@ def test_listener_trusts_only_a_speaker_who_left_later():
     assert trace.believes(("Tom",), "marble") == "box"  # distrusts Sally
     assert trace.believes(("Sally", "Tom"), "marble") == "basket"
     assert trace.reality("marble") == "box"
-    assert [(l, s, ok) for _, l, s, ok in trace.trusted] == [
+    assert [(who, said, ok) for _, who, said, ok in trace.trusted] == [
         ("Sally", "Anne", True),
         ("Tom", "Sally", False),
     ]

@@ -7,9 +7,9 @@ from typer.testing import CliRunner
 from data_access.formats.lfvqa import TABLE_FILES
 from data_access.importers.format_doc import format_doc
 from pipelines.cli import app, load_commands
+from tests.conftest import REPO_ROOT
 
 load_commands()
-from tests.conftest import REPO_ROOT
 
 DOC = REPO_ROOT / "docs" / "FORMAT.md"
 

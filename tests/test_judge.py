@@ -1,4 +1,5 @@
-"""The judge end to end on a slice built in code: lexical offline, openai against the fake server."""
+"""The judge end to end on a slice built in code: lexical offline, openai against the fake
+server."""
 
 from __future__ import annotations
 

@@ -135,3 +135,28 @@ def test_tolerant_parsing_and_config_validation():
     with pytest.raises(ValueError, match="structured"):
         load_config({"structured": "xml"})
     assert load_config({}).structured == "auto"
+
+
+def test_judge_cli_prints_failures_by_reason_and_the_first_in_full(store, fake_llm, monkeypatch):
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app, load_commands
+    from tests.support.lfvqa_rows import build_slice
+
+    load_commands()
+    build_slice(store)
+    server = fake_llm(Dialect("llama_cpp_python", lambda body, n: "I cannot say."))
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-cli-0000")
+    monkeypatch.setenv("STORYSCOPE_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("STORYSCOPE_LLM_BACKOFF_BASE_S", "0")
+    args = ["judge", "--backend", "openai", "--base-url", server.base_url, "--model", "m"]
+    args += ["--limit", "2", "--store", str(store.path)]
+    dry = CliRunner().invoke(app, [*args, "--dry-run"])
+    assert "structured output: json_schema (first try" in dry.output
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "failed 2" in result.output
+    assert "failures by reason: malformed reply 2" in result.output
+    assert "first failure: malformed reply" in result.output
+    again = CliRunner().invoke(app, [*args, "--dry-run"])
+    assert "structured output: json_object (remembered" in again.output

@@ -89,18 +89,14 @@ def test_judge_on_a_slice(store, llama_server):
 
 
 def test_question_generation_stages_and_gold_self_check(store, llama_server):
-    from pipelines.qgen.generate import generate
+    from pipelines.qgen.generate import GenerateOptions, generate
     from tests.qgen_film import build_film
 
     film = build_film(store)
     report = generate(
         store,
-        film,
-        qtypes=["Q2", "Q7"],
-        n=2,
-        backend="openai",
+        GenerateOptions(film, qtypes=["Q2", "Q7"], n=2, backend="openai", with_analytics=False),
         llm_config=_config(llama_server, max_tokens=320),
-        with_analytics=False,
     )
     assert report.run_id is not None and report.drafts
     _check_plumbing(store, report.run_id)

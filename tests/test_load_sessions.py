@@ -269,7 +269,8 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
                 *(_sees_run(page, job["run_id"], i, visits) for i, page in enumerate(pages))
             )
             print(
-                f"load: browse {browsed - started:.1f} s, runs seen {time.monotonic() - browsed:.1f} s,"
+                f"load: browse {browsed - started:.1f} s, runs seen "
+                f"{time.monotonic() - browsed:.1f} s,"
                 f" {visits.summary()}"
             )
             return {"job": job, "visited": visited}

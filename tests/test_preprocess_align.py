@@ -1,4 +1,5 @@
-"""Alignment (LF-VideoQA App. C rule), scene timing and first-spoken names (align-eval: test_align_eval.py)."""
+"""Alignment (LF-VideoQA App. C rule), scene timing and first-spoken names (align-eval:
+test_align_eval.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def test_split_and_merged_cues_and_cut_lines():
         "Where were you last night?",
         "At the harbour,",
         "checking the boats like every night.",  # one line split over two cues
-        "- Nobody saw you at the harbour. - Then nobody was looking.",  # two lines merged in one cue
+        "- Nobody saw you at the harbour. - Then nobody was "
+        "looking.",  # two lines merged in one cue
         "You're lying to me, Tomas.",  # line 4 was cut
     ]
     result = align_cues_to_lines(cues, LINES)

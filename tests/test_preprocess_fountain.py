@@ -116,7 +116,8 @@ def test_forced_elements():
 
 def test_notes_boneyard_sections_synopses_page_breaks_centered():
     text = (
-        "# Act One\n\n= The first act.\n\nA line.\n\n[[A note\n  over two lines.]]\n\n/* hidden\nboneyard */\n\n"
+        "# Act One\n\n= The first act.\n\nA line.\n\n[[A note\n  over two lines.]]\n\n/* "
+        "hidden\nboneyard */\n\n"
         "This is an [[internal]] note.\n\n===\n\n> THE END <\n"
     )
     doc = parse_fountain_elements(text)

@@ -6,7 +6,10 @@ import pytest
 
 from pipelines.preprocess.srt_reader import SubtitleError, parse_srt, read_srt
 
-CLEAN = "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n2\n00:00:03,000 --> 00:00:04,000\n<i>Second</i>\nline\n"
+CLEAN = (
+    "1\n00:00:01,000 --> 00:00:02,500\nHello there.\n\n2\n"
+    "00:00:03,000 --> 00:00:04,000\n<i>Second</i>\nline\n"
+)
 
 
 def test_clean_file():
@@ -18,7 +21,10 @@ def test_clean_file():
 
 
 def test_missing_blank_line_and_bad_numbers():
-    text = "7\n00:00:01,000 --> 00:00:02,000\nOne\n3\n00:00:03,000 --> 00:00:04,000\nTwo\n\n00:00:05,000 --> 00:00:06,000\nThree\n"
+    text = (
+        "7\n00:00:01,000 --> 00:00:02,000\nOne\n3\n00:00:03,000 --> 00:00:04,000\nTwo\n\n"
+        "00:00:05,000 --> 00:00:06,000\nThree\n"
+    )
     cues = parse_srt(text).cues
     assert [c.text for c in cues] == ["One", "Two", "Three"]
     assert [c.number for c in cues] == ["7", "3", None]
@@ -36,7 +42,10 @@ def test_dot_separator_and_short_milliseconds():
 
 
 def test_unreadable_cue_strict_names_the_line_lenient_skips():
-    text = "1\n00:00:01,000 --> 00:00:02,000\nGood\n\n2\n00:00:xx,000 --> 00:00:04,000\nBad\n\n3\n00:00:05,000 --> 00:00:06,000\nAlso good\n"
+    text = (
+        "1\n00:00:01,000 --> 00:00:02,000\nGood\n\n2\n00:00:xx,000 --> 00:00:04,000\n"
+        "Bad\n\n3\n00:00:05,000 --> 00:00:06,000\nAlso good\n"
+    )
     with pytest.raises(SubtitleError, match=r"sub\.srt: line 6: unreadable timing"):
         parse_srt(text, "sub.srt")
     parsed = parse_srt(text, "sub.srt", lenient=True)

@@ -1,4 +1,5 @@
-"""Plain-text (IMSDb-style) screenplay parser: Table 15 output on in-code fixtures and real scripts."""
+"""Plain-text (IMSDb-style) screenplay parser: Table 15 output on in-code fixtures and real
+scripts."""
 
 from __future__ import annotations
 
@@ -110,7 +111,10 @@ def test_crlf_and_tabs_parse_like_lf_and_spaces():
 
 
 def test_flush_left_script_without_indentation():
-    text = "INT. KITCHEN - DAY\n\nAnna stirs a pot.\n\nANNA\nSoup again.\n\nBEN (O.C.)\n(from the hall)\nI heard that.\n"
+    text = (
+        "INT. KITCHEN - DAY\n\nAnna stirs a pot.\n\nANNA\nSoup again.\n\nBEN (O.C.)\n"
+        "(from the hall)\nI heard that.\n"
+    )
     scene = parse_screenplay_text(text).scenes[0]
     assert [e.to_table15() for e in scene.events] == [
         "- DIRECTION: Anna stirs a pot.",

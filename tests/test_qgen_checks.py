@@ -15,38 +15,55 @@ from pipelines.qgen.checks import (
 )
 from tests.conftest import REPO_ROOT
 
-# Four released questions with their gold answers, as printed in LF-VideoQA App. H (Tables 9–11).
+# Four released questions with their gold answers, as printed in LF-VideoQA App. H (Tables
+# 9–11).
 PAPER_EXAMPLES = [
     (
-        "At the Winning Ticket, what do Paul, Angus, and Miss Crane each understand about Christmas "
+        "At the Winning Ticket, what do Paul, Angus, and Miss Crane each understand about "
+        "Christmas "
+        ""
         "Eve?",
-        "At the Winning Ticket, Miss Crane knows that she has invited both Paul Hunham and Angus "
-        "Tully to her Christmas Eve party. Paul hears the invitation. He knows it includes both Angus "
+        "At the Winning Ticket, Miss Crane knows that she has invited both Paul Hunham and "
+        "Angus "
+        "Tully to her Christmas Eve party. Paul hears the invitation. He knows it includes both "
+        ""
+        "Angus "
         "and himself. Angus is away from the table at the moment when Miss Crane extends that "
         "invitation, and he does not yet know about the invitation that she has made.",
     ),
     (
         "In the Harding nursery, what danger does Louise believe she and Clara face?",
         "Louise believes that a monster is in the Harding nursery. She also believes that this "
-        "monster threatens to kill her. Louise further believes that Clara faces the same lethal "
-        "danger from the monster. The shadowy figure seen nearby, however, proves to be Ellen. Thus, "
+        "monster threatens to kill her. Louise further believes that Clara faces the same "
+        "lethal "
+        "danger from the monster. The shadowy figure seen nearby, however, proves to be Ellen. "
+        "Thus, "
         "in Louise's understanding, both Louise and Clara are in danger of being killed by the "
         "monster.",
     ),
     (
         "At the railroad station, over the bottle of Chicago beer, what does Delta Slim make of "
+        ""
         "Stack's pitch?",
-        "Delta Slim does not dismiss Stack's promised pay and beer as a bluff; he treats both parts "
-        "of the offer seriously. His initial refusal reflects his commitment to play at Messengers, "
-        "rather than disbelief that Stack will deliver. When Stack raises the offer, Delta Slim is "
+        "Delta Slim does not dismiss Stack's promised pay and beer as a bluff; he treats both "
+        "parts "
+        ""
+        "of the offer seriously. His initial refusal reflects his commitment to play at "
+        "Messengers, "
+        ""
+        "rather than disbelief that Stack will deliver. When Stack raises the offer, Delta Slim "
+        "is "
         "won over. His performance with Sammie immediately afterward confirms that he accepted "
         "Stack's deal.",
     ),
     (
         "At the construction site with the young employee by the scaffolding, how has Gordon's "
         "relationship with László changed since the soup-kitchen days?",
-        "Gordon and László have become working partners, but Gordon's loyalty reaches its limit when "
-        "he challenges László's treatment of the young employee. László then orders Gordon off the "
+        "Gordon and László have become working partners, but Gordon's loyalty reaches its limit "
+        ""
+        "when "
+        "he challenges László's treatment of the young employee. László then orders Gordon off "
+        "the "
         "construction site.",
     ),
 ]
@@ -86,7 +103,9 @@ def test_every_released_example_in_the_paper_sample_passes():
         ("What does Tom know? What does Mia know?", "single_interrogative"),
         ("Tell me what Tom knows about the money.", "single_interrogative"),
         (
-            "In the long corridor behind the old kitchen where the staff usually smoke and laugh at the "
+            "In the long corridor behind the old kitchen where the staff usually smoke and "
+            "laugh at "
+            "the "
             "end of the night, what does Tom know?",
             "anchor_length",
         ),

@@ -77,7 +77,8 @@ def test_finishing_a_judge_run_refreshes_and_other_runs_keep_fresh(fixture_store
             "UPDATE runs SET started_at = started_at + INTERVAL 1 HOUR WHERE run_id = ?", [run_id]
         )
         cursor.execute(
-            "INSERT INTO claim_verdicts VALUES (?, ?, 'q1:subs-qwen', 'q1.c1', 'contradicted', 'x')",
+            "INSERT INTO claim_verdicts VALUES (?, ?, 'q1:subs-qwen', 'q1.c1', 'contradicted', "
+            "'x')",
             [run_id, JUDGE_LEXICAL],
         )
     assert not rollups.rollups_fresh(store)  # a judge mid-run: readers use the live query

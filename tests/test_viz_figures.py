@@ -131,8 +131,7 @@ def test_lane_rows_and_description():
     assert lane_rows(_beliefs(), META.iloc[0:0]) == ["Ann · F1", "Ann · B2", "Ann · T1"]
     text = describe_belief(_beliefs().iloc[0])
     assert (
-        text
-        == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (5:00) · revised in S4"
+        text == "**Boat on Friday.** — told by Ben · **false** · forms in S1 (5:00) · revised in S4"
     )
     assert describe_belief(_beliefs().iloc[2]).endswith("· held to the end")
     assert "**rejected**" in describe_belief(_beliefs().iloc[2])

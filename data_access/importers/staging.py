@@ -48,7 +48,8 @@ class StagedFile:
         return self.path.name
 
     def record_labels(self, ordinals: list[int]) -> dict[int, str]:
-        """`line N` for JSONL (blank lines counted, as an editor shows them), `row N` for Parquet."""
+        """`line N` for JSONL (blank lines counted, as an editor shows them), `row N` for
+        Parquet."""
         if self.fmt == "parquet":
             return {n: f"row {n}" for n in ordinals}
         return {n: f"line {line}" for n, line in record_lines(self.path, ordinals).items()}

@@ -211,7 +211,8 @@ _EPISODE = re.compile(r"^(?P<series>.+)-S(?P<season>\d+)E(?P<episode>\d+)$")
 
 
 def parse_vid(vid: str) -> dict:
-    """Film fields from a release video id (`Friends-S01E01`, `IMDB-001-The Shawshank Redemption`)."""
+    """Film fields from a release video id (`Friends-S01E01`, `IMDB-001-The Shawshank
+    Redemption`)."""
     match = _EPISODE.match(vid)
     if match:
         series = SERIES_NAMES.get(match["series"], match["series"])

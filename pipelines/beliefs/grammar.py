@@ -51,7 +51,8 @@ def _template(pattern: str):
 
 
 @_template(
-    rf"^(?P<who>{_NAME}(?:(?:, | and ){_NAME})*) (?:entered|went into|walked into) the (?P<room>{_THING})"
+    rf"^(?P<who>{_NAME}(?:(?:, | and ){_NAME})*) (?:entered|went into|walked into) the "
+    rf"(?P<room>{_THING})"
 )
 def _enter(step, text, m):
     return StoryEvent(step, ENTER, text, agents=_names(m["who"]), room=m["room"])
@@ -68,7 +69,8 @@ def _stay(step, text, m):
 
 
 @_template(
-    rf"^(?P<who>{_NAME}) publicly claimed that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})"
+    rf"^(?P<who>{_NAME}) publicly claimed that (?:the )?(?P<obj>{_THING}) is in the "
+    rf"(?P<box>{_THING})"
 )
 def _public(step, text, m):
     return StoryEvent(
@@ -77,7 +79,8 @@ def _public(step, text, m):
 
 
 @_template(
-    rf"^(?P<who>{_NAME}) privately told (?P<to>{_NAME}) that (?:the )?(?P<obj>{_THING}) is in the (?P<box>{_THING})"
+    rf"^(?P<who>{_NAME}) privately told (?P<to>{_NAME}) that (?:the )?(?P<obj>{_THING}) is in the "
+    rf"(?P<box>{_THING})"
 )
 def _private(step, text, m):
     return StoryEvent(
@@ -93,7 +96,8 @@ def _private(step, text, m):
 
 # OpenToM: "Diego moved the scarf to the a donation bin and Amir witnessed the action."
 @_template(
-    rf"^(?P<who>{_NAME}) moved the (?P<obj>{_THING}) to (?P<box>.+?) (?:and|but) (?P<obs>{_NAME}) (?P<neg>did not |didn't )?witness(?:ed)? the (?:action|event|move)"
+    rf"^(?P<who>{_NAME}) moved the (?P<obj>{_THING}) to (?P<box>.+?) (?:and|but) (?P<obs>{_NAME}) "
+    rf"(?P<neg>did not |didn't )?witness(?:ed)? the (?:action|event|move)"
 )
 def _move_observed(step, text, m):
     observers = (m["who"],) if m["neg"] else (m["who"], m["obs"])
@@ -115,7 +119,8 @@ def _move(step, text, m):
 
 # OpenToM: "Both Diego and Amir noticed that the scarf is in the basket in the patio."
 @_template(
-    rf"^Both (?P<a>{_NAME}) and (?P<b>{_NAME}) noticed that the (?P<obj>{_THING}) is in the (?P<box>{_THING}) in the ?(?P<room>{_THING})?"
+    rf"^Both (?P<a>{_NAME}) and (?P<b>{_NAME}) noticed that the (?P<obj>{_THING}) is in the "
+    rf"(?P<box>{_THING}) in the ?(?P<room>{_THING})?"
 )
 def _noticed(step, text, m):
     return StoryEvent(

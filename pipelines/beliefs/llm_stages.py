@@ -136,11 +136,16 @@ class BeliefAnnotator:
         """Scene roster: speakers and characters named in directions."""
         names = {
             name
-            for l in lines
-            if l.kind == "dialogue"
-            for name in rules_backend.split_group(l.character)
+            for line in lines
+            if line.kind == "dialogue"
+            for name in rules_backend.split_group(line.character)
         }
-        names |= {c for l in lines if l.kind == "direction" for c in self.roster.mentioned(l.text)}
+        names |= {
+            c
+            for line in lines
+            if line.kind == "direction"
+            for c in self.roster.mentioned(line.text)
+        }
         return [c for c in self.roster.names if c in names] + sorted(names - set(self.roster.names))
 
     def run(self) -> None:

@@ -14,7 +14,12 @@ from pipelines.beliefs.annotation import AnnotationResult, Selection, load_film
 
 def annotate_rules(store: Store, film_id: str, selection: Selection) -> AnnotationResult:
     """Presence, witnessed events and told lines for the selected scenes (backend 'rules')."""
-    film, scenes, locations, roster, voices = load_film(store, film_id)
+    return rules_rows(film_id, load_film(store, film_id), selection)
+
+
+def rules_rows(film_id: str, loaded: tuple, selection: Selection) -> AnnotationResult:
+    """`annotate_rules` on a `load_film` result (pure: a scale-out unit, pipelines.scale)."""
+    film, scenes, locations, roster, voices = loaded
     result = AnnotationResult(
         film_id,
         rules.BACKEND,
@@ -79,17 +84,22 @@ def annotate_with_rules(
     result.counts = {table: len(rows) for table, rows in result.tables.items()}
     if dry_run:
         return result
+    spec = rules_run_spec(film_id, result, selection)
+    result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
+    return result
+
+
+def rules_run_spec(film_id: str, result: AnnotationResult, selection: Selection) -> RunSpec:
+    """The `beliefs.annotate` run of a rules annotation of `selection`."""
     params = {
         **result.params,
         "scenes": [selection.first, selection.stop],
         "characters": selection.characters,
     }
-    spec = RunSpec(
+    return RunSpec(
         "beliefs.annotate",
         backend=result.backend,
         params=params,
         source=film_id,
         note="offline rules over the stored screenplay (no LLM)",
     )
-    result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
-    return result

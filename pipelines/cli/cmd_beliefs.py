@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -18,7 +18,7 @@ beliefs_app = typer.Typer(
 app.add_typer(beliefs_app, name="beliefs")
 
 
-class TomDataset(str, Enum):
+class TomDataset(StrEnum):
     hitom = "hitom"
     perceptom = "perceptom"
     bigtom = "bigtom"
@@ -123,7 +123,7 @@ def _print_result(payload: dict) -> None:
             typer.echo(f"  {key}: {value}")
 
 
-class Backend(str, Enum):
+class Backend(StrEnum):
     rules = "rules"
     openai = "openai"
 

@@ -1,4 +1,5 @@
-"""`storyscope film ...` (ingest, parse) and `storyscope align-eval` (LF-VideoQA App. C; StoryMindv2 §3.1)."""
+"""`storyscope film ...` (ingest, parse) and `storyscope align-eval` (LF-VideoQA App. C;
+StoryMindv2 §3.1)."""
 
 from __future__ import annotations
 
@@ -99,8 +100,10 @@ def film_ingest(
         return
     typer.echo(
         f"{report.film_id}: {report.scenes} scenes, {report.dialogue_lines} dialogue lines "
-        f"({report.share_lines_matched:.1%} matched to subtitles), {report.share_scenes_matched:.1%} of "
-        f"scenes with matched times, {report.cues} cues, {report.characters} characters [run {report.run_id}, "
+        f"({report.share_lines_matched:.1%} matched to subtitles), "
+        f"{report.share_scenes_matched:.1%} of "
+        f"scenes with matched times, {report.cues} cues, {report.characters} characters [run "
+        f"{report.run_id}, "
         "backend rules]"
     )
 
@@ -198,7 +201,8 @@ def align_eval(
             for name in ("scene", "speaker", "row")
         )
         typer.echo(
-            f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic {row['automatic']:.3f}"
+            f"{row['file']}: {row['cues']} cues  ours {row['ours']:.3f}  automatic "
+            f"{row['automatic']:.3f}"
             f"  | {fields}  | human rows outside the human scene: {row['stale_rows']}"
         )
     typer.echo(f"mean: ours {summary['ours_mean']:.3f}  automatic {summary['automatic_mean']:.3f}")

@@ -10,6 +10,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import parse_where
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
 # --where keys -> JudgeFilter fields (the question-field spellings of check-questions too)
 WHERE_KEYS = {
@@ -83,6 +84,8 @@ def judge(
     background: Annotated[
         bool, typer.Option("--background", help="Run as a background job process and print its id.")
     ] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Label every rubric claim of the selected answers asserted / contradicted / omitted."""
@@ -90,6 +93,7 @@ def judge(
     from pipelines.judge import JudgeOptions, dry_run
     from pipelines.judge.prompt import check_version
     from pipelines.llm.failures import failure_lines
+    from pipelines.scale import executor_name
 
     if backend not in ("openai", "lexical"):
         raise fail(f"--backend {backend!r}: expected openai or lexical")
@@ -113,6 +117,8 @@ def judge(
             limit=limit,
             gold=gold,
             llm=llm,
+            executor=executor_name(executor),
+            ray_address=ray_address,
         )
         options.identity()
     except ValueError as exc:

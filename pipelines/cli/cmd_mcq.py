@@ -11,6 +11,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import split_list
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
 SetOption = Annotated[
     str | None,
@@ -75,7 +76,8 @@ def reviewers(
         rates = ", ".join(f"{k} {v:.3f}" for k, v in row["reviewer_gt_rate"].items())
         typer.echo(
             f"{row['set']:<8} n={row['n']:<5} unanimous-correct {row['unanimous_correct']:.4f}"
-            f"  majority-answer {row['majority_answer']:.4f}  strict {row['strict_consistency']:.4f}"
+            f"  majority-answer {row['majority_answer']:.4f}  strict "
+            f"{row['strict_consistency']:.4f}"
             f"  kept {row['kept']:.4f}  picked GT: {rates}"
         )
 
@@ -91,18 +93,33 @@ def difficulty(
             help="Score the MCQs now (default: only when no difficulty is stored).",
         ),
     ] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """QA difficulty D_q, D_a, D_qa, D (§3.4) with BERTScore on MiniLM; nine equal-count bins."""
+    """QA difficulty D_q, D_a, D_qa, D (§3.4) with BERTScore on MiniLM; nine equal-count bins.
+
+    BERTScores are computed one video per unit on --executor; a killed run resumes when the
+    same command is given again."""
+    from pipelines.cli.scale_options import open_executor, progress_bar
     from pipelines.mcq.difficulty_run import difficulty_summary, run_difficulty
 
     handle = open_store(store)
     summary = difficulty_summary(handle, set_name)
     if recompute or summary["n"] == 0:
+        runner = open_executor(executor, ray_address)
         try:
-            summary = run_difficulty(handle, set_name, echo=lambda m: typer.echo(m, err=True))
+            summary = run_difficulty(
+                handle,
+                set_name,
+                echo=lambda m: typer.echo(m, err=True),
+                executor=runner,
+                progress=progress_bar("difficulty"),
+            )
         except ValueError as exc:
             raise fail(str(exc)) from exc
+        finally:
+            runner.close()
     if as_json:
         typer.echo(json.dumps(summary, indent=2))
         return

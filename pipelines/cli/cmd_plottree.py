@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 from pipelines.progress import report
 
 plottree_app = typer.Typer(
@@ -89,10 +90,16 @@ def build(
     ] = "segment-pooled",
     backend: BackendOption = "offline",
     model: ModelOption = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Build a film's PlotTree from its aligned subtitles and script (leaves -> root)."""
+    """Build a film's PlotTree from its aligned subtitles and script (leaves -> root).
+
+    Offline trees run one unit per film on --executor (a killed run resumes when the same
+    command is given again); LLM summaries run here, film by film.
+    """
     import time
 
     from pipelines.plottree.build import NODE_EMBEDDINGS, build_film_tree
@@ -109,6 +116,18 @@ def build(
         raise fail("give --film F or --all (no film with subtitles left to build in the store)")
     config = _llm_config(backend, model)
     echo = (lambda m: typer.echo(m, err=True)) if as_json else typer.echo
+    if config is None:
+        built = _build_on_executor(
+            handle, films, executor, ray_address, leaf_seconds, node_embedding, echo
+        )
+        if as_json:
+            typer.echo(json.dumps({"trees": built}, indent=2))
+        return
+    if executor != "local":
+        raise fail(
+            "--backend openai builds trees here (--executor local): its summaries "
+            "are cached through the store, which workers never open"
+        )
     built, cpu, wall = [], time.process_time(), time.perf_counter()
     for number, film_id in enumerate(films):
         report("plottree build", number, len(films))
@@ -128,6 +147,34 @@ def build(
         )
     if as_json:
         typer.echo(json.dumps({"trees": built}, indent=2))
+
+
+def _build_on_executor(
+    handle, films, executor, ray_address, leaf_seconds, node_embedding, echo
+) -> list[dict]:
+    from pipelines.cli.scale_options import open_executor, progress_bar
+    from pipelines.plottree.build import describe
+    from pipelines.plottree.scaled import build_trees
+
+    runner = open_executor(executor, ray_address)
+    try:
+        built, batch = build_trees(
+            handle, films, runner, leaf_seconds, node_embedding, progress_bar("plottree")
+        )
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    finally:
+        runner.close()
+    for tree in built:
+        echo(describe(tree))
+    echo(
+        f"plottree: {batch.done}/{batch.total} trees on {batch.executor} "
+        f"({batch.workers} workers) in {batch.wall_s:.1f}s wall"
+        + (f", {batch.resumed_from} written before (resumed)" if batch.resumed_from else "")
+    )
+    if batch.failed:
+        raise fail(f"{batch.failed} films failed (see above); run the same command to retry them")
+    return [tree.__dict__ for tree in built]
 
 
 @plottree_app.command("ask")

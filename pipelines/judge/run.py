@@ -55,6 +55,8 @@ class JudgeOptions:
     gold: bool = False
     batch_size: int = 32
     llm: dict[str, Any] = field(default_factory=dict)
+    executor: str = "local"  # local | ray: where batches run (pipelines.scale, docs/SCALE.md)
+    ray_address: str | None = None
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> JudgeOptions:
@@ -185,8 +187,10 @@ def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
     return run_id
 
 
-def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
+def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> dict[str, Any]:
     """Judge the slice; with a job context, resume its run and report progress.
+
+    `executor` (pipelines.scale) overrides the one `options.executor` names (benchmarks).
 
     Returns:
         run_id, judge, answers, done, failed, stopped (and gold_failures in gold mode).
@@ -202,7 +206,11 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None) -> dict[str, Any]:
     done_before = judging.answers_done_in_run(store, run_id)
     todo = Slice(part.answers[~part.answers.answer_id.isin(done_before)], part.claims)
     writer = _VerdictWriter(store, options, run_id, len(done_before), ctx)
-    if options.backend == "lexical":
+    if options.executor != "local" or executor is not None:
+        from pipelines.judge.scaled import judge_on_executor
+
+        judge_on_executor(store, todo, options, writer, executor)
+    elif options.backend == "lexical":
         _judge_lexical(todo, options, writer)
     else:
         _judge_llm(store, todo, options, writer)
@@ -265,34 +273,46 @@ class _VerdictWriter:
         return self.stopped
 
 
+def lexical_items(part: Slice, gold: bool) -> list[tuple]:
+    """(answer_id, answer, reference or None, claims) per answer, in slice order."""
+    return [
+        (
+            row.answer_id,
+            row.answer,
+            None if gold else row.reference,
+            [(c["claim_id"], c["text"]) for c in part.claims[row.question_id]],
+        )
+        for row in part.answers.itertuples()
+    ]
+
+
+def lexical_batch(items: list[tuple]) -> tuple[list[tuple], list[dict]]:
+    """Verdicts and lexical scores of a batch of `lexical_items` (pure: a scale-out unit)."""
+    labels = LexicalMatcher().label_many(
+        [(answer, [text for _, text in claims]) for _, answer, _, claims in items]
+    )
+    verdicts, scores = [], []
+    for (answer_id, answer, reference, claims), labelled in zip(items, labels):
+        verdicts += [(answer_id, cid, v, why) for (cid, _), (v, why) in zip(claims, labelled)]
+        m = lexical_measures(answer, reference, [text for _, text in claims])
+        scores.append(
+            {
+                "answer_id": answer_id,
+                "rl": m["RL"],
+                "clm_rl": m["ClmRL"],
+                "cov50": m["Cov@.5"],
+                "hedge": m["Hedge"],
+            }
+        )
+    return verdicts, scores
+
+
 def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
-    matcher = LexicalMatcher()
-    rows = list(part.answers.itertuples())
-    for start in range(0, len(rows), options.batch_size):
+    items = lexical_items(part, options.gold)
+    for start in range(0, len(items), options.batch_size):
         if writer.should_stop():
             return
-        verdicts, scores = [], []
-        batch = rows[start : start + options.batch_size]
-        claim_lists = [part.claims[row.question_id] for row in batch]
-        labels = matcher.label_many(
-            [(row.answer, [c["text"] for c in claims]) for row, claims in zip(batch, claim_lists)]
-        )
-        for row, claims, labelled in zip(batch, claim_lists, labels):
-            verdicts += [
-                (row.answer_id, c["claim_id"], v, why) for c, (v, why) in zip(claims, labelled)
-            ]
-            m = lexical_measures(
-                row.answer, None if options.gold else row.reference, [c["text"] for c in claims]
-            )
-            scores.append(
-                {
-                    "answer_id": row.answer_id,
-                    "rl": m["RL"],
-                    "clm_rl": m["ClmRL"],
-                    "cov50": m["Cov@.5"],
-                    "hedge": m["Hedge"],
-                }
-            )
+        verdicts, scores = lexical_batch(items[start : start + options.batch_size])
         with writer.store.transaction() as cursor:
             writer.write(cursor, verdicts, lexical=scores)
 

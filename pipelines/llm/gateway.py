@@ -385,12 +385,15 @@ class Gateway:
         if mode != self._keys_mode:  # another request stepped down after keys were made
             result.cache_key = self.key_of(request, mode)
             self._by_key[result.cache_key] = request
+        accepted = False  # the server answered 200 in `mode` (whatever the model wrote)
         while True:
             result.attempts += 1
             try:
                 await self._attempt(client, request, result, mode)
+                accepted = True
                 break
             except _Malformed as exc:
+                accepted = True
                 result.raw, result.error = redact(exc.raw, self.config.api_key), str(exc)
                 if malformed_left <= 0:
                     break
@@ -413,10 +416,11 @@ class Gateway:
                 await asyncio.sleep(self._backoff(result.attempts, _retry_after(exc)))
         result.latency_ms = (time.perf_counter() - started) * 1000
         result.mode = mode
+        if accepted and self.negotiating and mode == self.mode and mode != self._remembered:
+            # Remember a mode the server accepted, even if this model's reply was malformed.
+            self._mode_to_save = self._remembered = mode
         if result.ok:
             result.error = None
-            if self.negotiating and mode == self.mode and mode != self._remembered:
-                self._mode_to_save = self._remembered = mode
         else:
             result.reason = failure_reason(result.error)
         return result

@@ -121,6 +121,43 @@ def option_pairs(frame: pd.DataFrame) -> tuple[list[str], list[str], list[int]]:
     return cands, refs, owner
 
 
+def raw_bertscores(frame: pd.DataFrame, f1_scorer: PairScorer) -> pd.DataFrame:
+    """B_a (mean F1 of GT against each other option; NaN without pairs) and B_qa per MCQ.
+
+    Each question's scores depend on its own texts only, so any split of the set (e.g. one
+    video per scale-out unit) gives the same values; the set-wide normalisations are in
+    `difficulty_from_raw`.
+    """
+    frame = frame.reset_index(drop=True)
+    cands, refs, owner = option_pairs(frame)
+    qa_f1 = f1_scorer(list(frame["question"]), list(frame["gt"]))
+    pair_f1 = f1_scorer(cands, refs)
+    b_a = pd.Series(pair_f1).groupby(np.asarray(owner)).mean().reindex(range(len(frame)))
+    return pd.DataFrame(
+        {
+            "mcq_id": frame["mcq_id"].to_numpy(),
+            "b_a": b_a.to_numpy(dtype=float),
+            "b_qa": np.asarray(qa_f1, dtype=float),
+        }
+    )
+
+
+def difficulty_from_raw(frame: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """D_q, D_a, D_qa, D and its bin from `raw_bertscores` rows (any order) of `frame`."""
+    frame = frame.reset_index(drop=True)
+    raw = raw.set_index("mcq_id").reindex(frame["mcq_id"])
+    out = pd.DataFrame({"mcq_id": frame["mcq_id"].to_numpy()})
+    b_a = pd.Series(raw["b_a"].to_numpy(dtype=float))
+    out["b_a"] = b_a.fillna(b_a.mean()).to_numpy()
+    out["b_qa"] = raw["b_qa"].to_numpy(dtype=float)
+    out["d_q"] = question_difficulty(frame).to_numpy()
+    out["d_a"] = answer_difficulty(out["b_a"])
+    out["d_qa"] = qa_difficulty(out["b_qa"])
+    out["d"] = (out["d_q"] + out["d_a"] + out["d_qa"]) / 3
+    out["bin"] = equal_count_bins(out["d"])
+    return out
+
+
 def compute_difficulty(frame: pd.DataFrame, f1_scorer: PairScorer) -> pd.DataFrame:
     """D_q, D_a, D_qa, D and its bin for every MCQ of `frame`.
 
@@ -129,19 +166,7 @@ def compute_difficulty(frame: pd.DataFrame, f1_scorer: PairScorer) -> pd.DataFra
             locations, times).
         f1_scorer: (candidates, references) -> BERTScore F1 per pair (see `minilm_f1_scorer`).
     """
-    cands, refs, owner = option_pairs(frame)
-    qa_f1 = f1_scorer(list(frame["question"]), list(frame["gt"]))
-    pair_f1 = f1_scorer(cands, refs)
-    b_a = pd.Series(pair_f1).groupby(np.asarray(owner)).mean().reindex(range(len(frame)))
-    out = pd.DataFrame({"mcq_id": frame["mcq_id"].to_numpy()})
-    out["b_a"] = b_a.fillna(b_a.mean()).to_numpy()
-    out["b_qa"] = np.asarray(qa_f1, dtype=float)
-    out["d_q"] = question_difficulty(frame.reset_index(drop=True)).to_numpy()
-    out["d_a"] = answer_difficulty(out["b_a"])
-    out["d_qa"] = qa_difficulty(out["b_qa"])
-    out["d"] = (out["d_q"] + out["d_a"] + out["d_qa"]) / 3
-    out["bin"] = equal_count_bins(out["d"])
-    return out
+    return difficulty_from_raw(frame, raw_bertscores(frame, f1_scorer))
 
 
 def minilm_f1_scorer(batch_size: int = 128) -> PairScorer:

@@ -26,7 +26,14 @@ from pipelines.mcq.accuracy import (
     accuracy_by_video_type,
 )
 from pipelines.mcq.bertscore import BACKBONE, DEFAULT_LAYER
-from pipelines.mcq.difficulty import N_BINS, PairScorer, compute_difficulty, minilm_f1_scorer
+from pipelines.mcq.difficulty import (
+    N_BINS,
+    PairScorer,
+    compute_difficulty,
+    difficulty_from_raw,
+    minilm_f1_scorer,
+    raw_bertscores,
+)
 
 
 def run_difficulty(
@@ -34,17 +41,28 @@ def run_difficulty(
     set_name: str | None = None,
     scorer: PairScorer | None = None,
     echo: Callable[[str], None] = lambda _: None,
+    executor=None,
+    progress=None,
 ) -> dict:
     """Score every MCQ (of one set, or all), store the run, and return the summary.
 
+    With an `executor` (pipelines.scale) the BERTScores are computed one video per work unit
+    and the set-wide normalisation runs here once they are all in; a killed run given again
+    reuses the videos already scored.
+
     Raises:
-        ValueError: when the store holds no MCQs.
+        ValueError: when the store holds no MCQs, or some videos failed (with their reasons).
     """
     frame = mcq_questions(store, set_name=set_name)
     if frame.empty:
         raise ValueError("no MCQs in the store; run `storyscope import storyvideoqa` first")
     started = time.perf_counter()
-    result = compute_difficulty(frame, scorer or minilm_f1_scorer())
+    if executor is None:
+        result = compute_difficulty(frame, scorer or minilm_f1_scorer())
+    else:
+        result = difficulty_from_raw(
+            frame, _scaled_bertscores(store, frame, set_name, executor, progress)
+        )
     seconds = time.perf_counter() - started
     echo(f"difficulty: {len(result)} questions scored in {seconds:.1f}s")
     spec = RunSpec(
@@ -65,6 +83,36 @@ def run_difficulty(
         insert_difficulty(cursor, result, run_id)
         finish_run(cursor, run_id, n_items=len(result))
     return {**difficulty_summary(store, set_name), "run_id": run_id, "seconds": round(seconds, 1)}
+
+
+def video_bertscores(payload: pd.DataFrame) -> dict:
+    """Work unit: raw BERTScores of one video's MCQs (runs on a worker; no store)."""
+    raw = raw_bertscores(payload, minilm_f1_scorer())
+    return {column: raw[column].tolist() for column in ("mcq_id", "b_a", "b_qa")}
+
+
+def _scaled_bertscores(store, frame, set_name, executor, progress) -> pd.DataFrame:
+    from pipelines.scale import Unit, run_batch
+
+    columns = ["mcq_id", "vid", "question", "choices", "gt", "option"]
+    units = [Unit(str(vid), part[columns]) for vid, part in frame.groupby("vid", sort=True)]
+    batch = run_batch(
+        store,
+        executor,
+        "mcq.difficulty",
+        {"set": set_name, "num_layers": DEFAULT_LAYER, "n": len(frame)},
+        units,
+        video_bertscores,
+        lambda _cursor, outcome: outcome.value,  # kept in the ledger until all are in
+        progress,
+    )
+    if not batch.complete:
+        reasons = "; ".join(f"{key}: {error}" for key, error in batch.failures[:5])
+        raise ValueError(
+            f"difficulty: {batch.failed} of {batch.total} videos failed ({reasons}); "
+            "run the same command again to retry them"
+        )
+    return pd.concat([pd.DataFrame(batch.results[u.key]) for u in units], ignore_index=True)
 
 
 def _bin_rows(frame: pd.DataFrame, accuracy: pd.DataFrame) -> list[dict]:

@@ -64,7 +64,8 @@ def _field(record: dict, names: tuple[str, ...], path: Path, number: int, requir
 
 
 def validate(records: list, path: Path, options: dict[str, str]) -> list[tuple]:
-    """(mcq_id, method, predicted_option, correct) rows, or PredictionsError on the first bad one."""
+    """(mcq_id, method, predicted_option, correct) rows, or PredictionsError on the first bad
+    one."""
     rows, seen = [], set()
     for number, record in enumerate(records, 1):
         if not isinstance(record, dict):

@@ -133,6 +133,125 @@ def build_nodes(
 NODE_EMBEDDINGS = {SEGMENT_POOLED: lambda: SegmentEmbedder(), FULL_TEXT: lambda: embed_unique}
 
 
+def tree_run_spec(film_id: str, leaf_seconds: float, llm_config, node_embedding: str) -> RunSpec:
+    """The `plottree.build` run of one film (the same for every executor)."""
+    from pipelines.embeddings import MODEL_NAME
+
+    return RunSpec(
+        step="plottree.build",
+        backend="extractive" if llm_config is None else "llm",
+        model=None if llm_config is None else llm_config.model,
+        prompt_version=None if llm_config is None else CONDENSE_PROMPT_VERSION,
+        params={
+            "alpha": ALPHA,
+            "beta": BETA,
+            "epsilon": EPSILON,
+            "leaf_seconds": leaf_seconds,
+            "embedder": MODEL_NAME,
+            "leaf_backend": LEAF_BACKEND,
+            "node_embedding": node_embedding,
+        },
+        source=film_id,
+    )
+
+
+def tree_input(store: Store, film_id: str) -> dict:
+    """Everything one film's tree is built from (read by the driver, sent to a worker).
+
+    Raises:
+        ValueError: unknown film, or one without subtitles or script lines.
+    """
+    film = film_row(store, film_id)
+    if film is None:
+        raise ValueError(f"unknown film '{film_id}' (see `storyscope stats` / the Film page)")
+    timeline = film_timeline(store, film_id)
+    if timeline["subtitles"].empty and timeline["lines"].empty:
+        raise ValueError(f"film '{film_id}' has no subtitles or script lines to build leaves from")
+    runtime, video = film.get("runtime_s"), film.get("video_path")
+    return {
+        "film_id": film_id,
+        "timeline": timeline,
+        "runtime_s": None if pd.isna(runtime) else runtime,
+        "video_path": video if video and not pd.isna(video) else None,
+    }
+
+
+@dataclass
+class TreeOutput:
+    """A built tree before it is written: node rows, their vectors, and what it cost."""
+
+    frame: pd.DataFrame
+    vectors: np.ndarray
+    n_leaves: int
+    backend: str
+    seconds: float
+    cpu_seconds: float
+
+
+def compute_tree(
+    source: dict,
+    leaf_seconds: float = 1.0,
+    node_embedding: str = SEGMENT_POOLED,
+    summarise: Summariser | None = None,
+) -> TreeOutput:
+    """One film's tree from `tree_input` (pure: no store; a scale-out work unit)."""
+    started, cpu_started = time.perf_counter(), time.process_time()
+    film_id = source["film_id"]
+    leaves = build_leaves(source["timeline"], source["runtime_s"], leaf_seconds)
+    nodes, vectors = build_nodes(
+        leaves.frame, f"{film_id}:", summarise, NODE_EMBEDDINGS[node_embedding]()
+    )
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
+    keyframes = None
+    if source["video_path"]:
+        from pipelines.plottree.keyframes import keyframe_indices
+
+        keyframes = keyframe_indices(source["video_path"], leaves.frame["start_s"].tolist())
+    return TreeOutput(
+        nodes_frame(film_id, nodes, keyframes),
+        vectors,
+        len(leaves.frame),
+        nodes[-1].summary_backend,
+        round(seconds, 2),
+        round(cpu_seconds, 2),
+    )
+
+
+def write_tree(cursor, spec: RunSpec, output: TreeOutput, run_id: str | None = None) -> str:
+    """Write a computed tree under a new run (or the LLM run `run_id`, finished by its caller)."""
+    from pipelines.embeddings import MODEL_NAME
+
+    new_run = run_id is None
+    run_id = run_id or insert_run(cursor, spec)
+    insert_tree(cursor, output.frame, output.vectors, MODEL_NAME, run_id)
+    if new_run:
+        finish_run(cursor, run_id, n_items=len(output.frame))
+    return run_id
+
+
+def tree_build(film_id: str, run_id: str, output: TreeOutput) -> TreeBuild:
+    """The summary of a written tree."""
+    return TreeBuild(
+        film_id,
+        run_id,
+        output.n_leaves,
+        len(output.frame),
+        int(output.frame["level"].max()),
+        output.seconds,
+        output.backend,
+        output.cpu_seconds,
+    )
+
+
+def describe(result: TreeBuild) -> str:
+    """One progress line for a built tree."""
+    return (
+        f"plottree: {result.film_id}: {result.n_leaves} leaves -> {result.n_nodes} nodes, "
+        f"{result.levels} levels in {result.seconds}s ({result.cpu_seconds}s CPU; "
+        f"{result.backend})"
+    )
+
+
 def build_film_tree(
     store: Store,
     film_id: str,
@@ -150,69 +269,19 @@ def build_film_tree(
         raise ValueError(
             f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
         )
-    from pipelines.embeddings import MODEL_NAME
-
-    film = film_row(store, film_id)
-    if film is None:
-        raise ValueError(f"unknown film '{film_id}' (see `storyscope stats` / the Film page)")
-    timeline = film_timeline(store, film_id)
-    if timeline["subtitles"].empty and timeline["lines"].empty:
-        raise ValueError(f"film '{film_id}' has no subtitles or script lines to build leaves from")
-    started, cpu_started = time.perf_counter(), time.process_time()
-    runtime = film.get("runtime_s")
-    leaves = build_leaves(timeline, None if pd.isna(runtime) else runtime, leaf_seconds)
-    spec = RunSpec(
-        step="plottree.build",
-        backend="extractive" if llm_config is None else "llm",
-        model=None if llm_config is None else llm_config.model,
-        prompt_version=None if llm_config is None else CONDENSE_PROMPT_VERSION,
-        params={
-            "alpha": ALPHA,
-            "beta": BETA,
-            "epsilon": EPSILON,
-            "leaf_seconds": leaf_seconds,
-            "embedder": MODEL_NAME,
-            "leaf_backend": LEAF_BACKEND,
-            "node_embedding": node_embedding,
-        },
-        source=film_id,
-    )
+    source = tree_input(store, film_id)
+    spec = tree_run_spec(film_id, leaf_seconds, llm_config, node_embedding)
     llm_run = start_run(store, spec) if llm_config is not None else None
     summarise = None
     if llm_config is not None:
         from pipelines.plottree.llm_condense import gateway_summariser
 
         summarise = gateway_summariser(store, llm_config, llm_run)
-    nodes, vectors = build_nodes(
-        leaves.frame, f"{film_id}:", summarise, NODE_EMBEDDINGS[node_embedding]()
-    )
-    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
-    keyframes = None
-    if film.get("video_path") and not pd.isna(film.get("video_path")):
-        from pipelines.plottree.keyframes import keyframe_indices
-
-        keyframes = keyframe_indices(film["video_path"], leaves.frame["start_s"].tolist())
-    frame = nodes_frame(film_id, nodes, keyframes)
+    output = compute_tree(source, leaf_seconds, node_embedding, summarise)
     with store.transaction() as cursor:
-        run_id = llm_run or insert_run(cursor, spec)
-        insert_tree(cursor, frame, vectors, MODEL_NAME, run_id)
-        if llm_run is None:
-            finish_run(cursor, run_id, n_items=len(frame))
+        run_id = write_tree(cursor, spec, output, llm_run)
     if llm_run is not None:
-        end_run(store, llm_run, n_items=len(frame))
-    result = TreeBuild(
-        film_id,
-        run_id,
-        len(leaves.frame),
-        len(frame),
-        int(frame["level"].max()),
-        round(seconds, 2),
-        nodes[-1].summary_backend,
-        round(cpu_seconds, 2),
-    )
-    echo(
-        f"plottree: {film_id}: {result.n_leaves} leaves -> {result.n_nodes} nodes, "
-        f"{result.levels} levels in {result.seconds}s ({result.cpu_seconds}s CPU; "
-        f"{result.backend})"
-    )
+        end_run(store, llm_run, n_items=len(output.frame))
+    result = tree_build(film_id, run_id, output)
+    echo(describe(result))
     return result

@@ -143,7 +143,8 @@ def line_coverage(
 
 
 def split_turns(cue_text: str) -> list[str]:
-    """The speaker turns of a cue: '- Tell me. - There was a raven.' -> ['Tell me.', 'There was a raven.']."""
+    """The speaker turns of a cue: '- Tell me. - There was a raven.' -> ['Tell me.', 'There was a
+    raven.']."""
     text = cue_text.strip()
     parts = [p.strip() for p in SPEAKER_DASH_RE.split(text) if p.strip()]
     return parts or [text]

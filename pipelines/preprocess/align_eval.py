@@ -99,7 +99,8 @@ class EvalResult:
 
 @dataclass
 class _Judged:
-    """Per field, per cue: does ours / the automatic have the human value; did the humans edit it."""
+    """Per field, per cue: does ours / the automatic have the human value; did the humans edit
+    it."""
 
     ours: list[bool]
     automatic: list[bool]

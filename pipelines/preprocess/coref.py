@@ -318,7 +318,8 @@ def resolve_characters(
 
 
 def _merge_surface_variants(groups: _Groups, names: list[str]) -> None:
-    """Always merge: case, spacing/punctuation, OCR doubling, same-number formatting, "X'S VOICE"."""
+    """Always merge: case, spacing/punctuation, OCR doubling, same-number formatting, "X'S
+    VOICE"."""
     by_key: dict[str, str] = {}
     for name in names:
         key = surface_key(name)
@@ -390,7 +391,8 @@ def _rival_honorific(short: str, names: list[str]) -> bool:
 
 
 def _merge_name_forms(groups: _Groups, names: list[str], scenes: dict[str, set[int]]) -> None:
-    """First name / last name / honorific / nickname ↔ full name, when unambiguous and consistent."""
+    """First name / last name / honorific / nickname ↔ full name, when unambiguous and
+    consistent."""
     full = [n for n in names if len(_words(n)) >= 2 and not is_role(n) and not is_group(n)]
     for short in names:
         words = _words(short)

@@ -14,7 +14,8 @@ shares (`align.similarity_matrix`): of the cue's tokens found in the line, and o
 found in the cue. The symmetric mean lets a short cue ("Hello?") prefer the short line that is all
 of it over a long speech that merely contains the word; on the human sheets' row column it scored
 higher than the cue-only share on 6 of 7 films (films mean 0.766 vs 0.745). The release's own cost
-is unknown, so this DTW agrees with its `results` on 60–94% of cues, not all (docs/PREPROCESSING.md).
+is unknown, so this DTW agrees with its `results` on 60–94% of cues, not all
+(docs/PREPROCESSING.md).
 Whole cues are aligned (not speaker turns), as in the release's sheets. `align-eval --method dtw`
 scores it; the ingest DP (`align.py`) is the default there because it matches the human scene and
 speaker corrections better (films mean 0.820 vs 0.775, docs/PREPROCESSING.md).

@@ -151,7 +151,7 @@ def _read_element(
         return index + 1
     if stripped.startswith("[[") and _note_end(lines, index) is not None:
         end = _note_end(lines, index)
-        body = " ".join(l.strip() for l in lines[index : end + 1])
+        body = " ".join(line.strip() for line in lines[index : end + 1])
         elements.append(
             FountainElement(
                 "Comment",

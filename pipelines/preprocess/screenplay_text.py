@@ -65,7 +65,7 @@ def _indent(line: str) -> int:
 
 def measure_indents(lines: list[str]) -> IndentProfile:
     """Most common indent of long prose lines (action) and of lines under a cue (dialogue)."""
-    action = Counter(_indent(l) for l in lines if len(l.strip()) > 45 and not is_upper(l))
+    action = Counter(_indent(x) for x in lines if len(x.strip()) > 45 and not is_upper(x))
     dialogue: Counter[int] = Counter()
     for before, line in zip(lines, lines[1:]):
         if (
@@ -144,7 +144,8 @@ class _Builder:
         )
         self.page_break_since_speech = False  # (MORE)/CONTINUED seen after this speech only
         if resumes:
-            # (MORE) ... NAME (CONT'D) across a page break: the same turn continues (Table 15 rule 4).
+            # (MORE) ... NAME (CONT'D) across a page break: the same turn continues (Table 15 rule
+            # 4).
             self.speech, self.speech_lines = previous, [previous.text]
             self.parentheticals = [previous.parenthetical] if previous.parenthetical else []
             previous.source_lines += (number,)

@@ -73,7 +73,8 @@ def time_film(
     alignment = align_cues_to_lines([c.text for c in cues], texts)
     if refs and alignment.share_lines_matched < min_share:
         raise AlignmentFailed(
-            f"only {alignment.share_lines_matched:.0%} of {len(refs)} dialogue lines match a subtitle "
+            f"only {alignment.share_lines_matched:.0%} of {len(refs)} dialogue lines match a "
+            f"subtitle "
             f"cue (need {min_share:.0%}); are these the subtitles of this film?"
         )
     line_times = _line_times(cues, alignment)

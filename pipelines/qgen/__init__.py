@@ -2,7 +2,8 @@
 
 Quick use::
 
-    from pipelines.qgen import CheckContext, GenerateOptions, check_question, generate, run_check_questions
+    from pipelines.qgen import CheckContext, GenerateOptions, check_question, generate
+    from pipelines.qgen import run_check_questions
 
     check_question("At the pier, what does Ann make of Bo's promise?", CheckContext(gold=...))
     options = GenerateOptions("the-keepers-ledger", qtypes=["Q4", "Q7"], n=20, backend="template")

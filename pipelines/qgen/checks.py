@@ -332,7 +332,8 @@ def _mentions(question: str, name: str, allowed: Sequence[str]) -> bool:
     """Whether the question names `name` in full (any case) or by a distinctive part of it.
 
     A part (or a one-word label) counts only where it is written as a name (capitalised: "Pike",
-    not "the police station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the film can
+    not "the police station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the
+        film can
     only name in full. Parts shared with an allowed name are skipped ("Harlow" of "Tom Harlow").
     """
     # Multi-word labels count in any case ("the line judge", App. F.1's example); a one-word

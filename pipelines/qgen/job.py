@@ -47,7 +47,8 @@ class GenerationStopped(Exception):
 
 
 def _stage1_messages(report: GenerationReport) -> list[list[dict]]:
-    """Stage 1 chat messages of the sampled context-sets, exactly as the LLM backend renders them."""
+    """Stage 1 chat messages of the sampled context-sets, exactly as the LLM backend renders
+    them."""
     examples = example_triples(report.film_id)
     return [
         render(

@@ -19,7 +19,8 @@ TABLE1_TYPES: dict[str, tuple[int, float, float, float]] = {
     "N3": (486, 4.0, 1.2, 3.7),
 }
 
-# StoryVideoQA Table 6, full set: sitcom 202K (Friends + Big Bang split evenly), drama 65K, movie 95K,
+# StoryVideoQA Table 6, full set: sitcom 202K (Friends + Big Bang split evenly), drama 65K, movie
+# 95K,
 # rounded so the total is the paper's 363K.
 MCQ_SOURCES_PAPER = {"Friends": 101_000, "BigBang": 101_000, "GOT": 65_000, "Movie": 96_000}
 

@@ -258,7 +258,8 @@ def _run(
     )
     # started_at must strictly increase so "latest run" views are deterministic
     cursor.execute(
-        "UPDATE runs SET started_at = started_at + (SELECT count(*) FROM runs) * INTERVAL 1 SECOND"
+        "UPDATE runs SET started_at = started_at + (SELECT count(*) FROM runs) * INTERVAL 1 "
+        "SECOND"
         " WHERE run_id = ?",
         [run_id],
     )
@@ -532,10 +533,14 @@ def _mcq(cursor, run_id: str, difficulty_run: str, prediction_run: str) -> None:
         mcq_id = f"Movie:lighthouse:{qid}"
         choices = [f"choice {letter}" for letter in letters]
         cursor.execute(
-            "INSERT INTO mcq_questions (mcq_id, dataset_id, set_name, source, vid, qid, question, choices,"
+            "INSERT INTO mcq_questions (mcq_id, dataset_id, set_name, source, vid, qid, "
+            "question, "
+            "choices,"
             " gt, option, question_type, story_element, characters, times, evidence_seconds,"
             " gemini_check, claude_check, gpt_check, run_id)"
-            " VALUES (?, 'fixture-mcq', 'golden', 'Movie', 'lighthouse', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, 'fixture-mcq', 'golden', 'Movie', 'lighthouse', ?, ?, ?, ?, ?, ?, ?, "
+            "?, ?, "
+            "?, ?, ?, ?, ?)",
             [
                 mcq_id,
                 qid,
@@ -572,7 +577,9 @@ def _plottree(cursor, tree_run: str) -> None:
             children.setdefault(parent, []).append(node_id)
     for node_id, parent, level, start, end, leaves, summary, characters in PLOTTREE:
         cursor.execute(
-            "INSERT INTO plottree_nodes VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'extractive', ?, ?, ?)",
+            "INSERT INTO plottree_nodes VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 'extractive', ?, "
+            "?, "
+            "?)",
             [
                 FILM,
                 node_id,
@@ -602,7 +609,9 @@ def _question_lab(cursor, run_id: str) -> None:
     leaks = {"q1": 0.12, "q2": 0.31, "q3": 0.62}
     for n, (qid, qtype, *_rest) in enumerate(QUESTIONS):
         cursor.execute(
-            "INSERT INTO question_check_results VALUES (?, ?, 'synthetic', ?, ?, ?, ?, 9, 0, ?, 'checks-v1')",
+            "INSERT INTO question_check_results VALUES (?, ?, 'synthetic', ?, ?, ?, ?, 9, 0, ?, "
+            ""
+            "'checks-v1')",
             [run_id, qid, FILM, qtype, qid == "q1", leaks[qid], ["Cara"] if qid == "q3" else []],
         )
         cursor.execute(
@@ -659,7 +668,8 @@ def _jobs_and_calls(cursor, judge_run: str, failed_run: str) -> None:
     )
     cursor.execute(
         "INSERT INTO llm_calls (run_id, item_id, cached, status, attempts, error, raw_reply)"
-        " VALUES (?, 'q9', false, 'failed', 3, 'reply is not valid JSON', '{\"verdicts\": [oops')",
+        " VALUES (?, 'q9', false, 'failed', 3, 'reply is not valid JSON', '{\"verdicts\": "
+        "[oops')",
         [failed_run],
     )
 
@@ -700,15 +710,19 @@ def build_app_fixture(store: Store) -> dict[str, str]:
             ),
         }
         cursor.execute(
-            "INSERT INTO datasets VALUES (?, 'Fixture films', 'synthetic', 'tests', 'MIT', false, ?)",
+            "INSERT INTO datasets VALUES (?, 'Fixture films', 'synthetic', 'tests', 'MIT', "
+            "false, "
+            "?)",
             [DATASET, runs["import"]],
         )
         cursor.execute(
-            "INSERT INTO datasets VALUES ('fixture-tom', 'Fixture ToM', 'tom', 'tests', 'MIT', false, ?)",
+            "INSERT INTO datasets VALUES ('fixture-tom', 'Fixture ToM', 'tom', 'tests', 'MIT', "
+            "false, ?)",
             [runs["import"]],
         )
         cursor.execute(
-            "INSERT INTO datasets VALUES ('fixture-mcq', 'Fixture MCQ', 'storyvideoqa', 'tests',"
+            "INSERT INTO datasets VALUES ('fixture-mcq', 'Fixture MCQ', 'storyvideoqa', "
+            "'tests',"
             " 'MIT', false, ?)",
             [runs["mcq"]],
         )

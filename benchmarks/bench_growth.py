@@ -1,0 +1,235 @@
+"""Cost growth (issue #15): each heavy pipeline at three input sizes, and the exponent k of
+cost ~ n^k fitted on log-log (least squares over the three points).
+
+- PlotTree: leaves (a synthetic film of M minutes at 1 fps; `build_nodes`, offline).
+- Judge (lexical backend): answers (`lexical_batch` over the tests' rubric slice, repeated).
+- Difficulty: questions (BERTScore on MiniLM + the set-wide normalisation).
+- Import (`import lfvqa`, Parquet and JSONL): rows (the synthetic paper-scale shapes with
+  fewer films / questions / MCQs), against DuckDB's raw load of the same files.
+
+CPU seconds (this process) are fitted, not wall: on a shared machine wall time mostly measures
+the neighbours. k <= 1 is linear; n log n shows as about 1.1 over a 4x range; more is a defect.
+Each point is the best of `--reps` runs, the same work at every size, so the ratio between
+sizes is what is compared.
+
+Usage: python benchmarks/bench_growth.py [--only plottree,judge,difficulty,import] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("STORYSCOPE_TORCH_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def cpu_of(fn, reps: int = 1) -> tuple[float, float]:
+    """(best CPU seconds, its wall seconds) of `fn()` over `reps` runs."""
+    best = None
+    for _ in range(reps):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        sample = (time.process_time() - cpu, time.perf_counter() - wall)
+        best = sample if best is None or sample[0] < best[0] else best
+    return best
+
+
+def exponent(sizes: list[int], costs: list[float]) -> float:
+    """Slope of log(cost) on log(size)."""
+    return float(np.polyfit(np.log(sizes), np.log(costs), 1)[0])
+
+
+def report(name: str, unit: str, sizes: list[int], points: list[tuple[float, float]]) -> dict:
+    result = {
+        "pipeline": name,
+        "unit": unit,
+        "sizes": sizes,
+        "cpu_s": [round(c, 3) for c, _ in points],
+        "wall_s": [round(w, 3) for _, w in points],
+        "exponent_cpu": round(exponent(sizes, [c for c, _ in points]), 2),
+        "load_avg": os.getloadavg()[0],
+    }
+    print(json.dumps(result), flush=True)
+    return result
+
+
+def plottree(reps: int) -> dict:
+    spec = importlib.util.spec_from_file_location(
+        "bench_plottree", ROOT / "benchmarks" / "bench_plottree.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from pipelines.embeddings import embed_texts
+    from pipelines.plottree.build import build_nodes
+    from pipelines.plottree.leaves import build_leaves
+
+    embed_texts(["warm up the model"])
+    sizes, points = [], []
+    for minutes in (15, 30, 60):
+        leaves = build_leaves(bench.synthetic_timeline(minutes), minutes * 60.0, 1.0).frame
+        sizes.append(len(leaves))
+        points.append(cpu_of(lambda leaves=leaves: build_nodes(leaves, "f:"), reps))
+    return report("plottree", "leaves", sizes, points)
+
+
+def judge(reps: int) -> dict:
+    from pipelines.judge.run import lexical_batch
+    from tests.support.lfvqa_rows import ANSWERS, CLAIMS
+
+    def items(n: int) -> list[tuple]:
+        base = [
+            (f"{q}-{s}", answer, None, [(f"{q}-c{i}", t) for i, t in enumerate(CLAIMS[q])])
+            for (q, s), answer in ANSWERS.items()
+        ]
+        # distinct texts per copy, so the embedder's per-call dedupe does not flatter growth
+        return [
+            (f"{k}-{a}", f"{text} (take {k})", r, [(c, f"{t} ({k})") for c, t in claims])
+            for k in range(n // len(base))
+            for a, text, r, claims in base
+        ]
+
+    sizes, points = [], []
+    for n in (200, 400, 800):
+        batch = items(n)
+        sizes.append(len(batch))
+        points.append(
+            cpu_of(
+                lambda b=batch: [lexical_batch(b[i : i + 32]) for i in range(0, len(b), 32)], reps
+            )
+        )
+    return report("judge (lexical)", "answers", sizes, points)
+
+
+def difficulty(reps: int) -> dict:
+    import pandas as pd
+
+    from pipelines.mcq.difficulty import compute_difficulty, minilm_f1_scorer
+    from tests.mcq_helpers import make_mcq
+
+    scorer = minilm_f1_scorer()
+    words = [
+        "door",
+        "letter",
+        "train",
+        "river",
+        "night",
+        "money",
+        "phone",
+        "secret",
+        "brother",
+        "sister",
+        "doctor",
+        "ship",
+    ]
+
+    def frame(n: int) -> pd.DataFrame:
+        rng = np.random.default_rng(3)
+        rows = []
+        for q in range(n):
+            pick = rng.choice(words, size=(6, 5))
+            rows.append(
+                make_mcq(
+                    "Friends",
+                    f"Friends-S01E{q % 24:02d}",
+                    q,
+                    question=f"Why does {' '.join(pick[0])} happen {q}?",
+                    choices=[" ".join(p) for p in pick[1:]],
+                    times=[f"00:0{q % 9}:00-00:0{q % 9}:{10 + q % 40}"],
+                    characters=["Ross"],
+                    locations=["Central Perk"],
+                )
+            )
+        return pd.DataFrame(rows)
+
+    sizes, points = [], []
+    for n in (250, 500, 1000):
+        questions = frame(n)
+        sizes.append(n)
+        points.append(cpu_of(lambda f=questions: compute_difficulty(f, scorer), reps))
+    return report("difficulty", "questions", sizes, points)
+
+
+def _import_growth(tmp: Path, fmt: str, divisors: tuple[int, ...]) -> dict:
+    import duckdb
+
+    from data_access.importers import import_lfvqa_dir
+    from data_access.store import Store
+    from pipelines.synth import write_synthetic_dataset
+    from pipelines.synth.scales import SCALES
+
+    paper = SCALES["paper"]
+    sizes, points, ratios = [], [], []
+    for d in divisors:
+        name = f"growth-{fmt}-{d}"
+        SCALES[name] = dataclasses.replace(
+            paper,
+            name=name,
+            films=max(2, paper.films // d),
+            type_counts={t: max(1, c // d) for t, c in paper.type_counts.items()},
+            mcq_per_source={s: max(1, c // d) for s, c in paper.mcq_per_source.items()},
+        )
+        data = tmp / name
+        rows = sum(write_synthetic_dataset(data, scale=name, fmt=fmt).values())
+        raw_start = time.perf_counter()
+        con = duckdb.connect(str(tmp / f"{name}-raw.duckdb"))
+        for file in sorted(data.glob(f"*.{'parquet' if fmt == 'parquet' else 'jsonl'}")):
+            reader = (
+                "read_parquet(?)"
+                if fmt == "parquet"
+                else "read_json(?, format='newline_delimited')"
+            )
+            con.execute(f"CREATE TABLE {file.stem} AS SELECT * FROM {reader}", [str(file)])
+        con.close()
+        raw = time.perf_counter() - raw_start
+        store = Store(tmp / f"{name}.duckdb", lock_timeout=600)
+        with store.session():
+            pass
+        wall, cpu = time.perf_counter(), time.process_time()
+        import_lfvqa_dir(store, data)
+        ours = time.perf_counter() - wall
+        sizes.append(rows)
+        points.append((time.process_time() - cpu, ours))
+        ratios.append(round(ours / raw, 2))
+    result = report(f"import ({fmt})", "rows", sizes, points)
+    result["ratio_to_raw_load_wall"] = ratios
+    print(json.dumps({"import_ratios": fmt, "ratios": ratios}), flush=True)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default="plottree,judge,difficulty,import")
+    parser.add_argument("--reps", type=int, default=1)
+    parser.add_argument("--divisors", default="16,8,4", help="import sizes: paper scale / d")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    only = set(args.only.split(","))
+    results = []
+    if "plottree" in only:
+        results.append(plottree(args.reps))
+    if "judge" in only:
+        results.append(judge(args.reps))
+    if "difficulty" in only:
+        results.append(difficulty(args.reps))
+    if "import" in only:
+        divisors = tuple(int(d) for d in args.divisors.split(","))
+        with tempfile.TemporaryDirectory() as tmp:
+            for fmt in ("parquet", "jsonl"):
+                results.append(_import_growth(Path(tmp), fmt, divisors))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

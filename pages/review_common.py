@@ -1,0 +1,67 @@
+"""What the review panels share: the reviewer's name (sidebar, default `STORYSCOPE_REVIEWER`) and
+saving through `data_access.review` with a clear message instead of a traceback.
+
+Writes happen only on a button or form submit, in one short transaction each, then the page's
+cached queries see the new run on the rerun (the store's version token changes).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from data_access.review import ReviewError, clean_reviewer
+from pages.common import current_store
+
+_NAME_KEY = "_reviewer_name"  # survives pages where the sidebar input is not drawn
+
+
+def reviewer_sidebar() -> str | None:
+    """Draw the reviewer input in the sidebar (once per page) and return the checked name, or
+    None (with a hint) when it is empty or invalid."""
+    if _NAME_KEY not in st.session_state:
+        st.session_state[_NAME_KEY] = os.environ.get("STORYSCOPE_REVIEWER", "")
+    name = st.sidebar.text_input(
+        "Reviewer",
+        value=st.session_state[_NAME_KEY],
+        key="reviewer_input",
+        help="Your labels are stored as judge `human:<name>`; default STORYSCOPE_REVIEWER.",
+    )
+    st.session_state[_NAME_KEY] = name
+    return current_reviewer()
+
+
+def current_reviewer() -> str | None:
+    """The reviewer's name if set and valid, else None."""
+    try:
+        return clean_reviewer(st.session_state.get(_NAME_KEY) or None)
+    except ReviewError:
+        return None
+
+
+def need_reviewer() -> str | None:
+    """The reviewer, or None after telling the user to set one."""
+    reviewer = current_reviewer()
+    if reviewer is None:
+        st.info("Set your name under **Reviewer** in the sidebar to record reviews.")
+    return reviewer
+
+
+def save(write: Callable[[Any], Any], done: str) -> bool:
+    """Run `write(store)` (a `data_access.review` call) on the current store; show `done` or the
+    error message (which names the record and field)."""
+    try:
+        write(current_store())
+    except ReviewError as exc:
+        st.error(str(exc))
+        return False
+    # the page's queries are cached on a version token that is itself cached for 2 s; drop it
+    # so the rerun after a save shows the new label at once
+    from pages.common import _version
+
+    _version.clear()
+    st.toast(done)
+    return True

@@ -1,0 +1,71 @@
+"""Rules belief annotation of many films on an executor: one unit per (film, scene range).
+
+The driver reads each film (`load_film`), a worker computes the rows of one scene range
+(`rules_rows`: the whole film is walked, rows are kept for the range, so a range's rows and
+belief ids are the ones a full run gives), and the driver writes each unit as the run that
+`storyscope beliefs annotate --film F --scenes a:b` writes. The LLM backend calls the gateway
+per stage and stays on `beliefs annotate` (issue #15 left it for the stage code to settle).
+"""
+
+from __future__ import annotations
+
+from data_access.beliefs import insert_annotation
+from pipelines.beliefs import rules_backend as rules
+from pipelines.beliefs.annotation import Selection, load_film
+from pipelines.beliefs.rules_annotate import rules_rows, rules_run_spec
+from pipelines.scale import BatchResult, Executor, Unit, run_batch
+from pipelines.scale.runner import ProgressFn
+
+
+def rules_unit(payload: dict):
+    """Work unit: one scene range's rule-based rows (runs on a worker; no store)."""
+    return rules_rows(
+        payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"])
+    )
+
+
+def scene_ranges(n_scenes: int, per_unit: int | None) -> list[tuple[int | None, int | None]]:
+    """Half-open scene ranges of `per_unit` scenes (one open range when per_unit is None)."""
+    if not per_unit or per_unit >= n_scenes:
+        return [(None, None)]
+    return [(a, min(a + per_unit, n_scenes)) for a in range(0, n_scenes, per_unit)]
+
+
+def annotate_films(
+    store,
+    film_ids: list[str],
+    executor: Executor,
+    scenes_per_unit: int | None = None,
+    progress: ProgressFn | None = None,
+) -> BatchResult:
+    """Annotate every film with the rules backend, one unit per scene range.
+
+    Raises:
+        AnnotateError: a film that is unknown or has no script lines.
+    """
+    units = []
+    for film_id in film_ids:
+        loaded = load_film(store, film_id)
+        n_scenes = max(loaded[1]) + 1 if loaded[1] else 0  # scene indices are 0-based
+        for first, stop in scene_ranges(n_scenes, scenes_per_unit):
+            key = f"{film_id}[{'' if first is None else first}:{'' if stop is None else stop}]"
+            payload = {"film_id": film_id, "loaded": loaded, "first": first, "stop": stop}
+            units.append(Unit(key, payload))
+
+    def write(cursor, outcome) -> dict:
+        unit = next(u for u in units if u.key == outcome.key)
+        selection = Selection(unit.payload["first"], unit.payload["stop"])
+        spec = rules_run_spec(unit.payload["film_id"], outcome.value, selection)
+        run_id, counts = insert_annotation(cursor, spec, outcome.value.tables)
+        return {"run_id": run_id, "rows": counts}
+
+    return run_batch(
+        store,
+        executor,
+        "beliefs.annotate",
+        {"backend": rules.BACKEND, "scenes_per_unit": scenes_per_unit},
+        units,
+        rules_unit,
+        write,
+        progress,
+    )

@@ -1,0 +1,65 @@
+"""`storyscope beliefs annotate-many`: rules belief records for many films on --executor
+(one unit per film and scene range; docs/SCALE.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import JsonOption, StoreOption, fail, open_store
+from pipelines.cli.cmd_beliefs import beliefs_app
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+
+
+@beliefs_app.command("annotate-many")
+def annotate_many(
+    films: Annotated[
+        str | None, typer.Option("--films", help="Comma-separated film ids (default: all).")
+    ] = None,
+    scenes_per_unit: Annotated[
+        int | None,
+        typer.Option("--scenes-per-unit", help="Scenes per work unit (default: a whole film)."),
+    ] = None,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Rules-backend belief records for many films; a killed run resumes when the same
+    command is given again."""
+    from data_access.beliefs import films_with_script_lines
+    from pipelines.beliefs.annotation import AnnotateError
+    from pipelines.beliefs.scaled import annotate_films
+    from pipelines.cli.scale_options import open_executor, progress_bar
+
+    if scenes_per_unit is not None and scenes_per_unit < 1:
+        raise fail("--scenes-per-unit must be at least 1")
+    handle = open_store(store)
+    chosen = (
+        [f.strip() for f in films.split(",") if f.strip()]
+        if films
+        else films_with_script_lines(handle)
+    )
+    if not chosen:
+        raise fail("no film with script lines in the store; ingest a screenplay first")
+    runner = open_executor(executor, ray_address)
+    try:
+        batch = annotate_films(handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"))
+    except AnnotateError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        runner.close()
+    summary = {
+        "batch_id": batch.batch_id,
+        "executor": batch.executor,
+        "units": batch.total,
+        "done": batch.done,
+        "failed": batch.failed,
+        "resumed_from": batch.resumed_from,
+        "wall_s": round(batch.wall_s, 2),
+    }
+    typer.echo(json.dumps(summary) if as_json else " ".join(f"{k}={v}" for k, v in summary.items()))
+    if batch.failed:
+        raise fail(f"{batch.failed} units failed; run the same command again to retry them")

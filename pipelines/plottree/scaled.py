@@ -1,0 +1,79 @@
+"""PlotTrees of many films on an executor: one work unit per film (issue #15).
+
+The driver reads each film's timeline, a worker (this process, or a Ray actor with MiniLM
+loaded once) builds the tree, and the driver writes it under its own `plottree.build` run in
+the same transaction as the unit's ledger row, exactly as `build_film_tree` would.
+Offline summaries only: the LLM summariser caches through the store, which workers never open.
+"""
+
+from __future__ import annotations
+
+from pipelines.plottree.build import (
+    NODE_EMBEDDINGS,
+    TreeBuild,
+    TreeOutput,
+    compute_tree,
+    tree_build,
+    tree_input,
+    tree_run_spec,
+    write_tree,
+)
+from pipelines.scale import BatchResult, Executor, Unit, run_batch
+from pipelines.scale.runner import ProgressFn
+
+
+def tree_unit(payload: dict) -> TreeOutput:
+    """Work unit: one film's tree from its timeline (runs on a worker; no store)."""
+    return compute_tree(payload["source"], payload["leaf_seconds"], payload["node_embedding"])
+
+
+def build_trees(
+    store,
+    film_ids: list[str],
+    executor: Executor,
+    leaf_seconds: float = 1.0,
+    node_embedding: str = "segment-pooled",
+    progress: ProgressFn | None = None,
+) -> tuple[list[TreeBuild], BatchResult]:
+    """Build and store the offline PlotTree of every film; a rerun after a kill resumes.
+
+    Raises:
+        ValueError: an unknown node embedding, or a film that is unknown or has no timeline.
+    """
+    if node_embedding not in NODE_EMBEDDINGS:
+        raise ValueError(
+            f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
+        )
+    sources = [tree_input(store, film_id) for film_id in film_ids]
+    return build_trees_from_sources(
+        store, sources, executor, leaf_seconds, node_embedding, progress
+    )
+
+
+def build_trees_from_sources(
+    store,
+    sources: list[dict],
+    executor: Executor,
+    leaf_seconds: float = 1.0,
+    node_embedding: str = "segment-pooled",
+    progress: ProgressFn | None = None,
+) -> tuple[list[TreeBuild], BatchResult]:
+    """`build_trees` over `tree_input`-shaped sources already in memory (benchmarks)."""
+    units = [
+        Unit(
+            source["film_id"],
+            {"source": source, "leaf_seconds": leaf_seconds, "node_embedding": node_embedding},
+        )
+        for source in sources
+    ]
+    built: list[TreeBuild] = []
+
+    def write(cursor, outcome) -> dict:
+        spec = tree_run_spec(outcome.key, leaf_seconds, None, node_embedding)
+        run_id = write_tree(cursor, spec, outcome.value)
+        built.append(tree_build(outcome.key, run_id, outcome.value))
+        return {"run_id": run_id}
+
+    params = {"leaf_seconds": leaf_seconds, "node_embedding": node_embedding, "backend": "offline"}
+    result = run_batch(store, executor, "plottree.build", params, units, tree_unit, write, progress)
+    return built, result

@@ -1,0 +1,151 @@
+"""Scene summaries of many films on an executor: one work unit per film (issue #15).
+
+`extractive`: the worker turns a film's scenes into summary rows; the driver writes them as the
+film's `preprocess.summaries` run, exactly as `summarise_film` does. `openai`: the driver
+starts the film's run and replays cached replies itself; the uncached requests go to a worker
+with its own gateway (`pipelines.scale.llm_worker`); the driver writes the worker's cache
+entries, call rows and summaries and closes the run. A killed run resumes when the same
+command is given again (films already written are skipped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from data_access.runs import RunSpec, end_run, finish_run, insert_run, start_run
+from data_access.scene_summaries import film_scene_lines, write_scene_summaries
+from pipelines.preprocess.summaries import (
+    BACKENDS,
+    EXTRACT_WORDS,
+    EXTRACTIVE,
+    PROMPT_VERSION,
+    STEP,
+    SummaryReply,
+    extractive_summary,
+    scene_text,
+    summary_messages,
+)
+from pipelines.scale import BatchResult, Executor, Unit, run_batch
+from pipelines.scale.llm_worker import llm_unit, split_cached, write_llm_unit
+from pipelines.scale.runner import ProgressFn
+
+
+def extractive_unit(scenes) -> list[tuple[int, str, str]]:
+    """Work unit: a film's extractive summary rows (runs on a worker; no store)."""
+    return [(int(i), text, EXTRACTIVE) for i, part in scenes if (text := extractive_summary(part))]
+
+
+def _film_scenes(store, film_id: str) -> list:
+    lines = film_scene_lines(store, film_id)
+    if lines.empty:
+        raise ValueError(f"film {film_id!r} has no scenes in this store")
+    return list(lines.groupby("scene_index", sort=True))
+
+
+def summarise_films(
+    store,
+    film_ids: list[str],
+    executor: Executor,
+    backend: str = EXTRACTIVE,
+    llm: dict | None = None,
+    progress: ProgressFn | None = None,
+) -> BatchResult:
+    """Summarise every scene of every film, one run per film, on `executor`.
+
+    Raises:
+        ValueError: unknown backend, or a film without scenes.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    scenes = {film_id: _film_scenes(store, film_id) for film_id in film_ids}
+    if backend == EXTRACTIVE:
+        return _extractive(store, scenes, executor, progress)
+    return _openai(store, scenes, executor, llm or {}, progress)
+
+
+def _extractive(store, scenes, executor, progress) -> BatchResult:
+    def write(cursor, outcome) -> dict:
+        spec = RunSpec(
+            STEP, backend=EXTRACTIVE, params={"words": EXTRACT_WORDS}, source=outcome.key
+        )
+        run_id = insert_run(cursor, spec)
+        write_scene_summaries(cursor, run_id, outcome.key, outcome.value)
+        finish_run(cursor, run_id, n_items=len(outcome.value))
+        return {"run_id": run_id}
+
+    units = [Unit(film_id, part) for film_id, part in scenes.items()]
+    params = {"backend": EXTRACTIVE, "words": EXTRACT_WORDS}
+    return run_batch(store, executor, STEP, params, units, extractive_unit, write, progress)
+
+
+def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
+    from pipelines.llm import Gateway, LLMRequest, load_config
+
+    config = load_config(overrides)
+    label = f"{config.model}@{PROMPT_VERSION}"
+    runs, units = {}, []
+    for film_id, parts in scenes.items():
+        spec = RunSpec(
+            STEP,
+            backend="openai",
+            model=config.model,
+            prompt_version=PROMPT_VERSION,
+            params=config.public_dict(),
+            source=film_id,
+        )
+        requests = [
+            LLMRequest(
+                item_id=f"{film_id}:{int(index)}",
+                messages=summary_messages(part["heading"].iloc[0], scene_text(part)),
+                schema=SummaryReply,
+                params={"temperature": 0},
+            )
+            for index, part in parts
+        ]
+        units.append((film_id, spec, requests))
+
+    def rows(film_id, results) -> list[tuple[int, str, str]]:
+        return [
+            (int(r.item_id.rsplit(":", 1)[1]), r.parsed.summary.strip(), label)
+            for r in results
+            if r.ok
+        ]
+
+    def prepare(film_id, spec, requests) -> Unit:
+        # The film's run starts here so its calls are logged under it; cached replies are
+        # replayed here, the rest go to a worker (the key stays out of the unit).
+        run_id = start_run(store, spec)
+        gateway = Gateway(store, config, run_id)
+        cached, fresh = split_cached(store, gateway, requests)
+        done = gateway.run(cached) if cached else []
+        runs[film_id] = (run_id, done)
+        payload = {"config": replace(config, api_key=None), "run_id": run_id, "requests": fresh}
+        return Unit(film_id, payload)
+
+    def write(cursor, outcome) -> dict:
+        run_id, replayed = runs[outcome.key]
+        write_llm_unit(cursor, run_id, outcome.value)
+        results = [*replayed, *outcome.value.results]
+        written = rows(outcome.key, results)
+        write_scene_summaries(cursor, run_id, outcome.key, written)
+        failed = len(results) - len(written)
+        finish_run(cursor, run_id, n_items=len(written), n_failed=failed)
+        return {"run_id": run_id}
+
+    params = {"backend": "openai", "model": config.model, "prompt_version": PROMPT_VERSION}
+    by_film = {film_id: (spec, requests) for film_id, spec, requests in units}
+    result = run_batch(
+        store,
+        executor,
+        STEP,
+        params,
+        [Unit(film_id, None) for film_id in by_film],  # prepared just before dispatch
+        llm_unit,
+        write,
+        progress,
+        prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
+    )
+    for film_id, (run_id, _) in runs.items():
+        if film_id not in result.results:  # its unit failed: close the run it started
+            end_run(store, run_id, status="failed")
+    return result

@@ -1,0 +1,125 @@
+"""Run a batch of units on an executor with the driver as the store's single writer.
+
+`run_batch` is the loop every scaled-out pipeline calls: it finds (or records) the batch in the
+unit ledger (`data_access.scale_units`), skips units a killed run of the same command already
+wrote, hands the rest to the executor, and writes each unit's rows together with its ledger
+row in one transaction. So a run killed at any point (driver or worker) and started again with
+the same command writes every unit exactly once; failed units are retried by that rerun.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from data_access import scale_units as ledger
+from data_access.store import Store
+from pipelines.scale.executor import Executor, Unit, UnitFn, UnitOutcome
+
+# write(cursor, outcome) writes a finished unit's rows and returns what the batch must keep
+# for a later step (JSON-able, stored in the ledger), or None.
+UnitWriter = Callable[[duckdb.DuckDBPyConnection, UnitOutcome], Any]
+ProgressFn = Callable[["BatchProgress"], None]
+
+
+@dataclass
+class BatchProgress:
+    """Units done / failed / total so far, and the outcome that just arrived."""
+
+    done: int
+    failed: int
+    total: int
+    last: UnitOutcome | None = None
+
+
+@dataclass
+class BatchResult:
+    """What a batch did: counts, failures with reasons, and every done unit's kept result."""
+
+    batch_id: str
+    executor: str
+    workers: int
+    total: int
+    done: int
+    failed: int
+    resumed_from: int  # units already written by an earlier attempt (skipped now)
+    wall_s: float
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    results: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return self.done == self.total
+
+
+def batch_key(step: str, params: dict[str, Any], unit_keys: Sequence[str]) -> str:
+    """Same command (step, params, units) -> same key, so a rerun finds its killed batch."""
+    text = json.dumps([step, params, sorted(unit_keys)], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def run_batch(
+    store: Store,
+    executor: Executor,
+    step: str,
+    params: dict[str, Any],
+    units: Sequence[Unit],
+    fn: UnitFn,
+    write: UnitWriter,
+    progress: ProgressFn | None = None,
+    prepare: Callable[[Unit], Unit] | None = None,
+) -> BatchResult:
+    """Run `fn` over the units not yet written, writing each unit as it comes back.
+
+    `prepare(unit)` (optional) turns a unit still to run into the one to send, on the driver,
+    just before dispatch (e.g. start the unit's LLM run); units already written are never
+    prepared, so a resumed batch redoes nothing for them.
+    """
+    started = time.perf_counter()
+    key = batch_key(step, params, [u.key for u in units])
+    batch_id = ledger.open_batch(store, key)
+    if batch_id is None:
+        batch_id = ledger.create_batch(
+            store, key, step, executor.name, executor.workers, len(units), params
+        )
+    else:
+        ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
+    results = ledger.done_units(store, batch_id)
+    resumed_from = len(results)
+    todo = [u for u in units if u.key not in results]
+    if prepare is not None:
+        todo = [prepare(u) for u in todo]
+    failures: list[tuple[str, str]] = []
+    for outcome in executor.map_units(fn, todo):
+        with store.transaction() as cursor:
+            kept = write(cursor, outcome) if outcome.ok else None
+            ledger.record_unit(
+                cursor, batch_id, outcome.key, outcome.error, outcome.worker, outcome.seconds, kept
+            )
+        if outcome.ok:
+            results[outcome.key] = kept
+        else:
+            failures.append((outcome.key, outcome.error or "failed"))
+        if progress is not None:
+            progress(BatchProgress(len(results), len(failures), len(units), outcome))
+    if len(results) == len(units):
+        with store.transaction() as cursor:
+            ledger.finish_batch(cursor, batch_id)
+    return BatchResult(
+        batch_id,
+        executor.name,
+        executor.workers,
+        len(units),
+        len(results),
+        len(failures),
+        resumed_from,
+        time.perf_counter() - started,
+        failures,
+        results,
+    )
