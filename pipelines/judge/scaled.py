@@ -83,7 +83,11 @@ def _llm(store, part, options, writer, executor) -> None:
 
         gateway.run(cached, on_batch=on_batch)
     # The key stays out of the unit; a worker reads it from its environment.
-    shared = {"config": replace(config, api_key=None), "run_id": writer.run_id}
+    shared = {
+        "config": replace(config, api_key=None),
+        "run_id": writer.run_id,
+        "mode": gateway.mode,
+    }
     # Enough requests per unit to keep the worker's gateway concurrency busy.
     size = max(options.batch_size, 4 * config.concurrency)
     units = [

@@ -119,7 +119,12 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
         cached, fresh = split_cached(store, gateway, requests)
         done = gateway.run(cached) if cached else []
         runs[film_id] = (run_id, done)
-        payload = {"config": replace(config, api_key=None), "run_id": run_id, "requests": fresh}
+        payload = {
+            "config": replace(config, api_key=None),
+            "run_id": run_id,
+            "requests": fresh,
+            "mode": gateway.mode,
+        }
         return Unit(film_id, payload)
 
     def write(cursor, outcome) -> dict:

@@ -31,9 +31,12 @@ class _NoStore:
 class WorkerGateway(Gateway):
     """A gateway that collects its cache entries and call rows for the driver to write."""
 
-    def __init__(self, config, run_id: str) -> None:
+    def __init__(self, config, run_id: str, mode: str | None = None) -> None:
         # use_cache=False: the driver already replayed every cached request.
         super().__init__(_NoStore(), config, run_id, use_cache=False, batch_size=1_000_000)
+        # The structured-output mode the driver's gateway would use (remembered per endpoint
+        # in the store, which a worker cannot read); a step-down here is not remembered.
+        self._mode = mode
         self.entries: list = []
         self.calls: list[dict] = []
 
@@ -63,7 +66,7 @@ def llm_unit(payload: dict) -> LLMUnitResult:
         from pipelines.llm import load_config
 
         config = replace(config, api_key=load_config({"model": config.model}).api_key)
-    gateway = WorkerGateway(config, payload["run_id"])
+    gateway = WorkerGateway(config, payload["run_id"], payload.get("mode"))
     results = gateway.run(payload["requests"])
     return LLMUnitResult(results, gateway.entries, gateway.calls)
 
