@@ -52,7 +52,7 @@ bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_store.py
 
 # ruff (lint + format), configured in pyproject.toml; ruff comes with the test extra.
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
