@@ -23,8 +23,8 @@ def question_shape(store: Store, film_id: str | None = None) -> pd.DataFrame:
                    WHERE ? IS NULL OR film_id = ?),
         c AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
               FROM rubric_claims WHERE question_id IN (SELECT question_id FROM q) GROUP BY 1),
-        -- span as LF-VideoQA Table 1: earliest cited scene's start to the latest cited scene's
-            end
+        -- span as LF-VideoQA Table 1: earliest cited scene's start to the latest cited
+        -- scene's end
         e AS (SELECT e.question_id, count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS
             cited_scenes,
                      (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) >
