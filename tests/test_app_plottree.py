@@ -99,21 +99,22 @@ def test_a_feature_film_sized_tree_draws_a_capped_neighbourhood(fixture_store):
 
 
 def _store_fixture_vectors(store) -> None:
+    from data_access.vectors import pack_f16
     from pipelines.embeddings import MODEL_NAME, embed_texts
 
     vectors = embed_texts([row[6] for row in PLOTTREE])
     run_id = store.scalar("SELECT run_id FROM plottree_nodes LIMIT 1")
+    # node vectors live in plottree_vectors as float16 blobs (migration 761), as the build writes
     frame = pd.DataFrame(
         {
             "run_id": run_id,
-            "item_kind": "plottree_node",
-            "item_id": [row[0] for row in PLOTTREE],
+            "node_id": [row[0] for row in PLOTTREE],
             "model": MODEL_NAME,
-            "vector": [np.asarray(v, dtype=np.float32).tolist() for v in vectors],
+            "vector": pack_f16(np.asarray(vectors, dtype=np.float32)),
         }
     )
     with store.transaction() as cursor:
-        bulk_insert(cursor, "embeddings", frame)
+        bulk_insert(cursor, "plottree_vectors", frame)
 
 
 @pytest.mark.slow

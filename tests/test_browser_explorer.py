@@ -48,8 +48,9 @@ pytestmark = [
 def judge_everything_asserted(body: dict, number: int) -> str:
     """Scripted judge: label every numbered rubric claim of the request 'asserted'."""
     user = body["messages"][-1]["content"]
+    # judge-claims-v2 (the default) numbers claims without the v1 role tag
     claims = sorted(
-        {int(n) for n in re.findall(r"^(\d+)\. \[(?:core|context)\]", user, re.MULTILINE)}
+        {int(n) for n in re.findall(r"^(\d+)\. (?:\[(?:core|context)\] )?\S", user, re.MULTILINE)}
     )
     return json.dumps(
         {"verdicts": [{"claim": c, "label": "asserted", "rationale": "scripted"} for c in claims]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -112,10 +113,11 @@ def test_cli_lexical_json_and_the_verdicts_panel_data(storysumm, store):
 @pytest.mark.realdata
 def test_openai_backend_through_the_gateway(storysumm, store, fake_llm):
     def all_faithful(body, n):
+        # judge-claims-v2 (the default) numbers each sentence without the v1 role tag
         claims = [
             line.split(".")[0]
             for line in body["messages"][-1]["content"].splitlines()
-            if line[:1].isdigit() and ". [core]" in line
+            if re.match(r"\d+\. ", line)
         ]
         verdicts = [
             {"claim": int(c), "label": "asserted", "rationale": "in the story"} for c in claims
