@@ -127,7 +127,8 @@ def test_openai_backend_through_the_gateway(storysumm, store, fake_llm):
     server = fake_llm(all_faithful)
     from pipelines.agreement.storysumm_eval import evaluate
 
-    llm = fake_llm.config(server).public_dict()
+    # a generous timeout: the story prompts are long and CI shares two cores with browser tests
+    llm = fake_llm.config(server, timeout_s=30.0).public_dict()
     result = evaluate(storysumm, "openai", store=store, llm=llm, limit=4)
     assert result.n_summaries == 4 and result.failed == 0 and result.run_id
     # the schema sent pins the labels array to the summary's sentence count
