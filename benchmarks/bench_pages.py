@@ -17,8 +17,10 @@ Targets (issue 16): first render ≤ 2 s, page switch ≤ 1 s; the table marks m
 also given as a ratio to the Overview's first render in the same run (the baseline). Wall
 time on a shared machine is noisy: say how loaded it was when quoting the table.
 
+Browser times are the median of `--browser-repeat` samples (default 3).
+
 Usage: python benchmarks/bench_pages.py --store STORE [--store STORE2 ...] [--repeat 7]
-       [--browser] [--json OUT]
+       [--browser] [--browser-repeat 3] [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,12 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,12 +214,6 @@ def _timed(fn, store, args) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _settled(page, title: str) -> None:
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120000)
     page.wait_for_timeout(50)
@@ -251,89 +244,58 @@ def heavy_views(store: Store) -> dict[str, str]:
     return views
 
 
-def time_browser(store_path: Path, heavy: dict[str, str] | None = None) -> dict[str, dict]:
+def _median_s(samples: list[float]) -> float:
+    return round(statistics.median(samples), 2)
+
+
+def _time_first_render(page, url: str, path: str, title: str) -> float:
+    """From the Overview, navigate (a full page load) to `path` until its script run is over."""
+    page.goto(f"{url}/")
+    _settled(page, TITLES[""])
+    start = time.perf_counter()
+    page.goto(f"{url}/{path}")
+    _settled(page, title)
+    return time.perf_counter() - start
+
+
+def _time_switch(page, url: str, previous: str, path: str) -> float:
+    """On `previous`, click `path` in the sidebar until its script run is over."""
+    page.goto(f"{url}/{previous}")
+    _settled(page, TITLES[previous])
+    start = time.perf_counter()
+    label = TITLES[path] if path else "Overview"
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=label).first.click()
+    _settled(page, TITLES[path])
+    return time.perf_counter() - start
+
+
+def time_browser(
+    store_path: Path, heavy: dict[str, str] | None = None, repeat: int = 3
+) -> dict[str, dict]:
+    """Median over `repeat` of each page's first render and switch, and of each heavy view."""
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pages.serve",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"{url}/_stcore/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.2)
-        results: dict[str, dict] = {}
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path="/usr/bin/chromium",
-                headless=True,
-                args=[
-                    "--no-sandbox",
-                    "--disable-gpu",
-                    "--disable-background-networking",
-                    "--disable-component-update",
-                    "--disable-sync",
-                ],
-            )
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.goto(url)  # warm the server process (imports, first session)
-            _settled(page, TITLES[""])
-            for path, title in TITLES.items():
-                start = time.perf_counter()
-                page.goto(f"{url}/{path}")
-                _settled(page, title)
-                results[path or "overview"] = {
-                    "first_render_s": round(time.perf_counter() - start, 2)
-                }
-            paths = list(TITLES)
-            for previous, path in zip(paths, paths[1:] + paths[:1]):
-                page.goto(f"{url}/{previous}")
-                _settled(page, TITLES[previous])
-                start = time.perf_counter()
-                page.locator('[data-testid="stSidebarNav"] a').filter(
-                    has_text=TITLES[path] if path else "Overview"
-                ).first.click()
-                _settled(page, TITLES[path])
-                results[path or "overview"]["page_switch_s"] = round(time.perf_counter() - start, 2)
-            for label, target in (heavy or {}).items():
-                page.goto(f"{url}/")
-                _settled(page, TITLES[""])
-                start = time.perf_counter()
-                page.goto(f"{url}/{target}")
-                _settled(page, TITLES[target.split("?", 1)[0]])
-                results[label] = {"first_render_s": round(time.perf_counter() - start, 2)}
-            browser.close()
-        return results
-    finally:
-        server.terminate()
-        try:
-            server.wait(60)  # a loaded machine can take a while to stop the server
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    from tests.support.app_server import launch_chromium, running_app
+
+    results: dict[str, dict] = {}
+    with running_app(store_path) as url, sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(url)  # warm the server process (imports, first session)
+        _settled(page, TITLES[""])
+        for path, title in TITLES.items():
+            samples = [_time_first_render(page, url, path, title) for _ in range(repeat)]
+            results[path or "overview"] = {"first_render_s": _median_s(samples)}
+        paths = list(TITLES)
+        for previous, path in zip(paths, paths[1:] + paths[:1]):
+            samples = [_time_switch(page, url, previous, path) for _ in range(repeat)]
+            results[path or "overview"]["page_switch_s"] = _median_s(samples)
+        for label, target in (heavy or {}).items():
+            title = TITLES[target.split("?", 1)[0]]
+            samples = [_time_first_render(page, url, target, title) for _ in range(repeat)]
+            results[label] = {"first_render_s": _median_s(samples)}
+        browser.close()
+    return results
 
 
 def browser_table(reports: list[dict]) -> str:
@@ -360,6 +322,7 @@ def main() -> None:
     parser.add_argument("--store", type=Path, required=True, action="append")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--browser", action="store_true")
+    parser.add_argument("--browser-repeat", type=int, default=3, help="browser samples per view")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     reports = []
@@ -368,7 +331,7 @@ def main() -> None:
         report = {"store": str(path), "queries": time_queries(store, args.repeat)}
         if args.browser:
             heavy = heavy_views(store)
-            report["browser"] = time_browser(path, heavy)
+            report["browser"] = time_browser(path, heavy, args.browser_repeat)
         reports.append(report)
         if args.browser:  # each store's table as soon as it is measured
             print(browser_table([report]), flush=True)

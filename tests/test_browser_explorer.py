@@ -8,22 +8,15 @@ Skipped (with the reason) only where /usr/bin/chromium is absent.
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.app_server import CHROMIUM, launch_chromium, running_app
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 PAGES = {  # url path -> the page title it must show
     "": "StoryScope",
@@ -57,26 +50,6 @@ def judge_everything_asserted(body: dict, number: int) -> str:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"streamlit exited early: {process.stderr.read().decode()[-2000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError("streamlit did not become healthy")
-
-
 @pytest.fixture(scope="module")
 def app_store_path(tmp_path_factory):
     """The fixture store the module's app serves (tests read what its jobs wrote)."""
@@ -89,48 +62,14 @@ def app_url(app_store_path):
     from pipelines.llm.fake_server import FakeLLMServer
 
     build_app_fixture(Store(app_store_path, lock_timeout=30))
-    port = _free_port()
     with FakeLLMServer(judge_everything_asserted) as llm:
         env = {
-            **os.environ,
-            "STORYSCOPE_STORE": str(app_store_path),
             "STORYSCOPE_LLM_BASE_URL": llm.base_url,
             "STORYSCOPE_LLM_MODEL": "scripted-judge",
             "STORYSCOPE_LLM_API_KEY": "test-key-not-secret",
         }
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pages.serve",
-                "run",
-                "app.py",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--server.headless",
-                "true",
-                "--browser.gatherUsageStats",
-                "false",
-                "--server.fileWatcherType",
-                "none",
-            ],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait_healthy(url, process)
+        with running_app(app_store_path, env=env) as url:
             yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -138,17 +77,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        handle = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        handle = launch_chromium(playwright)
         yield handle
         handle.close()
 

@@ -5,9 +5,6 @@ loopback port counts requests) and the page must not grow sideways."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -16,8 +13,8 @@ import pytest
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.app_server import CHROMIUM, launch_chromium, running_app
 from tests.support.hostile import insert_hostile_question
-from tests.test_browser_explorer import CHROMIUM, _free_port, _wait_healthy
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 pytestmark = [
@@ -60,40 +57,10 @@ def hostile_app(tmp_path_factory):
     store = Store(store_path, lock_timeout=30)
     build_app_fixture(store)
     insert_hostile_question(store, listener.url)
-    port = _free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pages.serve",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=REPO_ROOT,
-        env={**os.environ, "STORYSCOPE_STORE": str(store_path)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
-        yield url, listener
+        with running_app(store_path) as url:
+            yield url, listener
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
         listener.close()
 
 
@@ -109,17 +76,7 @@ def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
         "film": ("film?film=lighthouse", "Film"),
     }
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         widths = {}
         for name, (path, title) in views.items():

@@ -9,21 +9,14 @@ Skipped (with the reason) only where /usr/bin/chromium is absent.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.app_server import CHROMIUM, running_app
 from tests.test_browser_explorer import (
     ARTIFACTS,
-    CHROMIUM,
-    _free_port,
     _settle,
-    _wait_healthy,
     browser,  # noqa: F401  (module fixture: one Chromium)
 )
 
@@ -42,28 +35,9 @@ def review_app(tmp_path_factory):
     """Fixture store + `streamlit run app.py`; yields (base URL, store path)."""
     store_path = tmp_path_factory.mktemp("browser-review") / "store.duckdb"
     build_app_fixture(Store(store_path, lock_timeout=30))
-    port = _free_port()
-    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
-    env.pop("STORYSCOPE_REVIEWER", None)  # each session names its reviewer in the sidebar
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    # each session names its reviewer in the sidebar
+    with running_app(store_path, drop_env=("STORYSCOPE_REVIEWER",)) as url:
         yield url, store_path
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def _session(browser, url: str, reviewer: str):  # noqa: F811

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
+from tests.support.app_server import CHROMIUM, running_app
 from tests.test_browser_explorer import (
     ARTIFACTS,
-    CHROMIUM,
-    _free_port,
-    _wait_healthy,
     browser,  # noqa: F401  (the module-scoped Chromium fixture)
     page,  # noqa: F401
 )
@@ -85,24 +80,8 @@ def showcase_url(tmp_path_factory):
         shutil.copy(prebuilt, store_path)
     else:
         build_demo(Store(store_path, lock_timeout=30), None, echo=lambda message: None)
-    port = _free_port()
-    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
-    command = [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
-    command += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-    process = subprocess.Popen(
-        command, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
+    with running_app(store_path) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def _empty_boxes(tab) -> list[str]:

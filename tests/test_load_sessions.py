@@ -31,11 +31,9 @@ import pytest
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.app_server import CHROMIUM, LLM_ENV, launch_chromium, start_app, stop_app
 from tests.test_browser_explorer import (
     ARTIFACTS,
-    CHROMIUM,
-    _free_port,
-    _wait_healthy,
     judge_everything_asserted,
 )
 
@@ -73,36 +71,7 @@ def _slow_judge(body: dict, number: int):
 
 
 def _start_app(store_path: Path, log_path: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    env = {**os.environ, "STORYSCOPE_STORE": str(store_path)}
-    for name in ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY"):
-        env.pop(name, None)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pages.serve",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-            "--browser.gatherUsageStats",
-            "false",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log_path.open("wb"),
-    )
-    url = f"http://127.0.0.1:{port}"
-    _wait_healthy(url, process)
-    return process, url
+    return start_app(store_path, drop_env=LLM_ENV, stderr=log_path.open("wb"))
 
 
 def _start_judge(store_path: Path, base_url: str) -> subprocess.Popen:
@@ -229,17 +198,7 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
 
     (ARTIFACTS / "load").mkdir(parents=True, exist_ok=True)
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        browser = await launch_chromium(playwright)
         process = None
         try:
             contexts = [
@@ -292,11 +251,7 @@ def test_ten_sessions_browse_while_a_cli_judge_job_writes(tmp_path):
             visits = Visits()
             outcome = asyncio.run(_load(url, store_path, llm.base_url, visits))
         finally:
-            app.terminate()
-            try:
-                app.wait(10)
-            except subprocess.TimeoutExpired:
-                app.kill()
+            stop_app(app)
         assert len(llm.log.bodies) == 6  # one request per answer of the fixture film
     job = outcome["job"]
     assert (job["state"], job["done"], job["total"], job["failed"]) == ("finished", 6, 6, 0)
