@@ -149,3 +149,16 @@ def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -
 def film_exists(store: Store, film_id: str) -> bool:
     """Whether the store has a film with this id."""
     return bool(store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [film_id]))
+
+
+def set_film_video(store: Store, film_id: str, video_path: str, fps: float) -> None:
+    """Registers (or replaces) the video of a film already in the store: its path and frame rate.
+
+    Raises KeyError when there is no such film; nothing is written then."""
+    with store.transaction() as cursor:
+        found = cursor.execute("SELECT count(*) FROM films WHERE film_id = ?", [film_id])
+        if not found.fetchone()[0]:
+            raise KeyError(film_id)
+        cursor.execute(
+            "UPDATE films SET video_path = ?, fps = ? WHERE film_id = ?", [video_path, fps, film_id]
+        )

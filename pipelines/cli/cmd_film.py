@@ -108,6 +108,31 @@ def film_ingest(
     )
 
 
+@film_app.command("video")
+def film_video(
+    film_id: Annotated[str, typer.Argument(help="A film already in the store.")],
+    video: Annotated[Path, typer.Argument(help="Its video file (anything OpenCV reads).")],
+    store: StoreOption = None,
+) -> None:
+    """Register a film's video after ingest (its path and frame rate), so the pages show the
+    frame at each evidence time and the Film page a strip of scene keyframes."""
+    from data_access.films import set_film_video
+    from pipelines.preprocess.ingest import VideoError, probe_video
+
+    if not video.is_file():
+        raise fail(f"{video}: no such video file; nothing was written")
+    try:
+        fps, duration = probe_video(video)
+    except VideoError as exc:
+        raise fail(f"{exc}; nothing was written") from None
+    try:
+        set_film_video(open_store(store), film_id, str(video.resolve()), fps)
+    except KeyError:
+        raise fail(f"no film {film_id!r} in the store; nothing was written") from None
+    length = "unknown length" if duration is None else f"{duration / 60:.1f} min"
+    typer.echo(f"{film_id}: video {video} registered ({fps:g} fps, {length})")
+
+
 def _summarise(store, film_id: str, backend: str):
     """Scene summaries for a freshly ingested film, or None with --summaries none."""
     if backend == "none":
