@@ -8,7 +8,7 @@ import pytest
 from viz.beliefs import belief_lanes_figure, describe_belief, lane_rows
 from viz.distributions import accuracy_by_topic_table, count_bars, difficulty_figure, topic_bars
 from viz.film import presence_grid_figure, scene_timeline_figure
-from viz.plottree import level_time_figure, tree_figure
+from viz.plottree import ROOT_COLOUR, level_time_figure, tree_figure
 from viz.qlab import leak_histogram, question_map_figure
 from viz.questions import (
     claim_range,
@@ -313,6 +313,8 @@ def test_plottree_figures_highlight_retrieved_nodes():
     plain = tree_figure(NODES, "icicle")
     assert plain.data[0].type == "icicle" and list(plain.data[0].parents) == ["", "root", "root"]
     assert plain.data[0].marker.colors is None
+    # the chosen node (the top box) is drawn, not left transparent as Plotly does by default
+    assert plain.data[0].root.color == ROOT_COLOUR
     scored = tree_figure(NODES, "sunburst", {"b": 0.8})
     assert list(scored.data[0].marker.colors) == ["#c6dbef", "#c6dbef", "#d62728"]
     timeline = level_time_figure(NODES, selected="a").data[0]

@@ -19,6 +19,7 @@ HIGHLIGHT = "#d62728"
 BASE_COLOUR = "#6baed6"
 MAX_VIEW_NODES = 240  # what one figure draws; drill down for more
 DEFAULT_DEPTH = 2  # levels below the chosen node drawn by default
+ROOT_COLOUR = "#dde6f0"  # the chosen node, drawn as the top box
 LABEL_WORDS = 7
 
 
@@ -140,6 +141,9 @@ def tree_figure(
         hovertext=_hover(nodes, labels, scores),
         hoverinfo="text",
         maxdepth=DEFAULT_DEPTH + 1,
+        # Plotly draws the top box transparent by default, which left half an icicle blank and
+        # the chosen node's own label invisible on a white page
+        root_color=ROOT_COLOUR,
     )
     if scores:
         # without a retrieval, Plotly's own level colours; with one, the top-M nodes in red
