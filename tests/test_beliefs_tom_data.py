@@ -57,6 +57,26 @@ def test_hitom_under_the_stated_assumptions_only(shared_data):
     assert figures.as_json()["by_twin_label"]["contradicts"] == 0.5
 
 
+def test_hitom_public_claims_follow_the_labels_generator_not_head(shared_data):
+    # HEAD's PublicTellAction also tells every listener who believes the speaker; the released
+    # labels were made without that rule (pipelines/beliefs/hitom.py docstring).
+    from pipelines.beliefs.evaluate import normalise_answer
+    from pipelines.beliefs.tracker import track
+
+    path = shared_data / "hi-tom" / "Hi-ToM_data.json"
+    right = {False: 0, True: 0}
+    for index, item in enumerate(hitom.load_items(path)):
+        if item["prompting_type"] != "VP":
+            continue
+        story = hitom.build_story(item, index, path)
+        question = story.questions[0]
+        for known in right:
+            trace = track(story.events, story.agents, nesting="ordered", public_known=known)
+            answer = trace.believes(question.chain, question.obj)
+            right[known] += normalise_answer(answer) == normalise_answer(question.gold)
+    assert right == {False: 440, True: 433}
+
+
 def test_perceptom_tomi_questions_and_perceivers(shared_data):
     figures = perceptom.evaluate(shared_data / "perceptom").as_json()
     assert figures["n"] == 600 and figures["accuracy"] == 1.0

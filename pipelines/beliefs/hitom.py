@@ -25,6 +25,11 @@ can match both labels of a contradicting pair: the ceiling for any single readin
 (895 - 76) / 895 = 91.5% (`notes['single_reading_ceiling']`). Items whose label contradicts the
 reading are listed as label errors with the reason (`label_errors`), naming the twin where
 there is one; `nesting='symmetric'` is kept as a named alternative (the stated assumption).
+
+Public claims follow the labels' generator, not the stored HEAD: HEAD's PublicTellAction also
+tells every listener which listeners believe the speaker ("all listeners know the believers"),
+and with that rule (`public_known=True`) the VP half drops from 440 to 433 of 440 and the CoTP
+half from 344 to 338, so neither half was labelled with it; the tracker leaves it off.
 """
 
 from __future__ import annotations
