@@ -38,11 +38,13 @@ def test_hitom_accuracy_by_order_under_the_generator_reading(hitom_result):
     assert figures["by_twin_label"] == pytest.approx(
         {"agrees": 1.0, "contradicts": 0.5, "none": 180 / 215}, abs=1e-4
     )
-    # Every miss is listed as a label error with its reason: 76 are contradicted by their VP
-    # twin, 33 CoTP-only labels follow the symmetric update, 2 follow neither rule.
+    # Every miss is listed as a label error with its reason: 74 are contradicted by their VP
+    # twin, 2 name a container the object is never in (CoTP 285, 857), 33 CoTP-only labels
+    # follow the symmetric update, 2 follow neither rule.
     errors = figures["label_errors"]
     assert len(errors) == 111 and all(e["reason"] for e in errors)
-    assert sum("the two halves' labels contradict" in e["reason"] for e in errors) == 76
+    assert sum("the two halves' labels contradict" in e["reason"] for e in errors) == 74
+    assert sum("never in" in e["reason"] for e in errors) == 2
     assert sum("symmetric update (every" in e["reason"] for e in errors) == 33
     assert sum("follows neither" in e["reason"] for e in errors) == 2
     assert all(e["item"].startswith("hitom-cotp-") for e in errors)
@@ -55,6 +57,17 @@ def test_hitom_under_the_stated_assumptions_only(shared_data):
     assert figures.accuracy == pytest.approx(802 / 895, abs=1e-4)
     # It cannot beat the ceiling either: half of each contradicting pair is wrong.
     assert figures.as_json()["by_twin_label"]["contradicts"] == 0.5
+
+
+def test_hitom_versioned_reading_per_prompting_half(shared_data):
+    # Named alternative, keyed on the prompting style: each half under the published
+    # MoveAction version its labels follow (pipelines/beliefs/hitom.py docstring).
+    figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="versioned")
+    payload = figures.as_json()
+    assert payload["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
+    assert payload["by_prompting_type"] == pytest.approx({"CoTP": 447 / 455, "VP": 1.0}, abs=1e-4)
+    reasons = [e["reason"] for e in payload["label_errors"]]
+    assert len(reasons) == 8 and sum("never in" in r for r in reasons) == 2
 
 
 def test_hitom_public_claims_follow_the_labels_generator_not_head(shared_data):

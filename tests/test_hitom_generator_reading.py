@@ -134,3 +134,22 @@ def test_twins_with_different_labels_are_counted_and_named(tmp_path):
     symmetric = hitom.evaluate(path, nesting="symmetric").as_json()
     assert [e["item"] for e in symmetric["label_errors"]] == ["hitom-vp-0002"]
     assert "CoTP half (sample 1) is labelled blue_box" in symmetric["label_errors"][0]["reason"]
+
+
+def test_versioned_reading_picks_the_rule_of_each_half_and_needs_the_half():
+    lines = [
+        "Ann, Bob and Cat entered the kitchen.",
+        "The apple is in the red_box.",
+        "Ann moved the apple to the blue_box.",
+        "Ann exited the kitchen.",
+    ]
+    events, _ = parse_story(lines)
+
+    def answer(meta):
+        story = TomStory("t", "hitom", lines, events, [], meta, [])
+        return hitom.trace_story(story, "versioned").believes(("Ann", "Bob"), "apple")
+
+    assert answer({"prompting_type": "VP"}) == "red_box"  # combinations: mover last
+    assert answer({"prompting_type": "CoTP"}) == "blue_box"  # both orders
+    with pytest.raises(ValueError, match="versioned reading needs prompting_type"):
+        answer({})

@@ -26,6 +26,17 @@ can match both labels of a contradicting pair: the ceiling for any single readin
 reading are listed as label errors with the reason (`label_errors`), naming the twin where
 there is one; `nesting='symmetric'` is kept as a named alternative (the stated assumption).
 
+Two published versions of MoveAction. The stored history of `dynamic_actions.py` holds both
+rules: commits ed661f1… and 093fb3d… update nested beliefs after a move with `combinations`
+(witness order, mover last), while commit ab832ae… updates both orders of every pair and every
+permutation of three and four witnesses (and ObjectLocAction likewise); the data files of that
+commit carry labels of the second rule (data_ToMh/No_Tell/{CoT,MC}/length_1/sample_6/order_2:
+"Where does Sophia think Jayden thinks the cherry is? green_crate", Sophia having moved it there
+before leaving; `combinations` gives red_crate). The released JSON's stories are not among the
+stored data files, so which version labelled which half is read off the labels: VP follows the
+first on 440/440 items, CoTP the second on 447/455. `nesting='versioned'` applies that per half
+(keyed on the prompting style, an input field); it is a named alternative, not the default.
+
 Public claims follow the labels' generator, not the stored HEAD: HEAD's PublicTellAction also
 tells every listener which listeners believe the speaker ("all listeners know the believers"),
 and with that rule (`public_known=True`) the VP half drops from 440 to 433 of 440 and the CoTP
@@ -140,16 +151,33 @@ def load_stories(path: Path) -> list[TomStory]:
     return [build_story(item, i, path) for i, item in enumerate(load_items(path))]
 
 
-# The reading names: 'generator' is the published generator's rules (module docstring).
-READINGS = {"generator": "ordered", "symmetric": "symmetric"}
+# The reading names: 'generator' is the published generator's rules (module docstring);
+# 'symmetric' the stated assumption (2); 'versioned' applies, per prompting half, the published
+# MoveAction version whose rule that half's labels follow (module docstring, "Two published
+# versions"): VP -> combinations, CoTP -> both orders. It is keyed on the prompting style.
+READINGS = {"generator": "ordered", "symmetric": "symmetric", "versioned": None}
 DEFAULT_READING = "generator"
+VERSION_BY_PROMPT = {"VP": "generator", "CoTP": "symmetric"}
+
+
+def tracker_rule(story: TomStory, nesting: str = DEFAULT_READING) -> str:
+    """The tracker's nesting rule for this story under a reading ('ordered' / 'symmetric')."""
+    if nesting not in READINGS:
+        raise ValueError(f"nesting must be one of {', '.join(READINGS)}, not {nesting!r}")
+    if nesting != "versioned":
+        return READINGS[nesting]
+    style = story.meta.get("prompting_type")
+    if style not in VERSION_BY_PROMPT:
+        raise ValueError(
+            f"{story.story_id}: the versioned reading needs prompting_type VP or CoTP, "
+            f"not {style!r}"
+        )
+    return READINGS[VERSION_BY_PROMPT[style]]
 
 
 def trace_story(story: TomStory, nesting: str = DEFAULT_READING):
     """Run the tracker on a Hi-ToM story under one reading (the same for every item)."""
-    if nesting not in READINGS:
-        raise ValueError(f"nesting must be one of {', '.join(READINGS)}, not {nesting!r}")
-    return track(story.events, story.agents, nesting=READINGS[nesting])
+    return track(story.events, story.agents, nesting=tracker_rule(story, nesting))
 
 
 def _story_text(story: str) -> str:
@@ -188,6 +216,9 @@ def label_error_reason(
 ) -> str:
     """Why an item's label contradicts the reading (for the label-error list)."""
     gold = normalise_answer(question.gold)
+    containers = {normalise_answer(e.container) for e in story.events if e.obj == question.obj}
+    if gold not in containers:
+        return f"label names a container the {question.obj} is never in or claimed to be in"
     for twin in twins or []:
         if normalise_answer(str(twin["answer"])) == normalise_answer(predicted):
             return (
@@ -195,15 +226,12 @@ def label_error_reason(
                 f"{twin.get('sample_id')}) is labelled {twin['answer']}, as this reading answers; "
                 "the two halves' labels contradict each other"
             )
-    other = "symmetric" if nesting == "generator" else "generator"
+    other = "generator" if tracker_rule(story, nesting) == "symmetric" else "symmetric"
     nested = question.chain and len(question.chain) >= 2
     if nested and normalise_answer(
         trace_story(story, other).believes(question.chain, question.obj)
     ) == (gold):
         return _OTHER_RULE[other]
-    containers = {normalise_answer(e.container) for e in story.events if e.obj == question.obj}
-    if gold not in containers:
-        return f"label names a container the {question.obj} is never in or claimed to be in"
     return (
         f"label {question.gold} follows neither the generator's nor the symmetric update "
         f"(tracker: {predicted})"
