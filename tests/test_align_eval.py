@@ -10,7 +10,13 @@ import json
 
 import pytest
 
-from pipelines.preprocess.align_eval import evaluate_file, speaker_names, speakers_agree, summarise
+from pipelines.preprocess.align_eval import (
+    evaluate_file,
+    monotone_share,
+    speaker_names,
+    speakers_agree,
+    summarise,
+)
 from pipelines.preprocess.aligned_script import AlignedScriptError, load_sheets
 
 SCRIPT = [  # id, record type, scene, speaker, text
@@ -101,6 +107,24 @@ def test_scores_scene_and_speaker_the_humans_corrected(tmp_path):
     assert speaker.ours_on_edited == 1.0 and scene.ours_on_edited == 1.0
     assert scene.ours == pytest.approx(5 / 6) and speaker.ours == 1.0
     assert result.stale_rows == 1  # "Goodbye.": row 5 of scene 2, human scene 3
+
+
+def test_gold_pairs_that_no_script_row_carries_are_counted(tmp_path):
+    result = evaluate_file(_write(tmp_path, aligned_script()))
+    # "Get out!": the humans voiced it TOMAS (O.S.) in scene 2, where only MARA speaks, so a
+    # script row can have its human scene or its human speaker, not both.
+    assert result.gold_pair_absent == 1
+    elsewhere = result.scene_where_pair_exists
+    assert elsewhere.ours == 1.0 and elsewhere.automatic == pytest.approx(4 / 5)
+    assert result.human_scene_monotone == 1.0  # scenes 1 1 1 2 2 3
+    row = summarise([result])["files"][0]
+    assert row["gold_pair_absent"] == 1 and row["scene_where_pair_exists"]["ours"] == 1.0
+
+
+def test_monotone_share_is_the_longest_run_that_never_goes_back():
+    assert monotone_share(["1", "3", "2", "4"]) == 0.75
+    assert monotone_share(["5", "5", "6", "2", "7"]) == 0.8
+    assert monotone_share(["1", "x"]) is None and monotone_share([]) is None
 
 
 def test_dtw_method_is_scored_the_same_way(tmp_path):
@@ -240,7 +264,10 @@ SCENES = {
 def test_scene_agreement_per_film_is_pinned(shared_data):
     folder = shared_data / "storyvideoqa" / "aligned_script" / "Movie"
     for name, (ours, automatic) in SCENES.items():
-        scene = evaluate_file(folder / name).fields["scene"]
+        result = evaluate_file(folder / name)
+        # the human scenes follow the script's scene order (a monotone aligner is not the limit)
+        assert result.human_scene_monotone >= 0.97, name
+        scene = result.fields["scene"]
         assert (scene.ours, scene.automatic) == (
             pytest.approx(ours, abs=0.002),
             pytest.approx(automatic, abs=0.002),
@@ -252,6 +279,12 @@ def test_got_episodes_the_humans_left_untouched_are_reported_as_such(shared_data
     folder = shared_data / "storyvideoqa" / "aligned_script" / "GOT"
     untouched = evaluate_file(folder / "GOT-S01E01.json")
     assert untouched.automatic == 1.0 and all(f.edited == 0 for f in untouched.fields.values())
+    # The sheet's scenes 19 and 22 hold rows the script sheet puts in scenes 18, 23 and 24
+    # (stale_rows 35): 34 cues' human (scene, speaker) is no script row, and on the other cues
+    # ours has the human scene on 99.6%
+    assert untouched.gold_pair_absent == 34 and untouched.stale_rows == 35
+    assert untouched.fields["scene"].ours == pytest.approx(0.940, abs=0.002)
+    assert untouched.scene_where_pair_exists.ours == pytest.approx(0.996, abs=0.002)
     corrected = evaluate_file(folder / "GOT-S01E10.json")
     assert corrected.cues == 634 and corrected.fields["row"].edited == 38
     assert corrected.ours > corrected.automatic

@@ -31,12 +31,23 @@ def test_hitom_accuracy_by_order_under_the_generator_reading(hitom_result):
         {"0": 1.0, "1": 1.0, "2": 154 / 179, "3": 139 / 179, "4": 133 / 179}, abs=1e-4
     )
     assert figures["by_prompting_type"] == pytest.approx({"CoTP": 344 / 455, "VP": 1.0}, abs=1e-4)
-    # Every miss is listed as a label error with its reason; most CoTP labels of order >= 2
-    # follow the symmetric update instead of the generator's MoveAction.
+    # The halves disagree with each other: 76 story+question pairs occur in both halves with
+    # different labels, so no single reading can score above (895 - 76) / 895.
+    assert figures["contradicting_pairs"] == 76
+    assert figures["single_reading_ceiling"] == pytest.approx(819 / 895, abs=1e-4)
+    assert figures["by_twin_label"] == pytest.approx(
+        {"agrees": 1.0, "contradicts": 0.5, "none": 180 / 215}, abs=1e-4
+    )
+    # Every miss is listed as a label error with its reason: 74 are contradicted by their VP
+    # twin, 2 name a container the object is never in (CoTP 285, 857), 33 CoTP-only labels
+    # follow the symmetric update, 2 follow neither rule.
     errors = figures["label_errors"]
     assert len(errors) == 111 and all(e["reason"] for e in errors)
-    assert sum("symmetric update" in e["reason"] for e in errors) == 104
+    assert sum("the two halves' labels contradict" in e["reason"] for e in errors) == 74
     assert sum("never in" in e["reason"] for e in errors) == 2
+    assert sum("symmetric update (every" in e["reason"] for e in errors) == 33
+    assert sum("follows neither" in e["reason"] for e in errors) == 2
+    assert all(e["item"].startswith("hitom-cotp-") for e in errors)
 
 
 def test_hitom_under_the_stated_assumptions_only(shared_data):
@@ -44,6 +55,39 @@ def test_hitom_under_the_stated_assumptions_only(shared_data):
     figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="symmetric")
     assert figures.by_order()["0"] == 1.0 and figures.by_order()["1"] == 1.0
     assert figures.accuracy == pytest.approx(802 / 895, abs=1e-4)
+    # It cannot beat the ceiling either: half of each contradicting pair is wrong.
+    assert figures.as_json()["by_twin_label"]["contradicts"] == 0.5
+
+
+def test_hitom_versioned_reading_per_prompting_half(shared_data):
+    # Named alternative, keyed on the prompting style: each half under the published
+    # MoveAction version its labels follow (pipelines/beliefs/hitom.py docstring).
+    figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="versioned")
+    payload = figures.as_json()
+    assert payload["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
+    assert payload["by_prompting_type"] == pytest.approx({"CoTP": 447 / 455, "VP": 1.0}, abs=1e-4)
+    reasons = [e["reason"] for e in payload["label_errors"]]
+    assert len(reasons) == 8 and sum("never in" in r for r in reasons) == 2
+
+
+def test_hitom_public_claims_follow_the_labels_generator_not_head(shared_data):
+    # HEAD's PublicTellAction also tells every listener who believes the speaker; the released
+    # labels were made without that rule (pipelines/beliefs/hitom.py docstring).
+    from pipelines.beliefs.evaluate import normalise_answer
+    from pipelines.beliefs.tracker import track
+
+    path = shared_data / "hi-tom" / "Hi-ToM_data.json"
+    right = {False: 0, True: 0}
+    for index, item in enumerate(hitom.load_items(path)):
+        if item["prompting_type"] != "VP":
+            continue
+        story = hitom.build_story(item, index, path)
+        question = story.questions[0]
+        for known in right:
+            trace = track(story.events, story.agents, nesting="ordered", public_known=known)
+            answer = trace.believes(question.chain, question.obj)
+            right[known] += normalise_answer(answer) == normalise_answer(question.gold)
+    assert right == {False: 440, True: 433}
 
 
 def test_perceptom_tomi_questions_and_perceivers(shared_data):

@@ -86,3 +86,70 @@ def test_label_error_reason_names_the_rule_the_label_follows():
 def test_no_reading_is_chosen_per_item():
     with pytest.raises(ValueError, match="generator, symmetric"):
         hitom.trace_story(TomStory("t", "hitom", [], [], [], {"prompting_type": "VP"}, []), "auto")
+
+
+def _item(half: str, sample: int, lines: list[str], question: str, answer: str) -> dict:
+    story = "\n".join(f"{n} {line}" for n, line in enumerate(lines, 1))
+    return {
+        "prompting_type": half,
+        "sample_id": sample,
+        "story": story,
+        "question": question,
+        "answer": answer,
+        "question_order": 2,
+        "deception": False,
+    }
+
+
+MOVE_STORY = [
+    "Ann, Bob and Cat entered the kitchen.",
+    "The apple is in the red_box.",
+    "Ann moved the apple to the blue_box.",
+    "Ann exited the kitchen.",
+]
+
+
+def test_twins_with_different_labels_are_counted_and_named(tmp_path):
+    import json
+
+    ask = "Where does Ann think Bob thinks the apple is?"
+    items = [
+        _item("CoTP", 1, MOVE_STORY, ask, "blue_box"),  # the symmetric update's answer
+        _item("VP", 2, MOVE_STORY, ask, "red_box"),  # the generator's answer
+        _item("VP", 3, MOVE_STORY, "Where is the apple really?", "blue_box"),
+    ]
+    twins = hitom.label_twins(items)
+    assert [t["sample_id"] for t in twins[0]] == [2] and twins[2] == []
+    path = tmp_path / "hitom.json"
+    path.write_text(json.dumps({"data": items}))
+    result = hitom.evaluate(path).as_json()
+    # One reading cannot match both halves: the ceiling is (3 - 1) / 3.
+    assert result["contradicting_pairs"] == 1
+    assert result["single_reading_ceiling"] == pytest.approx(2 / 3, abs=1e-4)
+    assert result["accuracy"] == pytest.approx(2 / 3, abs=1e-4)
+    (error,) = result["label_errors"]
+    assert error["item"] == "hitom-cotp-0001"
+    assert "VP half (sample 2) is labelled red_box" in error["reason"]
+    # The symmetric alternative gets the other half of the pair wrong, and says so.
+    symmetric = hitom.evaluate(path, nesting="symmetric").as_json()
+    assert [e["item"] for e in symmetric["label_errors"]] == ["hitom-vp-0002"]
+    assert "CoTP half (sample 1) is labelled blue_box" in symmetric["label_errors"][0]["reason"]
+
+
+def test_versioned_reading_picks_the_rule_of_each_half_and_needs_the_half():
+    lines = [
+        "Ann, Bob and Cat entered the kitchen.",
+        "The apple is in the red_box.",
+        "Ann moved the apple to the blue_box.",
+        "Ann exited the kitchen.",
+    ]
+    events, _ = parse_story(lines)
+
+    def answer(meta):
+        story = TomStory("t", "hitom", lines, events, [], meta, [])
+        return hitom.trace_story(story, "versioned").believes(("Ann", "Bob"), "apple")
+
+    assert answer({"prompting_type": "VP"}) == "red_box"  # combinations: mover last
+    assert answer({"prompting_type": "CoTP"}) == "blue_box"  # both orders
+    with pytest.raises(ValueError, match="versioned reading needs prompting_type"):
+        answer({})

@@ -162,3 +162,52 @@ def test_reordered_scene_costs_only_that_scene():
     matched = result.line_matched
     assert all(matched[:4]) and all(matched[12:])  # A and D unaffected
     assert sum(matched[4:12]) == 4  # one of B / C kept
+
+
+# -- cues with no script words (issue 14: the rule lives in the aligner, so ingest stores it) --
+
+WORDLESS_LINES = ["Where were you last night?", "Nobody saw you at the harbour."]
+WORDLESS_CUES = ["Where were you last night?", "Hey!", "Nobody saw you at the harbour."]
+
+
+def test_a_wordless_cue_takes_the_line_of_its_nearer_neighbour_in_time():
+    near_the_second = [(0.0, 2.0), (20.0, 21.0), (21.5, 24.0)]
+    moved = align_cues_to_lines(WORDLESS_CUES, WORDLESS_LINES, cue_times=near_the_second)
+    assert moved.cue_to_line == [0, 1, 1]
+    near_the_first = [(0.0, 2.0), (2.2, 3.0), (21.5, 24.0)]
+    stays = align_cues_to_lines(WORDLESS_CUES, WORDLESS_LINES, cue_times=near_the_first)
+    assert stays.cue_to_line == [0, 0, 1]
+    # the line matches and coverage are the DP's either way; scored cues never move
+    assert moved.line_matched == stays.line_matched == [True, True]
+    assert moved.cue_score == stays.cue_score and moved.cue_score[1] == 0.0
+
+
+def test_cue_times_must_cover_every_cue():
+    with pytest.raises(ValueError, match="cue_times has 2 entries for 3 cues"):
+        align_cues_to_lines(WORDLESS_CUES, WORDLESS_LINES, cue_times=[(0.0, 1.0), (2.0, 3.0)])
+
+
+def test_time_film_stores_the_neighbour_rule():
+    screenplay = parse_fountain(FILM)
+    cues = _cues(
+        [
+            (10.0, 12.0, "Where were you last night?"),
+            (12.5, 15.0, "At the harbour, checking the boats."),
+            (38.0, 39.5, "Hmm."),  # an ad-lib just before the inn scene's first line
+            (40.0, 42.0, "Ben is lying. I know it."),
+            (42.5, 44.0, "Then prove it, Anna."),
+        ]
+    )
+    # The DP alone parks the ad-lib on the quay scene's line it passes over.
+    untimed = align_cues_to_lines([c.text for c in cues], [e.text for e in _dialogue(screenplay)])
+    assert untimed.cue_to_line[2] == 2
+    timing = time_film(screenplay, cues)
+    inn_first_line = timing.cue_to_line[3]
+    assert timing.line_refs[inn_first_line][0] == 2  # scene 3 (the inn)
+    assert timing.cue_to_line[2] == inn_first_line  # the ad-lib is stored in the inn scene
+    # and the inn scene's span starts with it (the ad-lib is part of the scene it is heard in)
+    assert timing.scene_times[2].start_s == 38.0
+
+
+def _dialogue(screenplay):
+    return [e for scene in screenplay.scenes for e in scene.events if e.kind == "dialogue"]

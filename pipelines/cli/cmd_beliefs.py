@@ -74,7 +74,8 @@ def eval_tom(
         str,
         typer.Option(
             help="Hi-ToM only: generator (the published generator's rules, every item) | "
-            "symmetric (the paper's stated co-presence assumption, every item)."
+            "symmetric (the paper's stated co-presence assumption, every item) | versioned "
+            "(per prompting half, the published MoveAction version its labels follow)."
         ),
     ] = "generator",
     misses: Annotated[int, typer.Option(min=0, help="Print up to N wrong answers.")] = 0,
@@ -84,8 +85,8 @@ def eval_tom(
     from pipelines.beliefs.hitom import TomFormatError
 
     _check_path(path)
-    if nesting not in ("generator", "symmetric"):
-        raise fail(f"--nesting must be generator or symmetric, not {nesting!r}")
+    if nesting not in ("generator", "symmetric", "versioned"):
+        raise fail(f"--nesting must be generator, symmetric or versioned, not {nesting!r}")
     try:
         run = evaluator(dataset.value)
         result = run(path, nesting=nesting) if dataset is TomDataset.hitom else run(path)

@@ -230,6 +230,13 @@ def align_eval(
             f"{row['automatic']:.3f}"
             f"  | {fields}  | human rows outside the human scene: {row['stale_rows']}"
         )
+        where = row["scene_where_pair_exists"]
+        if where:
+            typer.echo(
+                f"    human (scene, speaker) not a script row: {row['gold_pair_absent']} cues;"
+                f" scene on the other cues {where['ours']:.3f}/{where['automatic']:.3f};"
+                f" human scenes in script order: {row['human_scene_monotone']}"
+            )
     typer.echo(f"mean: ours {summary['ours_mean']:.3f}  automatic {summary['automatic_mean']:.3f}")
     for group, values in groups.items():
         fields = "  ".join(

@@ -151,7 +151,11 @@ def split_turns(cue_text: str) -> list[str]:
 
 
 def align_cues_to_lines(
-    cue_texts: list[str], line_texts: list[str], skip_cost: float = 0.02, match_share: float = 0.5
+    cue_texts: list[str],
+    line_texts: list[str],
+    skip_cost: float = 0.02,
+    match_share: float = 0.5,
+    cue_times: Sequence[tuple[float, float]] | None = None,
 ) -> Alignment:
     """Align subtitle cues to screenplay dialogue lines, monotonically.
 
@@ -161,7 +165,13 @@ def align_cues_to_lines(
         skip_cost: score lost per script line skipped between consecutive cues.
         match_share: share of a line's tokens its cues must cover for it to count as matched
             (the paper's "at least half", App. C).
+        cue_times: (start, end) seconds of every cue. When given, a cue that shares no word
+            with the script takes the line of its nearer scored neighbour in time
+            (`neighbour_lines_for_unscored`); ingest and align-eval both pass them, so
+            align-eval scores what ingest stores. Line matches and coverage are the DP's.
     """
+    if cue_times is not None and len(cue_times) != len(cue_texts):
+        raise ValueError(f"cue_times has {len(cue_times)} entries for {len(cue_texts)} cues")
     if not line_texts:
         return Alignment([None] * len(cue_texts), [0.0] * len(cue_texts), [], [])
     # A two-speaker cue is aligned turn by turn (each turn may match its own line); the cue
@@ -177,12 +187,16 @@ def align_cues_to_lines(
     first_turn = {}
     for position, cue in enumerate(owner):
         first_turn.setdefault(cue, position)
-    return Alignment(
+    alignment = Alignment(
         cue_to_line=[path[first_turn[i]] for i in range(len(cue_texts))],
         cue_score=[float(score[first_turn[i], path[first_turn[i]]]) for i in range(len(cue_texts))],
         line_matched=[c >= match_share for c in coverage],
         line_coverage=coverage,
     )
+    if cue_times is not None:
+        starts, ends = [t[0] for t in cue_times], [t[1] for t in cue_times]
+        alignment.cue_to_line = neighbour_lines_for_unscored(alignment, starts, ends)
+    return alignment
 
 
 def neighbour_lines_for_unscored(

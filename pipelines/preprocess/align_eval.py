@@ -18,6 +18,14 @@ the human's scene **and** the human's speaker (our choice where the issue named 
 documented in docs/PREPROCESSING.md). The row, scene and speaker agreements are reported
 separately too, each with how many cues the humans edited and how often we agree with the edit.
 
+Two properties of the gold bound what any aligner that picks script rows can score (issue 14,
+reported per file): `gold_pair_absent` counts cues whose human (scene, speaker) is no dialogue
+row of the script — the humans re-voiced a cue and kept the automatic's scene, so a row can have
+the human scene or the human speaker, not both (`scene_where_pair_exists` is the scene agreement
+on the other cues); `human_scene_monotone` is the share of cues on the longest run of human scene
+numbers that never goes back in script order — near 1.0 on every file, so the gold follows the
+script's scene order even where the film plays a scene's words elsewhere.
+
 Speakers are compared as names (`speakers_agree`): extensions such as (V.O.) and (CONT'D)
 dropped, case, spacing and punctuation folded (`coref.surface_key`), and a two-speaker label
 ("ANDY-RED") agreeing with either of its names.
@@ -25,6 +33,7 @@ dropped, case, spacing and punctuation folded (`coref.surface_key`), and a two-s
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +104,9 @@ class EvalResult:
     fields: dict[str, Agreement]
     stale_rows: int  # human rows whose script row lies outside the human's own scene
     method: str = "dp"
+    gold_pair_absent: int = 0  # cues whose human (scene, speaker) is no script dialogue row
+    scene_where_pair_exists: Agreement | None = None
+    human_scene_monotone: float | None = None  # share of cues on the longest monotone scene run
 
 
 @dataclass
@@ -142,11 +154,14 @@ def evaluate_file(path: Path, method: str = "dp") -> EvalResult:
     human = _first_by_key(human_sheet(sheets, source))
     automatic = _first_by_key(automatic_sheet(sheets, source))
     ours = align_sheets(sheets, source, method)
-    judged = {name: _Judged([], [], []) for name in (*FIELDS, "verified")}
+    speakers_by_scene = _speakers_by_scene(script_rows.values())
+    judged = {name: _Judged([], [], []) for name in (*FIELDS, "verified", "scene_pair_exists")}
+    gold_scenes = []
     for index, cue in enumerate(subtitles):
         gold = human.get(row_key(cue))
         if gold is None:
             continue
+        gold_scenes.append(str(gold.get("scene_index", "")).strip())
         auto_row = _as_row(automatic.get(row_key(cue)))
         mine = _field_checks(script_rows.get(ours[index], {}), gold)
         theirs = _field_checks(auto_row, gold)  # the automatic is right where nobody edited it
@@ -154,6 +169,10 @@ def evaluate_file(path: Path, method: str = "dp") -> EvalResult:
             judged[name].ours.append(mine[name])
             judged[name].automatic.append(theirs[name])
             judged[name].edited.append(not theirs[name])
+        if _gold_pair_exists(gold, speakers_by_scene):
+            judged["scene_pair_exists"].ours.append(mine["scene"])
+            judged["scene_pair_exists"].automatic.append(theirs["scene"])
+            judged["scene_pair_exists"].edited.append(not theirs["scene"])
         judged["verified"].ours.append(mine["scene"] and mine["speaker"])
         judged["verified"].automatic.append(theirs["scene"] and theirs["speaker"])
         judged["verified"].edited.append(not (theirs["scene"] and theirs["speaker"]))
@@ -168,7 +187,41 @@ def evaluate_file(path: Path, method: str = "dp") -> EvalResult:
         {name: judged[name].agreement() for name in FIELDS},
         _stale_rows(human.values(), script_rows),
         method,
+        len(judged["row"].ours) - len(judged["scene_pair_exists"].ours),
+        judged["scene_pair_exists"].agreement() if judged["scene_pair_exists"].ours else None,
+        monotone_share(gold_scenes),
     )
+
+
+def _speakers_by_scene(script_rows) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for row in script_rows:
+        if str(row.get("record_type", "")).strip() == "dialog":
+            scene = str(row.get("scene_index", "")).strip()
+            found.setdefault(scene, []).append(str(row.get("characters", "")))
+    return found
+
+
+def _gold_pair_exists(gold: dict, speakers_by_scene: dict[str, list[str]]) -> bool:
+    """Whether some dialogue row of the human's scene has the human's speaker."""
+    scene = str(gold.get("scene_index", "")).strip()
+    return any(
+        speakers_agree(label, gold.get("characters")) for label in speakers_by_scene.get(scene, [])
+    )
+
+
+def monotone_share(scenes: list[str]) -> float | None:
+    """Share of the sequence on its longest non-decreasing subsequence (scene numbers in time
+    order; None when a scene id is not a number). 1.0: the labels never go back in the script."""
+    try:
+        numbers = [float(s) for s in scenes]
+    except ValueError:
+        return None
+    tails: list[float] = []  # patience sorting: O(n log n)
+    for value in numbers:
+        at = bisect.bisect_right(tails, value)
+        tails[at : at + 1] = [value]
+    return len(tails) / len(numbers) if numbers else None
 
 
 def _first_by_key(rows: list[dict]) -> dict[tuple[str, str], dict]:
@@ -219,6 +272,13 @@ def summarise(results: list[EvalResult]) -> dict:
             "method": r.method,
             **{name: r.fields[name].as_dict() for name in FIELDS},
             "stale_rows": r.stale_rows,
+            "gold_pair_absent": r.gold_pair_absent,
+            "scene_where_pair_exists": (
+                r.scene_where_pair_exists.as_dict() if r.scene_where_pair_exists else None
+            ),
+            "human_scene_monotone": (
+                None if r.human_scene_monotone is None else round(r.human_scene_monotone, 4)
+            ),
         }
         for r in results
     ]

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from pipelines.preprocess.align import align_cues_to_lines, neighbour_lines_for_unscored
+from pipelines.preprocess.align import align_cues_to_lines
 from pipelines.preprocess.dtw import dtw_cue_to_line
 
 # "dp": the ingest aligner (skip-cost DP, speaker turns; LF-VideoQA App. C), align-eval's default;
@@ -113,9 +113,12 @@ def align_sheets(sheets: dict[str, list[dict]], source: str, method: str = "dp")
     if method == "dtw":
         cue_to_line = dtw_cue_to_line(cues, lines)
     else:
-        # Cues with no script words take their time neighbours' line (and so scene).
+        # The ingest aligner as ingest runs it: with cue times, so that cues with no script
+        # words take their time neighbours' line (and so scene).
         starts, ends = _cue_times(subtitles, source)
-        cue_to_line = neighbour_lines_for_unscored(align_cues_to_lines(cues, lines), starts, ends)
+        cue_to_line = align_cues_to_lines(
+            cues, lines, cue_times=list(zip(starts, ends))
+        ).cue_to_line
     return [row_id(dialog[j]) if j is not None else "" for j in cue_to_line]
 
 

@@ -70,7 +70,11 @@ def time_film(
         if event.kind == "dialogue"
     ]
     texts = [screenplay.scenes[s].events[e].text for s, e in refs]
-    alignment = align_cues_to_lines([c.text for c in cues], texts)
+    # With the cue times, wordless cues (ad-libs, crowd lines) take their time neighbour's line,
+    # as the human-corrected StoryVideoQA sheets label them (issue 14).
+    alignment = align_cues_to_lines(
+        [c.text for c in cues], texts, cue_times=[(c.start_s, c.end_s) for c in cues]
+    )
     if refs and alignment.share_lines_matched < min_share:
         raise AlignmentFailed(
             f"only {alignment.share_lines_matched:.0%} of {len(refs)} dialogue lines match a "
