@@ -20,7 +20,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from pipelines.metrics.bootstrap import bootstrap_means, percentile_interval
 from pipelines.metrics.eq1 import per_question_scores
@@ -113,6 +112,8 @@ def bootstrap_interval(
 
 def sign_test(diffs: np.ndarray) -> tuple[int, int, int, float | None]:
     """(wins, ties, losses, two-sided exact sign-test p); ties are left out of the test."""
+    from scipy.stats import binomtest  # imported when used: scipy.stats takes seconds to import
+
     diffs = np.asarray(diffs, float)
     wins = int((diffs > TIE).sum())
     losses = int((diffs < -TIE).sum())

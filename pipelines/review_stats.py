@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
 
+from pipelines.agreement.stats import cohen_kappa
 from pipelines.verdict_metrics import kappa_pairs
 
 _KAPPA_COLUMNS = ["judge", "human", "by", "group", "items", "agreement", "kappa"]
@@ -81,7 +81,7 @@ def check_prediction(decided: pd.DataFrame) -> dict:
     tn = int((~predicted & ~actual).sum())
     n = tp + fp + fn + tn
     both_kinds = len(set(predicted)) > 1 or len(set(actual)) > 1
-    kappa = float(cohen_kappa_score(actual, predicted)) if n and both_kinds else float("nan")
+    kappa = float(cohen_kappa(list(actual), list(predicted))) if n and both_kinds else float("nan")
     return {
         "n": n,
         "tp": tp,

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 
 def cohen_kappa(a: list, b: list) -> float:
     """Cohen's κ of two raters on the same items (NaN when undefined, e.g. one category)."""
+    # imported here, not at the top: scikit-learn (with scipy) takes seconds to import, and the
+    # pages import this module on their first visit
+    from sklearn.metrics import cohen_kappa_score
+
     if len(a) == 0:
         return float("nan")
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -40,6 +43,8 @@ def raw_agreement(a: list, b: list) -> float:
 
 def confusion(a: list, b: list, labels: list[str] | None = None) -> pd.DataFrame:
     """Counts of (label by a, label by b); rows are a's labels, columns b's."""
+    from sklearn.metrics import confusion_matrix  # lazily, as in cohen_kappa
+
     labels = labels or sorted(set(a) | set(b))
     matrix = confusion_matrix(a, b, labels=labels)
     return pd.DataFrame(

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from pipelines.qgen.checks import question_body
 from pipelines.qgen.text import words
@@ -34,7 +33,6 @@ NEAR_DUPLICATE_COSINE = 0.8
 UMAP_MIN_POINTS = 6
 FRAME_WORDS = (2, 3)
 TOP_FRAMES = 10
-_SMOOTH = SmoothingFunction().method1
 
 
 @dataclass
@@ -106,13 +104,18 @@ def project_2d(vectors: np.ndarray, seed: int = 0) -> tuple[np.ndarray, str]:
 
 def self_bleu(texts: Sequence[str], max_n: int) -> float | None:
     """Self-BLEU-n in percent: mean BLEU-n of each text against all others (None if < 2)."""
+    # imported when used: `import nltk` loads scikit-learn and scipy, seconds the pages that
+    # import this module should not pay
+    from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+
     tokens = [[w.lower() for w in words(text)] for text in texts]
     if len(tokens) < 2:
         return None
+    smooth = SmoothingFunction().method1
     weights = tuple([1.0 / max_n] * max_n)
     scores = [
         sentence_bleu(
-            tokens[:i] + tokens[i + 1 :], hypothesis, weights=weights, smoothing_function=_SMOOTH
+            tokens[:i] + tokens[i + 1 :], hypothesis, weights=weights, smoothing_function=smooth
         )
         for i, hypothesis in enumerate(tokens)
     ]

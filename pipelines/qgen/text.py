@@ -9,14 +9,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nltk.stem.porter import PorterStemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 # Interrogative words that open an open question (Table 23: "what / how / when / who").
 QUESTION_WORDS = frozenset({"what", "how", "when", "who", "whom", "whose", "which", "why", "where"})
 
 _WORD = re.compile(r"[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'\u2019\-]*")
-_STEMMER = PorterStemmer()
 
 
 def words(text: str) -> list[str]:
@@ -32,10 +28,27 @@ def words(text: str) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    """scikit-learn's English stop-word list, imported on first use: importing scikit-learn (and
+    scipy with it) takes seconds, and pages that never check a question import this module."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    # on first use, like the stop words: `import nltk` loads scikit-learn and scipy with it
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Porter stem of a lower-cased word (cached: the analytics stem the same words often)."""
-    return _STEMMER.stem(word.lower())
+    return _stemmer().stem(word.lower())
 
 
 def is_proper_noun(token: str, position: int) -> bool:
@@ -74,7 +87,7 @@ def content_stems(
     stems: set[str] = set()
     for token in words(text):
         lower = token.lower()
-        if lower in ENGLISH_STOP_WORDS or lower in skip or len(lower) < 3:
+        if lower in stop_words() or lower in skip or len(lower) < 3:
             continue
         stems.add(stem(lower))
     return stems
