@@ -112,9 +112,9 @@ def fresh_imports(tmp: Path, divisor: int, reps: int) -> dict:
         rows = scaled_dataset(data, divisor, fmt)
         raws, ours = [], []
         for _ in range(reps):
-            raws.append(timed(lambda: raw_load(data, fmt, tmp / "raw.duckdb")))
+            raws.append(timed(lambda d=data, f=fmt: raw_load(d, f, tmp / "raw.duckdb")))
             store = fresh_store(tmp / "store.duckdb")
-            ours.append(timed(lambda store=store: import_lfvqa_dir(store, data)))
+            ours.append(timed(lambda s=store, d=data: import_lfvqa_dir(s, d)))
         raw, our = min(raws), min(ours)
         raw_cpu, our_cpu = min(c for _, c in raws), min(c for _, c in ours)
         results[fmt] = {
