@@ -57,7 +57,7 @@ _ANSWER_VERDICTS = """
                count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
                count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
                count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
-        FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
+        FROM {verdicts} v JOIN rubric_claims c USING (claim_id)
         WHERE {answers}
         GROUP BY v.judge_id, v.answer_id
     )
@@ -74,7 +74,7 @@ _ANSWER_VERDICTS = """
 # answer: such items count only in the all-films slice, as in the live queries).
 _FILM_VERDICTS = """
     v AS (SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict, q.film_id
-          FROM current_claim_verdicts v LEFT JOIN answers a USING (answer_id)
+          FROM {verdicts} v LEFT JOIN answers a USING (answer_id)
           LEFT JOIN questions q ON q.question_id = a.question_id
           WHERE {films})
 """
@@ -118,16 +118,20 @@ _MCQ_ACCURACY = """
     GROUP BY ALL
 """
 
-# table -> (its SQL, the scope it is recomputed by). Each SQL has one `{scope}` placeholder, a
-# predicate that is TRUE for a full refresh and names the touched keys for an incremental one
-# (data_access.rollups_incremental): answers, films or methods.
+# table -> (its SQL, the scope it is recomputed by). Each SQL has one scope placeholder
+# ({answers}, {films} or {methods}), a predicate that is TRUE for a full refresh and names the
+# touched keys for an incremental one (data_access.rollups_incremental), and the verdict ones
+# read the current verdicts from {verdicts}.
 _TABLES = {
     "rollup_answer_verdicts": (_ANSWER_VERDICTS, "answers"),
     "rollup_agreement_confusions": (_CONFUSIONS_BY_FILM, "films"),
     "rollup_agreement_patterns": (_PATTERNS_BY_FILM, "films"),
     "rollup_mcq_accuracy": (_MCQ_ACCURACY, "methods"),
 }
-_EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE"}
+# The current verdicts are resolved once per refresh into this temp table (three rollups read
+# them; resolving `current_claim_verdicts` is most of each one's cost).
+CURRENT_VERDICTS = "_rollup_current_verdicts"
+_EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": CURRENT_VERDICTS}
 
 
 def rollup_select(table: str, scope: dict[str, str]) -> str:
@@ -165,9 +169,13 @@ def _stamp(cursor: duckdb.DuckDBPyConnection, signature: str) -> None:
 
 def refresh_rollups(cursor: duckdb.DuckDBPyConnection) -> None:
     """Recompute every rollup table from the live queries, inside the caller's transaction."""
+    cursor.execute(
+        f"CREATE OR REPLACE TEMP TABLE {CURRENT_VERDICTS} AS SELECT * FROM current_claim_verdicts"
+    )
     for table in _TABLES:
         cursor.execute(f"DELETE FROM {table}")
         cursor.execute(f"INSERT INTO {table} BY NAME {rollup_select(table, _EVERYTHING)}")
+    cursor.execute(f"DROP TABLE {CURRENT_VERDICTS}")
     _stamp(cursor, store_signature(cursor))
 
 

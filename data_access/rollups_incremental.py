@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import duckdb
 
-from data_access.rollups import rollup_select
+from data_access.rollups import CURRENT_VERDICTS, rollup_select
 
 _ANSWER_INPUTS = {"claim_verdicts", "answers", "rubric_claims", "questions", "settings"}
 
@@ -57,10 +57,41 @@ SELECT EXISTS (
             SELECT question_id FROM questions WHERE run_id = $run)))
 """
 
+# Every answer whose verdicts the film-level rollups will re-read: the touched answers, the
+# answers of the touched films and, when the no-film group is recomputed, the verdicts' answers
+# that resolve to no film.
+_SCOPE_ANSWERS = """
+CREATE OR REPLACE TEMP TABLE _rollup_scope_answers AS
+SELECT answer_id FROM _rollup_answers
+UNION SELECT a.answer_id FROM answers a JOIN questions q ON q.question_id = a.question_id
+    WHERE q.film_id IN (SELECT film_id FROM _rollup_films)
+"""
+_NO_FILM_ANSWERS = """
+INSERT INTO _rollup_scope_answers
+SELECT DISTINCT v.answer_id FROM claim_verdicts v LEFT JOIN answers a USING (answer_id)
+LEFT JOIN questions q ON q.question_id = a.question_id WHERE q.film_id IS NULL
+"""
+
+# current_claim_verdicts (migration 2: per judge, answer and claim, the row of the latest
+# finished run) for the scoped answers only: the view resolves every verdict of the store
+# before a filter on it applies, which would make a small batch cost as much as the store.
+_SCOPED_CURRENT_VERDICTS = f"""
+CREATE OR REPLACE TEMP TABLE {CURRENT_VERDICTS} AS
+WITH scoped AS (
+    SELECT * FROM claim_verdicts WHERE answer_id IN (SELECT answer_id FROM _rollup_scope_answers)
+)
+SELECT v.* FROM scoped v JOIN (
+    SELECT v.judge_id, v.answer_id, v.claim_id, arg_max(v.run_id, r.started_at) AS run_id
+    FROM scoped v JOIN runs r USING (run_id) WHERE r.status = 'finished'
+    GROUP BY v.judge_id, v.answer_id, v.claim_id
+) latest USING (judge_id, answer_id, claim_id, run_id)
+"""
+
+# `run_id <> $run` lets zone maps skip the run's own row groups (its methods are in already)
 _TOUCHED_METHODS = """
 CREATE OR REPLACE TEMP TABLE _rollup_methods AS
 SELECT DISTINCT method FROM mcq_predictions WHERE run_id = $run
-UNION SELECT DISTINCT method FROM mcq_predictions WHERE mcq_id IN (
+UNION SELECT DISTINCT method FROM mcq_predictions WHERE run_id <> $run AND mcq_id IN (
     SELECT mcq_id FROM mcq_questions WHERE run_id = $run)
 """
 
@@ -91,21 +122,26 @@ def _update_answer_rollups(cursor: duckdb.DuckDBPyConnection, run_id: str) -> No
         or cursor.execute(_NO_FILM_GAINED_FILM, params).fetchone()[0]
     )
     no_film_sql = "TRUE" if no_film else "FALSE"
+    cursor.execute(_SCOPE_ANSWERS)
+    if no_film:
+        cursor.execute(_NO_FILM_ANSWERS)
+    cursor.execute(_SCOPED_CURRENT_VERDICTS)
     _replace_rows(
         cursor,
         "rollup_answer_verdicts",
         _IN_ANSWERS.format(column="answer_id"),
-        {"answers": _IN_ANSWERS.format(column="v.answer_id")},
+        {"answers": _IN_ANSWERS.format(column="v.answer_id"), "verdicts": CURRENT_VERDICTS},
     )
+    films = _IN_FILMS.format(column="q.film_id", no_film=no_film_sql)
     for table in ("rollup_agreement_confusions", "rollup_agreement_patterns"):
         _replace_rows(
             cursor,
             table,
             _IN_FILMS.format(column="film_id", no_film=no_film_sql),
-            {"films": _IN_FILMS.format(column="q.film_id", no_film=no_film_sql)},
+            {"films": films, "verdicts": CURRENT_VERDICTS},
         )
-    cursor.execute("DROP TABLE _rollup_answers")
-    cursor.execute("DROP TABLE _rollup_films")
+    for temp in ("_rollup_answers", "_rollup_films", "_rollup_scope_answers", CURRENT_VERDICTS):
+        cursor.execute(f"DROP TABLE {temp}")
 
 
 def _update_mcq_rollup(cursor: duckdb.DuckDBPyConnection, run_id: str, every_method: bool) -> None:
