@@ -9,9 +9,9 @@ interleaved so the machine's load hits both alike:
 - import: `import lfvqa` into a fresh migrated store, end to end: validation, insert, the rollup
   update of the finished run, COMMIT.
 
-Then a second batch into the loaded store (a new judge's verdicts on a quarter of the answers
-and a new method's predictions on a quarter of the MCQs), beside its raw load, and the full
-rollup refresh the incremental update replaces.
+Then a second batch into the loaded store (a new judge's verdicts on a quarter of the answers,
+spread over every film, or on one film's answers; and a new method's predictions on a quarter
+of the MCQs), beside its raw load, and the full rollup refresh the incremental update replaces.
 
 Wall and CPU seconds (this process, all DuckDB threads) are reported; the ratio is taken from
 the best rep of each. On a shared machine wall time mostly measures the neighbours, so the load
@@ -83,23 +83,30 @@ def fresh_store(path: Path):
     return store
 
 
-def second_batch(data: Path, out: Path) -> None:
-    """A new judge's verdicts on a quarter of the answers and a new method's predictions on a
-    quarter of the MCQs, as a Parquet dataset folder."""
+def second_batch(data: Path, out: Path, one_film: bool = False) -> None:
+    """A new judge's verdicts on a quarter of the answers (or on every answer of one film) and
+    a new method's predictions on a quarter of the MCQs, as a Parquet dataset folder."""
     out.mkdir(parents=True, exist_ok=True)
     manifest = json.loads((data / "manifest.json").read_text())
     (out / "manifest.json").write_text(json.dumps(dict(manifest, dataset_id="second-batch")))
     con = duckdb.connect()
+    answers = (
+        f"SELECT a.answer_id FROM read_parquet('{data / 'answers.parquet'}') a"
+        f" JOIN read_parquet('{data / 'questions.parquet'}') q USING (question_id)"
+        f" WHERE q.film_id = (SELECT min(film_id) FROM read_parquet('{data / 'films.parquet'}'))"
+    )
+    which = f"answer_id IN ({answers})" if one_film else "hash(answer_id) % 4 = 0"
     copies = {
         "judges": "SELECT 'judge-2' AS judge_id, kind, backend, model, prompt_version FROM {}",
         "claim_verdicts": "SELECT 'judge-2' AS judge_id, answer_id, claim_id, verdict FROM {}"
-        " WHERE hash(answer_id) % 4 = 0",
+        f" WHERE {which}",
         "mcq_predictions": "SELECT mcq_id, 'method-new' AS method, any_value(predicted_option)"
         " AS predicted_option FROM {} WHERE hash(mcq_id) % 4 = 0 GROUP BY mcq_id",
     }
     for table, select in copies.items():
         source = f"read_parquet('{data / (table + '.parquet')}')"
-        con.execute(f"COPY ({select.format(source)}) TO '{out / (table + '.parquet')}'")
+        select = select.replace("{}", source)  # {} stands for the table file
+        con.execute(f"COPY ({select}) TO '{out / (table + '.parquet')}'")
     con.close()
 
 
@@ -131,13 +138,13 @@ def fresh_imports(tmp: Path, divisor: int, reps: int) -> dict:
     return results
 
 
-def batch_import(tmp: Path) -> dict:
-    """The second batch into the store the last fresh Parquet import left."""
+def batch_import(tmp: Path, one_film: bool) -> dict:
+    """A second batch into a store holding the fresh Parquet dataset."""
     from data_access import rollups
     from data_access.importers import import_lfvqa_dir
 
-    data, batch = tmp / "data-parquet", tmp / "batch"
-    second_batch(data, batch)
+    data, batch = tmp / "data-parquet", tmp / f"batch-{one_film}"
+    second_batch(data, batch, one_film)
     store = fresh_store(tmp / "store.duckdb")
     import_lfvqa_dir(store, data)
     raw = timed(lambda: raw_load(batch, "parquet", tmp / "raw.duckdb"))
@@ -153,7 +160,8 @@ def batch_import(tmp: Path) -> dict:
         "full_rollup_refresh_cpu_s": round(full[1], 3),
         "load_avg": round(os.getloadavg()[0], 1),
     }
-    print(json.dumps({"second batch (parquet)": result}), flush=True)
+    label = "one film's answers" if one_film else "a quarter of the answers"
+    print(json.dumps({f"second batch (parquet, {label})": result}), flush=True)
     return result
 
 
@@ -165,7 +173,11 @@ def main() -> None:
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_import_"))
     try:
-        result = {"fresh": fresh_imports(tmp, args.divisor, args.reps), "batch": batch_import(tmp)}
+        result = {
+            "fresh": fresh_imports(tmp, args.divisor, args.reps),
+            "batch_quarter": batch_import(tmp, one_film=False),
+            "batch_one_film": batch_import(tmp, one_film=True),
+        }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
