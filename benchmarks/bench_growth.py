@@ -174,9 +174,10 @@ def plottree_kmeans(reps: int, full: bool = False) -> dict:
     from threadpoolctl import threadpool_limits
 
     from pipelines.plottree.condense import cluster_count, decay, plot_kmeans
+    from tests.support.plottree_reference import full_search_kmeans
     from tests.test_plottree_windowed import _story_like
 
-    kmeans = _sibling("bench_plottree_window").full_plot_kmeans if full else plot_kmeans
+    kmeans = full_search_kmeans if full else plot_kmeans
     sizes, points = [], []
     for n in (3600, 7200, 14400):
         vectors, times = _story_like(n, dim=384, seed=n)

@@ -3,7 +3,7 @@
 For real aligned StoryVideoQA videos (../shared/data/storyvideoqa), the 1 fps leaves are embedded
 with the build's own embedder (segment-pooled MiniLM) and clustered at level 0 (λ(0) = 100,
 K = ⌊|N|/36⌋, StoryVideoQA §5.1 / §6.1) twice: with the full node × centre search (the code
-before the window, kept here as `full_plot_kmeans`) and with `condense.plot_kmeans` (exact
+before the window, tests/support/plottree_reference.py) and with `condense.plot_kmeans` (exact
 windowed search). Reports the adjusted Rand index and the share of leaves with the same
 cluster (labels are numbered by earliest member in both), and the CPU seconds of each.
 
@@ -27,32 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 DEFAULT = "Friends/Friends-S01E01,BigBang/BigBang-S01E01,GOT/GOT-S01E01,Movie/IMDB-114-Chinatown"
-
-
-def full_plot_kmeans(vectors, times, k, lam, n_leaves, max_iter=30):
-    """plot_kmeans as it was before the windowed search: every node against every centre."""
-    from pipelines.plottree import condense as c
-
-    chosen = [int(np.argmin(times))]
-    nearest = c.plot_distance(vectors, times, vectors[chosen], times[chosen], lam, n_leaves)[:, 0]
-    for _ in range(1, k):
-        nxt = int(np.argmax(nearest))
-        chosen.append(nxt)
-        step = c.plot_distance(vectors, times, vectors[[nxt]], times[[nxt]], lam, n_leaves)[:, 0]
-        nearest = np.minimum(nearest, step)
-    centre_vectors, centre_times = vectors[chosen], times[chosen]
-    labels = c.plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves).argmin(1)
-    for _ in range(max_iter):
-        centre_vectors, centre_times, nonempty = c._centres(vectors, times, labels, k)
-        distance = c.plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves)
-        distance[:, ~nonempty] = np.inf
-        new = distance.argmin(axis=1)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    first = {lab: times[labels == lab].min() for lab in np.unique(labels)}
-    rank = {lab: r for r, lab in enumerate(sorted(first, key=first.get))}
-    return np.array([rank[lab] for lab in labels], dtype=np.int64)
 
 
 def leaf_vectors(shared: Path, series_vid: str) -> tuple[np.ndarray, np.ndarray]:
@@ -84,12 +58,13 @@ def compare(shared: Path, series_vid: str) -> dict:
     from threadpoolctl import threadpool_limits
 
     from pipelines.plottree.condense import cluster_count, decay, plot_kmeans
+    from tests.support.plottree_reference import full_search_kmeans
 
     vectors, times = leaf_vectors(shared, series_vid)
     n, lam = len(times), decay(0)
     k = cluster_count(n)
     with threadpool_limits(1):  # as plot_kmeans runs: CPU seconds compare the search alone
-        full, full_s = cpu(lambda: full_plot_kmeans(vectors, times, k, lam, n))
+        full, full_s = cpu(lambda: full_search_kmeans(vectors, times, k, lam, n))
     windowed, windowed_s = cpu(lambda: plot_kmeans(vectors, times, k, lam, n))
     result = {
         "video": series_vid,

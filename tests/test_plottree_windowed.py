@@ -7,14 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pipelines.plottree.condense import (
-    _centres,
-    cluster_count,
-    decay,
-    plot_distance,
-    plot_kmeans,
-)
+from pipelines.plottree.condense import cluster_count, decay, plot_distance, plot_kmeans
 from pipelines.plottree.windowed import windowed_assign
+from tests.support.plottree_reference import full_search_kmeans
 
 
 def _story_like(n: int, dim: int = 24, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -27,36 +22,12 @@ def _story_like(n: int, dim: int = 24, seed: int = 0) -> tuple[np.ndarray, np.nd
     return vectors.astype(np.float32), np.arange(n, dtype=np.float64)
 
 
-def _full_kmeans(vectors, times, k, lam, n_leaves, max_iter=30):
-    """The definition: farthest-point seeds and Lloyd steps against every centre."""
-    chosen = [int(np.argmin(times))]
-    nearest = plot_distance(vectors, times, vectors[chosen], times[chosen], lam, n_leaves)[:, 0]
-    for _ in range(1, k):
-        chosen.append(int(np.argmax(nearest)))
-        step = plot_distance(
-            vectors, times, vectors[[chosen[-1]]], times[[chosen[-1]]], lam, n_leaves
-        )
-        nearest = np.minimum(nearest, step[:, 0])
-    labels = plot_distance(vectors, times, vectors[chosen], times[chosen], lam, n_leaves).argmin(1)
-    for _ in range(max_iter):
-        cv, ct, nonempty = _centres(vectors, times, labels, k)
-        distance = plot_distance(vectors, times, cv, ct, lam, n_leaves)
-        distance[:, ~nonempty] = np.inf
-        new = distance.argmin(axis=1)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    first = {lab: times[labels == lab].min() for lab in np.unique(labels)}
-    rank = {lab: r for r, lab in enumerate(sorted(first, key=first.get))}
-    return np.array([rank[lab] for lab in labels])
-
-
 @pytest.mark.parametrize("n, seed", [(720, 1), (2000, 2), (3600, 3)])
 def test_leaf_level_clusters_equal_the_full_search(n, seed):
     vectors, times = _story_like(n, seed=seed)
     k, lam = cluster_count(n), decay(0)
     windowed = plot_kmeans(vectors, times, k, lam, n)
-    assert np.array_equal(windowed, _full_kmeans(vectors, times, k, lam, n))
+    assert np.array_equal(windowed, full_search_kmeans(vectors, times, k, lam, n))
     # clusters are numbered by their earliest leaf, and there are at most K of them
     firsts = [times[windowed == label].min() for label in range(windowed.max() + 1)]
     assert firsts == sorted(firsts) and windowed.max() + 1 <= k
@@ -84,4 +55,4 @@ def test_small_lambda_leaves_the_full_search_to_the_caller():
     lam = decay(1)  # ≈ 0.1: the time term cannot rule centres out
     assert windowed_assign(vectors, times, vectors[picks], times[picks], every, lam, 720) is None
     labels = plot_kmeans(vectors, times, len(picks), lam, 720)
-    assert np.array_equal(labels, _full_kmeans(vectors, times, len(picks), lam, 720))
+    assert np.array_equal(labels, full_search_kmeans(vectors, times, len(picks), lam, 720))
