@@ -4,21 +4,24 @@ cost ~ n^k fitted on log-log (least squares over the three points).
 - PlotTree: leaves (a synthetic film of M minutes at 1 fps; `build_nodes`, offline).
 - Judge (lexical backend): answers (`lexical_batch` over the tests' rubric slice, repeated).
 - Difficulty: questions (BERTScore on MiniLM + the set-wide normalisation).
-- Import (`import lfvqa`, Parquet and JSONL): rows (the synthetic paper-scale shapes with
-  fewer films / questions / MCQs), against DuckDB's raw load of the same files.
+- PlotTree k-means alone: leaves (level 0 on story-like vectors, 3,600-14,400 leaves).
+- Import (`import lfvqa`, Parquet and JSONL, end to end with the rollup update): rows (the
+  synthetic paper-scale shapes with fewer films / questions / MCQs, benchmarks/bench_import.py),
+  against DuckDB's raw load of the same files.
 
 CPU seconds (this process) are fitted, not wall: on a shared machine wall time mostly measures
 the neighbours. k <= 1 is linear; n log n shows as about 1.1 over a 4x range; more is a defect.
 Each point is the best of `--reps` runs, the same work at every size, so the ratio between
 sizes is what is compared.
 
-Usage: python benchmarks/bench_growth.py [--only plottree,judge,difficulty,import] [--json OUT]
+Usage: python benchmarks/bench_growth.py [--only plottree,kmeans,kmeans-full,judge,
+    difficulty,import]
+    [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.util
 import json
 import os
@@ -65,11 +68,7 @@ def report(name: str, unit: str, sizes: list[int], points: list[tuple[float, flo
 
 
 def plottree(reps: int) -> dict:
-    spec = importlib.util.spec_from_file_location(
-        "bench_plottree", ROOT / "benchmarks" / "bench_plottree.py"
-    )
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _sibling("bench_plottree")
     from pipelines.embeddings import embed_texts
     from pipelines.plottree.build import build_nodes
     from pipelines.plottree.leaves import build_leaves
@@ -160,64 +159,75 @@ def difficulty(reps: int) -> dict:
     return report("difficulty", "questions", sizes, points)
 
 
+def _sibling(name: str):
+    """Another benchmark module of this folder (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def plottree_kmeans(reps: int, full: bool = False) -> dict:
+    """Level-0 k-means alone (K = n/36, λ(0) = 100) on story-like unit vectors, at sizes up to
+    a 4-hour film, so MiniLM's linear encoding does not hide the search's growth; `full` runs
+    the search against every centre (the code before the window) for comparison."""
+    from threadpoolctl import threadpool_limits
+
+    from pipelines.plottree.condense import cluster_count, decay, plot_kmeans
+    from tests.support.plottree_reference import full_search_kmeans
+    from tests.test_plottree_windowed import _story_like
+
+    kmeans = full_search_kmeans if full else plot_kmeans
+    sizes, points = [], []
+    for n in (3600, 7200, 14400):
+        vectors, times = _story_like(n, dim=384, seed=n)
+        sizes.append(n)
+        with threadpool_limits(1):
+            points.append(
+                cpu_of(
+                    lambda v=vectors, t=times, n=n: kmeans(v, t, cluster_count(n), decay(0), n),
+                    reps,
+                )
+            )
+    name = "plottree k-means (level 0, full search)" if full else "plottree k-means (level 0)"
+    return report(name, "leaves", sizes, points)
+
+
 def _import_growth(tmp: Path, fmt: str, divisors: tuple[int, ...]) -> dict:
-    import duckdb
-
     from data_access.importers import import_lfvqa_dir
-    from data_access.store import Store
-    from pipelines.synth import write_synthetic_dataset
-    from pipelines.synth.scales import SCALES
 
-    paper = SCALES["paper"]
+    bench = _sibling("bench_import")
     sizes, points, ratios = [], [], []
     for d in divisors:
-        name = f"growth-{fmt}-{d}"
-        SCALES[name] = dataclasses.replace(
-            paper,
-            name=name,
-            films=max(2, paper.films // d),
-            type_counts={t: max(1, c // d) for t, c in paper.type_counts.items()},
-            mcq_per_source={s: max(1, c // d) for s, c in paper.mcq_per_source.items()},
-        )
-        data = tmp / name
-        rows = sum(write_synthetic_dataset(data, scale=name, fmt=fmt).values())
-        raw_start = time.perf_counter()
-        con = duckdb.connect(str(tmp / f"{name}-raw.duckdb"))
-        for file in sorted(data.glob(f"*.{'parquet' if fmt == 'parquet' else 'jsonl'}")):
-            reader = (
-                "read_parquet(?)"
-                if fmt == "parquet"
-                else "read_json(?, format='newline_delimited')"
-            )
-            con.execute(f"CREATE TABLE {file.stem} AS SELECT * FROM {reader}", [str(file)])
-        con.close()
-        raw = time.perf_counter() - raw_start
-        store = Store(tmp / f"{name}.duckdb", lock_timeout=600)
-        with store.session():
-            pass
-        wall, cpu = time.perf_counter(), time.process_time()
-        import_lfvqa_dir(store, data)
-        ours = time.perf_counter() - wall
+        data = tmp / f"growth-{fmt}-{d}"
+        rows = bench.scaled_dataset(data, d, fmt)
+        raw_db = tmp / f"raw-{fmt}-{d}.duckdb"
+        raw = bench.timed(lambda data=data, raw_db=raw_db: bench.raw_load(data, fmt, raw_db))
+        store = bench.fresh_store(tmp / f"store-{fmt}-{d}.duckdb")
+        wall, cpu = bench.timed(lambda store=store, data=data: import_lfvqa_dir(store, data))
         sizes.append(rows)
-        points.append((time.process_time() - cpu, ours))
-        ratios.append(round(ours / raw, 2))
+        points.append((cpu, wall))
+        ratios.append(round(wall / raw[0], 2))
     result = report(f"import ({fmt})", "rows", sizes, points)
     result["ratio_to_raw_load_wall"] = ratios
-    print(json.dumps({"import_ratios": fmt, "ratios": ratios}), flush=True)
     return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", default="plottree,judge,difficulty,import")
+    parser.add_argument("--only", default="plottree,kmeans,kmeans-full,judge,difficulty,import")
     parser.add_argument("--reps", type=int, default=1)
-    parser.add_argument("--divisors", default="16,8,4", help="import sizes: paper scale / d")
+    parser.add_argument("--divisors", default="32,16,8", help="import sizes: paper scale / d")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     only = set(args.only.split(","))
     results = []
     if "plottree" in only:
         results.append(plottree(args.reps))
+    if "kmeans" in only:
+        results.append(plottree_kmeans(args.reps))
+    if "kmeans-full" in only:
+        results.append(plottree_kmeans(args.reps, full=True))
     if "judge" in only:
         results.append(judge(args.reps))
     if "difficulty" in only:

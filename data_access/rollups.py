@@ -15,6 +15,8 @@ Rollups are a cache of what the live queries compute, never a source of truth:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import duckdb
 
 from data_access.store import Store
@@ -22,14 +24,24 @@ from data_access.store import Store
 # The inputs the rollups depend on: any insert changes a row count, any run finishing or failing
 # changes the finished-runs fingerprint (the current views pick the latest *finished* run).
 # Unfiltered counts are table metadata in DuckDB, so the check costs a few ms at paper scale.
-_COUNTS_SQL = """
-SELECT (SELECT count(*) FROM claim_verdicts), (SELECT count(*) FROM mcq_predictions),
-       (SELECT count(*) FROM mcq_difficulty), (SELECT count(*) FROM answers),
-       (SELECT count(*) FROM rubric_claims), (SELECT count(*) FROM questions),
-       (SELECT count(*) FROM mcq_questions), (SELECT count(*) FROM settings)
-"""
+_INPUT_TABLES = (
+    "claim_verdicts",
+    "mcq_predictions",
+    "mcq_difficulty",
+    "answers",
+    "rubric_claims",
+    "questions",
+    "mcq_questions",
+    "settings",
+)
+_COUNTS_SQL = "SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in _INPUT_TABLES)
+# the same counts restricted to one run's rows (zone maps skip the other runs' row groups)
+_RUN_COUNTS_SQL = "SELECT " + ", ".join(
+    f"(SELECT count(*) FROM {t} WHERE run_id = $run)" for t in _INPUT_TABLES
+)
 _FINISHED_RUNS_SQL = (
     "SELECT count(*), sum(hash(run_id, started_at)) FROM runs WHERE status = 'finished'"
+    " AND run_id IS DISTINCT FROM $without"
 )
 
 # Per (judge, answer): the rows of views_verdicts.answer_counts (the inputs of LF-VideoQA Eq. 1
@@ -45,7 +57,8 @@ _ANSWER_VERDICTS = """
                count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
                count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
                count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted
-        FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
+        FROM {verdicts} v JOIN rubric_claims c USING (claim_id)
+        WHERE {answers}
         GROUP BY v.judge_id, v.answer_id
     )
     SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id, coalesce(s.label, a.setting_id) AS
@@ -61,8 +74,9 @@ _ANSWER_VERDICTS = """
 # answer: such items count only in the all-films slice, as in the live queries).
 _FILM_VERDICTS = """
     v AS (SELECT v.answer_id, v.claim_id, v.judge_id, v.verdict, q.film_id
-          FROM current_claim_verdicts v LEFT JOIN answers a USING (answer_id)
-          LEFT JOIN questions q ON q.question_id = a.question_id)
+          FROM {verdicts} v LEFT JOIN answers a USING (answer_id)
+          LEFT JOIN questions q ON q.question_id = a.question_id
+          WHERE {films})
 """
 
 _CONFUSIONS_BY_FILM = f"""
@@ -94,7 +108,7 @@ _MCQ_ACCURACY = """
     WITH latest AS (
         SELECT p.method, arg_max(p.run_id, r.started_at) AS run_id
         FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' GROUP BY p.method
+        WHERE r.status = 'finished' AND {methods} GROUP BY p.method
     )
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
            count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS
@@ -104,21 +118,43 @@ _MCQ_ACCURACY = """
     GROUP BY ALL
 """
 
+# table -> (its SQL, the scope it is recomputed by). Each SQL has one scope placeholder
+# ({answers}, {films} or {methods}), a predicate that is TRUE for a full refresh and names the
+# touched keys for an incremental one (data_access.rollups_incremental), and the verdict ones
+# read the current verdicts from {verdicts}.
 _TABLES = {
-    "rollup_answer_verdicts": _ANSWER_VERDICTS,
-    "rollup_agreement_confusions": _CONFUSIONS_BY_FILM,
-    "rollup_agreement_patterns": _PATTERNS_BY_FILM,
-    "rollup_mcq_accuracy": _MCQ_ACCURACY,
+    "rollup_answer_verdicts": (_ANSWER_VERDICTS, "answers"),
+    "rollup_agreement_confusions": (_CONFUSIONS_BY_FILM, "films"),
+    "rollup_agreement_patterns": (_PATTERNS_BY_FILM, "films"),
+    "rollup_mcq_accuracy": (_MCQ_ACCURACY, "methods"),
 }
+# The current verdicts are resolved once per refresh into this temp table (three rollups read
+# them; resolving `current_claim_verdicts` is most of each one's cost).
+CURRENT_VERDICTS = "_rollup_current_verdicts"
+_EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": CURRENT_VERDICTS}
 
 
-def store_signature(cursor: duckdb.DuckDBPyConnection) -> str:
-    """The fingerprint of the rollups' inputs (row counts and finished runs); a few ms."""
-    values = [
-        *cursor.execute(_COUNTS_SQL).fetchone(),
-        *cursor.execute(_FINISHED_RUNS_SQL).fetchone(),
-    ]
-    return "|".join(str(value) for value in values)
+def rollup_select(table: str, scope: dict[str, str]) -> str:
+    """The SELECT that computes `table`'s rows, restricted by `scope` (see _TABLES)."""
+    select, _ = _TABLES[table]
+    return select.format(**scope)
+
+
+def store_signature(
+    cursor: duckdb.DuckDBPyConnection, without: tuple[str, tuple[int, ...]] | None = None
+) -> str:
+    """The fingerprint of the rollups' inputs (row counts and finished runs); a few ms.
+
+    `without` = (run id, its row counts per input table) gives the fingerprint the store would
+    have without that run's rows and with that run not finished.
+    """
+    counts = cursor.execute(_COUNTS_SQL).fetchone()
+    run_id = None
+    if without is not None:
+        run_id, run_counts = without
+        counts = [total - own for total, own in zip(counts, run_counts)]
+    finished = cursor.execute(_FINISHED_RUNS_SQL, {"without": run_id}).fetchone()
+    return "|".join(str(value) for value in [*counts, *finished])
 
 
 def _stamped_signature(cursor: duckdb.DuckDBPyConnection) -> str | None:
@@ -133,49 +169,57 @@ def _stamp(cursor: duckdb.DuckDBPyConnection, signature: str) -> None:
 
 def refresh_rollups(cursor: duckdb.DuckDBPyConnection) -> None:
     """Recompute every rollup table from the live queries, inside the caller's transaction."""
-    for table, select in _TABLES.items():
+    cursor.execute(
+        f"CREATE OR REPLACE TEMP TABLE {CURRENT_VERDICTS} AS SELECT * FROM current_claim_verdicts"
+    )
+    for table in _TABLES:
         cursor.execute(f"DELETE FROM {table}")
-        cursor.execute(f"INSERT INTO {table} BY NAME {select}")
+        cursor.execute(f"INSERT INTO {table} BY NAME {rollup_select(table, _EVERYTHING)}")
+    cursor.execute(f"DROP TABLE {CURRENT_VERDICTS}")
     _stamp(cursor, store_signature(cursor))
 
 
-# every table a rollup reads; a run that wrote to one of them changes what the rollups hold
-_INPUT_TABLES = (
-    "claim_verdicts",
-    "mcq_predictions",
-    "mcq_difficulty",
-    "answers",
-    "rubric_claims",
-    "questions",
-    "mcq_questions",
-    "settings",
-)
+@dataclass(frozen=True)
+class RunRollupState:
+    """What `finish_run` learns about a run just before changing its status."""
+
+    run_id: str
+    run_rows: tuple[int, ...]  # the run's rows in each of _INPUT_TABLES
+    fresh_without_run: bool  # the rollups held everything but this run (stamp matches)
+
+    @property
+    def touched(self) -> set[str]:
+        """The input tables the run wrote to."""
+        return {table for table, n in zip(_INPUT_TABLES, self.run_rows) if n}
 
 
-def _run_feeds_rollups(cursor: duckdb.DuckDBPyConnection, run_id: str) -> bool:
-    exists = " OR ".join(
-        f"EXISTS (SELECT 1 FROM {table} WHERE run_id = ?)" for table in _INPUT_TABLES
-    )
-    return bool(cursor.execute(f"SELECT {exists}", [run_id] * len(_INPUT_TABLES)).fetchone()[0])
+def before_run_finished(cursor: duckdb.DuckDBPyConnection, run_id: str) -> RunRollupState:
+    """Whether the rollups are fresh apart from `run_id`, just before its status changes."""
+    run_rows = tuple(cursor.execute(_RUN_COUNTS_SQL, {"run": run_id}).fetchone())
+    # a run without rows here changes nothing the rollups hold: compare the store as it is
+    without = (run_id, run_rows) if any(run_rows) else None
+    fresh = _stamped_signature(cursor) == store_signature(cursor, without=without)
+    return RunRollupState(run_id, run_rows, fresh)
 
 
-def before_run_finished(cursor: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the rollups are fresh just before a run's status changes (see after_run_finished)."""
-    return _stamped_signature(cursor) == store_signature(cursor)
-
-
-def after_run_finished(cursor: duckdb.DuckDBPyConnection, run_id: str, was_fresh: bool) -> None:
-    """Keep the rollups current once `run_id` has changed status.
+def after_run_finished(cursor: duckdb.DuckDBPyConnection, state: RunRollupState) -> None:
+    """Keep the rollups current once a run has changed status.
 
     A run that wrote rows the rollups read (verdicts, predictions, difficulty, answers,
-    questions, rubrics, MCQs, settings) triggers a full refresh (seconds at
-    paper scale, paid once by the writer instead of by every page view). Any other run leaves
-    the rollup inputs as they were, so a rollup that was fresh is only re-stamped; a stale one
+    questions, rubrics, MCQs, settings) updates them: incrementally when they held everything
+    but this run (only the answers, films and methods it touched are recomputed,
+    data_access.rollups_incremental), otherwise by a full refresh. Any other run leaves the
+    rollup inputs as they were, so a rollup that was fresh is only re-stamped; a stale one
     stays stale (readers fall back to the live queries).
     """
-    if _run_feeds_rollups(cursor, run_id):
+    if state.touched and state.fresh_without_run:
+        from data_access.rollups_incremental import update_for_run
+
+        update_for_run(cursor, state.run_id, state.touched)
+        _stamp(cursor, store_signature(cursor))
+    elif state.touched:
         refresh_rollups(cursor)
-    elif was_fresh:
+    elif state.fresh_without_run:
         _stamp(cursor, store_signature(cursor))
 
 

@@ -73,13 +73,13 @@ def finish_run(
 ) -> None:
     """Close a run with its final status and counts, and bring the rollups up to date
     (data_access.rollups: the run's verdicts or predictions are aggregated once, here)."""
-    was_fresh = rollups.before_run_finished(cursor)
+    rollup_state = rollups.before_run_finished(cursor, run_id)
     cursor.execute(
         "UPDATE runs SET status = ?, finished_at = current_timestamp,"
         " n_items = coalesce(?, n_items), n_failed = coalesce(?, n_failed) WHERE run_id = ?",
         [status, n_items, n_failed, run_id],
     )
-    rollups.after_run_finished(cursor, run_id, was_fresh)
+    rollups.after_run_finished(cursor, rollup_state)
 
 
 def add_run_usage(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from data_access.importers.catalog import store_catalog
 from data_access.importers.errors import MAX_PROBLEMS
 from data_access.importers.fields import FieldSpec, type_words
 
@@ -251,13 +252,7 @@ def store_range_faults(
 ) -> list[Fault]:
     """Integer fields whose store column is narrower than 64 bits must fit that column, or the
     insert fails with no record named (`"ord": 4294967296` into an INTEGER column)."""
-    types = dict(
-        cursor.execute(
-            "SELECT column_name, data_type FROM information_schema.columns"
-            " WHERE table_name = ? AND table_schema = 'main'",
-            [table],
-        ).fetchall()
-    )
+    types = store_catalog(cursor).column_types.get(table, {})
     faults = []
     for spec in specs:
         bounds = _NARROW_INTS.get(types.get(spec.name, "").removesuffix("[]"))

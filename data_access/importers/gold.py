@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from data_access.formats.lfvqa import FORMAT_NAME
+from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.lfvqa import (
     KeyConflict,
@@ -125,7 +126,7 @@ def import_gold(store: Store, folder: str | Path) -> ImportReport:
         params={"dataset_id": manifest.dataset_id, "files": [p.name for _, p in files]},
     )
     try:
-        with store.transaction() as cursor:
+        with store.transaction() as cursor, one_catalog_read():
             present = keys_present(cursor, "mcq_questions", "mcq_id", [r["mcq_id"] for r in mcqs])
             if present:
                 first = sorted(present)[0]

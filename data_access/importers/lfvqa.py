@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableFile
 from data_access.importers import checks
+from data_access.importers.catalog import one_catalog_read, store_catalog
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
 from data_access.importers.folder_files import entries, looks_like_data, unreadable_problem
@@ -130,21 +131,11 @@ def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
 
 # -- one table file ------------------------------------------------------------------------
 def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
-    rows = cursor.execute(
-        "SELECT column_name FROM information_schema.columns"
-        " WHERE table_name = ? AND table_schema = 'main'",
-        [table],
-    ).fetchall()
-    return {row[0] for row in rows}
+    return set(store_catalog(cursor).column_types.get(table, {}))
 
 
 def _primary_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
-    rows = cursor.execute(
-        "SELECT constraint_column_names FROM duckdb_constraints()"
-        " WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
-        [table],
-    ).fetchall()
-    return tuple(rows[0][0]) if rows else ()
+    return store_catalog(cursor).primary_keys.get(table, ())
 
 
 def store_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
@@ -340,7 +331,7 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
         },
     )
     try:
-        with store.transaction() as cursor:
+        with store.transaction() as cursor, one_catalog_read():
             run_id = insert_run(cursor, run_spec)
             report = ImportReport(run_id, manifest.dataset_id, str(folder))
             if not _insert_dataset(cursor, manifest, run_id):

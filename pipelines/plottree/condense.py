@@ -26,6 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
+
+from pipelines.plottree.windowed import windowed_assign, windowed_seed_update
 
 ALPHA = 10.0
 BETA = 1 / 36
@@ -74,27 +77,46 @@ def _farthest_point_seeds(vectors, times, k, lam, n_leaves):
     node farthest (under D^l) from every seed so far."""
     chosen = [int(np.argmin(times))]
     nearest = plot_distance(vectors, times, vectors[chosen], times[chosen], lam, n_leaves)[:, 0]
+    node_order = np.argsort(times, kind="stable")
+    sorted_times = times[node_order]
     for _ in range(1, k):
         nxt = int(np.argmax(nearest))
         chosen.append(nxt)
-        step = plot_distance(vectors, times, vectors[[nxt]], times[[nxt]], lam, n_leaves)[:, 0]
-        nearest = np.minimum(nearest, step)
+        windowed_seed_update(nearest, vectors, times, nxt, lam, n_leaves, node_order, sorted_times)
     return vectors[chosen], times[chosen]
+
+
+def _nearest_centre(vectors, times, centre_vectors, centre_times, usable, lam, n_leaves):
+    """Each node's nearest usable centre under D^l: the exact windowed search
+    (pipelines.plottree.windowed) where λ makes time decide, else every centre."""
+    labels = windowed_assign(vectors, times, centre_vectors, centre_times, usable, lam, n_leaves)
+    if labels is not None:
+        return labels
+    distance = plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves)
+    distance[:, ~usable] = np.inf
+    return distance.argmin(axis=1)
 
 
 def plot_kmeans(
     vectors: np.ndarray, times: np.ndarray, k: int, lam: float, n_leaves: int, max_iter: int = 30
 ) -> np.ndarray:
-    """Cluster labels 0..k'-1 (empty clusters dropped, renumbered by earliest member)."""
+    """Cluster labels 0..k'-1 (empty clusters dropped, renumbered by earliest member).
+
+    One BLAS thread: the products are small (a window of centres per block of nodes), where
+    OpenBLAS's thread hand-offs cost more CPU than they save (2x on a loaded 2-core machine),
+    and a fixed summation order keeps near-ties from flipping between runs.
+    """
+    with threadpool_limits(1):
+        return _plot_kmeans(vectors, times, k, lam, n_leaves, max_iter)
+
+
+def _plot_kmeans(vectors, times, k, lam, n_leaves, max_iter):
     centre_vectors, centre_times = _farthest_point_seeds(vectors, times, k, lam, n_leaves)
-    labels = plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves).argmin(
-        axis=1
-    )
+    every = np.ones(len(centre_times), dtype=bool)
+    labels = _nearest_centre(vectors, times, centre_vectors, centre_times, every, lam, n_leaves)
     for _ in range(max_iter):
         centre_vectors, centre_times, nonempty = _centres(vectors, times, labels, k)
-        distance = plot_distance(vectors, times, centre_vectors, centre_times, lam, n_leaves)
-        distance[:, ~nonempty] = np.inf
-        new = distance.argmin(axis=1)
+        new = _nearest_centre(vectors, times, centre_vectors, centre_times, nonempty, lam, n_leaves)
         if np.array_equal(new, labels):
             break
         labels = new
