@@ -124,9 +124,11 @@ def alpha_from_patterns(patterns: pd.DataFrame) -> float:
 
 def core_counts(grid: pd.DataFrame) -> pd.DataFrame:
     """Per setting of one question: asserted core claims over core claims ("1/2 core")."""
-    core = grid[grid["role"] == "core"]
+    core = grid[grid["role"] == "core"].assign(asserted=lambda f: f["verdict"] == "asserted")
+    # built-in aggregations only: a Python lambda per setting cost 0.2 s per Verdicts render
     out = core.groupby("setting", sort=True).agg(
-        core=("ord", "count"), asserted_core=("verdict", lambda v: int((v == "asserted").sum()))
+        core=("ord", "count"), asserted_core=("asserted", "sum")
     )
+    out["asserted_core"] = out["asserted_core"].astype(int)
     out["label"] = out["asserted_core"].astype(str) + "/" + out["core"].astype(str) + " core"
     return out.reset_index()

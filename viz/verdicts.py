@@ -42,6 +42,8 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     claims = grid.drop_duplicates("ord").sort_values("ord")
     rows = [f"{'■' if r == 'core' else '□'} {o}" for o, r in zip(claims["ord"], claims["role"])]
     columns = [f"{s}<br>{core_labels.get(s, '')}" for s in settings]
+    column_of = dict(zip(settings, columns))
+    row_of = dict(zip(claims["ord"], rows))
     figure = go.Figure()
     for verdict in [*VERDICT_ORDER, None]:
         cells = (
@@ -52,8 +54,8 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
         figure.add_scatter(
             name=verdict or "not judged",
             mode="markers",
-            x=[columns[settings.index(s)] for s in cells["setting"]],
-            y=[rows[list(claims["ord"]).index(o)] for o in cells["ord"]],
+            x=cells["setting"].map(column_of).tolist(),
+            y=cells["ord"].map(row_of).tolist(),
             marker=dict(
                 symbol="square",
                 size=34,
