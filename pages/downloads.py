@@ -23,9 +23,12 @@ def download_buttons(frame: pd.DataFrame, stem: str, key: str) -> None:
     fmt = left.selectbox(
         "Download format", FORMATS, key=f"dl_fmt_{key}", label_visibility="collapsed"
     )
+    rows = frame.reset_index(drop=True)
     right.download_button(
         f"Download {len(frame)} rows ({fmt})",
-        data=frame_bytes(frame.reset_index(drop=True), fmt),
+        # deferred: the file is written when the button is clicked, not on every render (writing
+        # a film's scenes as Parquet took 0.15 s of each Film page run)
+        data=lambda: frame_bytes(rows, fmt),
         file_name=f"{stem}.{fmt}",
         mime=_MIME[fmt],
         key=f"dl_{key}",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
+from tests.support.app_fixtures import FILM, build_app_fixture
 from tests.support.app_server import CHROMIUM, launch_chromium, running_app
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -220,3 +221,23 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     _settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "questions-after-generate-job.png"), full_page=True)
+
+
+def test_download_button_writes_the_rows_the_page_shows(browser, app_url):
+    """The file is written when the button is clicked (deferred), and holds the page's rows."""
+    import io
+
+    import pandas as pd
+
+    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 2200})
+    tab = context.new_page()
+    try:
+        _open(tab, f"{app_url}/film?film={FILM}", "Film")
+        button = tab.get_by_role("button", name=re.compile(r"^Download \d+ rows")).first
+        shown = int(re.search(r"Download (\d+) rows", button.inner_text()).group(1))
+        with tab.expect_download() as download:
+            button.click()
+        frame = pd.read_parquet(io.BytesIO(Path(download.value.path()).read_bytes()))
+        assert len(frame) == shown > 0 and {"scene_index", "heading"} <= set(frame.columns)
+    finally:
+        context.close()
