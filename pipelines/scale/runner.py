@@ -23,9 +23,19 @@ from data_access.store import Store
 from pipelines.scale.executor import Executor, Unit, UnitFn, UnitOutcome
 
 # write(cursor, outcome) writes a finished unit's rows and returns what the batch must keep
-# for a later step (JSON-able, stored in the ledger), or None.
+# for a later step (JSON-able, stored in the ledger), or None; or `Unfinished(reason)` when it
+# wrote what the unit did but the unit is not done (e.g. the LLM budget stopped it).
 UnitWriter = Callable[[duckdb.DuckDBPyConnection, UnitOutcome], Any]
 ProgressFn = Callable[["BatchProgress"], None]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A writer's answer for a unit that came back but is not done: its partial work (call
+    log, a stopped run) is written, and the ledger records it failed with `reason`, so the
+    same command resumes it."""
+
+    reason: str
 
 
 @dataclass
@@ -52,6 +62,7 @@ class BatchResult:
     wall_s: float
     failures: list[tuple[str, str]] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)
+    budget: dict | None = None  # the shared LLM budget's limits and spending, when one was set
 
     @property
     def complete(self) -> bool:
@@ -99,6 +110,8 @@ def run_batch(
     for outcome in executor.map_units(fn, todo):
         with store.transaction() as cursor:
             kept = write(cursor, outcome) if outcome.ok else None
+            if isinstance(kept, Unfinished):
+                outcome.error, kept = kept.reason, None
             ledger.record_unit(
                 cursor, batch_id, outcome.key, outcome.error, outcome.worker, outcome.seconds, kept
             )

@@ -1,0 +1,140 @@
+"""The LLM pipelines on the executor (pipelines.scale): LLM belief annotation per (film, scene
+range) writes on Ray the rows a local run writes, consults the store's cache before dispatch,
+and one LLM budget holds across all Ray workers: a run whose budget is smaller than the work
+stops at it, reports why, and the same command resumes the rest, writing each unit once.
+
+Against the scripted local OpenAI-compatible server (tests/support/fake_llm.py) and the shared
+embedded Ray with 2 CPUs (tests/support/ray_session.py); marked slow.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from data_access import scale_units as ledger
+from data_access.store import Store
+from pipelines.scale import make_executor
+from tests.test_beliefs_llm import _route
+from tests.test_scale_executor import _belief_rows, _fresh_store, _write_rules_film
+
+pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
+
+FILMS = ["llm-a", "llm-b"]
+
+
+def _llm_belief_rows(store: Store) -> dict[str, pd.DataFrame]:
+    rows = _belief_rows(store)
+    cols = "film_id, holder, scene_index, about, claim"
+    rows["meta_beliefs"] = store.df(f"SELECT {cols} FROM current_meta_beliefs ORDER BY {cols}")
+    return rows
+
+
+def _store_with_films(tmp_path, name: str) -> Store:
+    store = _fresh_store(tmp_path, name)
+    for film in FILMS:
+        _write_rules_film(store, film)
+    return store
+
+
+def _annotate_many(store, name, config, **options):
+    from pipelines.beliefs.llm_scaled import annotate_films_llm
+
+    executor = make_executor(name)
+    try:
+        return annotate_films_llm(store, FILMS, executor, config, **options)
+    finally:
+        executor.close()
+
+
+def _batch_calls(store: Store) -> pd.DataFrame:
+    return store.df(
+        "SELECT c.item_id, c.cached, c.status, c.attempts,"
+        " c.prompt_tokens + c.completion_tokens AS tokens"
+        " FROM llm_calls c JOIN runs r USING (run_id) WHERE r.step = 'beliefs.annotate'"
+    )
+
+
+@pytest.mark.slow
+def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_session, fake_llm):
+    from pipelines.beliefs.annotate import Selection, annotate
+
+    server = fake_llm(_route)
+    config = fake_llm.config(server, structured="none")
+    rows = {}
+    for name in ("whole", "local", "ray"):
+        store = _store_with_films(tmp_path, name)
+        if name == "whole":  # the unscaled command, a range at a time
+            for film in FILMS:
+                for first, stop in ((0, 2), (2, 3)):
+                    annotate(store, film, "openai", Selection(first, stop), config=config)
+        else:
+            batch = _annotate_many(store, name, config, scenes_per_unit=2)
+            assert batch.complete and batch.total == 4, batch.failures  # 2 films x 2 ranges
+        rows[name] = _llm_belief_rows(store)
+        calls = _batch_calls(store)
+        # (the two films' scripts are the same text, so the unscaled command's second film
+        # replays the first one's calls; the batches prepare every unit before any returns)
+        assert len(calls) > 0 and (name == "whole" or not calls.cached.any())
+    assert all(len(rows["whole"][t]) > 0 for t in ("presence", "beliefs", "meta_beliefs"))
+    for table in rows["whole"]:
+        pd.testing.assert_frame_equal(rows["whole"][table], rows["local"][table])
+        pd.testing.assert_frame_equal(rows["local"][table], rows["ray"][table])
+    # The same command on the Ray store again: a finished batch starts afresh, and every call
+    # that succeeded is answered from the store's cache, consulted before dispatch; only the
+    # scripted malformed reply (never cached, as in a local rerun) is asked again.
+    sent = len(server.log.bodies)
+    again = _annotate_many(store, "ray", config, scenes_per_unit=2)
+    assert again.complete
+    calls = store.df(
+        "SELECT cached, status, attempts FROM llm_calls WHERE run_id IN (SELECT unnest(?))",
+        [[r["run_id"] for r in again.results.values()]],
+    )
+    assert calls.cached.sum() > 0
+    asked = calls[~calls.cached]
+    assert (asked.status == "failed").all() and len(asked) == 2  # ELLEN in s_001, per film
+    assert len(server.log.bodies) - sent == asked.attempts.sum()
+
+
+@pytest.mark.slow
+def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
+    tmp_path, ray_session, fake_llm
+):
+    from dataclasses import replace
+
+    server = fake_llm(_route)
+    config = fake_llm.config(server, structured="none", concurrency=2)
+    local = _store_with_films(tmp_path, "local")
+    assert _annotate_many(local, "local", config, scenes_per_unit=1).complete
+    total = int(_batch_calls(local).tokens.sum())
+    budget = total // 3
+
+    store = _store_with_films(tmp_path, "ray")
+    sent_before = len(server.log.bodies)
+    first = _annotate_many(store, "ray", replace(config, budget_tokens=budget), scenes_per_unit=1)
+    assert not first.complete and first.failed > 0 and first.done < first.total == 6
+    assert all("LLM budget spent" in reason for _, reason in first.failures), first.failures
+    assert first.budget["spent_tokens"] >= budget and first.budget["refused"] > 0
+    # Held across the workers: at most the calls in flight when it ran out (2 workers x
+    # concurrency 2) go over, where a budget per worker would let each spend `budget`.
+    spent = _batch_calls(store)
+    assert int(spent.tokens.sum()) == first.budget["spent_tokens"]
+    assert int(spent.tokens.sum()) <= budget + 4 * int(spent.tokens.max())
+    failures = ledger.unit_failures(store, first.batch_id)
+    assert len(failures) == first.failed and failures.error.str.contains("budget").all()
+
+    # The same command without the budget resumes: the stopped units again (their calls from
+    # the cache), the done ones untouched; every unit written exactly once.
+    second = _annotate_many(store, "ray", config, scenes_per_unit=1)
+    assert second.batch_id == first.batch_id and second.resumed_from == first.done
+    assert second.complete
+    assert ledger.unit_write_counts(store, first.batch_id) == {key: 1 for key in second.results}
+    assert len(second.results) == 6
+    # No answered call was paid twice: the resumed units replayed what the stopped ones had
+    # bought (only failed calls, never cached, are asked again, as in a local rerun).
+    fresh = _batch_calls(store).query("not cached")
+    assert len(server.log.bodies) - sent_before == fresh.attempts.sum()
+    assert not fresh.query("status == 'ok'").duplicated("item_id").any()
+    expected, got = _llm_belief_rows(local), _llm_belief_rows(store)
+    for table in expected:
+        pd.testing.assert_frame_equal(expected[table], got[table])
