@@ -1,7 +1,9 @@
-"""The LLM pipelines on the executor (pipelines.scale): LLM belief annotation per (film, scene
-range) writes on Ray the rows a local run writes, consults the store's cache before dispatch,
-and one LLM budget holds across all Ray workers: a run whose budget is smaller than the work
-stops at it, reports why, and the same command resumes the rest, writing each unit once.
+"""LLM belief annotation per (film, scene range) and question generation per (film,
+context-set batch, with the embeddings and near-duplicates of its analytics per batch) on the
+executor (pipelines.scale): a Ray run writes the rows a local run writes, the store's cache is
+consulted before dispatch, and one LLM budget holds across all Ray workers: a run whose budget
+is smaller than the work stops at it, reports why, and the same command resumes the rest,
+writing each unit once.
 
 Against the scripted local OpenAI-compatible server (tests/support/fake_llm.py) and the shared
 embedded Ray with 2 CPUs (tests/support/ray_session.py); marked slow.
@@ -9,6 +11,7 @@ embedded Ray with 2 CPUs (tests/support/ray_session.py); marked slow.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -138,3 +141,140 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
     expected, got = _llm_belief_rows(local), _llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
+
+
+# -- question generation per (film, context-set batch), analytics on the executor ------------
+
+QGEN_TABLES = (
+    "context_sets",
+    "questions",
+    "rubric_claims",
+    "question_evidence",
+    "qgen_stage_outputs",
+    "qgen_outcomes",
+    "question_check_results",
+    "question_check_failures",
+    "question_near_duplicates",
+    "question_clusters",
+    "question_diversity",
+    "question_opening_frames",
+)
+
+
+def _qgen_rows(store: Store, run_id: str, tables=QGEN_TABLES) -> dict[str, pd.DataFrame]:
+    """Each table's rows of the run, the run id masked (ids embed it) and in a fixed order."""
+    rows = {}
+    for table in tables:
+        frame = store.df(f"SELECT * EXCLUDE (run_id) FROM {table} WHERE run_id = ?", [run_id])
+        frame = frame[[c for c in frame if not c.endswith("_at")]].astype(str)
+        frame = frame.replace(run_id, "RUN", regex=False)
+        for column in frame:
+            frame[column] = frame[column].str.replace(run_id, "RUN", regex=False)
+        rows[table] = frame.sort_values(list(frame)).reset_index(drop=True)
+    return rows
+
+
+def _generate_scaled(store, name, options, **kwargs):
+    from pipelines.qgen.scaled import generate_on_executor
+
+    executor = make_executor(name)
+    try:
+        return generate_on_executor(store, options, executor, **kwargs)
+    finally:
+        executor.close()
+
+
+@pytest.mark.slow
+def test_template_qgen_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_session):
+    from pipelines.qgen.generate import GenerateOptions, generate
+    from tests.qgen_film import build_film
+
+    rows, runs = {}, {}
+    for name in ("whole", "local", "ray"):
+        store = _fresh_store(tmp_path, f"qgen-{name}")
+        options = GenerateOptions(build_film(store), n=12)
+        if name == "whole":  # the unscaled command
+            runs[name] = generate(store, options).run_id
+        else:
+            batch = _generate_scaled(store, name, options, batch_size=5)
+            assert batch.complete and batch.total == 3  # 12 drafts in batches of 5
+            runs[name] = batch.batch_id
+            assert ledger.unit_write_counts(store, batch.batch_id) == {
+                "00000": 1,
+                "00001": 1,
+                "00002": 1,
+            }
+        run = store.df("SELECT status, n_items FROM runs WHERE run_id = ?", [runs[name]])
+        assert run.iloc[0].tolist() == ["finished", 12]
+        rows[name] = _qgen_rows(store, runs[name])
+        rows[name]["embeddings"] = store.df(
+            "SELECT item_id, model, vector, x, y FROM embeddings WHERE run_id = ? ORDER BY item_id",
+            [runs[name]],
+        )
+    assert len(rows["whole"]["questions"]) == 12 and len(rows["whole"]["question_clusters"]) > 0
+    for table in QGEN_TABLES:
+        pd.testing.assert_frame_equal(rows["whole"][table], rows["local"][table])
+        pd.testing.assert_frame_equal(rows["local"][table], rows["ray"][table])
+    # Embeddings per batch on the workers: the same vectors (one encoder batch at a time vs
+    # all at once moves them by float noise only) and, local vs Ray, the same rows exactly.
+    whole, local, ray_rows = (rows[n]["embeddings"] for n in ("whole", "local", "ray"))
+    np_whole = np.vstack(whole.vector.map(np.asarray))
+    np_local = np.vstack(local.vector.map(np.asarray))
+    np.testing.assert_allclose(np_whole, np_local, rtol=0, atol=1e-5)
+    local_ids = local.item_id.str.replace(runs["local"], "RUN")
+    ray_ids = ray_rows.item_id.str.replace(runs["ray"], "RUN")
+    assert local_ids.tolist() == ray_ids.tolist()
+    np.testing.assert_array_equal(np_local, np.vstack(ray_rows.vector.map(np.asarray)))
+    np.testing.assert_allclose(local[["x", "y"]], ray_rows[["x", "y"]], rtol=0, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_once(
+    tmp_path, ray_session, fake_llm
+):
+    from dataclasses import replace
+
+    from pipelines.qgen.generate import GenerateOptions
+    from tests.qgen_film import build_film
+    from tests.test_qgen_llm import handler
+
+    server = fake_llm(handler)
+    config = fake_llm.config(server, concurrency=2)
+
+    def options(store):
+        return GenerateOptions(
+            build_film(store),
+            qtypes=["Q2", "Q3", "Q5", "Q6", "Q7", "N2"],
+            n=20,
+            backend="openai",
+            with_analytics=False,
+        )
+
+    local = _fresh_store(tmp_path, "qgen-llm-local")
+    done = _generate_scaled(local, "local", options(local), batch_size=4, llm_config=config)
+    assert done.complete
+    total = int(
+        local.scalar(
+            "SELECT prompt_tokens + completion_tokens FROM runs WHERE run_id = ?", [done.batch_id]
+        )
+    )
+
+    store = _fresh_store(tmp_path, "qgen-llm-ray")
+    opts = options(store)
+    tight = replace(config, budget_tokens=total // 3)
+    first = _generate_scaled(store, "ray", opts, batch_size=4, llm_config=tight)
+    assert not first.complete and first.failed > 0
+    assert all("LLM budget spent" in reason for _, reason in first.failures)
+    assert first.budget["refused"] > 0
+    second = _generate_scaled(store, "ray", opts, batch_size=4, llm_config=config)
+    assert second.complete and second.batch_id == first.batch_id
+    assert second.resumed_from == first.done
+    assert ledger.unit_write_counts(store, first.batch_id) == {k: 1 for k in second.results}
+    expected, got = _qgen_rows(local, done.batch_id), _qgen_rows(store, first.batch_id)
+    for table in QGEN_TABLES:
+        pd.testing.assert_frame_equal(expected[table], got[table])
+    fresh = store.df(
+        "SELECT item_id, status, attempts FROM llm_calls WHERE run_id = ? AND NOT cached",
+        [first.batch_id],
+    )
+    assert not fresh.query("status == 'ok'").duplicated("item_id").any()

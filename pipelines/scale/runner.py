@@ -85,12 +85,18 @@ def run_batch(
     write: UnitWriter,
     progress: ProgressFn | None = None,
     prepare: Callable[[Unit], Unit] | None = None,
+    on_start: Callable[[str], None] | None = None,
+    finish: Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], None] | None = None,
 ) -> BatchResult:
     """Run `fn` over the units not yet written, writing each unit as it comes back.
 
     `prepare(unit)` (optional) turns a unit still to run into the one to send, on the driver,
     just before dispatch (e.g. start the unit's LLM run); units already written are never
-    prepared, so a resumed batch redoes nothing for them.
+    prepared, so a resumed batch redoes nothing for them. `on_start(batch_id)` is called once
+    the batch is found or recorded, before anything is prepared (a step whose units share one
+    run names it after the batch). `finish(cursor, results)` writes what needs every unit
+    (e.g. a run's analytics), in the transaction that closes the batch: a run killed before
+    it has every unit done and finishes on resume.
     """
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
@@ -101,6 +107,8 @@ def run_batch(
         )
     else:
         ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
+    if on_start is not None:
+        on_start(batch_id)
     results = ledger.done_units(store, batch_id)
     resumed_from = len(results)
     todo = [u for u in units if u.key not in results]
@@ -123,6 +131,8 @@ def run_batch(
             progress(BatchProgress(len(results), len(failures), len(units), outcome))
     if len(results) == len(units):
         with store.transaction() as cursor:
+            if finish is not None:
+                finish(cursor, results)
             ledger.finish_batch(cursor, batch_id)
     return BatchResult(
         batch_id,
