@@ -278,3 +278,41 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
         [first.batch_id],
     )
     assert not fresh.query("status == 'ok'").duplicated("item_id").any()
+
+
+@pytest.mark.slow
+def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
+    tmp_path, ray_session, fake_llm
+):
+    from pipelines.judge import JudgeOptions, run_judge
+    from tests.support.lfvqa_rows import build_slice, scripted_judge
+
+    server = fake_llm(scripted_judge)
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    whole = _fresh_store(tmp_path, "judge-whole")
+    sizes = build_slice(whole, n_copies=3)
+    full = run_judge(whole, JudgeOptions(backend="openai", llm=llm, batch_size=4))
+    total = int(
+        whole.scalar(
+            "SELECT prompt_tokens + completion_tokens FROM runs WHERE run_id = ?", [full["run_id"]]
+        )
+    )
+
+    store = _fresh_store(tmp_path, "judge-budget")
+    build_slice(store, n_copies=3)
+    options = JudgeOptions(
+        backend="openai", llm={**llm, "budget_tokens": total // 3}, batch_size=4, executor="ray"
+    )
+    summary = run_judge(store, options)
+    assert summary["stopped"] and 0 < summary["done"] < sizes["answers"]
+    run = store.df(
+        "SELECT status, prompt_tokens + completion_tokens AS tokens FROM runs WHERE run_id = ?",
+        [summary["run_id"]],
+    )
+    assert run.status.iloc[0] == "stopped"
+    calls = store.df(
+        "SELECT prompt_tokens + completion_tokens AS tokens FROM llm_calls WHERE run_id = ?",
+        [summary["run_id"]],
+    )
+    # the workers (2, concurrency 2 each) together went over by at most one call in flight each
+    assert total // 3 <= int(calls.tokens.sum()) <= total // 3 + 4 * int(calls.tokens.max())
