@@ -37,9 +37,8 @@ from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import budget_state, release_budget, shared_budget
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
-    WorkerGateway,
     budget_reason,
-    worker_config,
+    unit_gateway,
     write_llm_unit,
 )
 from pipelines.scale.runner import ProgressFn
@@ -60,13 +59,7 @@ class BeliefUnitResult:
 
 def llm_belief_unit(payload: dict) -> BeliefUnitResult:
     """Work unit: annotate one scene range through this worker's gateway (no store)."""
-    gateway = WorkerGateway(
-        worker_config(payload["config"]),
-        payload["run_id"],
-        payload["mode"],
-        cache=payload["cache"],
-        budget=payload.get("budget"),
-    )
+    gateway = unit_gateway(payload)
     annotator = _annotator(payload, gateway)
     annotator.run()
     return BeliefUnitResult(

@@ -10,7 +10,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, fail, open_store
 from pipelines.cli.cmd_beliefs import beliefs_app
-from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
 
 
 @beliefs_app.command("annotate-many")
@@ -73,17 +73,7 @@ def annotate_many(
         raise fail(str(exc)) from None
     finally:
         runner.close()
-    summary = {
-        "batch_id": batch.batch_id,
-        "executor": batch.executor,
-        "units": batch.total,
-        "done": batch.done,
-        "failed": batch.failed,
-        "resumed_from": batch.resumed_from,
-        "wall_s": round(batch.wall_s, 2),
-    }
-    if batch.budget is not None:
-        summary["budget"] = batch.budget
+    summary = batch_summary(batch, batch_id=batch.batch_id)
     typer.echo(json.dumps(summary) if as_json else " ".join(f"{k}={v}" for k, v in summary.items()))
     if batch.failed:
         raise fail(f"{batch.failed} units failed; run the same command again to retry them")

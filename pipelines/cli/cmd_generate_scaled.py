@@ -11,7 +11,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import split_list
-from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
 
 
 @app.command("generate-many")
@@ -77,16 +77,5 @@ def generate_many(
 
 
 def _summary(film: str, batch) -> dict:
-    summary = {
-        "film_id": film,
-        "run_id": batch.batch_id,  # the run is named after its batch
-        "executor": batch.executor,
-        "units": batch.total,
-        "done": batch.done,
-        "failed": batch.failed,
-        "resumed_from": batch.resumed_from,
-        "wall_s": round(batch.wall_s, 2),
-    }
-    if batch.budget is not None:
-        summary["budget"] = batch.budget
-    return summary
+    # the run is named after its batch
+    return batch_summary(batch, film_id=film, run_id=batch.batch_id)

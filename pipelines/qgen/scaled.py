@@ -43,9 +43,8 @@ from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import budget_state, release_budget, shared_budget
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
-    WorkerGateway,
     budget_reason,
-    worker_config,
+    unit_gateway,
     write_llm_unit,
 )
 from pipelines.scale.runner import ProgressFn
@@ -71,13 +70,7 @@ def qgen_unit(payload: dict) -> QgenUnitResult:
 
         run_stages(TemplateBackend(), drafts)
         return QgenUnitResult(drafts, [], [])
-    gateway = WorkerGateway(
-        worker_config(payload["config"]),
-        payload["run_id"],
-        payload["mode"],
-        cache=payload["cache"],
-        budget=payload.get("budget"),
-    )
+    gateway = unit_gateway(payload)
     run_stages(_llm_backend(payload, gateway), drafts)
     return QgenUnitResult(drafts, gateway.entries, gateway.calls, gateway.skipped)
 

@@ -111,6 +111,18 @@ def worker_config(config):
     return replace(config, api_key=load_config({"model": config.model}).api_key)
 
 
+def unit_gateway(payload: dict) -> WorkerGateway:
+    """The worker's gateway for a unit whose payload carries config, run_id, mode, and
+    optionally the shipped cache hits and the shared budget."""
+    return WorkerGateway(
+        worker_config(payload["config"]),
+        payload["run_id"],
+        payload.get("mode"),
+        cache=payload.get("cache"),
+        budget=payload.get("budget"),
+    )
+
+
 def llm_unit(payload: dict) -> LLMUnitResult:
     """Work unit: send a chunk of requests through this worker's gateway (no store)."""
     config = worker_config(payload["config"])
