@@ -316,3 +316,35 @@ def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
     )
     # the workers (2, concurrency 2 each) together went over by at most one call in flight each
     assert total // 3 <= int(calls.tokens.sum()) <= total // 3 + 4 * int(calls.tokens.max())
+
+
+@pytest.mark.slow
+def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
+    tmp_path, ray_session, fake_llm
+):
+    from pipelines.preprocess.summaries_scaled import summarise_films
+    from tests.test_scale_executor import _scripted_summary, _summary_rows
+
+    server = fake_llm(_scripted_summary)
+    llm = fake_llm.config(server, api_key=None, concurrency=1).public_dict()
+    rows = {}
+    for name, budgets in (("local", [None]), ("ray", [200, None])):
+        store = _store_with_films(tmp_path, f"summaries-{name}")
+        for budget in budgets:
+            executor = make_executor(name)
+            try:
+                batch = summarise_films(
+                    store, FILMS, executor, "openai", {**llm, "budget_tokens": budget}
+                )
+            finally:
+                executor.close()
+            if budget is not None:  # one call each already spends it: both films stop
+                assert not batch.complete and batch.failed == 2
+                assert all("LLM budget spent" in why for _, why in batch.failures)
+                stopped = store.df("SELECT status FROM runs WHERE step = 'preprocess.summaries'")
+                assert set(stopped.status) == {"stopped"}
+        assert batch.complete
+        assert ledger.unit_write_counts(store, batch.batch_id) == {film: 1 for film in FILMS}
+        rows[name] = _summary_rows(store, FILMS)
+    assert len(rows["local"]) == 6
+    pd.testing.assert_frame_equal(rows["local"], rows["ray"])
