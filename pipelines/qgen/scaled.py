@@ -105,9 +105,8 @@ def generate_on_executor(
         GenerationError: unknown film / type / center, no belief records, bad n.
     """
     view, report = plan_generation(store, options)
-    picked = report.picked
-    starts = range(0, len(picked), max(1, batch_size))
-    units = [Unit(f"{i // max(1, batch_size):05d}", None) for i in starts]
+    picked, batch_size = report.picked, max(1, batch_size)
+    units = [Unit(f"{i:05d}", None) for i in range(-(-len(picked) // batch_size))]
     config = (llm_config or options.config()) if options.backend == "openai" else None
     budget = shared_budget(executor, config) if config is not None else None
     worker = _Identity(options.backend, config)
@@ -122,7 +121,7 @@ def generate_on_executor(
                 insert_run(cursor, run_spec(options, worker), run_id)
 
     def prepare(unit: Unit) -> Unit:
-        first = int(unit.key) * max(1, batch_size)
+        first = int(unit.key) * batch_size
         drafts = [new_draft(cs, state["run_id"]) for cs in picked[first : first + batch_size]]
         payload = {"backend": options.backend, "drafts": drafts, "run_id": state["run_id"]}
         if options.backend == "openai":
