@@ -141,3 +141,8 @@ def count_runs(store: Store, step: str, source: str | None = None) -> int:
             [step, source, source],
         )
     )
+
+
+def run_exists(store: Store, run_id: str) -> bool:
+    """True when a run with this id is recorded (a resumed batch's run, pipelines/qgen/scaled)."""
+    return bool(store.scalar("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]))

@@ -9,7 +9,11 @@ import pytest
 
 from data_access.store import Store
 
-pytest_plugins = ["tests.support.fake_llm", "tests.support.llama_server"]
+pytest_plugins = [
+    "tests.support.fake_llm",
+    "tests.support.llama_server",
+    "tests.support.ray_session",
+]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("STORYSCOPE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))

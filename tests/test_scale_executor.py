@@ -2,8 +2,9 @@
 failures come back with reasons, a killed worker or driver leaves every unit written once,
 and every scaled-out pipeline writes the same rows on Ray as locally.
 
-One Ray session serves the whole module (starting Ray costs seconds), so every Ray test lives
-here; they are marked slow and still run in `make test`.
+One Ray session (`ray_session`, tests/support/ray_session.py) serves every Ray test of the test
+session, since starting Ray costs seconds; they are marked slow and still run in `make test`.
+The LLM pipelines' Ray tests are in test_scale_llm.py.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from pipelines.scale import (
     make_executor,
     run_batch,
 )
-from pipelines.scale.executor import start_ray
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
 
@@ -62,14 +62,6 @@ def test_local_batch_reports_failures_with_reasons_and_a_rerun_retries_them(stor
     assert ledger.unit_write_counts(store, first.batch_id) == {"u1": 1, "u3": 1}
     progress = ledger.batch_progress(store).iloc[0]
     assert (progress.done, progress.failed, progress.total, progress.state) == (2, 1, 3, "running")
-
-
-@pytest.fixture(scope="module")
-def ray_session():
-    """One embedded Ray with 2 CPUs for the module."""
-    start_ray(None, 2)
-    yield ray.get_runtime_context().gcs_address
-    ray.shutdown()
 
 
 @pytest.fixture

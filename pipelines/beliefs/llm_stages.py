@@ -85,10 +85,12 @@ class BeliefAnnotator:
         selection: Selection,
         gateway: Gateway,
         coverage: str = DEFAULT_COVERAGE,
+        loaded: tuple | None = None,
     ):
+        # `loaded`: the film as `load_film` returns it, for a worker that has no store
         self.store, self.film_id, self.selection, self.gateway = store, film_id, selection, gateway
         self.coverage = check_coverage(coverage)
-        _, self.scenes, self.locations, self.roster, _ = load_film(store, film_id)
+        _, self.scenes, self.locations, self.roster, _ = loaded or load_film(store, film_id)
         self.tables: dict[str, list[dict]] = defaultdict(list)
         self.issues: list[dict] = []
         self.records: dict[str, Record] = defaultdict(Record)
@@ -434,6 +436,23 @@ def planned_calls(store: Store, film_id: str, selection: Selection) -> dict[str,
     return {"paper": paper, "present": present}
 
 
+def llm_run_spec(film_id: str, selection: Selection, coverage: str, config) -> RunSpec:
+    """The `beliefs.annotate` run of an LLM annotation of `selection`."""
+    return RunSpec(
+        "beliefs.annotate",
+        backend=BACKEND,
+        model=config.model,
+        prompt_version=PROMPT_VERSION,
+        source=film_id,
+        params={
+            "scenes": [selection.first, selection.stop],
+            "characters": selection.characters,
+            "coverage": coverage,
+            **config.public_dict(),
+        },
+    )
+
+
 def annotate_llm(
     store: Store,
     film_id: str,
@@ -461,20 +480,7 @@ def annotate_llm(
         }
         return AnnotationResult(film_id, BACKEND, {}, params)
     load_film(store, film_id)  # fail before a run exists when the film is unusable
-    spec = RunSpec(
-        "beliefs.annotate",
-        backend=BACKEND,
-        model=config.model,
-        prompt_version=PROMPT_VERSION,
-        source=film_id,
-        params={
-            "scenes": [selection.first, selection.stop],
-            "characters": selection.characters,
-            "coverage": coverage,
-            **config.public_dict(),
-        },
-    )
-    run_id = start_run(store, spec)
+    run_id = start_run(store, llm_run_spec(film_id, selection, coverage, config))
     gateway = Gateway(store, config, run_id)
     annotator = BeliefAnnotator(store, film_id, selection, gateway, coverage)
     annotator.run()

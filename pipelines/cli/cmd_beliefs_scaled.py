@@ -1,5 +1,5 @@
-"""`storyscope beliefs annotate-many`: rules belief records for many films on --executor
-(one unit per film and scene range; docs/SCALE.md)."""
+"""`storyscope beliefs annotate-many`: belief records for many films on --executor, with the
+rules or the LLM stages (one unit per film and scene range; docs/SCALE.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, fail, open_store
 from pipelines.cli.cmd_beliefs import beliefs_app
-from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
 
 
 @beliefs_app.command("annotate-many")
@@ -22,13 +22,24 @@ def annotate_many(
         int | None,
         typer.Option("--scenes-per-unit", help="Scenes per work unit (default: a whole film)."),
     ] = None,
+    backend: Annotated[
+        str, typer.Option(help="rules (offline) or openai (the gateway).")
+    ] = "rules",
+    budget: Annotated[
+        float | None,
+        typer.Option(help="openai: USD budget for the whole batch, across all workers."),
+    ] = None,
+    budget_tokens: Annotated[
+        int | None, typer.Option(help="openai: token budget for the whole batch.")
+    ] = None,
+    coverage: Annotated[str, typer.Option(help="openai: paper | present.")] = "paper",
     executor: ExecutorOption = "local",
     ray_address: RayAddressOption = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Rules-backend belief records for many films; a killed run resumes when the same
-    command is given again."""
+    """Belief records for many films; a killed run (or one stopped by its budget) resumes
+    when the same command is given again."""
     from data_access.beliefs import films_with_script_lines
     from pipelines.beliefs.annotation import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
@@ -44,22 +55,25 @@ def annotate_many(
     )
     if not chosen:
         raise fail("no film with script lines in the store; ingest a screenplay first")
+    if backend not in ("rules", "openai"):
+        raise fail(f"--backend {backend!r}: expected rules or openai")
     runner = open_executor(executor, ray_address)
     try:
-        batch = annotate_films(handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"))
-    except AnnotateError as exc:
+        if backend == "rules":
+            batch = annotate_films(handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"))
+        else:
+            from pipelines.beliefs.llm_scaled import annotate_films_llm
+            from pipelines.llm import load_config
+
+            config = load_config({"budget_usd": budget, "budget_tokens": budget_tokens})
+            batch = annotate_films_llm(
+                handle, chosen, runner, config, scenes_per_unit, coverage, progress_bar("beliefs")
+            )
+    except (AnnotateError, ValueError) as exc:
         raise fail(str(exc)) from None
     finally:
         runner.close()
-    summary = {
-        "batch_id": batch.batch_id,
-        "executor": batch.executor,
-        "units": batch.total,
-        "done": batch.done,
-        "failed": batch.failed,
-        "resumed_from": batch.resumed_from,
-        "wall_s": round(batch.wall_s, 2),
-    }
+    summary = batch_summary(batch, batch_id=batch.batch_id)
     typer.echo(json.dumps(summary) if as_json else " ".join(f"{k}={v}" for k, v in summary.items()))
     if batch.failed:
         raise fail(f"{batch.failed} units failed; run the same command again to retry them")

@@ -53,3 +53,19 @@ def progress_bar(label: str, width: int = 24):
         )
 
     return show
+
+
+def batch_summary(batch, **first) -> dict:
+    """What a scaled-out command prints for its batch (`first`: fields shown before)."""
+    summary = {
+        **first,
+        "executor": batch.executor,
+        "units": batch.total,
+        "done": batch.done,
+        "failed": batch.failed,
+        "resumed_from": batch.resumed_from,
+        "wall_s": round(batch.wall_s, 2),
+    }
+    if batch.budget is not None:
+        summary["budget"] = batch.budget
+    return summary

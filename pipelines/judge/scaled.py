@@ -5,15 +5,19 @@ worker); the openai backend replays cached replies here and sends the rest to wo
 chunks, each worker with its own gateway (pipelines.scale.llm_worker). Either way the driver
 writes each batch's verdicts, with the job's progress, in one transaction, through the same
 writer as a local run, so a killed run resumed as a job writes every answer exactly once.
+The run's LLM budget holds across the workers (pipelines.scale.budget), seeded with what the
+run already spent as the local gateway is; once spent, the run stops as a local one does.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from data_access import llm_log
 from pipelines.judge.run import Slice, lexical_batch, lexical_items, llm_requests
 from pipelines.llm import Gateway
 from pipelines.scale import Unit, make_executor
+from pipelines.scale.budget import budget_state, release_budget, shared_budget
 from pipelines.scale.llm_worker import llm_unit, split_cached, write_llm_unit
 
 
@@ -87,7 +91,24 @@ def _llm(store, part, options, writer, executor) -> None:
         "config": replace(config, api_key=None),
         "run_id": writer.run_id,
         "mode": gateway.mode,
+        "budget": _run_budget(store, executor, config, writer.run_id),
     }
+    try:
+        _send(store, part, options, writer, executor, shared, fresh)
+    finally:
+        if shared["budget"] is not None and budget_state(shared["budget"])["refused"]:
+            writer.stopped = True  # as a local run whose gateway spent its budget
+        release_budget(shared["budget"])
+
+
+def _run_budget(store, executor, config, run_id: str):
+    usage = llm_log.run_usage(store, run_id)
+    tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+    return shared_budget(executor, config, float(usage.get("cost_usd") or 0), tokens)
+
+
+def _send(store, part, options, writer, executor, shared, fresh) -> None:
+    config = shared["config"]
     # Enough requests per unit to keep the worker's gateway concurrency busy.
     size = max(options.batch_size, 4 * config.concurrency)
     units = [

@@ -275,7 +275,7 @@ class Gateway:
 
     def _replay_all(self, requests, keys, results, pending, on_batch) -> list[int]:
         """Fill `results` from the cache; return the indices that need a call."""
-        cached = llm_log.lookup_cache(self.store, keys) if self.use_cache else {}
+        cached = self._lookup(keys) if self.use_cache else {}
         fresh = []
         for index, (request, key) in enumerate(zip(requests, keys)):
             hit = self._replay(request, key, cached.get(key))
@@ -288,6 +288,10 @@ class Gateway:
                 self._flush(requests, pending, on_batch)
         self._flush(requests, pending, on_batch)
         return fresh
+
+    def _lookup(self, keys: list[str]) -> dict[str, dict]:
+        """Cached responses by key (the store's cache; a worker's gateway has its own)."""
+        return llm_log.lookup_cache(self.store, keys)
 
     def _replay(self, request: LLMRequest, key: str, response: dict | None) -> LLMResult | None:
         if response is None:

@@ -5,7 +5,10 @@ film's `preprocess.summaries` run, exactly as `summarise_film` does. `openai`: t
 starts the film's run and replays cached replies itself; the uncached requests go to a worker
 with its own gateway (`pipelines.scale.llm_worker`); the driver writes the worker's cache
 entries, call rows and summaries and closes the run. A killed run resumes when the same
-command is given again (films already written are skipped).
+command is given again (films already written are skipped). One LLM budget holds for the
+whole batch across workers (`pipelines.scale.budget`); a film the budget stopped keeps the
+summaries it got in a `stopped` run and is left failed in the ledger, for the same command
+with a larger budget to resume (its paid calls replay from the cache).
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ from pipelines.preprocess.summaries import (
     scene_text,
     summary_messages,
 )
-from pipelines.scale import BatchResult, Executor, Unit, run_batch
-from pipelines.scale.llm_worker import llm_unit, split_cached, write_llm_unit
+from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
+from pipelines.scale.budget import budget_state, release_budget, shared_budget
+from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit
 from pipelines.scale.runner import ProgressFn
 
 
@@ -83,6 +87,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
 
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
+    budget = shared_budget(executor, config)
     runs, units = {}, []
     for film_id, parts in scenes.items():
         spec = RunSpec(
@@ -124,6 +129,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
             "run_id": run_id,
             "requests": fresh,
             "mode": gateway.mode,
+            "budget": budget,
         }
         return Unit(film_id, payload)
 
@@ -134,23 +140,34 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
         written = rows(outcome.key, results)
         write_scene_summaries(cursor, run_id, outcome.key, written)
         failed = len(results) - len(written)
-        finish_run(cursor, run_id, n_items=len(written), n_failed=failed)
+        stopped = outcome.value.budget_stopped
+        status = "stopped" if stopped else "finished"
+        finish_run(cursor, run_id, status, n_items=len(written), n_failed=failed)
+        runs[outcome.key] = (None, replayed)  # closed
+        if stopped:
+            skipped = sum(r.status == "skipped" for r in outcome.value.results)
+            return Unfinished(budget_reason(skipped))
         return {"run_id": run_id}
 
     params = {"backend": "openai", "model": config.model, "prompt_version": PROMPT_VERSION}
     by_film = {film_id: (spec, requests) for film_id, spec, requests in units}
-    result = run_batch(
-        store,
-        executor,
-        STEP,
-        params,
-        [Unit(film_id, None) for film_id in by_film],  # prepared just before dispatch
-        llm_unit,
-        write,
-        progress,
-        prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
-    )
-    for film_id, (run_id, _) in runs.items():
-        if film_id not in result.results:  # its unit failed: close the run it started
+    try:
+        result = run_batch(
+            store,
+            executor,
+            STEP,
+            params,
+            [Unit(film_id, None) for film_id in by_film],  # prepared just before dispatch
+            llm_unit,
+            write,
+            progress,
+            prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
+        )
+        if budget is not None:
+            result.budget = budget_state(budget)
+    finally:
+        release_budget(budget)
+    for run_id, _ in runs.values():
+        if run_id is not None:  # its unit failed on a worker: close the run it started
             end_run(store, run_id, status="failed")
     return result

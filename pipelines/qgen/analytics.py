@@ -155,7 +155,7 @@ def diversity_rows(questions: pd.DataFrame) -> tuple[list[dict], list[dict]]:
 
 
 def analyze_questions(
-    questions: pd.DataFrame, threshold: float = NEAR_DUPLICATE_COSINE, embed=None
+    questions: pd.DataFrame, threshold: float = NEAR_DUPLICATE_COSINE, embed=None, pairs_of=None
 ) -> QuestionAnalytics:
     """All analytics for questions with columns question_id, qtype, text.
 
@@ -163,12 +163,14 @@ def analyze_questions(
         questions: the question set.
         threshold: near-duplicate cosine threshold.
         embed: texts -> unit vectors; defaults to the shared MiniLM encoder.
+        pairs_of: (ids, vectors, threshold) -> pairs; defaults to `near_duplicate_pairs`
+            (pipelines/qgen/analytics_scaled.py passes both on an executor).
     """
     from pipelines.embeddings import MODEL_NAME, embed_texts
 
     ids = questions["question_id"].tolist()
     vectors = (embed or embed_texts)(questions["text"].tolist())
-    pairs = near_duplicate_pairs(ids, vectors, threshold)
+    pairs = (pairs_of or near_duplicate_pairs)(ids, vectors, threshold)
     coords, method = project_2d(vectors)
     points = [
         {

@@ -153,29 +153,14 @@ def run_stages(
             on_stage(number, drafts)
 
 
-def generate(
-    store: Store,
-    options: GenerateOptions,
-    *,
-    dry_run: bool = False,
-    llm_config=None,
-    echo: Callable[[str], None] = lambda _: None,
-    on_run: Callable[[str, int], None] | None = None,
-    on_stage: Callable[[int, list[Draft]], None] | None = None,
-) -> GenerationReport:
-    """Run question generation on one film and store the run (unless `dry_run`).
-
-    Args:
-        store: the store holding the film's belief records.
-        options: the film, types, centers, sample size, backend, seed and analytics switch.
-        dry_run: build, discard and sample context-sets only; write nothing.
-        llm_config: `LLMConfig` for the openai backend (default: `options.config()`).
-        echo: progress printer.
-        on_run: called with (run_id, sampled items) once the run row exists (a job attaches it).
-        on_stage: called after each stage with (stage number 1–4, drafts); see `run_stages`.
+def plan_generation(
+    store: Store, options: GenerateOptions, echo: Callable[[str], None] = lambda _: None
+) -> tuple[FilmView, GenerationReport]:
+    """The film's view and a report holding every context-set (discard reasons applied) and
+    the sampled ones: everything a run decides before any stage runs.
 
     Raises:
-        GenerationError: unknown film / type, no belief records, bad n.
+        GenerationError: unknown film / type / center, no belief records, bad n.
     """
     film_id, backend, n, seed = options.film_id, options.backend, options.n, options.seed
     qtypes, centers = options.qtypes or list(ALL_TYPES), options.centers or None
@@ -208,25 +193,69 @@ def generate(
         f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
         f"{len(picked)} sampled"
     )
-    if dry_run:
-        return report
-    run_id = new_run_id("qgen.generate")
+    return view, report
+
+
+def prefix_context_sets(context_sets: list[ContextSet], run_id: str) -> None:
+    """Context-set ids made unique to the run (question ids derive from them)."""
     for cs in context_sets:
         cs.context_set_id = f"{run_id}/{cs.context_set_id}"
-    if llm_config is None:
-        llm_config = options.config()
-    worker = _backend(backend, store, llm_config, run_id, view)
-    spec = RunSpec(
+
+
+def run_spec(options: GenerateOptions, worker) -> RunSpec:
+    """The `qgen.generate` run of these options written by `worker` (a stage backend)."""
+    qtypes, centers = options.qtypes or list(ALL_TYPES), options.centers or None
+    return RunSpec(
         step="qgen.generate",
         backend=worker.name,
         model=worker.model,
-        prompt_version=PROMPT_VERSION if backend != "template" else "template-v1",
-        params={"qtypes": list(qtypes), "centers": list(centers or []), "n": n, "seed": seed},
-        source=film_id,
+        prompt_version=PROMPT_VERSION if options.backend != "template" else "template-v1",
+        params={
+            "qtypes": list(qtypes),
+            "centers": list(centers or []),
+            "n": options.n,
+            "seed": options.seed,
+        },
+        source=options.film_id,
     )
+
+
+def generate(
+    store: Store,
+    options: GenerateOptions,
+    *,
+    dry_run: bool = False,
+    llm_config=None,
+    echo: Callable[[str], None] = lambda _: None,
+    on_run: Callable[[str, int], None] | None = None,
+    on_stage: Callable[[int, list[Draft]], None] | None = None,
+) -> GenerationReport:
+    """Run question generation on one film and store the run (unless `dry_run`).
+
+    Args:
+        store: the store holding the film's belief records.
+        options: the film, types, centers, sample size, backend, seed and analytics switch.
+        dry_run: build, discard and sample context-sets only; write nothing.
+        llm_config: `LLMConfig` for the openai backend (default: `options.config()`).
+        echo: progress printer.
+        on_run: called with (run_id, sampled items) once the run row exists (a job attaches it).
+        on_stage: called after each stage with (stage number 1–4, drafts); see `run_stages`.
+
+    Raises:
+        GenerationError: unknown film / type, no belief records, bad n.
+    """
+    view, report = plan_generation(store, options, echo)
+    if dry_run:
+        return report
+    run_id = new_run_id("qgen.generate")
+    context_sets = report.context_sets
+    prefix_context_sets(context_sets, run_id)
+    if llm_config is None:
+        llm_config = options.config()
+    worker = _backend(options.backend, store, llm_config, run_id, view)
     with store.transaction() as cursor:
-        insert_run(cursor, spec, run_id)
-    drafts = [new_draft(cs, run_id) for cs in picked]
+        insert_run(cursor, run_spec(options, worker), run_id)
+    drafts = [new_draft(cs, run_id) for cs in report.picked]
     try:
         if on_run is not None:
             on_run(run_id, len(drafts))
@@ -282,6 +311,14 @@ def _store_run(
     analytics: QuestionAnalytics | None,
     backend: str,
 ) -> None:
+    with store.transaction() as cursor:
+        insert_draft_rows(cursor, run_id, view, drafts, backend)
+        close_run(cursor, run_id, context_sets, analytics, drafts)
+
+
+def insert_draft_rows(cursor, run_id: str, view: FilmView, drafts: list[Draft], backend: str):
+    """Every row a run keeps per draft: stage outputs, questions, rubric claims, evidence,
+    outcomes and check results (a scaled-out run writes them a batch of drafts at a time)."""
     from pipelines.qgen.records import (
         claim_rows,
         evidence_rows,
@@ -305,33 +342,44 @@ def _store_run(
         if d.checks is not None
     ]
     results, failures = check_rows(run_id, checks)
-    with store.transaction() as cursor:
-        db.insert_rows(
-            cursor,
-            "context_sets",
-            [
-                {
-                    "context_set_id": cs.context_set_id,
-                    "film_id": cs.film_id,
-                    "qtype": cs.qtype,
-                    "center": cs.center,
-                    "anchor_scene": cs.anchor_scene,
-                    "payload": cs.payload,
-                    "discard_reason": cs.discard_reason,
-                    "run_id": run_id,
-                }
-                for cs in context_sets
-            ],
-        )
-        db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
-        db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
-        db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
-        db.insert_rows(cursor, "question_evidence", evidence_rows(run_id, drafts))
-        db.insert_rows(cursor, "qgen_outcomes", outcome_rows(run_id, drafts))
-        db.insert_rows(cursor, "question_check_results", results)
-        db.insert_rows(cursor, "question_check_failures", failures)
-        if analytics is not None:
-            write_analytics(cursor, run_id, analytics)
-        finish_run(
-            cursor, run_id, n_items=len(drafts), n_failed=sum(d.status == "failed" for d in drafts)
-        )
+    db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
+    db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
+    db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
+    db.insert_rows(cursor, "question_evidence", evidence_rows(run_id, drafts))
+    db.insert_rows(cursor, "qgen_outcomes", outcome_rows(run_id, drafts))
+    db.insert_rows(cursor, "question_check_results", results)
+    db.insert_rows(cursor, "question_check_failures", failures)
+
+
+def close_run(
+    cursor,
+    run_id: str,
+    context_sets: list[ContextSet],
+    analytics: QuestionAnalytics | None,
+    drafts: list[Draft] | None = None,
+    counts: tuple[int, int] | None = None,
+) -> None:
+    """The run's context-sets (with discard reasons) and analytics, and its end: (items,
+    failed) from `drafts`, or `counts` when the drafts were written batch by batch."""
+    db.insert_rows(
+        cursor,
+        "context_sets",
+        [
+            {
+                "context_set_id": cs.context_set_id,
+                "film_id": cs.film_id,
+                "qtype": cs.qtype,
+                "center": cs.center,
+                "anchor_scene": cs.anchor_scene,
+                "payload": cs.payload,
+                "discard_reason": cs.discard_reason,
+                "run_id": run_id,
+            }
+            for cs in context_sets
+        ],
+    )
+    if analytics is not None:
+        write_analytics(cursor, run_id, analytics)
+    if counts is None:
+        counts = (len(drafts), sum(d.status == "failed" for d in drafts))
+    finish_run(cursor, run_id, n_items=counts[0], n_failed=counts[1])

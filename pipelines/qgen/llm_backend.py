@@ -126,7 +126,7 @@ class LLMBackend:
     def stage3(self, drafts: list[Draft]) -> list[StageResult]:
         def messages(d: Draft) -> list[dict]:
             shown = sorted({s["scene"] for s in d.context_set.payload["scenes"]})
-            texts = db.scene_texts(self.store, self.view.film_id, shown)
+            texts = self._scene_texts(shown)
             return render(
                 3,
                 qtype=d.qtype,
@@ -140,6 +140,13 @@ class LLMBackend:
             )
 
         return self._run(drafts, 3, messages, Stage3Reply)
+
+    def _scene_texts(self, shown: list[int]) -> dict:
+        # A scaled-out unit carries its scene texts (a worker has no store; qgen/scaled.py).
+        shipped = getattr(self, "scene_texts", None)
+        if shipped is not None:
+            return shipped
+        return db.scene_texts(self.store, self.view.film_id, shown)
 
     def _story_context(self, shown: list[int]) -> str:
         lines = []

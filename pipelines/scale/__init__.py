@@ -11,7 +11,7 @@ from pipelines.scale.executor import (
     executor_name,
     make_executor,
 )
-from pipelines.scale.runner import BatchProgress, BatchResult, batch_key, run_batch
+from pipelines.scale.runner import BatchProgress, BatchResult, Unfinished, batch_key, run_batch
 
 __all__ = [
     "EXECUTORS",
@@ -20,6 +20,7 @@ __all__ = [
     "Executor",
     "LocalExecutor",
     "RayExecutor",
+    "Unfinished",
     "Unit",
     "UnitOutcome",
     "batch_key",

@@ -7,6 +7,15 @@ concurrency) that records what it would have written (cache entries, call rows) 
 opening the store; the driver writes them with the unit's rows (`llm_log.record_batch`), so
 the cache is filled from the results and the call log reads as a local run's would.
 
+A step whose calls depend on earlier replies (belief annotation: each stage's prompt holds what
+the last one found) cannot list its requests before dispatch. For those the driver replays the
+unit against the store's cache until the first miss (`replay_until_miss`) and ships the hits
+with the unit; the worker's gateway answers from them first (`cache=`), so a rerun sends only
+the calls the cache does not hold.
+
+One budget holds across all workers (`pipelines.scale.budget`): a unit's payload carries a
+handle to it, and the worker's gateway asks it before each call and charges it after.
+
 The API key never travels with a unit: a worker reads it from its own environment (an
 embedded Ray's workers inherit the driver's; on a cluster set it on the nodes, docs/SCALE.md).
 """
@@ -17,7 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from data_access import llm_log
-from pipelines.llm import Gateway, LLMRequest
+from pipelines.llm import Gateway, LLMRequest, LLMResult
+from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
 
 
 class _NoStore:
@@ -31,21 +41,44 @@ class _NoStore:
 class WorkerGateway(Gateway):
     """A gateway that collects its cache entries and call rows for the driver to write."""
 
-    def __init__(self, config, run_id: str, mode: str | None = None) -> None:
-        # use_cache=False: the driver already replayed every cached request.
-        super().__init__(_NoStore(), config, run_id, use_cache=False, batch_size=1_000_000)
+    def __init__(
+        self,
+        config,
+        run_id: str,
+        mode: str | None = None,
+        cache: dict[str, dict] | None = None,
+        budget=None,
+    ) -> None:
+        # The store's cache is not here: only what the driver shipped (`cache`) is replayed.
+        super().__init__(_NoStore(), config, run_id, use_cache=True, batch_size=1_000_000)
         # The structured-output mode the driver's gateway would use (remembered per endpoint
         # in the store, which a worker cannot read); a step-down here is not remembered.
         self._mode = mode
+        self._shipped = cache or {}
+        self._budget = budget
         self.entries: list = []
         self.calls: list[dict] = []
+        self.skipped = 0  # requests not sent (the budget was spent)
 
     def _seed_spent(self) -> None:
-        pass  # the run's spending lives in the store; the driver enforces the budget
+        pass  # the run's spending lives in the store; the shared budget holds the batch's
+
+    def _lookup(self, keys: list[str]) -> dict[str, dict]:
+        return {key: self._shipped[key] for key in keys if key in self._shipped}
+
+    async def _call(self, client, request: LLMRequest, key: str):
+        budgeted = self._budget is not None and not self._stop.is_set()
+        if budgeted and not await budget_left(self._budget):
+            self.stop("budget")
+        result = await super()._call(client, request, key)
+        if self._budget is not None and result.attempts:
+            await charge_budget(self._budget, result.usage.tokens, result.usage.cost_usd)
+        return result
 
     def _flush(self, requests, pending, on_batch) -> None:
         batch = list(pending)
         pending.clear()
+        self.skipped += sum(r.status == "skipped" for r in batch)
         self.entries += [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         self.calls += [self._call_row(r) for r in batch if r.status != "skipped"]
 
@@ -58,15 +91,44 @@ class LLMUnitResult:
     entries: list
     calls: list[dict]
 
+    @property
+    def budget_stopped(self) -> bool:
+        """True when a request was not sent because the budget was spent."""
+        return any(r.status == "skipped" for r in self.results)
+
+
+def budget_reason(skipped: int) -> str:
+    """The failure reason of a unit whose calls the budget refused."""
+    return f"{BUDGET_REASON}: {skipped} call(s) not sent; rerun with a larger budget to resume"
+
+
+def worker_config(config):
+    """The unit's config with the key read from this worker's environment (never shipped)."""
+    if config.api_key is not None:
+        return config
+    from pipelines.llm import load_config
+
+    return replace(config, api_key=load_config({"model": config.model}).api_key)
+
+
+def unit_gateway(payload: dict) -> WorkerGateway:
+    """The worker's gateway for a unit whose payload carries config, run_id, mode, and
+    optionally the shipped cache hits and the shared budget."""
+    return WorkerGateway(
+        worker_config(payload["config"]),
+        payload["run_id"],
+        payload.get("mode"),
+        cache=payload.get("cache"),
+        budget=payload.get("budget"),
+    )
+
 
 def llm_unit(payload: dict) -> LLMUnitResult:
     """Work unit: send a chunk of requests through this worker's gateway (no store)."""
-    config = payload["config"]
-    if config.api_key is None:
-        from pipelines.llm import load_config
-
-        config = replace(config, api_key=load_config({"model": config.model}).api_key)
-    gateway = WorkerGateway(config, payload["run_id"], payload.get("mode"))
+    config = worker_config(payload["config"])
+    gateway = WorkerGateway(
+        config, payload["run_id"], payload.get("mode"), budget=payload.get("budget")
+    )
     results = gateway.run(payload["requests"])
     return LLMUnitResult(results, gateway.entries, gateway.calls)
 
@@ -82,3 +144,30 @@ def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
 def write_llm_unit(cursor, run_id: str, value: LLMUnitResult) -> None:
     """Record a unit's cache entries, call rows and run usage (the gateway's own write)."""
     llm_log.record_batch(cursor, run_id, value.entries, value.calls)
+
+
+class CacheReplayGateway(Gateway):
+    """On the driver: answers from the store's cache only. The first request the cache does not
+    hold comes back `skipped` and stops the gateway, so a step whose calls depend on earlier
+    replies walks as far as the cache reaches; `hits` is what to ship with the unit.
+    Nothing is written (the worker's call log is the one recorded)."""
+
+    def __init__(self, store, config, mode: str | None = None) -> None:
+        super().__init__(store, config, run_id="", batch_size=1_000_000)
+        if mode is not None:
+            self._mode = mode
+        self.hits: dict[str, dict] = {}
+
+    def _seed_spent(self) -> None:
+        pass
+
+    async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
+        for index in fresh:
+            results[index] = LLMResult(
+                requests[index].item_id, "skipped", cache_key=keys[index], error="not cached"
+            )
+        self.stop("not cached")
+
+    def _flush(self, requests, pending, on_batch) -> None:
+        self.hits.update({r.cache_key: {"content": r.raw} for r in pending if r.cached})
+        pending.clear()

@@ -23,9 +23,19 @@ from data_access.store import Store
 from pipelines.scale.executor import Executor, Unit, UnitFn, UnitOutcome
 
 # write(cursor, outcome) writes a finished unit's rows and returns what the batch must keep
-# for a later step (JSON-able, stored in the ledger), or None.
+# for a later step (JSON-able, stored in the ledger), or None; or `Unfinished(reason)` when it
+# wrote what the unit did but the unit is not done (e.g. the LLM budget stopped it).
 UnitWriter = Callable[[duckdb.DuckDBPyConnection, UnitOutcome], Any]
 ProgressFn = Callable[["BatchProgress"], None]
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """A writer's answer for a unit that came back but is not done: its partial work (call
+    log, a stopped run) is written, and the ledger records it failed with `reason`, so the
+    same command resumes it."""
+
+    reason: str
 
 
 @dataclass
@@ -52,6 +62,7 @@ class BatchResult:
     wall_s: float
     failures: list[tuple[str, str]] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)
+    budget: dict | None = None  # the shared LLM budget's limits and spending, when one was set
 
     @property
     def complete(self) -> bool:
@@ -74,12 +85,18 @@ def run_batch(
     write: UnitWriter,
     progress: ProgressFn | None = None,
     prepare: Callable[[Unit], Unit] | None = None,
+    on_start: Callable[[str], None] | None = None,
+    finish: Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], None] | None = None,
 ) -> BatchResult:
     """Run `fn` over the units not yet written, writing each unit as it comes back.
 
     `prepare(unit)` (optional) turns a unit still to run into the one to send, on the driver,
     just before dispatch (e.g. start the unit's LLM run); units already written are never
-    prepared, so a resumed batch redoes nothing for them.
+    prepared, so a resumed batch redoes nothing for them. `on_start(batch_id)` is called once
+    the batch is found or recorded, before anything is prepared (a step whose units share one
+    run names it after the batch). `finish(cursor, results)` writes what needs every unit
+    (e.g. a run's analytics), in the transaction that closes the batch: a run killed before
+    it has every unit done and finishes on resume.
     """
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
@@ -90,6 +107,8 @@ def run_batch(
         )
     else:
         ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
+    if on_start is not None:
+        on_start(batch_id)
     results = ledger.done_units(store, batch_id)
     resumed_from = len(results)
     todo = [u for u in units if u.key not in results]
@@ -99,6 +118,8 @@ def run_batch(
     for outcome in executor.map_units(fn, todo):
         with store.transaction() as cursor:
             kept = write(cursor, outcome) if outcome.ok else None
+            if isinstance(kept, Unfinished):
+                outcome.error, kept = kept.reason, None
             ledger.record_unit(
                 cursor, batch_id, outcome.key, outcome.error, outcome.worker, outcome.seconds, kept
             )
@@ -110,6 +131,8 @@ def run_batch(
             progress(BatchProgress(len(results), len(failures), len(units), outcome))
     if len(results) == len(units):
         with store.transaction() as cursor:
+            if finish is not None:
+                finish(cursor, results)
             ledger.finish_batch(cursor, batch_id)
     return BatchResult(
         batch_id,
