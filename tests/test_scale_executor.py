@@ -90,6 +90,15 @@ def test_models_and_state_stay_in_long_lived_workers(ray_executor):
 
 
 @pytest.mark.slow
+def test_embedded_workers_run_at_the_drivers_priority(ray_executor):
+    """Ray's default worker niceness (15) would make every unit yield to all other work on the
+    machine; an embedded Ray's workers run at the command's own priority."""
+    units = [Unit(str(i), None) for i in range(4)]
+    niceness = {o.value for o in ray_executor.map_units(fns.worker_niceness, units)}
+    assert niceness == {os.nice(0)}
+
+
+@pytest.mark.slow
 def test_a_worker_killed_mid_unit_is_restarted_and_the_unit_written_once(
     store, ray_executor, tmp_path
 ):

@@ -28,3 +28,8 @@ def die_once(payload: dict) -> int:
 def worker_pid(_payload) -> int:
     """The process id of the worker that ran the unit."""
     return os.getpid()
+
+
+def worker_niceness(_payload) -> int:
+    """The scheduling niceness of the worker that ran the unit."""
+    return os.nice(0)
