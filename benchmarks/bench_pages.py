@@ -7,8 +7,9 @@ shown), timed cold in this process (no Streamlit cache) as the median
 of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the same run (the
 one-row `store_version` query every page runs).
 Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
-first render = navigate to the page URL until its title shows and the script run is over; page
-switch = click the next page in the sidebar until its title shows and the run is over.
+first render = navigate to the page URL until its title shows, the script run is over and no
+element is still a loading skeleton; page switch = click the next page in the sidebar until the
+same holds.
 
 Heavy views (`--browser`): each page's worst case in the store, opened by URL (first render):
 PlotTree on the largest tree, Belief timelines on the film with the most beliefs (its two
@@ -219,6 +220,11 @@ def _settled(page, title: str) -> None:
     page.wait_for_timeout(50)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000
+    )
+    # the script run being over is not the page being drawn: elements whose code loads lazily
+    # (tables, charts, page links) show as skeletons until the browser has drawn them
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=120000
     )
 
 

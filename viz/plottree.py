@@ -19,7 +19,7 @@ HIGHLIGHT = "#d62728"
 BASE_COLOUR = "#6baed6"
 MAX_VIEW_NODES = 240  # what one figure draws; drill down for more
 DEFAULT_DEPTH = 2  # levels below the chosen node drawn by default
-ROOT_COLOUR = "#dde6f0"  # the chosen node, drawn as the top box
+ROOT_COLOUR = "#5f7f9f"  # the chosen node, drawn as the top box (dark enough for a white label)
 LABEL_WORDS = 7
 
 
