@@ -13,7 +13,7 @@ import streamlit as st
 from data_access import review, views_review
 from data_access.review import ERROR_TAGS, HUMAN_VERDICTS, ClaimLabel
 from pages.common import query
-from pages.review_common import need_reviewer, save
+from pages.review_common import current_reviewer, need_reviewer, save
 from pages.safe_text import inert
 from pipelines.review_stats import human_kappas
 
@@ -80,8 +80,9 @@ def grid_labels(question_id: str, grid: pd.DataFrame) -> None:
 
 
 def answer_tags(question_id: str, answers: pd.DataFrame) -> None:
-    """Error tags (LF-VideoQA §5's failure modes) on each answer of the question."""
-    reviewer = need_reviewer()
+    """Error tags (LF-VideoQA §5's failure modes) on each answer of the question (shown below
+    `grid_labels`, which already asks for a reviewer name when there is none)."""
+    reviewer = current_reviewer()
     if reviewer is None or answers.empty:
         return
     current = query(views_review.answer_tags_of_question, question_id, reviewer)

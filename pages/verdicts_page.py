@@ -102,12 +102,13 @@ if section == "Claims × settings":
         if chosen_settings:
             grid = grid[grid["setting_id"].isin(chosen_settings)]
         cores = verdict_metrics.core_counts(grid)
-        st.plotly_chart(
-            verdict_grid_figure(grid, dict(zip(cores["setting"], cores["label"]))),
-            key="verdict_grid",
-        )
-        st.caption(
-            " · ".join(f"{inert(s)}: {label}" for s, label in zip(cores["setting"], cores["label"]))
+        core_labels = dict(zip(cores["setting"], cores["label"]))
+        st.plotly_chart(verdict_grid_figure(grid, core_labels), key="verdict_grid")
+        st.caption(  # the grid's columns are numbered in this order, their titles cut short
+            " · ".join(
+                f"{number}. {inert(setting)}: {core_labels.get(setting, 'no core claims')}"
+                for number, setting in enumerate(sorted(grid["setting"].unique()), start=1)
+            )
         )
         _evidence_frames(question_id)
         answers = query(views_verdicts.answers_of_question, question_id)

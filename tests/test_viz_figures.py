@@ -232,7 +232,12 @@ def test_verdict_grid_colours_and_core_labels():
         "omitted": "#bdbdbd",
         "not judged": "#ffffff",
     }
-    assert list(figure.layout.xaxis.categoryarray) == ["One<br>1/1 core", "Two<br>0/1 core"]
+    assert list(figure.layout.xaxis.categoryarray) == ["1. One<br>1/1 core", "2. Two<br>0/1 core"]
+    # a long setting name is cut in the column title (the full name is in the hover)
+    long = GRID.assign(setting=GRID["setting"] + " · a model with a long <name> here")
+    titles = list(verdict_grid_figure(long).layout.xaxis.categoryarray)
+    assert titles[0] == "1. One · a model with a lo…<br>"
+    assert "&lt;" not in titles[0] and all(len(t) <= 40 for t in titles)
     assert list(figure.layout.yaxis.categoryarray) == ["□ 2", "■ 1"]
     chips = answer_markdown("text", GRID[GRID["setting"] == "One"])
     assert chips.startswith(":blue-background[■1 asserted] :red-background[□2 contradicted]")

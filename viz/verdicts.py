@@ -3,6 +3,7 @@ contradicted red, omitted grey."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 import pandas as pd
@@ -30,6 +31,15 @@ METRIC_LABELS = {
 }
 
 
+COLUMN_TITLE_CHARS = 24
+
+
+def _short(setting: str, number: int) -> str:
+    """A setting's column title: its number and name cut to COLUMN_TITLE_CHARS (escaped)."""
+    name = setting if len(setting) <= COLUMN_TITLE_CHARS else setting[: COLUMN_TITLE_CHARS - 1]
+    return html.escape(f"{number}. {name.rstrip()}{'…' if name != setting else ''}")
+
+
 def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None = None) -> go.Figure:
     """Claims × settings, each cell coloured by verdict; rows marked ■ core / □ context.
 
@@ -41,7 +51,11 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     settings = sorted(grid["setting"].unique())
     claims = grid.drop_duplicates("ord").sort_values("ord")
     rows = [f"{'■' if r == 'core' else '□'} {o}" for o, r in zip(claims["ord"], claims["role"])]
-    columns = [f"{s}<br>{core_labels.get(s, '')}" for s in settings]
+    # short column titles: full setting names ("Captions + subtitles, surface events · <model>")
+    # tilted the axis and squeezed the grid into a strip; the full name is in the hover
+    columns = [
+        f"{_short(s, i)}<br>{core_labels.get(s, '')}" for i, s in enumerate(settings, start=1)
+    ]
     column_of = dict(zip(settings, columns))
     row_of = dict(zip(claims["ord"], rows))
     figure = go.Figure()
@@ -62,8 +76,9 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
                 color=VERDICT_COLOURS[verdict],
                 line=dict(width=1, color="#666"),
             ),
-            customdata=cells[["claim"]].to_numpy(),
-            hovertemplate="%{y}: %{customdata[0]}<br>%{x}<extra>"
+            # claims and setting names are untrusted: Plotly's hover text understands tags
+            customdata=cells[["claim", "setting"]].astype(str).map(html.escape).to_numpy(),
+            hovertemplate="%{y}: %{customdata[0]}<br>%{customdata[1]}<extra>"
             + (verdict or "not judged")
             + "</extra>",
         )
