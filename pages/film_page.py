@@ -8,7 +8,7 @@ from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import MAX_FRAMES, frame_strip, scene_frames
 from pages.safe_text import inert, show_text
-from viz.film import presence_grid_figure, scene_timeline_figure, scene_titles
+from viz.film import PRESENCE_ROWS, presence_grid_figure, scene_timeline_figure, scene_titles
 
 st.title("Film")
 film_id = url_film(
@@ -72,7 +72,14 @@ presence = query(views_film.presence_grid, film_id)
 if presence.empty:
     st.caption("No presence records for this film.")
 else:
-    st.plotly_chart(presence_grid_figure(presence), key="presence_grid")
+    total = presence["character"].nunique()
+    limit = PRESENCE_ROWS
+    if total > PRESENCE_ROWS:
+        everyone = st.toggle(f"Show all {total} characters", key="all_characters")
+        limit = None if everyone else PRESENCE_ROWS
+        if not everyone:
+            st.caption(f"The {PRESENCE_ROWS} characters on screen in the most scenes.")
+    st.plotly_chart(presence_grid_figure(presence, limit), key="presence_grid")
 
 st.subheader("Scene reader")
 row = scenes.set_index("scene_index").loc[scene]

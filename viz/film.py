@@ -79,14 +79,32 @@ def scene_timeline_figure(
     return figure
 
 
-def presence_grid_figure(presence: pd.DataFrame) -> go.Figure:
-    """Characters × scenes: one square per (scene, character), coloured by presence status.
+PRESENCE_ROWS = 25  # characters drawn by default: a real film lists 50+, most of them bit parts
+
+
+def characters_by_presence(presence: pd.DataFrame) -> list[str]:
+    """Characters, those on screen in the most scenes first (ties by name)."""
+    if presence.empty:
+        return []
+    on_screen = (presence["status"] == "on_screen").groupby(presence["character"]).sum()
+    ranked = on_screen.reset_index(name="scenes").sort_values(
+        ["scenes", "character"], ascending=[False, True], kind="stable"
+    )
+    return list(ranked["character"])
+
+
+def presence_grid_figure(presence: pd.DataFrame, limit: int | None = None) -> go.Figure:
+    """Characters × scenes: one square per (scene, character), coloured by presence status;
+    characters on screen most often on top.
 
     Args:
         presence: columns scene_index, character, status.
+        limit: draw only this many characters (the most present); None draws all.
     """
     figure = go.Figure()
-    characters = sorted(presence["character"].unique()) if not presence.empty else []
+    characters = characters_by_presence(presence)[:limit]
+    presence = presence[presence["character"].isin(characters)]
+    names = {c: html.escape(str(c)) for c in characters}  # screenplay names are untrusted
     for status, colour in PRESENCE_COLOURS.items():
         group = presence[presence["status"] == status]
         if group.empty:
@@ -95,7 +113,7 @@ def presence_grid_figure(presence: pd.DataFrame) -> go.Figure:
             name=status.replace("_", " "),
             mode="markers",
             x=group["scene_index"],
-            y=group["character"],
+            y=group["character"].map(names),
             marker=dict(symbol="square", size=16, color=colour, line=dict(width=0.5, color="#555")),
             hovertemplate="%{y} · scene %{x}<extra>" + status + "</extra>",
         )
@@ -105,5 +123,5 @@ def presence_grid_figure(presence: pd.DataFrame) -> go.Figure:
         xaxis_title="scene",
         legend_title_text="presence",
     )
-    figure.update_yaxes(categoryorder="array", categoryarray=characters[::-1])
+    figure.update_yaxes(categoryorder="array", categoryarray=[names[c] for c in characters][::-1])
     return figure
