@@ -113,7 +113,7 @@ _MCQ_ACCURACY = """
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
            count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS
                n_correct
-    FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING (mcq_id)
+    FROM {predictions} JOIN mcq_questions q USING (mcq_id)
     LEFT JOIN current_mcq_difficulty d USING (mcq_id)
     GROUP BY ALL
 """
@@ -135,10 +135,15 @@ CURRENT_VERDICTS = "_rollup_current_verdicts"
 _EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": CURRENT_VERDICTS}
 
 
+# The predictions the MCQ rollup counts: each method's latest finished run. A scope may replace
+# it with plain `mcq_predictions p` when one finished run holds every prediction.
+LATEST_PREDICTIONS = "mcq_predictions p JOIN latest USING (method, run_id)"
+
+
 def rollup_select(table: str, scope: dict[str, str]) -> str:
     """The SELECT that computes `table`'s rows, restricted by `scope` (see _TABLES)."""
     select, _ = _TABLES[table]
-    return select.format(**scope)
+    return select.format(**{"predictions": LATEST_PREDICTIONS, **scope})
 
 
 def store_signature(

@@ -169,8 +169,14 @@ def _fill_from_only_run(cursor: duckdb.DuckDBPyConnection) -> None:
     work, and the run's verdicts ARE the current verdicts (current_claim_verdicts picks, per
     judge, answer and claim, the rows of the latest finished run, and there is only one), so
     resolving them (a GROUP BY over every verdict, ~40% of the verdict rollups' cost) is
-    skipped too."""
-    scope = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": "claim_verdicts"}
+    skipped too, as is joining every prediction to its method's latest run."""
+    scope = {
+        "answers": "TRUE",
+        "films": "TRUE",
+        "methods": "TRUE",
+        "verdicts": "claim_verdicts",
+        "predictions": "mcq_predictions p",  # likewise each method's latest run: the one run
+    }
     for table in ROLLUP_TABLES:
         _replace_rows(cursor, table, "TRUE", scope)
 

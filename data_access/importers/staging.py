@@ -4,9 +4,10 @@ JSONL goes through two DuckDB scans: `read_ndjson_objects` (every record must be
 whose keys are model fields) and `read_json` with every model field read as raw `JSON`, so the
 value's own JSON type can be checked (DuckDB would silently turn `5` into `'5'` or round `1.5`
 into an integer column); that second scan casts to the typed stage and checks the JSON types in
-the same pass, and only a file with a wrongly typed value is read again to name it. Parquet is typed already: its schema is checked once, then cast.
-Python never holds the file: it only reads lines on the error path, to turn DuckDB's record
-ordinal into a line number and to explain a malformed line.
+the same pass, and only a file with a wrongly typed value is read again to name it. Parquet
+is typed already: its schema is checked once, then cast. Python never holds the file: it only
+reads lines on the error path, to turn DuckDB's record ordinal into a line number and to
+explain a malformed line.
 """
 
 from __future__ import annotations
