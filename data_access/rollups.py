@@ -113,7 +113,7 @@ _MCQ_ACCURACY = """
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
            count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS
                n_correct
-    FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING (mcq_id)
+    FROM {predictions} JOIN mcq_questions q USING (mcq_id)
     LEFT JOIN current_mcq_difficulty d USING (mcq_id)
     GROUP BY ALL
 """
@@ -128,16 +128,22 @@ _TABLES = {
     "rollup_agreement_patterns": (_PATTERNS_BY_FILM, "films"),
     "rollup_mcq_accuracy": (_MCQ_ACCURACY, "methods"),
 }
+ROLLUP_TABLES = tuple(_TABLES)
 # The current verdicts are resolved once per refresh into this temp table (three rollups read
 # them; resolving `current_claim_verdicts` is most of each one's cost).
 CURRENT_VERDICTS = "_rollup_current_verdicts"
 _EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": CURRENT_VERDICTS}
 
 
+# The predictions the MCQ rollup counts: each method's latest finished run. A scope may replace
+# it with plain `mcq_predictions p` when one finished run holds every prediction.
+LATEST_PREDICTIONS = "mcq_predictions p JOIN latest USING (method, run_id)"
+
+
 def rollup_select(table: str, scope: dict[str, str]) -> str:
     """The SELECT that computes `table`'s rows, restricted by `scope` (see _TABLES)."""
     select, _ = _TABLES[table]
-    return select.format(**scope)
+    return select.format(**{"predictions": LATEST_PREDICTIONS, **scope})
 
 
 def store_signature(
@@ -186,6 +192,7 @@ class RunRollupState:
     run_id: str
     run_rows: tuple[int, ...]  # the run's rows in each of _INPUT_TABLES
     fresh_without_run: bool  # the rollups held everything but this run (stamp matches)
+    only_run_rows: bool = False  # every rollup input row in the store is this run's
 
     @property
     def touched(self) -> set[str]:
@@ -199,7 +206,8 @@ def before_run_finished(cursor: duckdb.DuckDBPyConnection, run_id: str) -> RunRo
     # a run without rows here changes nothing the rollups hold: compare the store as it is
     without = (run_id, run_rows) if any(run_rows) else None
     fresh = _stamped_signature(cursor) == store_signature(cursor, without=without)
-    return RunRollupState(run_id, run_rows, fresh)
+    totals = cursor.execute(_COUNTS_SQL).fetchone()
+    return RunRollupState(run_id, run_rows, fresh, only_run_rows=tuple(totals) == run_rows)
 
 
 def after_run_finished(cursor: duckdb.DuckDBPyConnection, state: RunRollupState) -> None:
@@ -215,7 +223,7 @@ def after_run_finished(cursor: duckdb.DuckDBPyConnection, state: RunRollupState)
     if state.touched and state.fresh_without_run:
         from data_access.rollups_incremental import update_for_run
 
-        update_for_run(cursor, state.run_id, state.touched)
+        update_for_run(cursor, state.run_id, state.touched, state.only_run_rows)
         _stamp(cursor, store_signature(cursor))
     elif state.touched:
         refresh_rollups(cursor)

@@ -204,3 +204,32 @@ def test_stale_rollups_fall_back_to_a_full_refresh(fresh_fixture, full_refreshes
         store, lambda c, r: _verdict(c, r, JUDGE_LLM, "q1:subs-qwen", "q1.c3", "asserted")
     )
     assert len(full_refreshes) == 1
+
+
+def test_first_import_into_an_empty_store_fills_the_rollups_from_its_run(
+    store, full_refreshes, tmp_path, monkeypatch
+):
+    """Every rollup input row is the import's: the rollups are filled from its rows directly
+    (no touched keys, no resolution of current verdicts) and equal a full refresh."""
+    from data_access import rollups_incremental
+
+    fills = []
+    real_fill = rollups_incremental._fill_from_only_run
+    monkeypatch.setattr(
+        rollups_incremental, "_fill_from_only_run", lambda c: fills.append(1) or real_fill(c)
+    )
+    write_synthetic_dataset(tmp_path / "synth", scale="small", fmt="parquet")
+    report = import_lfvqa_dir(store, tmp_path / "synth")
+    assert fills == [1] and full_refreshes == []
+    with store.session() as cursor:
+        imported = _snapshot(cursor)
+    assert imported == _full_refresh_snapshot(store)
+    assert imported["rollup_answer_verdicts"] and imported["rollup_mcq_accuracy"]
+    assert imported["rollup_agreement_patterns"]
+    # the same run marked failed: its rows are no longer current, so the shortcut must not apply
+    with store.transaction() as cursor:
+        finish_run(cursor, report.run_id, status="failed")
+    assert fills == [1]
+    with store.session() as cursor:
+        assert _snapshot(cursor) == _full_refresh_snapshot(store)
+        assert all(not rows for rows in _snapshot(cursor).values())
