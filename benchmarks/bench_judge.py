@@ -33,6 +33,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -201,6 +202,9 @@ def real_server(n: int) -> dict:
         "wall_s": round(wall, 2),
         "completion_tokens_per_s": round(completion / wall, 1),
         "prompt_tokens_mean": round(sum(r.usage.prompt_tokens for r in results) / n, 1),
+        # The 135M model's judgement is not the point; why its replies failed is.
+        "failed_by_reason": dict(Counter(r.reason for r in results if not r.ok)),
+        "first_error": next((r.error[:300] for r in results if not r.ok and r.error), None),
     }
 
 

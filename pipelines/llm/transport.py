@@ -133,6 +133,9 @@ class LeanAsyncTransport(_http.AsyncBaseTransport):
                         chunks.append(event.data)
                     elif isinstance(event, h11.EndOfMessage):
                         break
+                    elif isinstance(event, h11.ConnectionClosed) or event is h11.PAUSED:
+                        # (never loop on an event that cannot lead to the reply's end)
+                        raise h11.RemoteProtocolError("connection closed before the reply ended")
         except TimeoutError as exc:
             connection.close()
             raise _http.ReadTimeout("the server did not answer in time", request=request) from exc
