@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from data_access.runs import RunSpec, start_run  # noqa: E402
 from data_access.store import Store  # noqa: E402
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  # noqa: E402
+from pipelines.judge.schema import judge_reply_schema  # noqa: E402
 from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
 from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
 
@@ -72,6 +73,8 @@ def requests(n: int, salt: str) -> list[LLMRequest]:
             schema=JudgeReply,
             parse=checked_labels([1, 2, 3, 4]),
             params={"temperature": 0},
+            # as the judge sends it: exactly 4 verdicts, enum labels (a grammar for llama.cpp)
+            json_schema=judge_reply_schema((1, 2, 3, 4)),
         )
         for i in range(n)
     ]
@@ -212,7 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--levels", default="1,16,64")
+    parser.add_argument("--levels", default="1,16,64", help="or none: the real server only")
     parser.add_argument(
         "--per-slot", type=int, default=100, help="requests per concurrency slot (capped by --n)"
     )
@@ -220,6 +223,9 @@ def main() -> None:
     parser.add_argument("--real-n", type=int, default=0, help="real-server requests (0: skip)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if args.levels == "none":  # the real server only
+        print(json.dumps({"real_server": real_server(args.real_n)}, indent=2))
+        return
     levels = [int(x) for x in args.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.duckdb")
