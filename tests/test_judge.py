@@ -49,6 +49,20 @@ def test_lexical_judge_labels_and_scores(store):
     assert gold_row.rl == pytest.approx(1.0) and gold_row.cov50 == 1.0 and gold_row.hedge == 0
 
 
+def test_minilm_support_judge_is_a_named_offline_backend(store):
+    build_slice(store)
+    summary = run_judge(store, JudgeOptions(backend="minilm-support"))
+    assert summary["judge"] == "minilm-support" and summary["failed"] == 0
+    verdicts = verdicts_of_run(store, summary["run_id"]).set_index(["answer_id", "claim_id"])
+    got = verdicts.verdict.to_dict()
+    # The gold-text answer states its claims; this method never claims a contradiction.
+    assert {got[("q0-Q1-screenplay", f"q0-Q1-c{i}")] for i in (1, 2, 3)} == {"asserted"}
+    assert set(got.values()) <= {"asserted", "omitted"} and "omitted" in set(got.values())
+    assert verdicts.rationale.str.contains("best source sentence cosine").all()
+    judge = store.df("SELECT * FROM judges WHERE judge_id = 'minilm-support'").iloc[0]
+    assert judge.kind == "lexical" and judge.prompt_version == "minilm-support-v1"
+
+
 def test_gold_self_check_reports_core_omissions(store):
     build_slice(store)
     summary = run_judge(store, JudgeOptions(backend="lexical", gold=True))

@@ -131,10 +131,14 @@ def test_openai_backend_through_the_gateway(storysumm, store, fake_llm):
     llm = fake_llm.config(server, timeout_s=30.0).public_dict()
     result = evaluate(storysumm, "openai", store=store, llm=llm, limit=4)
     assert result.n_summaries == 4 and result.failed == 0 and result.run_id
-    # the schema sent pins the labels array to the summary's sentence count
-    fmt = server.log.bodies[0]["response_format"]["json_schema"]["schema"]
-    items = fmt["properties"]["verdicts"]
-    assert items["minItems"] == items["maxItems"] == len(load_summaries(storysumm)[0].sentences)
+    # the schema sent pins the labels array to the summary's sentence count (requests arrive
+    # concurrently, so in any order)
+    pinned = []
+    for body in server.log.bodies:
+        items = body["response_format"]["json_schema"]["schema"]["properties"]["verdicts"]
+        assert items["minItems"] == items["maxItems"]
+        pinned.append(items["maxItems"])
+    assert sorted(pinned) == sorted(len(s.sentences) for s in load_summaries(storysumm)[:4])
     calls = store.df("SELECT * FROM llm_calls WHERE run_id = ?", [result.run_id])
     assert len(calls) == 4 and (calls.status == "ok").all()
 
@@ -142,3 +146,67 @@ def test_openai_backend_through_the_gateway(storysumm, store, fake_llm):
 def test_empty_evals_make_an_empty_frame():
     empty = pd.DataFrame(columns=["judge", "backend", "kappa", "accuracy", "balanced_accuracy"])
     assert comparison_frame(empty.assign(n_summaries=[], anchors=[])).empty
+
+
+def test_support_judge_asserts_supported_claims_and_omits_the_rest():
+    from pipelines.judge.support import SUPPORT_THRESHOLD, SupportMatcher
+
+    story = (
+        "Mara sold her grandmother's violin to pay the rent. The buyer was a tall man from "
+        "the city. That night she dreamt of the old house by the sea."
+    )
+    claims = [
+        "Mara sold her grandmother's violin to pay her rent.",
+        "The stock market crashed after the central bank raised interest rates.",
+    ]
+    supports = SupportMatcher().supports([(story, claims), (story, [])])
+    assert supports[1] == []
+    supported, unrelated = supports[0]
+    assert supported > 0.8 > SUPPORT_THRESHOLD > unrelated
+    (first, second), _ = SupportMatcher().label_many([(story, claims), (story, [])])
+    assert first[0] == "asserted" and second[0] == "omitted"
+    assert f"{supported:.3f} >= {SUPPORT_THRESHOLD}" in first[1]
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_cli_minilm_support_on_the_test_split(storysumm, store):
+    # The threshold was chosen on the val split (pipelines/judge/support.py); these are its
+    # test-split figures, measured once (issue 12) with a small tolerance for library drift.
+    result = CliRunner().invoke(
+        app,
+        [
+            "judge-eval",
+            "storysumm",
+            str(storysumm),
+            "--backend",
+            "minilm-support",
+            "--split",
+            "test",
+            "--json",
+            "--store",
+            str(store.path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["backend"] == "minilm-support" and payload["split"] == "test"
+    assert payload["n_summaries"] == 63 and payload["n_sentences"] == 394
+    assert payload["kappa"] == pytest.approx(0.081, abs=0.02)
+    assert payload["accuracy"] == pytest.approx(0.683, abs=0.02)
+    assert payload["balanced_accuracy"] == pytest.approx(0.604, abs=0.03)
+    assert list(latest_judge_evals(store, "storysumm")["judge"]) == ["minilm-support [test]"]
+    # the released detectors are scored on the same 63 summaries
+    found = {a["name"]: a for a in payload["anchors"]}
+    assert {a["n_summaries"] for a in found.values()} == {63}
+    assert found["fables-gpt-4-turbo-preview"]["balanced_accuracy"] == 0.65
+
+
+@pytest.mark.realdata
+def test_unknown_split_and_backend_are_refused(storysumm, store):
+    for option, value in (("--split", "train"), ("--backend", "nli")):
+        result = CliRunner().invoke(
+            app,
+            ["judge-eval", "storysumm", str(storysumm), option, value, "--store", str(store.path)],
+        )
+        assert result.exit_code != 0 and value in result.output

@@ -36,6 +36,7 @@ class Summary:
     sentences: list[str]
     sentence_labels: list[int] | None  # human `errors` (1 faithful); None: count mismatch
     label: int  # human summary label
+    split: str = ""  # the release's own `split` (val | test): tune on val, report on test
 
 
 @dataclass
@@ -52,6 +53,7 @@ class JudgeEval:
     failed: int = 0
     notes: list[str] = field(default_factory=list)
     run_id: str | None = None  # the LLM run, for a model judge
+    split: str | None = None  # the StorySumm split scored (None: every summary)
 
     def as_json(self) -> dict:
         """The issue's JSON shape (plus accuracy, failures and notes)."""
@@ -66,6 +68,7 @@ class JudgeEval:
             "failed": self.failed,
             "notes": self.notes,
             "run_id": self.run_id,
+            "split": self.split,
         }
 
 
@@ -105,6 +108,7 @@ def load_summaries(directory: Path, notes: list[str] | None = None) -> list[Summ
                 [str(s) for s in sentences],
                 labels,
                 _binary(record.get("label"), f"{where} field 'label'"),
+                str(record.get("split") or ""),
             )
         )
     return summaries
@@ -190,6 +194,21 @@ def lexical_labels(summaries: list[Summary]) -> dict[str, list[int]]:
     }
 
 
+def support_labels(summaries: list[Summary]) -> dict[str, list[int]]:
+    """Per-sentence labels from the offline `minilm-support` judge (`pipelines.judge.support`)."""
+    from pipelines.judge.support import SupportMatcher
+
+    verdicts = SupportMatcher().label_many([(s.story, s.sentences) for s in summaries])
+    return {
+        s.story_id: [verdict_to_label(v) for v, _ in labelled]
+        for s, labelled in zip(summaries, verdicts)
+    }
+
+
+OFFLINE_BACKENDS = {"lexical": lexical_labels, "minilm-support": support_labels}
+BACKENDS = (*OFFLINE_BACKENDS, "openai")
+
+
 def llm_labels(store, summaries: list[Summary], llm: dict) -> tuple[dict[str, list[int]], str]:
     """Per-sentence labels from an LLM judge through the gateway (cached in `store`).
 
@@ -242,24 +261,36 @@ def evaluate(
     store=None,
     llm: dict | None = None,
     limit: int | None = None,
+    split: str | None = None,
 ) -> JudgeEval:
-    """Run a judge over StorySumm in `directory` and score it, with the anchors beside it."""
+    """Run a judge over StorySumm in `directory` and score it, with the anchors beside it.
+
+    `split` (`val` | `test`) scores only that split of the release; thresholds of the offline
+    judges were chosen on `val`, so their honest figures are those on `test`.
+    """
     notes: list[str] = []
     summaries = load_summaries(directory, notes)
+    if split is not None:
+        summaries = [s for s in summaries if s.split == split]
+        if not summaries:
+            raise ValueError(f"no StorySumm summaries in split {split!r} (expected val or test)")
     if limit is not None:
         summaries = summaries[:limit]
     run_id = None
-    if backend == "lexical":
-        predicted = lexical_labels(summaries)
+    if backend in OFFLINE_BACKENDS:
+        predicted = OFFLINE_BACKENDS[backend](summaries)
     elif backend == "openai":
         if store is None:
             raise ValueError("the openai backend needs a store (for the LLM cache and call log)")
         predicted, run_id = llm_labels(store, summaries, llm or {})
     else:
-        raise ValueError(f"unknown judge backend {backend!r} (lexical | openai)")
+        raise ValueError(f"unknown judge backend {backend!r} ({' | '.join(BACKENDS)})")
     result = score(backend, summaries, predicted)
-    result.run_id = run_id
-    result.anchors = anchors(directory, load_summaries(directory, []))
+    result.run_id, result.split = run_id, split
+    # Anchors on the same split as the judge (on every summary without one), so a split's
+    # figures are compared like with like.
+    every = load_summaries(directory, [])
+    result.anchors = anchors(directory, [s for s in every if split in (None, s.split)])
     result.notes = notes
     return result
 

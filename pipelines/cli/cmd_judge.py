@@ -34,11 +34,12 @@ def judge(
         typer.Option(
             "--judge",
             envvar="STORYSCOPE_JUDGE",
-            help="Judge name (default: model@prompt-version, or 'lexical').",
+            help="Judge name (default: model@prompt-version, or the offline backend's name).",
         ),
     ] = None,
     backend: Annotated[
-        str, typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical")
+        str,
+        typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical | minilm-support"),
     ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
     prompt: Annotated[
@@ -92,11 +93,12 @@ def judge(
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
     from pipelines.judge.prompt import check_version
+    from pipelines.judge.run import BACKENDS
     from pipelines.llm.failures import failure_lines
     from pipelines.scale import executor_name
 
-    if backend not in ("openai", "lexical"):
-        raise fail(f"--backend {backend!r}: expected openai or lexical")
+    if backend not in BACKENDS:
+        raise fail(f"--backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     try:
         llm = {
             k: v

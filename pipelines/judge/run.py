@@ -21,9 +21,11 @@ from data_access.store import Store
 from pipelines.judge.lexical import LEXICAL_VERSION, LexicalMatcher, lexical_measures
 from pipelines.judge.prompt import PROMPT_VERSION, JudgeReply, checked_labels, judge_messages
 from pipelines.judge.schema import judge_reply_schema
+from pipelines.judge.support import SUPPORT_VERSION, SupportMatcher
 from pipelines.llm import Gateway, LLMRequest, load_config
 
-BACKENDS = ("openai", "lexical")
+BACKENDS = ("openai", "lexical", "minilm-support")
+OFFLINE_BACKENDS = {"lexical": LEXICAL_VERSION, "minilm-support": SUPPORT_VERSION}
 _OUTPUT_TOKENS_PER_CLAIM = 30  # dry-run estimate: label + one-sentence rationale
 
 
@@ -70,8 +72,10 @@ class JudgeOptions:
 
     def identity(self) -> JudgeIdentity:
         """Who this judge is: its id, kind, model and prompt version."""
-        if self.backend == "lexical":
-            return JudgeIdentity(self.judge_name or "lexical", "lexical", None, LEXICAL_VERSION)
+        if self.backend in OFFLINE_BACKENDS:
+            # kind `lexical`: the judges table's kind for offline, non-LLM methods
+            version = OFFLINE_BACKENDS[self.backend]
+            return JudgeIdentity(self.judge_name or self.backend, "lexical", None, version)
         model = self.config().model
         return JudgeIdentity(
             judge_id=self.judge_name or f"{model}@{self.prompt_version}",
@@ -196,7 +200,7 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
         run_id, judge, answers, done, failed, stopped (and gold_failures in gold mode).
     """
     if options.backend not in BACKENDS:
-        raise ValueError(f"unknown judge backend {options.backend!r} (openai | lexical)")
+        raise ValueError(f"unknown judge backend {options.backend!r} ({' | '.join(BACKENDS)})")
     part = load_slice(store, options)
     run_id = (
         ctx.run_id
@@ -210,7 +214,7 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
         from pipelines.judge.scaled import judge_on_executor
 
         judge_on_executor(store, todo, options, writer, executor)
-    elif options.backend == "lexical":
+    elif options.backend in OFFLINE_BACKENDS:
         _judge_lexical(todo, options, writer)
     else:
         _judge_llm(store, todo, options, writer)
@@ -288,7 +292,21 @@ def lexical_items(part: Slice, gold: bool) -> list[tuple]:
 
 def lexical_batch(items: list[tuple]) -> tuple[list[tuple], list[dict]]:
     """Verdicts and lexical scores of a batch of `lexical_items` (pure: a scale-out unit)."""
-    labels = LexicalMatcher().label_many(
+    return _offline_batch(items, LexicalMatcher())
+
+
+def support_batch(items: list[tuple]) -> tuple[list[tuple], list[dict]]:
+    """`lexical_batch` with the `minilm-support` judge's verdicts (pipelines.judge.support)."""
+    return _offline_batch(items, SupportMatcher())
+
+
+def offline_batch(backend: str):
+    """The scale-out unit function of an offline backend."""
+    return support_batch if backend == "minilm-support" else lexical_batch
+
+
+def _offline_batch(items: list[tuple], matcher) -> tuple[list[tuple], list[dict]]:
+    labels = matcher.label_many(
         [(answer, [text for _, text in claims]) for _, answer, _, claims in items]
     )
     verdicts, scores = [], []
@@ -312,7 +330,7 @@ def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -
     for start in range(0, len(items), options.batch_size):
         if writer.should_stop():
             return
-        verdicts, scores = lexical_batch(items[start : start + options.batch_size])
+        verdicts, scores = offline_batch(options.backend)(items[start : start + options.batch_size])
         with writer.store.transaction() as cursor:
             writer.write(cursor, verdicts, lexical=scores)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from data_access import llm_log
-from pipelines.judge.run import Slice, lexical_batch, lexical_items, llm_requests
+from pipelines.judge.run import OFFLINE_BACKENDS, Slice, lexical_items, llm_requests, offline_batch
 from pipelines.llm import Gateway
 from pipelines.scale import Unit, make_executor
 from pipelines.scale.budget import budget_state, release_budget, shared_budget
@@ -29,7 +29,7 @@ def judge_on_executor(store, part: Slice, options, writer, executor=None) -> Non
     owned = executor is None
     executor = executor or make_executor(options.executor, options.ray_address)
     try:
-        if options.backend == "lexical":
+        if options.backend in OFFLINE_BACKENDS:
             _lexical(store, part, options, writer, executor)
         else:
             _llm(store, part, options, writer, executor)
@@ -48,7 +48,7 @@ def _lexical(store, part, options, writer, executor) -> None:
         Unit(f"{i}:{chunk[0][0]}", chunk)
         for i, chunk in enumerate(_chunks(items, options.batch_size))
     ]
-    for outcome in executor.map_units(lexical_batch, units):
+    for outcome in executor.map_units(offline_batch(options.backend), units):
         with store.transaction() as cursor:
             if outcome.ok:
                 verdicts, scores = outcome.value

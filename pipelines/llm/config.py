@@ -9,7 +9,7 @@ Environment variables: STORYSCOPE_LLM_BASE_URL, STORYSCOPE_LLM_MODEL, STORYSCOPE
 STORYSCOPE_LLM_MAX_RETRIES, STORYSCOPE_LLM_BUDGET_USD, STORYSCOPE_LLM_BUDGET_TOKENS,
 STORYSCOPE_LLM_PRICE_IN, STORYSCOPE_LLM_PRICE_OUT (USD per million tokens),
 STORYSCOPE_LLM_STRUCTURED (auto | json_schema | json_object | prompt | none),
-STORYSCOPE_LLM_MAX_TOKENS.
+STORYSCOPE_LLM_MAX_TOKENS, STORYSCOPE_LLM_HTTP_TRANSPORT (lean | httpx).
 secrets.toml: the same names as keys of an `[llm]` table (`base_url`, `model`, `api_key`, ...)
 or as top-level keys (`STORYSCOPE_LLM_MODEL = "..."`, `OPENAI_API_KEY = "..."`).
 """
@@ -48,6 +48,9 @@ class LLMConfig:
         max_tokens: a completion-token cap added to requests that set none (small local
             models may otherwise write until the context is full); part of the cache key.
         backoff_base_s / backoff_max_s: exponential backoff when no Retry-After is given.
+        http_transport: what carries the openai client's HTTP: `lean` (HTTP/1.1 keep-alive
+            over asyncio with h11, `pipelines.llm.transport`; ~1/3 of the client CPU per call)
+            or `httpx` (the HTTP library's default transport, e.g. for HTTP/2 gateways).
     """
 
     base_url: str | None = None
@@ -65,6 +68,7 @@ class LLMConfig:
     max_tokens: int | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
+    http_transport: str = "lean"
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting except the key (safe for run params, job records and logs)."""
@@ -92,6 +96,7 @@ _ENV_NAMES = {
     "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT",
     "structured": "STORYSCOPE_LLM_STRUCTURED",
     "max_tokens": "STORYSCOPE_LLM_MAX_TOKENS",
+    "http_transport": "STORYSCOPE_LLM_HTTP_TRANSPORT",
 }
 
 
@@ -154,7 +159,12 @@ def load_config(
         raise ValueError(
             f"invalid LLM setting 'structured': expected one of {', '.join(_STRUCTURED)}"
         )
+    if config.http_transport not in _TRANSPORTS:
+        raise ValueError(
+            f"invalid LLM setting 'http_transport': expected one of {', '.join(_TRANSPORTS)}"
+        )
     return config
 
 
 _STRUCTURED = ("auto", "json_schema", "json_object", "prompt", "none")
+_TRANSPORTS = ("lean", "httpx")
