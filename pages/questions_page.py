@@ -67,8 +67,16 @@ st.caption(
     f"{len(listed)} questions"
     + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT else "")
 )
+# the question text first and the long generated ids last: with the id first, a real film's
+# table showed ids and the film title and cut the questions off at the right edge
+shown = listed.drop(columns=["film_id"] + (["title"] if film_id else []))
+first = [c for c in ["qtype", "center", "text", "status", "source"] if c in shown.columns]
 st.dataframe(
-    listed.drop(columns=["film_id"]), hide_index=True, width="stretch", key="question_table"
+    shown[first + [c for c in shown.columns if c not in first]],
+    hide_index=True,
+    width="stretch",
+    key="question_table",
+    column_config={"text": st.column_config.TextColumn("text", width="large")},
 )
 download_buttons(listed, "questions", key="questions")
 with st.expander(
