@@ -106,7 +106,7 @@ if section == "Claims × settings":
         st.plotly_chart(verdict_grid_figure(grid, core_labels), key="verdict_grid")
         st.caption(  # the grid's columns are numbered in this order, their titles cut short
             " · ".join(
-                f"{number}. {inert(setting)}: {core_labels.get(setting, 'no core claims')}"
+                f"{number}\\. {inert(setting)}: {core_labels.get(setting, 'no core claims')}"
                 for number, setting in enumerate(sorted(grid["setting"].unique()), start=1)
             )
         )
