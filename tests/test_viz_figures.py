@@ -7,7 +7,7 @@ import pytest
 
 from viz.beliefs import belief_lanes_figure, describe_belief, lane_rows
 from viz.distributions import accuracy_by_topic_table, count_bars, difficulty_figure, topic_bars
-from viz.film import characters_by_presence, presence_grid_figure, scene_timeline_figure
+from viz.film import presence_grid_figure, scene_timeline_figure
 from viz.plottree import ROOT_COLOUR, level_time_figure, tree_figure
 from viz.qlab import leak_histogram, question_map_figure
 from viz.questions import (
@@ -161,23 +161,6 @@ def test_scene_timeline_and_presence_grid():
     )
     grid = {trace.name: len(trace.x) for trace in presence_grid_figure(presence).data}
     assert grid == {"on screen": 2, "offscreen unaware": 1}
-
-
-def test_presence_grid_puts_the_most_present_first_and_caps_the_rows():
-    presence = pd.DataFrame(
-        dict(
-            scene_index=[0, 1, 2, 0, 1, 0],
-            character=["Zed", "Zed", "Zed", "Amy", "Amy", "<b>Bit</b>"],
-            status=["on_screen"] * 5 + ["offscreen_unaware"],
-        )
-    )
-    assert characters_by_presence(presence) == ["Zed", "Amy", "<b>Bit</b>"]
-    full = presence_grid_figure(presence)
-    # top row first on screen: Plotly draws the category array bottom-up
-    assert list(full.layout.yaxis.categoryarray) == ["&lt;b&gt;Bit&lt;/b&gt;", "Amy", "Zed"]
-    capped = presence_grid_figure(presence, limit=2)
-    assert list(capped.layout.yaxis.categoryarray) == ["Amy", "Zed"]
-    assert {y for trace in capped.data for y in trace.y} == {"Amy", "Zed"}
 
 
 EVIDENCE = pd.DataFrame(
