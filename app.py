@@ -1,8 +1,16 @@
 """StoryScope entry point: navigation over the pages, the store selector, shared sidebar."""
 
+import logging
+import os
+import time
+
 import streamlit as st
 
 from pages.common import store_sidebar
+
+# STORYSCOPE_SCRIPT_TIMES=1 logs how long each script run took on the server, so a slow page
+# switch can be split into the script's share and the browser's (benchmarks/bench_pages.py).
+_script_start, _script_cpu = time.perf_counter(), time.thread_time()
 
 st.set_page_config(page_title="StoryScope", layout="wide")
 store_sidebar()
@@ -45,4 +53,12 @@ PAGES = [
     st.Page("pages/runs_page.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]
 
-st.navigation(PAGES).run()
+page = st.navigation(PAGES)
+page.run()
+if os.environ.get("STORYSCOPE_SCRIPT_TIMES"):
+    logging.getLogger("storyscope.app").warning(
+        "script run %s %.3f s wall %.3f s cpu",
+        page.url_path or "overview",
+        time.perf_counter() - _script_start,
+        time.thread_time() - _script_cpu,
+    )

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from data_access import views_beliefs
-from pages.common import query
+from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
 from pages.gold_note import gold_eval_caption
@@ -77,7 +77,7 @@ st.caption(
     "One lane per character and group: its unchanged beliefs collapsed into one span with their "
     "count; false (✕), revised (◆) and rejected (■) beliefs drawn on top."
 )
-st.plotly_chart(belief_groups_figure(groups.head(MAX_GROUPS), changing), key="belief_groups")
+chart(belief_groups_figure, groups.head(MAX_GROUPS), changing, key="belief_groups")
 if len(groups) > MAX_GROUPS:
     st.caption(f"The {MAX_GROUPS} largest of {len(groups)} groups are drawn; open one below.")
 group_ids = [ALL_GROUPS] + [f"{h} · {g}" for h, g in zip(groups["holder"], groups["group"])]
@@ -124,7 +124,7 @@ labels = [
 ]
 picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
 
-st.plotly_chart(belief_lanes_figure(lanes, meta, picked), key="belief_lanes")
+chart(belief_lanes_figure, lanes, meta, picked, key="belief_lanes")
 download_buttons(lanes, "belief_lanes", key="lanes")
 
 summary = st.columns(4)

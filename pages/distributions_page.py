@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from data_access import views_distributions as views
-from pages.common import query
+from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_radio, url_selectbox
 from pipelines.mcq.reviewers import reviewer_stats
@@ -40,40 +40,44 @@ if section == OPEN:
         cols[2].metric("Cited scenes per question", f"{shape['cited_scenes'].mean():.1f}")
         cols[3].metric("Evidence span (min, mean)", f"{shape['span_min'].mean():.1f}")
         left, right = st.columns(2)
-        left.plotly_chart(
-            count_bars(
-                shape["qtype"],
-                "Question types",
-                "type",
-                [t for t in QUESTION_TYPE_ORDER if t in set(shape["qtype"])],
-            ),
+        chart(
+            count_bars,
+            shape["qtype"],
+            "Question types",
+            "type",
+            [t for t in QUESTION_TYPE_ORDER if t in set(shape["qtype"])],
             key="types",
+            into=left,
         )
-        right.plotly_chart(
-            count_bars(shape["claims"], "Claims per question", "claims"), key="claims"
+        chart(
+            count_bars, shape["claims"], "Claims per question", "claims", key="claims", into=right
         )
-        left.plotly_chart(
-            count_bars(shape["cited_scenes"], "Cited scenes per question", "scenes"),
+        chart(
+            count_bars,
+            shape["cited_scenes"],
+            "Cited scenes per question",
+            "scenes",
             key="cited_scenes",
+            into=left,
         )
-        right.plotly_chart(span_histogram(shape["span_min"]), key="spans")
-        left.plotly_chart(
-            count_bars(
-                shape["anchor_fifth"],
-                "Anchor position by fifth of runtime",
-                "fifth",
-                [1, 2, 3, 4, 5],
-            ),
+        chart(span_histogram, shape["span_min"], key="spans", into=right)
+        chart(
+            count_bars,
+            shape["anchor_fifth"],
+            "Anchor position by fifth of runtime",
+            "fifth",
+            [1, 2, 3, 4, 5],
             key="anchor_fifths",
+            into=left,
         )
         centers = query(views.centers_per_film)
-        right.plotly_chart(
-            count_bars(
-                centers["centers"],
-                f"Center characters per film (median {centers['centers'].median():.1f})",
-                "centers",
-            ),
+        chart(
+            count_bars,
+            centers["centers"],
+            f"Center characters per film (median {centers['centers'].median():.1f})",
+            "centers",
             key="centers",
+            into=right,
         )
 
 else:
@@ -113,16 +117,16 @@ else:
         f"{PAPER_TABLE1['entropy']}"
         " on its full set (higher is more balanced)."
     )
-    st.plotly_chart(topic_bars(topics), key="topics")
+    chart(topic_bars, topics, key="topics")
     download_buttons(topics, "mcq_topics", key="topics")
     buckets = query(views.difficulty_histograms, set_arg, source_arg)
     if buckets.empty:
         st.caption("No difficulty computed for this slice (`storyscope mcq difficulty`).")
     else:
-        st.plotly_chart(difficulty_figure(buckets), key="difficulty")
+        chart(difficulty_figure, buckets, key="difficulty")
     by_bin = query(views.accuracy_by_bin, set_arg, source_arg)
     if not by_bin.empty:
-        st.plotly_chart(accuracy_by_bin_figure(by_bin), key="accuracy_by_bin")
+        chart(accuracy_by_bin_figure, by_bin, key="accuracy_by_bin")
     by_topic = query(views.accuracy_by_topic, set_arg, source_arg)
     if by_topic.empty:
         st.caption("No predictions imported for this slice.")

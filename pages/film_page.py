@@ -3,7 +3,7 @@
 import streamlit as st
 
 from data_access import views_film, views_ingest
-from pages.common import query
+from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import MAX_FRAMES, frame_strip, scene_frames
@@ -48,7 +48,7 @@ if match and match["low"]:
         f"{views_ingest.DEFAULT_MIN_MATCH:.0%}). Scenes with no matched line have interpolated "
         "times; treat every time on this page as approximate."
     )
-st.plotly_chart(scene_timeline_figure(scenes, header["runtime_s"], scene), key="scene_timeline")
+chart(scene_timeline_figure, scenes, header["runtime_s"], scene, key="scene_timeline")
 download_buttons(scenes, f"scenes_{film_id}", key="scenes")
 
 if header.get("video_path"):
@@ -79,7 +79,7 @@ else:
         limit = None if everyone else PRESENCE_ROWS
         if not everyone:
             st.caption(f"The {PRESENCE_ROWS} characters on screen in the most scenes.")
-    st.plotly_chart(presence_grid_figure(presence, limit), key="presence_grid")
+    chart(presence_grid_figure, presence, limit, key="presence_grid")
 
 st.subheader("Scene reader")
 row = scenes.set_index("scene_index").loc[scene]

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from data_access import views_overview
-from pages.common import query
+from pages.common import chart, query
 from pages.safe_text import inert
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
@@ -46,14 +46,14 @@ with left:
     if by_type.empty:
         st.caption("No open-ended questions in this store.")
     else:
-        st.plotly_chart(questions_by_type_figure(by_type), key="questions_by_type")
+        chart(questions_by_type_figure, by_type, key="questions_by_type")
 with right:
     st.subheader("MCQ sets")
     sets = query(views_overview.mcq_sets)
     if sets.empty:
         st.caption("No multiple-choice questions in this store.")
     else:
-        st.plotly_chart(mcq_sets_figure(sets), key="mcq_sets")
+        chart(mcq_sets_figure, sets, key="mcq_sets")
 
 left, right = st.columns(2)
 with left:

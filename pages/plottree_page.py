@@ -5,7 +5,7 @@ exact prompt `storyscope plottree ask` would send (the same retrieval code, Stor
 import streamlit as st
 
 from data_access import plottree, views_plottree
-from pages.common import derived, query
+from pages.common import chart, derived, query
 from pages.downloads import download_buttons
 from pages.filters import minutes, url_radio, url_selectbox, url_text
 from pages.safe_text import inert, plain, show_text
@@ -148,16 +148,20 @@ if cut:
         "down."
     )
 style = url_radio("Tree view", ["icicle", "sunburst"], key="view")
-st.plotly_chart(tree_figure(view, style, scores, view["label"]), key="tree")
+chart(tree_figure, view, style, scores, view["label"], key="tree")
 download_buttons(view, f"plottree_{film_id}", key="plottree")
 hits = None
 if retrieval is not None:
     hits = retrieval.nodes[["node_id", "level", "start_s", "end_s"]]
-st.plotly_chart(
-    level_time_figure(view, scores, node_id, view["label"], hits),
+chart(
+    level_time_figure,
+    view,
+    scores,
+    node_id,
+    view["label"],
+    hits,
     key="level_time",
     on_select="rerun",
-    selection_mode="points",
 )
 
 node = view.set_index("node_id").loc[node_id]

@@ -4,7 +4,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 import streamlit as st
 
 from data_access import views_qlab
-from pages.common import query
+from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
@@ -50,7 +50,7 @@ with checks_tab:
             key="failures",
         )
         download_buttons(results, f"checks_{check_run}", key="checks")
-        st.plotly_chart(leak_histogram(results, LEAK_THRESHOLD), key="leak_histogram")
+        chart(leak_histogram, results, LEAK_THRESHOLD, key="leak_histogram")
         if not violations.empty:
             st.markdown(
                 "**Name-budget violations** (names the film has not yet spoken at the anchor)"
@@ -81,7 +81,7 @@ with analytics_tab:
     points = query(views_qlab.question_map, run_id, check_run)
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
-        st.plotly_chart(question_map_figure(points, colour_by), key="question_map")
+        chart(question_map_figure, points, colour_by, key="question_map")
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")

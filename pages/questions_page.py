@@ -4,7 +4,7 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 import streamlit as st
 
 from data_access import views_questions
-from pages.common import query
+from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
 from pages.frames import frame_strip
@@ -110,7 +110,7 @@ st.markdown(rubric_markdown(rubric, escape=inert))
 if evidence.empty:
     st.caption("No evidence times recorded for this question.")
 else:
-    st.plotly_chart(evidence_map_figure(evidence, detail["runtime_s"]), key="evidence_map")
+    chart(evidence_map_figure, evidence, detail["runtime_s"], key="evidence_map")
     st.markdown("**evidence in the film:**  \n" + "  \n".join(map(inert, evidence_lines(evidence))))
     if detail.get("video_path"):
         timed = evidence.dropna(subset=["time_s"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from data_access.judge_evals import latest_judge_evals
-from pages.common import query
+from pages.common import chart, query
 from pipelines.agreement.storysumm_eval import comparison_frame
 from viz.judge_eval import judge_vs_anchors_figure
 
@@ -26,5 +26,5 @@ def storysumm_panel() -> None:
         "when any sentence is); κ and accuracy are sentence-level. Released detectors are "
         "scored from their own summary labels in predicted_labels/."
     )
-    st.plotly_chart(judge_vs_anchors_figure(frame), key="storysumm_figure")
+    chart(judge_vs_anchors_figure, frame, key="storysumm_figure")
     st.dataframe(frame.round(3), hide_index=True, width="stretch", key="storysumm_table")

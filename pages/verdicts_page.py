@@ -6,7 +6,7 @@ import streamlit as st
 from data_access import views_questions, views_verdicts
 from data_access.formats.question_types import ALL_TYPES
 from pages import compare_panel, review_panel
-from pages.common import derived, query
+from pages.common import chart, derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
 from pages.frames import frame_strip
@@ -103,7 +103,7 @@ if section == "Claims × settings":
             grid = grid[grid["setting_id"].isin(chosen_settings)]
         cores = verdict_metrics.core_counts(grid)
         core_labels = dict(zip(cores["setting"], cores["label"]))
-        st.plotly_chart(verdict_grid_figure(grid, core_labels), key="verdict_grid")
+        chart(verdict_grid_figure, grid, core_labels, key="verdict_grid")
         st.caption(  # the grid's columns are numbered in this order, their titles cut short
             " · ".join(
                 f"{number}\\. {inert(setting)}: {core_labels.get(setting, 'no core claims')}"
@@ -148,7 +148,7 @@ elif section == "Metrics":
             width="stretch",
             key="metrics_table",
         )
-        st.plotly_chart(metrics_figure(by_setting, order_by, reported), key="metrics_figure")
+        chart(metrics_figure, by_setting, order_by, reported, key="metrics_figure")
         st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
         by_type = derived(
             verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
