@@ -59,9 +59,10 @@ def tree_skeleton(store: Store, film_id: str) -> pd.DataFrame:
 
 
 def node_texts(store: Store, film_id: str, node_ids: tuple[str, ...]) -> pd.DataFrame:
-    """Summary, its backend and the characters of the given nodes of a film's current tree."""
+    """Time span, summary, its backend and the characters of the given nodes of a film's current
+    tree."""
     return store.df(
-        "SELECT node_id, summary, summary_backend,"
+        "SELECT node_id, start_s, end_s, summary, summary_backend,"
         " array_to_string(coalesce(characters, []), ', ') AS characters"
         " FROM current_plottree_nodes WHERE film_id = ? AND list_contains(?, node_id)",
         [film_id, list(node_ids)],

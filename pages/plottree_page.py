@@ -18,6 +18,7 @@ from viz.plottree import (
     tree_figure,
     tree_shape,
     view_nodes,
+    with_labels,
 )
 
 st.title("PlotTree")
@@ -43,9 +44,9 @@ cols[2].metric("Levels", nodes["level"].nunique())
 
 def _with_texts(rows):
     """`rows` of the skeleton with their summary, backend and characters, and a label each."""
-    texts = query(views_plottree.node_texts, film_id, tuple(sorted(rows["node_id"])))
-    merged = rows.merge(texts, on="node_id", how="left")
-    return merged.assign(label=node_labels(merged).to_numpy())
+    # labelled once per node set and store version: pandas string work costs ~0.1 s a call
+    texts = derived(with_labels, views_plottree.node_texts, film_id, tuple(sorted(rows["node_id"])))
+    return rows.merge(texts.drop(columns=["start_s", "end_s"]), on="node_id", how="left")
 
 
 def _first_names(names, shown: int = 12) -> str:

@@ -47,6 +47,11 @@ def node_labels(nodes: pd.DataFrame) -> pd.Series:
     return span + " · " + first_words(nodes["summary"])
 
 
+def with_labels(nodes: pd.DataFrame) -> pd.DataFrame:
+    """`nodes` (start_s, end_s, summary) with their `label` column (see `node_labels`)."""
+    return nodes.assign(label=node_labels(nodes).to_numpy())
+
+
 def children_map(nodes: pd.DataFrame) -> dict[str, list[str]]:
     """parent_id -> child node ids in time order (one pass over the table)."""
     ordered = nodes.sort_values(["start_s", "node_id"], kind="stable")
