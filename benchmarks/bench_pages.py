@@ -95,7 +95,7 @@ def page_queries(store: Store) -> dict[str, list]:
             (views_overview.settings_table, ()),
             (views_overview.judges_table, ()),
             (views_overview.recent_runs, ()),
-            (views_film.films_to_explore, ()),
+            (views_film.films_to_explore, (None,)),
         ],
         "film": [
             (views_film.film_choices, ()),

@@ -91,8 +91,9 @@ def scene_subtitles(store: Store, film_id: str, scene_index: int) -> pd.DataFram
     )
 
 
-def films_to_explore(store: Store, limit: int = 12) -> pd.DataFrame:
-    """Films with the most questions (then beliefs), with what each page can show for them."""
+def films_to_explore(store: Store, limit: int | None = 12) -> pd.DataFrame:
+    """Films with the most questions (then beliefs), with what each page can show for them;
+    `limit=None` lists every film."""
     return store.df(
         """
         WITH q AS (SELECT film_id, count(*) AS questions FROM questions GROUP BY 1),

@@ -4,7 +4,7 @@ import streamlit as st
 
 from data_access import views_overview
 from pages.common import chart, query
-from pages.safe_text import inert
+from pages.safe_text import inert, plain
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
 st.title("StoryScope")
@@ -70,13 +70,23 @@ st.dataframe(query(views_overview.recent_runs), hide_index=True, width="stretch"
 from data_access import views_film  # noqa: E402
 
 st.subheader("Explore")
-explore = query(views_film.films_to_explore)
-for _, film in explore.iterrows():
-    cols = st.columns([3, 1, 1, 1, 1, 1])
-    cols[0].markdown(
-        f"**{inert(film['title'])}** · {film['kind']} · {film['questions']} questions"
-        f" · {film['beliefs']} beliefs"
+# one film at a time: a row of links per film was ~150 elements for the browser to draw on
+# every visit, and listed only a dozen films; the picker lists them all, busiest first
+explore = query(views_film.films_to_explore, None).set_index("film_id", drop=False)
+if not explore.empty:
+    picked = st.selectbox(
+        "Film or episode",
+        list(explore.index),
+        key="explore_film",
+        format_func=lambda film_id: (
+            f"{plain(explore.at[film_id, 'title'])} · {explore.at[film_id, 'kind']} · "
+            f"{explore.at[film_id, 'questions']:,} questions · "
+            f"{explore.at[film_id, 'beliefs']:,} beliefs"
+        ),
     )
+    film = explore.loc[picked]
+    cols = st.columns([3, 1, 1, 1, 1, 1])
+    cols[0].markdown(f"**{inert(film['title'])}** · {film['kind']}")
     cols[1].page_link("pages/film_page.py", label="Film", query_params={"film": film["film_id"]})
     cols[2].page_link(
         "pages/beliefs_page.py",

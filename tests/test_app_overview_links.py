@@ -17,7 +17,7 @@ def test_overview_links_carry_filters(store):
         (link.proto.label, link.proto.page, link.proto.query_string, link.proto.disabled)
         for link in at.get("page_link")
     ]
-    # the fixture film first (3 questions), every page enabled for it
+    # the film with the most questions is picked first, every page enabled for it
     assert links[:5] == [
         ("Film", "film", "film=lighthouse", False),
         ("Beliefs", "beliefs", "film=lighthouse", False),
@@ -25,8 +25,21 @@ def test_overview_links_carry_filters(store):
         ("Verdicts", "verdicts", "film=lighthouse", False),
         ("PlotTree", "plottree", "film=lighthouse", False),
     ]
-    # the ToM story: beliefs yes, no questions and no tree
-    story = {label: disabled for label, _, query, disabled in links if query == "film=tom-story-1"}
+    assert ("Q3 questions", "questions", "qtype=Q3", False) in links
+    assert ("Failed runs", "runs", "status=failed", False) in links
+    # every film can be picked; the ToM story: beliefs yes, no questions and no tree
+    picker = at.selectbox(key="explore_film")
+    assert picker.options == [
+        "The Lighthouse Keeper · film · 3 questions · 9 beliefs",
+        "Marble story · story · 0 questions · 1 beliefs",
+    ]
+    picker.set_value("tom-story-1").run()
+    assert not at.exception
+    story = {
+        link.proto.label: link.proto.disabled
+        for link in at.get("page_link")
+        if link.proto.query_string == "film=tom-story-1"
+    }
     assert story == {
         "Film": False,
         "Beliefs": False,
@@ -34,5 +47,3 @@ def test_overview_links_carry_filters(store):
         "Verdicts": True,
         "PlotTree": True,
     }
-    assert ("Q3 questions", "questions", "qtype=Q3", False) in links
-    assert ("Failed runs", "runs", "status=failed", False) in links
