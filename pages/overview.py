@@ -113,11 +113,10 @@ if not explore.empty:
         disabled=not film["has_tree"],
     )
 if not by_type.empty:
+    st.caption("Questions of one type (Table 1):")  # bare type names: 11 columns cut longer labels
     type_links = st.columns(min(11, len(by_type["qtype"].unique())))
     for column, qtype in zip(type_links, sorted(by_type["qtype"].unique())):
-        column.page_link(
-            "pages/questions_page.py", label=f"{qtype} questions", query_params={"qtype": qtype}
-        )
+        column.page_link("pages/questions_page.py", label=qtype, query_params={"qtype": qtype})
 links = st.columns(4)
 links[0].page_link("pages/distributions_page.py", label="Distributions")
 links[1].page_link("pages/qlab_page.py", label="Question Lab")

@@ -25,7 +25,7 @@ def test_overview_links_carry_filters(store):
         ("Verdicts", "verdicts", "film=lighthouse", False),
         ("PlotTree", "plottree", "film=lighthouse", False),
     ]
-    assert ("Q3 questions", "questions", "qtype=Q3", False) in links
+    assert ("Q3", "questions", "qtype=Q3", False) in links
     assert ("Failed runs", "runs", "status=failed", False) in links
     # every film can be picked; the ToM story: beliefs yes, no questions and no tree
     picker = at.selectbox(key="explore_film")
