@@ -41,14 +41,17 @@ with checks_tab:
         )
         cols[3].metric("Name-budget violations", len(violations))
         counts = query(views_qlab.failure_counts, check_run)
-        st.dataframe(counts, hide_index=True, key="failure_counts")
-        chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
-        st.dataframe(
-            query(views_qlab.check_failures, check_run, tuple(chosen), 500),
-            hide_index=True,
-            width="stretch",
-            key="failures",
-        )
+        if counts.empty:
+            st.caption("Every question of this run passed every check.")
+        else:
+            st.dataframe(counts, hide_index=True, key="failure_counts")
+            chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
+            st.dataframe(
+                query(views_qlab.check_failures, check_run, tuple(chosen), 500),
+                hide_index=True,
+                width="stretch",
+                key="failures",
+            )
         download_buttons(results, f"checks_{check_run}", key="checks")
         chart(leak_histogram, results, LEAK_THRESHOLD, key="leak_histogram")
         if not violations.empty:
