@@ -54,11 +54,13 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
-page.run()
-if os.environ.get("STORYSCOPE_SCRIPT_TIMES"):
-    logging.getLogger("storyscope.app").warning(
-        "script run %s %.3f s wall %.3f s cpu",
-        page.url_path or "overview",
-        time.perf_counter() - _script_start,
-        time.thread_time() - _script_cpu,
-    )
+try:
+    page.run()
+finally:  # also when the page stops early (st.stop) or asks for a rerun
+    if os.environ.get("STORYSCOPE_SCRIPT_TIMES"):
+        logging.getLogger("storyscope.app").warning(
+            "script run %s %.3f s wall %.3f s cpu",
+            page.url_path or "overview",
+            time.perf_counter() - _script_start,
+            time.thread_time() - _script_cpu,
+        )

@@ -94,9 +94,10 @@ def running_app(
     store_path: Path,
     env: Mapping[str, str] | None = None,
     drop_env: tuple[str, ...] = (),
+    stderr=subprocess.PIPE,
 ) -> Iterator[str]:
     """`start_app` as a context: yields the base URL and stops the server on exit."""
-    process, url = start_app(store_path, env=env, drop_env=drop_env)
+    process, url = start_app(store_path, env=env, drop_env=drop_env, stderr=stderr)
     try:
         yield url
     finally:
