@@ -344,3 +344,21 @@ def test_same_judge_twice_on_one_claim_is_rejected(seeded, tmp_path):
         "judge_id+answer_id+claim_id",
         "same as record 1",
     )
+
+
+@pytest.mark.parametrize("fmt, record", [("jsonl", "line 3"), ("parquet", "row 3")])
+def test_a_prediction_of_an_unknown_mcq_is_refused(seeded, tmp_path, fmt, record):
+    # Predictions are checked against mcq_questions of this import and the store, named by
+    # line / row, and nothing of the import is kept (JSONL and Parquet alike).
+    mcq = {"mcq_id": "m1", "source": "Friends", "vid": "Friends-S01E01", "question": "Who?"}
+    mcq |= {"choices": ["Ross", "Joey"], "gt": "Ross", "option": "A"}
+    preds = [{"mcq_id": m, "method": "x", "predicted_option": "A"} for m in ("m1", "m1", "m404")]
+    preds[1]["method"] = "y"
+    folder = write_dataset(tmp_path / "bad", {"mcq_questions": [mcq]})
+    if fmt == "jsonl":
+        write_lines(folder, "mcq_predictions", [as_line(p) for p in preds])
+    else:
+        pq.write_table(pa.Table.from_pylist(preds), folder / "mcq_predictions.parquet")
+    file = f"mcq_predictions.{fmt}"
+    message = assert_rejected(seeded, folder, file, record, "mcq_id", "unknown mcq_id 'm404'")
+    assert "not in mcq_questions" in message

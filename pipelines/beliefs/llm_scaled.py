@@ -34,7 +34,7 @@ from pipelines.beliefs.llm_stages import (
 )
 from pipelines.beliefs.scaled import scene_ranges
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
-from pipelines.scale.budget import budget_state, release_budget, shared_budget
+from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
     budget_reason,
@@ -108,10 +108,9 @@ def annotate_films_llm(
         for first, stop in scene_ranges(n_scenes, scenes_per_unit):
             key = f"{film_id}[{'' if first is None else first}:{'' if stop is None else stop}]"
             ranges[key] = (film_id, Selection(first, stop))
-    budget = shared_budget(executor, config)
     runs: dict[str, str] = {}
     closed: set[str] = set()  # units whose run was written (finished or stopped)
-    shared = {"config": replace(config, api_key=None), "coverage": coverage, "budget": budget}
+    shared = {"config": replace(config, api_key=None), "coverage": coverage}
 
     def prepare(unit: Unit) -> Unit:
         film_id, selection = ranges[unit.key]
@@ -119,6 +118,7 @@ def annotate_films_llm(
         runs[unit.key] = run_id
         payload = {
             **shared,
+            "budget": budget,  # the batch's, bound by the `with` below before any unit
             "film_id": film_id,
             "first": selection.first,
             "stop": selection.stop,
@@ -148,7 +148,7 @@ def annotate_films_llm(
         "coverage": coverage,
         "scenes_per_unit": scenes_per_unit,
     }
-    try:
+    with batch_budget(executor, config) as budget:
         result = run_batch(
             store,
             executor,
@@ -160,10 +160,7 @@ def annotate_films_llm(
             progress,
             prepare=prepare,
         )
-        if budget is not None:
-            result.budget = budget_state(budget)
-    finally:
-        release_budget(budget)
+        result.budget = budget_state(budget)
     for key, run_id in runs.items():
         if key not in closed:  # the unit failed on its worker: close the run it started
             end_run(store, run_id, status="failed")

@@ -17,7 +17,7 @@ from data_access import llm_log
 from pipelines.judge.run import OFFLINE_BACKENDS, Slice, lexical_items, llm_requests, offline_batch
 from pipelines.llm import Gateway
 from pipelines.scale import Unit, make_executor
-from pipelines.scale.budget import budget_state, release_budget, shared_budget
+from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import llm_unit, split_cached, write_llm_unit
 
 
@@ -91,20 +91,20 @@ def _llm(store, part, options, writer, executor) -> None:
         "config": replace(config, api_key=None),
         "run_id": writer.run_id,
         "mode": gateway.mode,
-        "budget": _run_budget(store, executor, config, writer.run_id),
     }
-    try:
-        _send(store, part, options, writer, executor, shared, fresh)
-    finally:
-        if shared["budget"] is not None and budget_state(shared["budget"])["refused"]:
-            writer.stopped = True  # as a local run whose gateway spent its budget
-        release_budget(shared["budget"])
+    with batch_budget(executor, config, *_run_spending(store, writer.run_id)) as budget:
+        try:
+            _send(store, part, options, writer, executor, {**shared, "budget": budget}, fresh)
+        finally:
+            if budget is not None and budget_state(budget)["refused"]:
+                writer.stopped = True  # as a local run whose gateway spent its budget
 
 
-def _run_budget(store, executor, config, run_id: str):
+def _run_spending(store, run_id: str) -> tuple[float, int]:
+    """What the run already spent (USD, tokens): a resumed run's budget starts from it."""
     usage = llm_log.run_usage(store, run_id)
     tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
-    return shared_budget(executor, config, float(usage.get("cost_usd") or 0), tokens)
+    return float(usage.get("cost_usd") or 0), tokens
 
 
 def _send(store, part, options, writer, executor, shared, fresh) -> None:

@@ -29,7 +29,7 @@ from pipelines.preprocess.summaries import (
     summary_messages,
 )
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
-from pipelines.scale.budget import budget_state, release_budget, shared_budget
+from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit
 from pipelines.scale.runner import ProgressFn
 
@@ -87,7 +87,6 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
 
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
-    budget = shared_budget(executor, config)
     runs, units = {}, []
     for film_id, parts in scenes.items():
         spec = RunSpec(
@@ -129,7 +128,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
             "run_id": run_id,
             "requests": fresh,
             "mode": gateway.mode,
-            "budget": budget,
+            "budget": budget,  # the batch's, bound by the `with` below before any unit
         }
         return Unit(film_id, payload)
 
@@ -151,7 +150,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
 
     params = {"backend": "openai", "model": config.model, "prompt_version": PROMPT_VERSION}
     by_film = {film_id: (spec, requests) for film_id, spec, requests in units}
-    try:
+    with batch_budget(executor, config) as budget:
         result = run_batch(
             store,
             executor,
@@ -163,10 +162,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
             progress,
             prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
         )
-        if budget is not None:
-            result.budget = budget_state(budget)
-    finally:
-        release_budget(budget)
+        result.budget = budget_state(budget)
     for run_id, _ in runs.values():
         if run_id is not None:  # its unit failed on a worker: close the run it started
             end_run(store, run_id, status="failed")

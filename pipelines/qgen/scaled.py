@@ -40,7 +40,7 @@ from pipelines.qgen.generate import (
 )
 from pipelines.qgen.stages import new_draft
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
-from pipelines.scale.budget import budget_state, release_budget, shared_budget
+from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
     budget_reason,
@@ -108,7 +108,6 @@ def generate_on_executor(
     picked, batch_size = report.picked, max(1, batch_size)
     units = [Unit(f"{i:05d}", None) for i in range(-(-len(picked) // batch_size))]
     config = (llm_config or options.config()) if options.backend == "openai" else None
-    budget = shared_budget(executor, config) if config is not None else None
     worker = _Identity(options.backend, config)
     state: dict = {}
 
@@ -125,6 +124,7 @@ def generate_on_executor(
         drafts = [new_draft(cs, state["run_id"]) for cs in picked[first : first + batch_size]]
         payload = {"backend": options.backend, "drafts": drafts, "run_id": state["run_id"]}
         if options.backend == "openai":
+            # `budget`: the batch's, bound by the `with` below before any unit
             payload.update(_llm_payload(store, view, drafts, config, budget))
         return Unit(unit.key, payload)
 
@@ -155,15 +155,12 @@ def generate_on_executor(
         close_run(cursor, state["run_id"], report.context_sets, analytics, counts=counts)
 
     params = {**options.params(), "batch_size": batch_size}
-    try:
+    with batch_budget(executor, config) as budget:
         result = run_batch(
             store, executor, STEP, params, units, qgen_unit, write, progress,
             prepare=prepare, on_start=on_start, finish=finish,
         )  # fmt: skip
-        if budget is not None:
-            result.budget = budget_state(budget)
-    finally:
-        release_budget(budget)
+        result.budget = budget_state(budget)
     return result
 
 

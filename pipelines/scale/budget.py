@@ -12,11 +12,16 @@ workers x concurrency calls over, where a local run goes up to concurrency over)
 
 Units whose calls were refused come back "stopped by the budget"; the batch records them as
 failed with that reason, so the same command with a larger budget resumes them.
+
+A pipeline holds its batch's budget in a `with batch_budget(...)` block, so the Ray actor is
+ended however the batch ends (finished, failed, interrupted).
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 BUDGET_REASON = "LLM budget spent"
 
@@ -74,6 +79,23 @@ def shared_budget(executor, config, spent_usd: float = 0.0, spent_tokens: int = 
     return ray.remote(num_cpus=0)(SharedBudget).remote(*args)
 
 
+@contextmanager
+def batch_budget(executor, config, spent_usd: float = 0.0, spent_tokens: int = 0) -> Iterator:
+    """The batch's budget handle inside the block (`shared_budget`; None when `config` is None
+    or sets no limit), released on leaving the block however it is left.
+
+    Example:
+        with batch_budget(executor, config) as budget:
+            result = run_batch(...)  # units carry `budget` in their payloads
+            result.budget = budget_state(budget)
+    """
+    handle = None if config is None else shared_budget(executor, config, spent_usd, spent_tokens)
+    try:
+        yield handle
+    finally:
+        release_budget(handle)
+
+
 async def budget_left(handle) -> bool:
     """`handle.left()` for an in-process budget or a Ray actor handle alike."""
     return bool(await _call(handle, "left"))
@@ -84,8 +106,10 @@ async def charge_budget(handle, tokens: int, cost_usd: float) -> None:
     await _call(handle, "charge", tokens, cost_usd)
 
 
-def budget_state(handle) -> dict:
-    """The budget's state, read on the driver."""
+def budget_state(handle) -> dict | None:
+    """The budget's state, read on the driver (None for no budget)."""
+    if handle is None:
+        return None
     method = handle.state
     if hasattr(method, "remote"):
         import ray
