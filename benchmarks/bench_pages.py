@@ -8,9 +8,10 @@ of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the 
 one-row `store_version` query every page runs).
 Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
 first render = navigate to the page URL until its title shows, the script run is over and no
-element is still a loading skeleton, on the page's own clock (from its navigation start); page switch = click the next page in the sidebar until the
-same holds, with the server's share of it (the script run app.py logs under
-STORYSCOPE_SCRIPT_TIMES=1); the rest is the browser drawing and the round trips.
+element is still a loading skeleton, on the page's own clock (from its navigation start);
+page switch = click the next page in the sidebar until the same holds, from the click event,
+with the server's share of it (the script run app.py logs under STORYSCOPE_SCRIPT_TIMES=1); the
+rest is the browser drawing and the round trips.
 
 Heavy views (`--browser`): each page's worst case in the store, opened by URL (first render):
 PlotTree on the largest tree, Belief timelines on the film with the most beliefs (its two
