@@ -21,6 +21,10 @@ MAX_VIEW_NODES = 240  # what one figure draws; drill down for more
 DEFAULT_DEPTH = 2  # levels below the chosen node drawn by default
 ROOT_COLOUR = "#5f7f9f"  # the chosen node, drawn as the top box (dark enough for a white label)
 LABEL_WORDS = 7
+# A box under this share of the top node's leaves is a few pixels tall in a 420 px figure: it
+# gets no label (its hover still has it). Plotly measures every label it draws to fit it (a
+# forced layout each), which cost ~0.5 s of the browser's time for a 224-node view.
+MIN_LABEL_SHARE = 1 / 40
 
 
 def _clock(seconds: pd.Series) -> pd.Series:
@@ -137,11 +141,13 @@ def tree_figure(
     labels = labels if labels is not None else node_labels(nodes)
     known = set(nodes["node_id"])
     parents = [p if isinstance(p, str) and p in known else "" for p in nodes["parent_id"]]
+    leaves = [max(1, int(v)) for v in nodes["leaves"]]
     trace = dict(
         ids=list(nodes["node_id"]),
         labels=list(labels.map(html.escape)),
+        texttemplate=["%{label}" if v >= MIN_LABEL_SHARE * leaves[0] else "" for v in leaves],
         parents=parents,
-        values=[max(1, int(v)) for v in nodes["leaves"]],
+        values=leaves,
         branchvalues="total",
         hovertext=_hover(nodes, labels, scores),
         hoverinfo="text",
