@@ -285,3 +285,12 @@ def test_build_unknown_film_is_a_clear_error(store):
         app, ["plottree", "build", "--film", "nope", "--store", str(store.path)]
     )
     assert result.exit_code != 0 and "unknown film 'nope'" in result.output
+
+
+def test_a_scene_without_heading_or_location_gives_no_nan_place(store):
+    write_fixture_film(store)
+    timeline = film_timeline(store, FILM)
+    timeline["scenes"] = timeline["scenes"].assign(location=np.nan, heading=None)
+    leaves = build_leaves(timeline, 600.0, leaf_seconds=1.0).frame
+    assert not leaves["summary"].str.contains("nan").any()
+    assert leaves.iloc[200]["summary"].startswith("Ben pours tea")

@@ -47,6 +47,12 @@ def direction_times(lines: pd.DataFrame, scenes: pd.DataFrame) -> pd.Series:
     return pd.Series(estimate, index=lines.index, dtype="float64")
 
 
+def _text(value: object) -> str:
+    """A scene field as text: missing (None, or NaN from a headerless scene) is empty, so a leaf
+    never reads "nan: Gittes laughs"."""
+    return value.strip() if isinstance(value, str) else ""
+
+
 def _scene_casts(lines: pd.DataFrame) -> dict[int, list[str]]:
     talk = lines[(lines["kind"] == "dialogue") & lines["character"].notna()]
     return {
@@ -150,7 +156,7 @@ def build_leaves(
     rows = []
     for i in range(count):
         scene = scenes.iloc[scene_pos[i]] if scene_pos[i] >= 0 else None
-        place = (scene["location"] or scene["heading"] or "") if scene is not None else ""
+        place = (_text(scene["location"]) or _text(scene["heading"])) if scene is not None else ""
         cast = casts.get(int(scene["scene_index"]), []) if scene is not None else []
         people = list(dict.fromkeys(speakers[i] + cast))
         summary = (
