@@ -172,7 +172,7 @@ st.markdown(
     f"{inert(_first_names(node['characters'])) or '—'} · summary by "
     f"**{inert(node['summary_backend'] or 'unknown')}**"
 )
-show_text(node["summary"] or "(no summary)")
+show_text(node["summary"] if isinstance(node["summary"], str) else "(no summary)")
 below = children.get(node_id, [])
 if below:
     st.markdown(f"**Children** ({len(below)}, in time order; pick one above to open it)")
