@@ -82,6 +82,7 @@ class Gateway:
         self.batch_size = batch_size
         self.min_flush_interval_s = min_flush_interval_s
         self.spent = Usage()
+        self.write_cpu_s = 0.0  # CPU spent writing batches to the store (benchmarks report it)
         self.stop_reason: str | None = None
         self.shaper = RequestShaper(config)
         self._stop = threading.Event()
@@ -367,7 +368,9 @@ class Gateway:
 
         # Another writer may touch the same row (e.g. the run's usage); a conflicting batch is
         # rolled back whole, so writing it again is safe.
+        started = time.thread_time()
         self.store.in_transaction(write, conflict_retries=4)
+        self.write_cpu_s += time.thread_time() - started
 
     def _save_mode(self, cursor, mode: str | None) -> None:
         # The mode that answered, remembered once per change (read back by `mode`).
