@@ -194,12 +194,23 @@ class LeanAsyncClient(openai.DefaultAsyncHttpxClient):
         transport = self._transport_for_url(request.url)
         response = await transport.handle_async_request(request)
         response.request = request
-        if response.has_redirect_location:  # let the library follow it (it sends again)
-            return await super().send(request, stream=stream, **kwargs)
+        if response.has_redirect_location:  # (rare for an API) followed as the library does
+            return await self._redirected(request, response, stream, kwargs)
         if "set-cookie" in response.headers:
             self.cookies.extract_cookies(response)
         await response.aread()
         return response
+
+    async def _redirected(self, request, response, stream, kwargs):
+        follow = kwargs.get("follow_redirects", _DEFAULT)
+        follow = self.follow_redirects if follow is _DEFAULT else follow
+        next_request = self._build_redirect_request(request, response)
+        if not follow:
+            response.next_request = next_request
+            await response.aread()
+            return response
+        await response.aclose()
+        return await super().send(next_request, stream=stream, **kwargs)
 
     def _hooks(self) -> bool:
         hooks = self.event_hooks
