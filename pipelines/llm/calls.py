@@ -76,13 +76,13 @@ def backoff_s(config: LLMConfig, attempt: int, asked: float | None) -> float:
 
 def openai_clients(config: LLMConfig, concurrency: int) -> tuple[list[openai.AsyncOpenAI], int]:
     """A run's openai clients, and how many concurrency slots share each one."""
-    tls = ssl.create_default_context()  # CA certificates loaded once, not per client
     if config.http_transport == "lean":
-        # One client; its transport keeps up to `concurrency` idle keep-alive connections.
+        # One client; its transport keeps up to `concurrency` idle keep-alive connections
+        # (and loads CA certificates only when an https origin needs them).
         # httpcore's pool and stream layers cost ~2/3 of the client CPU per call.
-        transport = LeanAsyncTransport(tls, max_idle=concurrency)
-        http = LeanAsyncClient(verify=tls, transport=transport)
-        return [_client(config, http)], concurrency
+        transport = LeanAsyncTransport(max_idle=concurrency)
+        return [_client(config, LeanAsyncClient(transport=transport))], concurrency
+    tls = ssl.create_default_context()  # CA certificates loaded once, not per client
     # The library's own transport: several small clients, because httpcore's pool scans
     # every connection on each request and release (eight pools of 8 beat one of 64).
     n_clients = -(-concurrency // _CONNECTIONS_PER_CLIENT)
