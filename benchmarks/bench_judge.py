@@ -6,9 +6,11 @@ injected latency, at concurrency 1, 16 and 64 (`--per-slot` requests per slot, a
 `--n`), once per HTTP transport in the same run: `httpx` (the library's default, the
 gateway before issue 12) and `lean` (`pipelines.llm.transport`). Reported per level: wall
 time, the ideal N·L/C, efficiency = ideal / wall (target >= 90%), and the client's CPU per call
-(`time.process_time`, all of the gateway: keys, HTTP, parsing, store writes). The floor is the
-client CPU of the same exchange over a bare asyncio socket with no HTTP library: on a shared,
-loaded machine CPU times drift, so compare figures with the floor of the same run. Then the
+(`time.process_time`, all of the gateway: keys, HTTP, parsing, store writes), split into the
+store writes (`Gateway.write_cpu_s`, CPU of the thread that wrote) and the calls themselves.
+The floor is the client CPU of the same exchange over a bare asyncio socket with no HTTP
+library: on a shared, loaded machine CPU times drift, so compare figures with the floor of
+the same run. Then the
 same requests replayed from the store's cache with the server stopped: calls per second
 (target >= 5,000/s). Every run writes its cache entries, call rows and usage to a temporary
 store, as a real judge run does.
@@ -108,6 +110,11 @@ def run_level(
         "ideal_s": round(ideal, 3),
         "efficiency": round(ideal / wall, 3),
         "client_cpu_ms_per_call": round(cpu / n * 1000, 3),
+        # Of which: writing batches to the store (a batch at most every 0.5 s, each opening
+        # the store file: a cost per second of the run, so it grows per call when the machine
+        # is loaded and the run lasts longer), and the rest, the calls themselves.
+        "store_write_cpu_ms_per_call": round(gateway.write_cpu_s / n * 1000, 3),
+        "call_cpu_ms_per_call": round((cpu - gateway.write_cpu_s) / n * 1000, 3),
     }
     print(json.dumps(level), file=sys.stderr, flush=True)
     return level

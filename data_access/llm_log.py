@@ -2,8 +2,9 @@
 
 The cache is content-addressed: `cache_key` = sha256 of (model, messages, params), computed by
 the gateway. Only replies that passed validation are cached, so a replay never replays a
-failure. Rows are written in batches through a registered DataFrame (DuckDB inserts a frame
-far faster than row-by-row `executemany`); values never pass through SQL text.
+failure. Rows are written in batches through a registered Arrow table (DuckDB inserts it far
+faster than row-by-row `executemany`, and building it costs a fraction of a pandas frame: the
+gateway writes a batch every 0.5 s); values never pass through SQL text.
 """
 
 from __future__ import annotations
@@ -12,26 +13,29 @@ import json
 from dataclasses import dataclass
 
 import duckdb
-import pandas as pd
+import pyarrow as pa
 
 from data_access.runs import add_run_usage
 from data_access.store import Store
 
-CALL_COLUMNS = [
-    "run_id",
-    "item_id",
-    "cache_key",
-    "cached",
-    "status",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-    "latency_ms",
-    "attempts",
-    "error",
-    "raw_reply",
-    "reason",
-]
+_CALL_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("item_id", pa.string()),
+        ("cache_key", pa.string()),
+        ("cached", pa.bool_()),
+        ("status", pa.string()),
+        ("prompt_tokens", pa.int64()),
+        ("completion_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("latency_ms", pa.float64()),
+        ("attempts", pa.int64()),
+        ("error", pa.string()),
+        ("raw_reply", pa.string()),
+        ("reason", pa.string()),
+    ]
+)
+CALL_COLUMNS = _CALL_SCHEMA.names
 
 
 @dataclass
@@ -62,23 +66,28 @@ def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) ->
     """Insert new cache entries (a key already present keeps its first reply)."""
     if not entries:
         return
-    frame = pd.DataFrame(
+    first: dict[str, CacheEntry] = {}
+    for entry in entries:  # a key repeated in the batch keeps its first reply
+        first.setdefault(entry.cache_key, entry)
+    unique = list(first.values())
+    frame = pa.table(
         {
-            "cache_key": [e.cache_key for e in entries],
-            "model": [e.model for e in entries],
-            "request": [json.dumps(e.request, sort_keys=True) for e in entries],
-            "response": [json.dumps(e.response, sort_keys=True) for e in entries],
-            "prompt_tokens": [e.prompt_tokens for e in entries],
-            "completion_tokens": [e.completion_tokens for e in entries],
+            "cache_key": [e.cache_key for e in unique],
+            "model": [e.model for e in unique],
+            "request": [json.dumps(e.request, sort_keys=True) for e in unique],
+            "response": [json.dumps(e.response, sort_keys=True) for e in unique],
+            "prompt_tokens": pa.array([e.prompt_tokens for e in unique], pa.int64()),
+            "completion_tokens": pa.array([e.completion_tokens for e in unique], pa.int64()),
         }
-    ).drop_duplicates("cache_key")
+    )
     cursor.register("new_cache_entries", frame)
     try:
         cursor.execute(
-            "INSERT INTO llm_cache (cache_key, model, request, response, prompt_tokens,"
-            " completion_tokens) SELECT n.cache_key, n.model, n.request, n.response,"
-            " n.prompt_tokens, n.completion_tokens FROM new_cache_entries n"
-            " WHERE n.cache_key NOT IN (SELECT cache_key FROM llm_cache)"
+            # (the primary-key index finds the keys already present; a NOT IN over the
+            # whole cache grew with it)
+            "INSERT OR IGNORE INTO llm_cache (cache_key, model, request, response,"
+            " prompt_tokens, completion_tokens) SELECT n.cache_key, n.model, n.request,"
+            " n.response, n.prompt_tokens, n.completion_tokens FROM new_cache_entries n"
         )
     finally:
         cursor.unregister("new_cache_entries")
@@ -88,7 +97,7 @@ def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:
     """Append per-call rows (dicts with the keys of CALL_COLUMNS) to `llm_calls`."""
     if not calls:
         return
-    frame = pd.DataFrame(calls, columns=CALL_COLUMNS)
+    frame = pa.Table.from_pylist(calls, schema=_CALL_SCHEMA)
     cursor.register("new_llm_calls", frame)
     try:
         cursor.execute(

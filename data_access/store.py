@@ -30,6 +30,7 @@ from data_access.store_health import (
     StoreProblem,
     check_path,
     explain_connect_error,
+    note_clean_close,
     quick_check,
 )
 
@@ -163,15 +164,18 @@ class Store:
                 entry.closer.daemon = True
                 entry.closer.start()
             else:
-                entry.connection.close()
-                del _open_files[self.path]
+                self._close(entry)
 
     def _close_if_idle(self) -> None:
         with _open_files_lock:
             entry = _open_files.get(self.path)
             if entry is not None and entry.users <= 0:
-                entry.connection.close()
-                del _open_files[self.path]
+                self._close(entry)
+
+    def _close(self, entry: _OpenFile) -> None:
+        del _open_files[self.path]
+        entry.connection.close()
+        note_clean_close(self.path)
 
     @contextmanager
     def session(self) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -20,83 +20,37 @@ and its rejection fails the item without retries.
 from __future__ import annotations
 
 import asyncio
-import json
-import random
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
-import openai
 
-try:  # the HTTP library the installed openai client is built on
-    import httpx2 as _http
+try:  # what `post` returns unparsed: the HTTP library the openai client is built on
+    from httpx2 import Response as _RESPONSE
 except ImportError:  # openai 1.x
-    import httpx as _http
+    from httpx import Response as _RESPONSE
 
 from data_access import llm_log, llm_modes
 from data_access.store import Store
 from pipelines.llm import modes
+from pipelines.llm.calls import (
+    MalformedReply,
+    backoff_s,
+    is_transient,
+    openai_clients,
+    read_completion,
+    retry_after,
+)
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.failures import failure_reason
+from pipelines.llm.recording import FlushClock, cache_entry, call_row
 from pipelines.llm.redact import redact
-from pipelines.llm.requests import (
-    LLMRequest,
-    LLMResult,
-    Usage,
-    cache_key,
-    canonical_json,
-    parse_reply,
-    response_format,
-    schema_of,
-)
-from pipelines.llm.transport import LeanAsyncTransport
+from pipelines.llm.requests import LLMRequest, LLMResult, Usage, parse_reply
+from pipelines.llm.shaping import RequestShaper
 
 BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
-_CONNECTIONS_PER_CLIENT = 8
-_TRANSIENT = (
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
-
-
-_FORMAT_JSON: dict[int, tuple[dict, str]] = {}
-
-
-def _format_json(key: int, fmt: dict) -> str:
-    """Canonical JSON of a response_format dict, memoised per (cached) dict object."""
-    found = _FORMAT_JSON.get(key)
-    if found is None or found[0] is not fmt:
-        found = (fmt, canonical_json(fmt))
-        _FORMAT_JSON[key] = found
-    return found[1]
-
-
-class _Malformed(Exception):
-    """A reply arrived but is not usable (bad JSON, failed validation, cut short)."""
-
-    def __init__(self, message: str, raw: str | None) -> None:
-        super().__init__(message)
-        self.raw = raw
-
-
-def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _is_transient(exc: Exception) -> bool:
-    if isinstance(exc, _TRANSIENT):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
 
 
 class Gateway:
@@ -109,7 +63,7 @@ class Gateway:
         use_cache: replay cached replies (False forces fresh calls; they are still cached).
         batch_size: results written per transaction (at least).
         min_flush_interval_s: while calls are in flight, batches are written at most this
-            often (each write opens the store file).
+            often (each write opens the store file; see `recording.FlushClock`).
     """
 
     def __init__(
@@ -126,12 +80,13 @@ class Gateway:
         self.run_id = run_id
         self.use_cache = use_cache
         self.batch_size = batch_size
+        self.min_flush_interval_s = min_flush_interval_s
         self.spent = Usage()
+        self.write_cpu_s = 0.0  # CPU spent writing batches to the store (benchmarks report it)
         self.stop_reason: str | None = None
+        self.shaper = RequestShaper(config)
         self._stop = threading.Event()
         self._by_key: dict[str, LLMRequest] = {}
-        self.min_flush_interval_s = min_flush_interval_s
-        self._last_flush = time.monotonic()
         self._mode: str | None = None  # loaded on first use (one store read)
         self._remembered: str | None = None
         self._mode_reason: str | None = None
@@ -208,47 +163,20 @@ class Gateway:
 
     def key_of(self, request: LLMRequest, mode: str | None = None) -> str:
         """The cache key of a request under this gateway's model and (current) output mode."""
-        mode = mode or self.mode
-        fmt = response_format(request, mode)
-        request_params = self._params(request)
-        params = canonical_json(request_params) if request_params else "{}"
-        if fmt is not None:
-            # Same canonical JSON as the full params dict, with the (cached) schema JSON
-            # spliced in rather than re-encoded for every request.
-            fmt_json = _format_json(id(fmt), fmt)
-            merged = dict(request_params)
-            merged["response_format"] = None
-            params = canonical_json(merged).replace(
-                '"response_format":null', f'"response_format":{fmt_json}', 1
-            )
-        return cache_key(self.config.model, self._messages(request, mode), params)
-
-    def _params(self, request: LLMRequest) -> dict:
-        # The configured token cap applies where the step set none.
-        cap = self.config.max_tokens
-        if cap is None or "max_tokens" in request.params:
-            return request.params
-        return {**request.params, "max_tokens": cap}
-
-    def _messages(self, request: LLMRequest, mode: str) -> list[dict]:
-        if mode == "prompt" and request.schema is not None:
-            return modes.with_json_instructions(request.messages, schema_of(request))
-        return request.messages
+        return self.shaper.key(request, mode or self.mode)
 
     async def arun(
         self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
     ) -> list[LLMResult]:
         """The async form of `run`."""
-        with self.store.session():
-            mode = self.mode  # one store read for the remembered mode
-        self._keys_mode = mode
-        keys = [self.key_of(r, mode) for r in requests]
-        self._by_key = dict(zip(keys, requests))
         results: list[LLMResult | None] = [None] * len(requests)
         pending: list[LLMResult] = []
-        # Hold the store open while replaying from the cache (one open, not one per batch);
-        # release it before the network phase so other processes can use the file meanwhile.
+        # One store open for the remembered mode, the run's spending and the cache replay;
+        # released before the network phase so other processes can use the file meanwhile.
         with self.store.session():
+            self._keys_mode = mode = self.mode
+            keys = [self.shaper.key(r, mode) for r in requests]
+            self._by_key = dict(zip(keys, requests))
             self._seed_spent()
             fresh = self._replay_all(requests, keys, results, pending, on_batch)
         if fresh:
@@ -256,14 +184,7 @@ class Gateway:
         self._flush(requests, pending, on_batch)
         return results  # type: ignore[return-value]
 
-    # -- internals -------------------------------------------------------------------------
-    def _key_params(self, request: LLMRequest, mode: str) -> dict:
-        params = dict(self._params(request))
-        fmt = response_format(request, mode)
-        if fmt is not None:
-            params["response_format"] = fmt
-        return params
-
+    # -- cache replay ----------------------------------------------------------------------
     def _seed_spent(self) -> None:
         # The budget is per run: a resumed run (a new process) starts from what it has spent.
         usage = llm_log.run_usage(self.store, self.run_id)
@@ -311,77 +232,38 @@ class Gateway:
             mode=self.mode,
         )
 
+    # -- calls -----------------------------------------------------------------------------
     async def _send_all(self, requests, keys, fresh, results, pending, on_batch) -> None:
         concurrency = max(1, self.config.concurrency)
-        clients, per_client = self._clients(concurrency)
-        slots: asyncio.Queue[int] = asyncio.Queue()
-        for slot in range(concurrency):
-            slots.put_nowait(slot)
+        clients, per_client = openai_clients(self.config, concurrency)
         loop = asyncio.get_running_loop()
+        clock = FlushClock(self.batch_size, self.min_flush_interval_s)
+        todo = iter(fresh)  # shared by the workers: each takes the next index when free
         # Batches are written on one worker thread, in order, so opening the store and
         # writing never stalls the event loop while other requests are in flight.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gateway-writer") as writer:
             writes = []
 
-            async def one(index: int) -> None:
-                slot = await slots.get()
-                try:
-                    client = clients[slot // per_client]
+            async def worker(slot: int) -> None:
+                # One task per concurrency slot, not per request: a queue of slots and a task
+                # per item cost more than the call's own bookkeeping.
+                client = clients[slot // per_client]
+                for index in todo:
                     result = await self._call(client, requests[index], keys[index])
-                finally:
-                    slots.put_nowait(slot)
-                results[index] = result
-                pending.append(result)
-                if self._batch_due(len(pending)):
-                    batch = list(pending)
-                    pending.clear()
-                    self._last_flush = time.monotonic()
-                    writes.append(
-                        loop.run_in_executor(writer, self._flush, requests, batch, on_batch)
-                    )
+                    results[index] = result
+                    pending.append(result)
+                    if clock.due(len(pending)):
+                        batch = list(pending)
+                        pending.clear()
+                        flush = loop.run_in_executor(writer, self._flush, requests, batch, on_batch)
+                        writes.append(flush)
 
             try:
-                await asyncio.gather(*(one(i) for i in fresh))
+                await asyncio.gather(*(worker(s) for s in range(min(concurrency, len(fresh)))))
             finally:
                 for client in clients:
                     await client.close()
             await asyncio.gather(*writes)
-
-    def _batch_due(self, n_pending: int) -> bool:
-        # Each write opens the store file, re-checks its metadata (it changed since the last
-        # write) and checkpoints it: 30-80 ms of CPU. So under fast replies batches also wait
-        # for `min_flush_interval_s`; a killed job loses at most that much, or 8 batches, of
-        # calls. 2 s saved ~0.2-0.9 ms of CPU per call at concurrency 64, but progress then
-        # moved in 2-s steps and a short job showed none until it ended (the stop and SIGKILL
-        # resume tests caught it), so the default stays 0.5 s.
-        if n_pending >= 8 * self.batch_size:
-            return True
-        return (
-            n_pending >= self.batch_size
-            and time.monotonic() - self._last_flush >= self.min_flush_interval_s
-        )
-
-    def _clients(self, concurrency: int) -> tuple[list[openai.AsyncOpenAI], int]:
-        """The run's openai clients, and how many concurrency slots share each one."""
-        tls = ssl.create_default_context()  # CA certificates loaded once, not per client
-        if self.config.http_transport == "lean":
-            # One client; its transport keeps up to `concurrency` idle keep-alive connections.
-            # httpcore's pool and stream layers cost ~2/3 of the client CPU per call.
-            transport = LeanAsyncTransport(tls, max_idle=concurrency)
-            return [self._client(tls, transport)], concurrency
-        # The library's own transport: several small clients, because httpcore's pool scans
-        # every connection on each request and release (eight pools of 8 beat one of 64).
-        n_clients = -(-concurrency // _CONNECTIONS_PER_CLIENT)
-        return [self._client(tls) for _ in range(n_clients)], _CONNECTIONS_PER_CLIENT
-
-    def _client(self, tls: ssl.SSLContext, transport=None) -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            api_key=self.config.api_key or "not-needed",
-            base_url=self.config.base_url,
-            timeout=self.config.timeout_s,
-            max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(verify=tls, transport=transport),
-        )
 
     def _budget_left(self) -> bool:
         cfg = self.config
@@ -409,7 +291,7 @@ class Gateway:
                 await self._attempt(client, request, result, mode)
                 accepted = True
                 break
-            except _Malformed as exc:
+            except MalformedReply as exc:
                 accepted = True
                 result.raw, result.error = redact(exc.raw, self.config.api_key), str(exc)
                 if malformed_left <= 0:
@@ -427,10 +309,11 @@ class Gateway:
                     result.cache_key = self.key_of(request, mode)
                     self._by_key[result.cache_key] = request
                     continue
-                if not _is_transient(exc) or transient_left <= 0:
+                if not is_transient(exc) or transient_left <= 0:
                     break
                 transient_left -= 1
-                await asyncio.sleep(self._backoff(result.attempts, _retry_after(exc)))
+                pause = backoff_s(self.config, result.attempts, retry_after(exc))
+                await asyncio.sleep(pause)
         result.latency_ms = (time.perf_counter() - started) * 1000
         result.mode = mode
         if accepted and self.negotiating and mode == self.mode and mode != self._remembered:
@@ -442,38 +325,22 @@ class Gateway:
             result.reason = failure_reason(result.error)
         return result
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.config.backoff_max_s)
-        base = self.config.backoff_base_s * 2 ** (attempt - 1)
-        return min(base, self.config.backoff_max_s) * (0.5 + random.random() / 2)
-
     async def _attempt(self, client, request: LLMRequest, result: LLMResult, mode: str) -> None:
-        messages = self._messages(request, mode)
-        body = {"model": self.config.model, "messages": messages, **self._params(request)}
-        fmt = response_format(request, mode)
-        if fmt is not None:
-            body["response_format"] = fmt
-        # The client's generic POST sends our plain-JSON chat body as is. The typed
-        # `chat.completions.create` walks messages and the JSON schema through its TypedDict
-        # transform on every call, which costs more CPU than the rest of the call.
-        response = await client.post("/chat/completions", cast_to=_http.Response, body=body)
-        text = response.text
-        try:
-            # Read the completion JSON directly: building the typed ChatCompletion object
-            # costs more than the rest of the call, and we need three fields.
-            body = json.loads(text)
-            choice = body["choices"][0]
-            content = choice["message"].get("content") or ""
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise _Malformed(f"malformed response body: {type(exc).__name__}", text) from None
-        self._count(result, body.get("usage") or {})
-        if choice.get("finish_reason") == "length":
-            raise _Malformed("truncated reply (finish_reason=length)", content)
+        # The client's generic POST with our JSON bytes: the typed `chat.completions.create`
+        # walks messages and the JSON schema through its TypedDict transform on every call,
+        # which costs more CPU than the rest of the call. (The client's default headers say
+        # `Content-Type: application/json`.)
+        response = await client.post(
+            "/chat/completions", cast_to=_RESPONSE, content=self.shaper.body(request, mode)
+        )
+        content, usage, finish = read_completion(response.text)
+        self._count(result, usage)
+        if finish == "length":
+            raise MalformedReply("truncated reply (finish_reason=length)", content)
         try:
             result.parsed = parse_reply(request, content)
         except ValueError as exc:
-            raise _Malformed(str(exc), content) from None
+            raise MalformedReply(str(exc), content) from None
         result.status, result.raw = "ok", redact(content, self.config.api_key)
 
     def _count(self, result: LLMResult, usage) -> None:
@@ -483,6 +350,7 @@ class Gateway:
         result.usage.add(call)
         self.spent.add(call)
 
+    # -- recording -------------------------------------------------------------------------
     def _flush(self, requests, pending: list[LLMResult], on_batch) -> None:
         if not pending:
             return
@@ -500,7 +368,9 @@ class Gateway:
 
         # Another writer may touch the same row (e.g. the run's usage); a conflicting batch is
         # rolled back whole, so writing it again is safe.
+        started = time.thread_time()
         self.store.in_transaction(write, conflict_retries=4)
+        self.write_cpu_s += time.thread_time() - started
 
     def _save_mode(self, cursor, mode: str | None) -> None:
         # The mode that answered, remembered once per change (read back by `mode`).
@@ -511,34 +381,7 @@ class Gateway:
 
     def _cache_entry(self, result: LLMResult) -> llm_log.CacheEntry:
         request = self._by_key[result.cache_key]
-        mode = result.mode or self.mode
-        params = self._key_params(request, mode)
-        return llm_log.CacheEntry(
-            result.cache_key,
-            self.config.model,
-            {
-                "model": self.config.model,
-                "messages": self._messages(request, mode),
-                "params": params,
-            },
-            {"content": result.raw},
-            result.usage.prompt_tokens,
-            result.usage.completion_tokens,
-        )
+        return cache_entry(self.shaper, request, result, result.mode or self.mode)
 
     def _call_row(self, result: LLMResult) -> dict:
-        return {
-            "run_id": self.run_id,
-            "item_id": result.item_id,
-            "cache_key": result.cache_key,
-            "cached": result.cached,
-            "status": result.status,
-            "prompt_tokens": result.usage.prompt_tokens,
-            "completion_tokens": result.usage.completion_tokens,
-            "cost_usd": result.usage.cost_usd,
-            "latency_ms": result.latency_ms,
-            "attempts": result.attempts,
-            "error": result.error,
-            "raw_reply": None if result.ok else result.raw,
-            "reason": result.reason,
-        }
+        return call_row(self.run_id, result)

@@ -23,6 +23,7 @@ import ssl
 from collections import defaultdict
 
 import h11
+import openai
 
 try:  # the HTTP library the installed openai client is built on
     import httpx2 as _http
@@ -30,6 +31,7 @@ except ImportError:  # openai 1.x
     import httpx as _http
 
 _READ_CHUNK = 65536
+_DEFAULT = _http.USE_CLIENT_DEFAULT
 _Origin = tuple[str, str, int]
 
 
@@ -54,7 +56,9 @@ class LeanAsyncTransport(_http.AsyncBaseTransport):
     """HTTP/1.1 over asyncio streams with a per-origin keep-alive pool.
 
     Args:
-        ssl_context: used for https origins (load CA certificates once, share it).
+        ssl_context: used for https origins; by default the system's CA certificates, loaded
+            on the first https connection (loading them costs ~40 ms of CPU, which a run
+            against a loopback or LAN server over http never needs).
         max_idle: idle connections kept per origin (size it to the call concurrency).
     """
 
@@ -101,7 +105,9 @@ class LeanAsyncTransport(_http.AsyncBaseTransport):
         scheme, host, port = origin
         secure = scheme == "https"
         port = port or (443 if secure else 80)
-        context = (self._ssl or ssl.create_default_context()) if secure else None
+        if secure and self._ssl is None:
+            self._ssl = ssl.create_default_context()
+        context = self._ssl if secure else None
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await asyncio.open_connection(
@@ -159,6 +165,60 @@ class LeanAsyncTransport(_http.AsyncBaseTransport):
                 stack.append(connection)
                 return
         connection.close()
+
+
+class LeanAsyncClient(openai.DefaultAsyncHttpxClient):
+    """The openai client's HTTP client, for plain JSON POSTs over a `LeanAsyncTransport`.
+
+    The openai client builds every request through `build_request` and sends it with `send`.
+    For the gateway's requests (a byte body, no query, no cookies, no auth flow, no hooks)
+    both do work that changes nothing: merging the client's headers into a fresh copy,
+    parsing the URL three times, auth and redirect generators. Here such a request is built
+    and sent directly; anything else (and a redirect reply) goes the library's own way.
+    """
+
+    def build_request(self, method, url, *, content=None, headers=None, timeout=_DEFAULT, **kw):
+        plain = isinstance(url, str) and url.startswith(("http://", "https://"))
+        plain = plain and isinstance(content, bytes | None) and not (self.params or self.cookies)
+        if not plain or any(value is not None for value in kw.values()):
+            return super().build_request(
+                method, url, content=content, headers=headers, timeout=timeout, **kw
+            )
+        merged = _http.Headers(headers)
+        for name, value in self.headers.multi_items():  # the client defaults not set by the caller
+            if name not in merged:
+                merged[name] = value
+        timeout = self.timeout if timeout is _DEFAULT else _http.Timeout(timeout)
+        extensions = {"timeout": timeout.as_dict()}
+        return _http.Request(method, url, content=content, headers=merged, extensions=extensions)
+
+    async def send(self, request, *, stream=False, **kwargs):
+        if stream or self.is_closed or kwargs.get("auth") not in (None, _DEFAULT) or self._hooks():
+            return await super().send(request, stream=stream, **kwargs)
+        transport = self._transport_for_url(request.url)
+        response = await transport.handle_async_request(request)
+        response.request = request
+        if response.has_redirect_location:  # (rare for an API) followed as the library does
+            return await self._redirected(request, response, stream, kwargs)
+        if "set-cookie" in response.headers:
+            self.cookies.extract_cookies(response)
+        await response.aread()
+        return response
+
+    async def _redirected(self, request, response, stream, kwargs):
+        follow = kwargs.get("follow_redirects", _DEFAULT)
+        follow = self.follow_redirects if follow is _DEFAULT else follow
+        next_request = self._build_redirect_request(request, response)
+        if not follow:
+            response.next_request = next_request
+            await response.aread()
+            return response
+        await response.aclose()
+        return await super().send(next_request, stream=stream, **kwargs)
+
+    def _hooks(self) -> bool:
+        hooks = self.event_hooks
+        return bool(self.auth or hooks["request"] or hooks["response"])
 
 
 class _NothingReceived(Exception):
