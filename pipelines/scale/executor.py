@@ -181,7 +181,9 @@ class RayExecutor:
             remote one through Ray Client.
         num_cpus: CPUs of the embedded Ray (ignored when joining a cluster).
         workers: actors to start (default: the CPUs Ray reports).
-        in_flight: units queued per worker, so a worker never idles between units.
+        in_flight: units a worker holds at once (running + queued), so it does not wait on
+            the driver between units; a unit is queued behind a busy worker only while
+            more units remain than workers.
     """
 
     name = "ray"
