@@ -85,6 +85,24 @@ def _seconds(started: float) -> float:
     return round(time.perf_counter() - started, 2)
 
 
+class Tally:
+    """The executor, counting each worker's busy seconds (the sum of its units' wall time):
+    how evenly the units were spread, whatever the machine's load."""
+
+    def __init__(self, executor) -> None:
+        self.executor, self.name, self.workers = executor, executor.name, executor.workers
+        self.busy: dict[str, float] = {}
+
+    def map_units(self, fn, units):
+        for outcome in self.executor.map_units(fn, units):
+            self.busy[outcome.worker] = self.busy.get(outcome.worker, 0.0) + outcome.seconds
+            yield outcome
+
+    def row(self) -> dict:
+        busy = sorted(self.busy.values(), reverse=True)
+        return {"worker_busy_s": [round(b, 1) for b in busy]} if len(busy) > 1 else {}
+
+
 class Measured:
     """Wall and CPU of one run: driver CPU + the Ray workers' CPU during the run."""
 
@@ -125,15 +143,16 @@ def compare(name: str, work, ray_init_s: float) -> dict:
     local_start = _seconds(started)
     local = LocalExecutor()
     with Measured("local", local) as m:
-        detail = work(local)
+        detail = work(Tally(local))
     rows = {"local": {**m.row(), **(detail or {})}}
     started = time.perf_counter()
     ray_executor = RayExecutor()
     list(ray_executor.map_units(warm_up, [Unit(str(i), name) for i in range(ray_executor.workers)]))
     ray_start = _seconds(started)
+    tally = Tally(ray_executor)
     with Measured("ray", ray_executor) as m:
-        detail = work(ray_executor)
-    rows["ray"] = {**m.row(), **(detail or {})}
+        detail = work(tally)
+    rows["ray"] = {**m.row(), **(detail or {}), **tally.row()}
     ray_executor.close()
     local_wall, ray_wall = rows["local"]["wall_s"], rows["ray"]["wall_s"]
     result = {
