@@ -1,14 +1,35 @@
 """How the executor seam schedules units: costliest first, prepared lazily on the driver, no
 unit queued behind a busy worker at the end of a batch, and MiniLM loaded once per worker
-(issue #15: "Models (MiniLM) load once per worker, not per task")."""
+(issue #15: "Models (MiniLM) load once per worker, not per task"), and a worker's start does
+not import the store's modules."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
 from pipelines.scale import LocalExecutor, RayExecutor, Unit, run_batch
 from pipelines.scale.runner import longest_first
+from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+
+
+def test_the_actor_module_imports_without_the_store_modules():
+    """A Ray worker imports `pipelines.scale.executor` to unpickle its actor class; pandas and
+    DuckDB cost a fresh worker seconds on a loaded machine and only the driver needs them."""
+    probe = (
+        "import sys, pipelines.scale.executor, pipelines.scale; "
+        "print(sorted(m for m in ('pandas', 'duckdb', 'data_access') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
+    from pipelines import scale
+
+    assert scale.run_batch is run_batch  # the batch loop still comes from the package
 
 
 def test_longest_first_keeps_the_given_order_between_equal_costs():
@@ -29,7 +50,15 @@ def test_a_batch_runs_the_costliest_first_and_prepares_each_unit_just_before_it_
 
     units = [Unit("u2", None, 1.0), Unit("u3", None, 30.0), Unit("u4", None, 5.0)]
     result = run_batch(
-        store, LocalExecutor(), "test.sched", {}, units, fns.square, write, prepare=prepare
+        store,
+        LocalExecutor(),
+        "test.sched",
+        {},
+        units,
+        fns.square,
+        write,
+        prepare=prepare,
+        lazy_prepare=True,
     )
     assert result.results == {"u2": 4, "u3": 9, "u4": 16}
     # Unit u4 is prepared only after u3 came back and was written: preparing is not a serial
@@ -42,6 +71,19 @@ def test_a_batch_runs_the_costliest_first_and_prepares_each_unit_just_before_it_
         "prepare u2",
         "write u2",
     ]
+    # By default (the LLM steps: their prepare replays the cache) all are prepared first.
+    events.clear()
+    run_batch(
+        store,
+        LocalExecutor(),
+        "test.sched",
+        {"eager": 1},
+        units,
+        fns.square,
+        write,
+        prepare=prepare,
+    )
+    assert events == ["prepare u3", "prepare u4", "prepare u2", "write u3", "write u4", "write u2"]
 
 
 @pytest.fixture

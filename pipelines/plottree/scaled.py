@@ -104,6 +104,15 @@ def _run_tree_units(
 
     params = {"leaf_seconds": leaf_seconds, "node_embedding": node_embedding, "backend": "offline"}
     result = run_batch(
-        store, executor, "plottree.build", params, units, tree_unit, write, progress, prepare
+        store,
+        executor,
+        "plottree.build",
+        params,
+        units,
+        tree_unit,
+        write,
+        progress,
+        prepare,
+        lazy_prepare=True,  # it only reads the film's timeline
     )
     return built, result

@@ -117,13 +117,19 @@ def run_batch(
     prepare: Callable[[Unit], Unit] | None = None,
     on_start: Callable[[str], None] | None = None,
     finish: Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], None] | None = None,
+    lazy_prepare: bool = False,
 ) -> BatchResult:
     """Run `fn` over the units not yet written, writing each unit as it comes back.
 
     Units go out costliest first (`Unit.cost`). `prepare(unit)` (optional) turns a unit still
-    to run into the one to send, on the driver, just before dispatch (e.g. read the film's
-    timeline, start the unit's LLM run), while the workers already run the earlier units;
-    units already written are never prepared, so a resumed batch redoes nothing for them.
+    to run into the one to send, on the driver (e.g. read the film's timeline, start the
+    unit's LLM run); units already written are never prepared, so a resumed batch redoes
+    nothing for them. By default every unit is prepared before the first is dispatched; with
+    `lazy_prepare` each is prepared as a worker takes it, while the workers run the earlier
+    ones. Lazy suits a prepare that only reads inputs (PlotTree's timelines). The LLM steps
+    keep the default: their prepare replays the store's cache, and done lazily a unit would
+    find replies that earlier units wrote meanwhile, so which calls a run makes would depend
+    on the executor's timing (a local run and a Ray run would log different calls).
     `on_start(batch_id)` is called once the batch is found or recorded, before anything is
     prepared (a step whose units share one run names it after the batch).
     `finish(cursor, results)` writes what needs every unit (e.g. a run's analytics), in the
@@ -144,8 +150,11 @@ def run_batch(
     results = ledger.done_units(store, batch_id)
     resumed_from = len(results)
     todo = longest_first([u for u in units if u.key not in results])
+    if prepare is not None and not lazy_prepare:
+        todo = [prepare(u) for u in todo]
     failures: list[tuple[str, str]] = []
-    for outcome in executor.map_units(fn, PreparedUnits(todo, prepare)):
+    lazily = prepare if lazy_prepare else None
+    for outcome in executor.map_units(fn, PreparedUnits(todo, lazily)):
         with store.transaction() as cursor:
             kept = write(cursor, outcome) if outcome.ok else None
             if isinstance(kept, Unfinished):
