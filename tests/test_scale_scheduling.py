@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from pipelines.scale import LocalExecutor, RayExecutor, Unit, run_batch
+from pipelines.scale import LocalExecutor, Unit, run_batch
 from pipelines.scale.runner import longest_first
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
@@ -84,13 +84,6 @@ def test_a_batch_runs_the_costliest_first_and_prepares_each_unit_just_before_it_
         prepare=prepare,
     )
     assert events == ["prepare u3", "prepare u4", "prepare u2", "write u3", "write u4", "write u2"]
-
-
-@pytest.fixture
-def ray_executor(ray_session):
-    executor = RayExecutor()
-    yield executor
-    executor.close()
 
 
 @pytest.mark.slow
