@@ -24,7 +24,6 @@ from data_access import scale_units as ledger
 from data_access.store import Store
 from pipelines.scale import (
     LocalExecutor,
-    RayExecutor,
     Unit,
     executor_name,
     make_executor,
@@ -62,13 +61,6 @@ def test_local_batch_reports_failures_with_reasons_and_a_rerun_retries_them(stor
     assert ledger.unit_write_counts(store, first.batch_id) == {"u1": 1, "u3": 1}
     progress = ledger.batch_progress(store).iloc[0]
     assert (progress.done, progress.failed, progress.total, progress.state) == (2, 1, 3, "running")
-
-
-@pytest.fixture
-def ray_executor(ray_session):
-    executor = RayExecutor()
-    yield executor
-    executor.close()
 
 
 @pytest.mark.slow

@@ -95,7 +95,10 @@ def _scaled_bertscores(store, frame, set_name, executor, progress) -> pd.DataFra
     from pipelines.scale import Unit, run_batch
 
     columns = ["mcq_id", "vid", "question", "choices", "gt", "option"]
-    units = [Unit(str(vid), part[columns]) for vid, part in frame.groupby("vid", sort=True)]
+    units = [
+        Unit(str(vid), part[columns], cost=len(part))  # the largest videos first
+        for vid, part in frame.groupby("vid", sort=True)
+    ]
     batch = run_batch(
         store,
         executor,

@@ -8,6 +8,7 @@ Offline summaries only: the LLM summariser caches through the store, which worke
 
 from __future__ import annotations
 
+from data_access.plottree import films_with_timeline
 from pipelines.plottree.build import (
     NODE_EMBEDDINGS,
     TreeBuild,
@@ -44,10 +45,27 @@ def build_trees(
         raise ValueError(
             f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
         )
-    sources = [tree_input(store, film_id) for film_id in film_ids]
-    return build_trees_from_sources(
-        store, sources, executor, leaf_seconds, node_embedding, progress
-    )
+    params = {"leaf_seconds": leaf_seconds, "node_embedding": node_embedding}
+    cues = films_with_timeline(store).set_index("film_id")["cues"]
+    units = [_film_unit(store, film_id, cues, params) for film_id in film_ids]
+
+    def prepare(unit: Unit) -> Unit:
+        # Read just before dispatch (0.2-1 s a film): the workers start on the longest films
+        # while the driver reads the rest.
+        if unit.payload is not None:
+            return unit
+        return Unit(unit.key, {**params, "source": tree_input(store, unit.key)}, unit.cost)
+
+    return _run_tree_units(store, units, executor, leaf_seconds, node_embedding, progress, prepare)
+
+
+def _film_unit(store, film_id: str, cues, params: dict) -> Unit:
+    """A film's unit, costed by its subtitle cues (leaves grow with them); a film without
+    subtitles is read now, so an unknown or empty film fails before anything is built."""
+    if film_id in cues.index:
+        return Unit(film_id, None, float(cues[film_id]))
+    source = tree_input(store, film_id)  # raises for an unknown film or an empty timeline
+    return Unit(film_id, {**params, "source": source}, _source_cost(source))
 
 
 def build_trees_from_sources(
@@ -59,13 +77,23 @@ def build_trees_from_sources(
     progress: ProgressFn | None = None,
 ) -> tuple[list[TreeBuild], BatchResult]:
     """`build_trees` over `tree_input`-shaped sources already in memory (benchmarks)."""
+    params = {"leaf_seconds": leaf_seconds, "node_embedding": node_embedding}
     units = [
-        Unit(
-            source["film_id"],
-            {"source": source, "leaf_seconds": leaf_seconds, "node_embedding": node_embedding},
-        )
+        Unit(source["film_id"], {**params, "source": source}, _source_cost(source))
         for source in sources
     ]
+    return _run_tree_units(store, units, executor, leaf_seconds, node_embedding, progress)
+
+
+def _source_cost(source: dict) -> float:
+    """A film's expected work: its subtitle cues, else its script lines."""
+    timeline = source["timeline"]
+    return float(len(timeline["subtitles"]) or len(timeline["lines"]))
+
+
+def _run_tree_units(
+    store, units, executor, leaf_seconds, node_embedding, progress, prepare=None
+) -> tuple[list[TreeBuild], BatchResult]:
     built: list[TreeBuild] = []
 
     def write(cursor, outcome) -> dict:
@@ -75,5 +103,16 @@ def build_trees_from_sources(
         return {"run_id": run_id}
 
     params = {"leaf_seconds": leaf_seconds, "node_embedding": node_embedding, "backend": "offline"}
-    result = run_batch(store, executor, "plottree.build", params, units, tree_unit, write, progress)
+    result = run_batch(
+        store,
+        executor,
+        "plottree.build",
+        params,
+        units,
+        tree_unit,
+        write,
+        progress,
+        prepare,
+        lazy_prepare=True,  # it only reads the film's timeline
+    )
     return built, result

@@ -23,6 +23,7 @@ Python ML pipelines, and the same code joins a cluster by address.
 
 from __future__ import annotations
 
+import operator
 import os
 import sys
 import time
@@ -45,10 +46,17 @@ UnitFn = Callable[[Any], Any]
 
 @dataclass(frozen=True)
 class Unit:
-    """One independent piece of work: a key unique in its batch and the unit's input."""
+    """One independent piece of work: a key unique in its batch and the unit's input.
+
+    `cost` is the unit's expected work in any unit the batch shares (a video's seconds, a
+    video's MCQs): `run_batch` dispatches the costliest first, so one long film is not the
+    last unit left running alone while the other workers idle (longest-processing-time
+    first, Graham 1969). 0 for all keeps the given order.
+    """
 
     key: str
     payload: Any
+    cost: float = 0.0
 
 
 @dataclass
@@ -173,7 +181,9 @@ class RayExecutor:
             remote one through Ray Client.
         num_cpus: CPUs of the embedded Ray (ignored when joining a cluster).
         workers: actors to start (default: the CPUs Ray reports).
-        in_flight: units queued per worker, so a worker never idles between units.
+        in_flight: units a worker holds at once (running + queued), so it does not wait on
+            the driver between units; a unit is queued behind a busy worker only while
+            more units remain than workers.
     """
 
     name = "ray"
@@ -198,16 +208,37 @@ class RayExecutor:
         self._actors = [worker_class.remote(1) for _ in range(self.workers)]
 
     def map_units(self, fn: UnitFn, units: Iterable[Unit]) -> Iterator[UnitOutcome]:
+        """Run the units in the order given, each on the first worker with room for it.
+
+        `units` is read lazily: a unit is taken (and so, in `run_batch`, prepared on the
+        driver) only when a worker has room, so the workers start on the first units while
+        the driver still prepares the later ones.
+        """
         ray = self._ray
-        pending = list(units)[::-1]
+        source = iter(units)
+        left = operator.length_hint(units, -1)  # -1: unknown (a generator)
         fn_ref = ray.put(fn)
         running: dict[Any, tuple[Unit, int]] = {}
         load = [0] * len(self._actors)
 
+        def room(slot_load: int) -> bool:
+            # An idle worker always takes the next unit. A busy one queues a unit behind its
+            # current one (so it never waits on the driver between units) only while more
+            # units remain than workers: near the end a queued unit could wait behind a long
+            # one while another worker sits idle.
+            if slot_load == 0:
+                return True
+            return slot_load < self.in_flight and (left < 0 or left > len(self._actors))
+
         def submit() -> None:
-            while pending and min(load) < self.in_flight:
+            nonlocal left
+            while room(min(load)):
+                unit = next(source, None)
+                if unit is None:
+                    return
+                if left > 0:
+                    left -= 1
                 slot = load.index(min(load))
-                unit = pending.pop()
                 running[self._actors[slot].run.remote(fn_ref, unit)] = (unit, slot)
                 load[slot] += 1
 

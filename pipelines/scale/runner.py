@@ -75,6 +75,36 @@ def batch_key(step: str, params: dict[str, Any], unit_keys: Sequence[str]) -> st
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def longest_first(units: Sequence[Unit]) -> list[Unit]:
+    """The units by falling `cost`, ties in the given order (so equal costs keep it)."""
+    return sorted(units, key=lambda unit: -unit.cost)
+
+
+class PreparedUnits:
+    """The units to run, each passed through `prepare` only when the executor takes it.
+
+    Why lazily: preparing can take the driver seconds per unit (reading a film's timeline,
+    replaying a unit's LLM calls from the cache); done all up front it kept every worker idle
+    until the last unit was ready. `__length_hint__` tells the executor how many remain.
+    """
+
+    def __init__(self, units: Sequence[Unit], prepare: Callable[[Unit], Unit] | None) -> None:
+        self._units, self._prepare, self._next = units, prepare, 0
+
+    def __iter__(self) -> PreparedUnits:
+        return self
+
+    def __next__(self) -> Unit:
+        if self._next >= len(self._units):
+            raise StopIteration
+        unit = self._units[self._next]
+        self._next += 1
+        return unit if self._prepare is None else self._prepare(unit)
+
+    def __length_hint__(self) -> int:
+        return len(self._units) - self._next
+
+
 def run_batch(
     store: Store,
     executor: Executor,
@@ -87,16 +117,24 @@ def run_batch(
     prepare: Callable[[Unit], Unit] | None = None,
     on_start: Callable[[str], None] | None = None,
     finish: Callable[[duckdb.DuckDBPyConnection, dict[str, Any]], None] | None = None,
+    lazy_prepare: bool = False,
 ) -> BatchResult:
     """Run `fn` over the units not yet written, writing each unit as it comes back.
 
-    `prepare(unit)` (optional) turns a unit still to run into the one to send, on the driver,
-    just before dispatch (e.g. start the unit's LLM run); units already written are never
-    prepared, so a resumed batch redoes nothing for them. `on_start(batch_id)` is called once
-    the batch is found or recorded, before anything is prepared (a step whose units share one
-    run names it after the batch). `finish(cursor, results)` writes what needs every unit
-    (e.g. a run's analytics), in the transaction that closes the batch: a run killed before
-    it has every unit done and finishes on resume.
+    Units go out costliest first (`Unit.cost`). `prepare(unit)` (optional) turns a unit still
+    to run into the one to send, on the driver (e.g. read the film's timeline, start the
+    unit's LLM run); units already written are never prepared, so a resumed batch redoes
+    nothing for them. By default every unit is prepared before the first is dispatched; with
+    `lazy_prepare` each is prepared as a worker takes it, while the workers run the earlier
+    ones. Lazy suits a prepare that only reads inputs (PlotTree's timelines). The LLM steps
+    keep the default: their prepare replays the store's cache, and done lazily a unit would
+    find replies that earlier units wrote meanwhile, so which calls a run makes would depend
+    on the executor's timing (a local run and a Ray run would log different calls).
+    `on_start(batch_id)` is called once the batch is found or recorded, before anything is
+    prepared (a step whose units share one run names it after the batch).
+    `finish(cursor, results)` writes what needs every unit (e.g. a run's analytics), in the
+    transaction that closes the batch: a run killed before it has every unit done and
+    finishes on resume.
     """
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
@@ -111,11 +149,12 @@ def run_batch(
         on_start(batch_id)
     results = ledger.done_units(store, batch_id)
     resumed_from = len(results)
-    todo = [u for u in units if u.key not in results]
-    if prepare is not None:
+    todo = longest_first([u for u in units if u.key not in results])
+    if prepare is not None and not lazy_prepare:
         todo = [prepare(u) for u in todo]
     failures: list[tuple[str, str]] = []
-    for outcome in executor.map_units(fn, todo):
+    lazily = prepare if lazy_prepare else None
+    for outcome in executor.map_units(fn, PreparedUnits(todo, lazily)):
         with store.transaction() as cursor:
             kept = write(cursor, outcome) if outcome.ok else None
             if isinstance(kept, Unfinished):

@@ -18,3 +18,13 @@ def ray_session():
     start_ray(None, 2)
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
+
+
+@pytest.fixture
+def ray_executor(ray_session):
+    """A RayExecutor on the session's Ray (two workers), its actors killed after the test."""
+    from pipelines.scale import RayExecutor
+
+    executor = RayExecutor()
+    yield executor
+    executor.close()

@@ -33,3 +33,17 @@ def worker_pid(_payload) -> int:
 def worker_niceness(_payload) -> int:
     """The scheduling niceness of the worker that ran the unit."""
     return os.nice(0)
+
+
+def sleep_then_pid(payload: dict) -> int:
+    """Sleeps `payload["sleep"]` seconds; the process id of the worker that ran the unit."""
+    time.sleep(payload["sleep"])
+    return os.getpid()
+
+
+def minilm_loads(_payload) -> tuple[int, int]:
+    """(worker pid, times this process has loaded MiniLM) after embedding one sentence."""
+    from pipelines.embeddings import _load_sentence_model, embed_texts
+
+    embed_texts(["a unit's sentence"])
+    return os.getpid(), _load_sentence_model.cache_info().misses
