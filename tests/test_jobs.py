@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 from data_access.judging import verdicts_of_run
@@ -47,12 +48,28 @@ def test_thread_job_reports_progress_and_finishes(store, fake_llm):
     _assert_exactly_once(store, status["run_id"], sizes)
 
 
+def _gated(open_calls: int, gate: threading.Event):
+    """Replies 0.2 s apart, so the gateway's 0.5-s flush clock writes progress during the
+    first `open_calls` requests; later requests wait for `gate`, so the job cannot finish
+    before the test has asked it to stop, however loaded the machine."""
+
+    def handler(body, n):
+        if n >= open_calls:
+            gate.wait(60)
+        return FakeReply(content=scripted_judge(body, n), delay_s=0.2)
+
+    return handler
+
+
 def test_stopped_job_resumes_to_completion(store, fake_llm):
     sizes = build_slice(store, n_copies=3)
-    server = fake_llm(_slow(0.1))
-    job_id = start_job(store, "judge", _options(fake_llm, server, concurrency=1), mode="thread")
+    gate = threading.Event()
+    server = fake_llm(_gated(6, gate))
+    options = _options(fake_llm, server, concurrency=1, timeout_s=60.0)
+    job_id = start_job(store, "judge", options, mode="thread")
     _wait_until(lambda: job_status(store, job_id)["done"] >= 2)
     stop_job(store, job_id)
+    gate.set()
     wait_for(job_id, timeout=60)
     stopped = job_status(store, job_id)
     assert stopped["state"] == "stopped" and stopped["resumable"]
