@@ -217,12 +217,45 @@ def _timed(fn, store, args) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def _settled(page, title: str) -> None:
+class ScriptRuns:
+    """Counts the server's "script finished" messages on the page's websocket.
+
+    The one sure sign that a script run is over: the status widget appears only after a run
+    has lasted 500 ms (Streamlit's frontend delays it), so "no status widget" alone passed
+    while a short run was still sending elements, and a page could be timed before its last
+    chart arrived.
+    """
+
+    def __init__(self, page) -> None:
+        self.finished = 0
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+
+    def _frame(self, payload) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if isinstance(payload, str):
+            return
+        message = ForwardMsg.FromString(payload)
+        # a whole script run, not a fragment's (the Runs page polls in a fragment) and not one
+        # ended early by st.rerun (the rerun that follows is the one shown)
+        if message.WhichOneof("type") == "script_finished" and (
+            message.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
+        ):
+            self.finished += 1
+
+    def wait_past(self, page, seen: int, timeout_s: float = 120.0) -> None:
+        """Wait (dispatching the page's events) until a run finished after `seen` runs."""
+        deadline = time.monotonic() + timeout_s
+        while self.finished <= seen:
+            if time.monotonic() > deadline:
+                raise TimeoutError("the script run did not finish")
+            page.wait_for_timeout(10)
+
+
+def _settled(page, title: str, runs: ScriptRuns, seen: int) -> None:
+    """Until the run started after `seen` finished runs is over and the page is drawn."""
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120000)
-    page.wait_for_timeout(50)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120000
-    )
+    runs.wait_past(page, seen)
     # the script run being over is not the page being drawn: elements whose code loads lazily
     # (tables, charts, page links) show as skeletons until the browser has drawn them
     page.wait_for_function(
@@ -256,22 +289,27 @@ def _median_s(samples: list[float]) -> float:
     return round(statistics.median(samples), 2)
 
 
-def _time_first_render(page, url: str, path: str, title: str) -> float:
+def _time_first_render(page, runs: ScriptRuns, url: str, path: str, title: str) -> float:
     """From the Overview, navigate (a full page load) to `path` until its script run is over."""
+    seen = runs.finished
     page.goto(f"{url}/")
-    _settled(page, TITLES[""])
+    _settled(page, TITLES[""], runs, seen)
+    seen = runs.finished
     page.goto(f"{url}/{path}")
-    _settled(page, title)
+    _settled(page, title, runs, seen)
     # the page's own clock starts at its navigation: load, script run and drawing, nothing else
     return page.evaluate("() => performance.now() / 1000")
 
 
-def _time_switch(page, url: str, previous: str, path: str, log: Path) -> tuple[float, float]:
+def _time_switch(
+    page, runs: ScriptRuns, url: str, previous: str, path: str, log: Path
+) -> tuple[float, float]:
     """On `previous`, click `path` in the sidebar until its script run is over; returns the
     switch's wall time and the server's share of it (the script run app.py logged)."""
+    seen = runs.finished
     page.goto(f"{url}/{previous}")
-    _settled(page, TITLES[previous])
-    seen = len(log.read_text().splitlines())
+    _settled(page, TITLES[previous], runs, seen)
+    seen_lines = len(log.read_text().splitlines())
     # timed in the page from the click event itself: Playwright's click first waits until the
     # link is visible, stable and unobscured (0.2-0.7 s here), which no user waits for
     page.evaluate(
@@ -279,10 +317,11 @@ def _time_switch(page, url: str, previous: str, path: str, log: Path) -> tuple[f
         " {capture: true, once: true})"
     )
     label = TITLES[path] if path else "Overview"
+    seen = runs.finished
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=label).first.click()
-    _settled(page, TITLES[path])
+    _settled(page, TITLES[path], runs, seen)
     took = page.evaluate("() => (performance.now() - window.__clickAt) / 1000")
-    return took, _script_seconds(log.read_text().splitlines()[seen:], path or "overview")
+    return took, _script_seconds(log.read_text().splitlines()[seen_lines:], path or "overview")
 
 
 def _script_seconds(lines: list[str], path: str) -> float:
@@ -311,19 +350,20 @@ def time_browser(
     ):
         browser = launch_chromium(playwright)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        runs = ScriptRuns(page)
         page.goto(url)  # warm the server process (imports, first session)
-        _settled(page, TITLES[""])
+        _settled(page, TITLES[""], runs, 0)
         for path, title in TITLES.items():
-            samples = [_time_first_render(page, url, path, title) for _ in range(repeat)]
+            samples = [_time_first_render(page, runs, url, path, title) for _ in range(repeat)]
             results[path or "overview"] = {"first_render_s": _median_s(samples)}
         paths = list(TITLES)
         for previous, path in zip(paths, paths[1:] + paths[:1]):
-            samples = [_time_switch(page, url, previous, path, log) for _ in range(repeat)]
+            samples = [_time_switch(page, runs, url, previous, path, log) for _ in range(repeat)]
             results[path or "overview"]["page_switch_s"] = _median_s([s[0] for s in samples])
             results[path or "overview"]["switch_script_s"] = _median_s([s[1] for s in samples])
         for label, target in (heavy or {}).items():
             title = TITLES[target.split("?", 1)[0]]
-            samples = [_time_first_render(page, url, target, title) for _ in range(repeat)]
+            samples = [_time_first_render(page, runs, url, target, title) for _ in range(repeat)]
             results[label] = {"first_render_s": _median_s(samples)}
         browser.close()
     return results
