@@ -39,3 +39,19 @@ def test_chart_builds_once_per_input(monkeypatch):
         assert not at.exception
         assert len(at.get("plotly_chart")) == 1
     assert built == [2, 1]
+
+
+def test_charts_carry_their_own_look_and_skip_streamlits_theme():
+    """Streamlit's chart theme is applied in the browser on every draw (up to 0.35 s of a
+    PlotTree switch), so figures bring `viz.theme`'s template and are drawn with theme=None."""
+    import json
+
+    from viz.theme import PALETTE
+
+    at = AppTest.from_function(_page, args=(2,), default_timeout=60)
+    at.run()
+    (element,) = at.get("plotly_chart")
+    assert element.proto.theme == ""  # theme=None; "streamlit" otherwise
+    layout = json.loads(element.proto.spec)["layout"]
+    assert layout["template"]["layout"]["colorway"] == PALETTE
+    assert layout["template"]["layout"]["plot_bgcolor"] == "white"
