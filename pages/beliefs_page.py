@@ -111,7 +111,12 @@ if len(lanes) + len(meta) > MAX_ROWS:
         lanes = lanes.head(MAX_ROWS)
 
 
+NO_BELIEF = "(none: pick one to read its basis and the questions citing it)"
+
+
 def _describe(label: str) -> str:
+    if label == NO_BELIEF:
+        return label
     row = lanes.iloc[labels.index(label)]
     return f"{label} — {plain(row['content'])}"
 
@@ -122,7 +127,14 @@ labels = [
     f"{h} · {b}" + (f" · scene {s}" if named.count((h, b)) > 1 else "")
     for (h, b), s in zip(named, lanes["scene_index"])
 ]
-picked = url_selectbox("Belief", labels, key="belief", format_func=_describe) if labels else None
+# nothing opened by default: a belief's basis and citing questions are two more queries and
+# tables on every first render of the page, for a detail the reader asks for by picking
+picked = (
+    url_selectbox("Belief", [NO_BELIEF, *labels], key="belief", format_func=_describe)
+    if labels
+    else None
+)
+picked = None if picked == NO_BELIEF else picked
 
 chart(belief_lanes_figure, lanes, meta, picked, key="belief_lanes")
 download_buttons(lanes, "belief_lanes", key="lanes")

@@ -93,3 +93,15 @@ def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
     assert {"Ann · B2", "Ann · F1", "Ann · X4", "Ann · X5", "Ann · X11"} <= set(shown)
     assert "Ann · X0" not in shown and "Ann · B1" not in shown
     assert len(shown) == 2 + 22 + 1  # 11 X per scene, + the meta-belief lane (M2)
+
+
+def test_no_belief_is_opened_until_one_is_picked(fixture_store):
+    """The first render draws the lanes only; a belief's basis and citing questions (two more
+    queries and tables) wait until the reader picks it."""
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann", "Ben"]})
+    assert not at.exception
+    assert at.selectbox(key="belief").value.startswith("(none")
+    assert not [m for m in at.markdown if m.value == "**Basis events**"]
+    assert not any(shape.line.width == 4 for shape in figures(at)["belief_lanes"].layout.shapes)
+    at.selectbox(key="belief").set_value("Ann · F1").run()
+    assert [m for m in at.markdown if m.value == "**Basis events**"]
