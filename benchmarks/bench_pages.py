@@ -7,8 +7,9 @@ shown), timed cold in this process (no Streamlit cache) as the median
 of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the same run (the
 one-row `store_version` query every page runs).
 Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
-first render = navigate to the page URL until its title shows, the script run is over and no
-element is still a loading skeleton, on the page's own clock (from its navigation start);
+first render = navigate to the page URL until its title shows, the script run is over (the
+server's "script finished" message on the page's websocket, `ScriptRuns`) and no element is
+still a loading skeleton, on the page's own clock (from its navigation start);
 page switch = click the next page in the sidebar until the same holds, from the click event,
 with the server's share of it (the script run app.py logs under STORYSCOPE_SCRIPT_TIMES=1); the
 rest is the browser drawing and the round trips.
