@@ -117,8 +117,8 @@ class Store:
             # read with fetchone() on the connection itself stays open, and with it a read
             # transaction for the connection's whole life. With that transaction open, DuckDB
             # did not checkpoint at COMMIT an import that staged Parquet as a view, so its rows
-            # went through the WAL and were written again at close (~0.3 CPU s of a 1.1M-row
-            # import, issue 15 "Import"; tests/test_store.py).
+            # went through the WAL (54 MB of a 1.1M-row import) and were written again at
+            # close (issue 15 "Import", docs/SCALE.md; tests/test_store.py).
             with closing(connection.cursor()) as check:
                 quick_check(check, self.path, had_wal)  # a damaged store is refused on open
         except BaseException:
