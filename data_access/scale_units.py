@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
 
 
@@ -87,6 +88,43 @@ def record_unit(
             None if result is None else json.dumps(result),
         ],
     )
+
+
+def start_unit_run(store: Store, batch_id: str, unit_key: str, spec: RunSpec) -> str:
+    """Start the run a unit writes under, recorded as this batch's, and return its id."""
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, spec)
+        cursor.execute(
+            "INSERT INTO scale_unit_runs (batch_id, unit_key, run_id) VALUES (?, ?, ?)",
+            [batch_id, unit_key, run_id],
+        )
+    return run_id
+
+
+def close_abandoned_runs(store: Store, batch_id: str) -> list[str]:
+    """Mark `failed` the runs this batch's units opened that are still `running`, and return
+    their ids.
+
+    Called when a batch is resumed: the driver that opened them is gone (the resume is the
+    same command, and a batch has one driver at a time), so no one will finish them; their
+    units run again under new runs. The note says why, on the Runs page.
+    """
+    note = f"driver stopped before the unit was written; batch {batch_id} was resumed"
+    with store.transaction() as cursor:
+        run_ids = [
+            row[0]
+            for row in cursor.execute(
+                "SELECT r.run_id FROM runs r JOIN scale_unit_runs u USING (run_id)"
+                " WHERE u.batch_id = ? AND r.status = 'running' ORDER BY r.run_id",
+                [batch_id],
+            ).fetchall()
+        ]
+        for run_id in run_ids:
+            finish_run(cursor, run_id, status="failed")
+            cursor.execute(
+                "UPDATE runs SET note = concat_ws('; ', note, ?) WHERE run_id = ?", [note, run_id]
+            )
+    return run_ids
 
 
 def finish_batch(cursor: duckdb.DuckDBPyConnection, batch_id: str) -> None:

@@ -18,7 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -113,7 +113,14 @@ class Store:
         had_wal = Path(f"{self.path}.wal").exists()
         connection = self._connect_with_retry()
         try:
-            quick_check(connection, self.path, had_wal)  # a damaged store is refused on open
+            # On a cursor closed right after, as are the migrations (_ensure_schema): a result
+            # read with fetchone() on the connection itself stays open, and with it a read
+            # transaction for the connection's whole life. With that transaction open, DuckDB
+            # did not checkpoint at COMMIT an import that staged Parquet as a view, so its rows
+            # went through the WAL (54 MB of a 1.1M-row import) and were written again at
+            # close (issue 15 "Import", docs/SCALE.md; tests/test_store.py).
+            with closing(connection.cursor()) as check:
+                quick_check(check, self.path, had_wal)  # a damaged store is refused on open
         except BaseException:
             connection.close()
             raise
@@ -228,16 +235,16 @@ class Store:
             return
         from data_access.migrations import apply_migrations
 
-        with _open_files_lock:
+        with _open_files_lock, closing(connection.cursor()) as cursor:
             if self.path not in _migrated:
-                applied = apply_migrations(connection)
+                applied = apply_migrations(cursor)
                 if applied:
                     # migrations never call live code, so they leave derived caches stale (an
                     # upgraded store) or unstamped (a new one): bring them up to date once, at
                     # the schema just reached
                     from data_access.rollups import refresh_if_stale
 
-                    refresh_if_stale(connection)
+                    refresh_if_stale(cursor)
                 _migrated.add(self.path)
 
     # -- small helpers used by the query modules ---------------------------------------

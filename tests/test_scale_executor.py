@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from data_access import scale_units as ledger
+from data_access.runs import RunSpec
 from data_access.store import Store
 from pipelines.scale import (
     LocalExecutor,
@@ -61,6 +62,40 @@ def test_local_batch_reports_failures_with_reasons_and_a_rerun_retries_them(stor
     assert ledger.unit_write_counts(store, first.batch_id) == {"u1": 1, "u3": 1}
     progress = ledger.batch_progress(store).iloc[0]
     assert (progress.done, progress.failed, progress.total, progress.state) == (2, 1, 3, "running")
+
+
+def test_a_resume_closes_the_unit_runs_a_killed_driver_left_running(store):
+    """A step that opens a run per unit on the driver (LLM beliefs, scene summaries) records
+    it with the batch; a driver killed with units in flight left those runs `running`, and the
+    resume of the batch closes them as failed, with the reason, before the units run again."""
+    units = [Unit(f"u{n}", {"n": n}) for n in (1, 2)]
+    opened: dict[str, str] = {}
+
+    def open_run(batch_id: str) -> None:  # what the killed driver did before it died
+        for unit in units:
+            spec = RunSpec("test.scale", backend="local", source=unit.key)
+            opened[unit.key] = ledger.start_unit_run(store, batch_id, unit.key, spec)
+
+    killed = run_batch(
+        store, LocalExecutor(), "test.scale", {}, units, fns.square, _keep, on_start=open_run
+    )
+    assert killed.abandoned_runs == []  # a new batch: nothing to close
+    # the kill: the batch and its runs stay open as the dead driver left them
+    with store.transaction() as cursor:
+        cursor.execute("DELETE FROM scale_units WHERE batch_id = ?", [killed.batch_id])
+        cursor.execute("UPDATE scale_batches SET state = 'running'")
+    resumed = run_batch(store, LocalExecutor(), "test.scale", {}, units, fns.square, _keep)
+    assert resumed.batch_id == killed.batch_id and resumed.done == 2
+    assert sorted(resumed.abandoned_runs) == sorted(opened.values())
+    runs = store.df("SELECT run_id, status, note FROM runs ORDER BY run_id")
+    assert runs.status.tolist() == ["failed", "failed"]
+    reason = f"driver stopped before the unit was written; batch {killed.batch_id} was resumed"
+    assert runs.note.tolist() == [reason, reason]
+    # a later resume finds nothing more to close
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE scale_batches SET state = 'running'")
+    again = run_batch(store, LocalExecutor(), "test.scale", {}, units, fns.square, _keep)
+    assert again.abandoned_runs == [] and again.resumed_from == 2
 
 
 @pytest.mark.slow

@@ -4,8 +4,8 @@ unit exactly once, and the rows a local run writes (issue #15, "Jobs stay resuma
 - a Ray worker SIGKILLed mid-unit is restarted by Ray and its unit retried; the calls it had
   made die with it (workers never write the store), so each call is logged once;
 - a driver SIGKILLed mid-run is resumed by the same command: done units are skipped, the rest
-  run under new runs (the runs the killed driver had opened for its units in flight stay
-  `running`; the current views read finished runs only).
+  run under new runs, and the runs the killed driver had opened for its units in flight are
+  closed as `failed` with the reason (none is left `running`).
 
 The scripted server (tests/support/fake_llm.py) answers with latency so the kill lands while
 units are in flight; the shared embedded Ray has 2 CPUs (tests/support/ray_session.py). Slow.
@@ -197,3 +197,12 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
         "SELECT count(*) FROM runs WHERE step = 'beliefs.annotate' AND status = 'finished'"
     )
     assert finished == 6  # one per unit: none written twice
+    # The runs the killed driver had opened for the units it never wrote (every unit's run is
+    # opened before the first is dispatched) are closed by the resume, not left `running`.
+    assert store.scalar("SELECT count(*) FROM runs WHERE status = 'running'") == 0
+    abandoned = store.rows(
+        "SELECT status, note FROM runs WHERE step = 'beliefs.annotate' AND status <> 'finished'"
+    )
+    assert len(abandoned) == summary["abandoned_runs_closed"] == 6 - batch.done
+    for status, note in abandoned:
+        assert status == "failed" and f"batch {batch.batch_id} was resumed" in note

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,25 @@ def test_linger_keeps_the_file_for_a_burst_then_releases_it(store):
         timeout=60,
     )
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_opening_the_store_leaves_no_transaction_open_so_a_commit_can_checkpoint(store):
+    """The open-time check and the migrations run on cursors closed after them: a result left
+    unread on the connection itself kept a read transaction open for the connection's life,
+    and DuckDB then never checkpoints at COMMIT, so every row went through the WAL and was
+    written again at close (issue 15, "Import")."""
+    wal = Path(f"{store.path}.wal")
+    with store.session() as held:  # the connection stays open across the write below
+        held.execute("SET checkpoint_threshold = '1KB'")
+        with store.transaction() as cursor:
+            # staged as the Parquet importer stages a file (a relation's view: with another
+            # transaction open, DuckDB will not checkpoint past it), then inserted
+            stage = cursor.sql("SELECT 's' || i AS setting_id FROM range(20000) t(i)")
+            stage.create_view("_stage")
+            cursor.execute(
+                "INSERT INTO settings (setting_id, source, label, run_id)"
+                " SELECT setting_id, 'screenplay', 'Screenplay', 'r1' FROM _stage"
+            )
+            cursor.execute("DROP VIEW _stage")
+        assert not wal.exists(), "COMMIT left its rows in the WAL instead of checkpointing"
+    assert store.scalar("SELECT count(*) FROM settings") == 20000

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from data_access import beliefs as belief_store
-from data_access.runs import end_run, start_run
+from data_access import scale_units as ledger
+from data_access.runs import end_run
 from pipelines.beliefs.annotation import Selection, load_film
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION
 from pipelines.beliefs.llm_stages import (
@@ -111,10 +112,15 @@ def annotate_films_llm(
     runs: dict[str, str] = {}
     closed: set[str] = set()  # units whose run was written (finished or stopped)
     shared = {"config": replace(config, api_key=None), "coverage": coverage}
+    batch: dict[str, str] = {}
+
+    def on_start(batch_id: str) -> None:
+        batch["id"] = batch_id
 
     def prepare(unit: Unit) -> Unit:
         film_id, selection = ranges[unit.key]
-        run_id = start_run(store, llm_run_spec(film_id, selection, coverage, config))
+        spec = llm_run_spec(film_id, selection, coverage, config)
+        run_id = ledger.start_unit_run(store, batch["id"], unit.key, spec)
         runs[unit.key] = run_id
         payload = {
             **shared,
@@ -159,6 +165,7 @@ def annotate_films_llm(
             write,
             progress,
             prepare=prepare,
+            on_start=on_start,
         )
         result.budget = budget_state(budget)
     for key, run_id in runs.items():

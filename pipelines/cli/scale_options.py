@@ -66,6 +66,8 @@ def batch_summary(batch, **first) -> dict:
         "resumed_from": batch.resumed_from,
         "wall_s": round(batch.wall_s, 2),
     }
+    if batch.abandoned_runs:  # left `running` by a killed driver, closed by this resume
+        summary["abandoned_runs_closed"] = len(batch.abandoned_runs)
     if batch.budget is not None:
         summary["budget"] = batch.budget
     return summary

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from data_access.runs import RunSpec, end_run, finish_run, insert_run, start_run
+from data_access import scale_units as ledger
+from data_access.runs import RunSpec, end_run, finish_run, insert_run
 from data_access.scene_summaries import film_scene_lines, write_scene_summaries
 from pipelines.preprocess.summaries import (
     BACKENDS,
@@ -87,7 +88,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
 
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
-    runs, units = {}, []
+    runs, units, batch = {}, [], {}
     for film_id, parts in scenes.items():
         spec = RunSpec(
             STEP,
@@ -118,7 +119,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
     def prepare(film_id, spec, requests) -> Unit:
         # The film's run starts here so its calls are logged under it; cached replies are
         # replayed here, the rest go to a worker (the key stays out of the unit).
-        run_id = start_run(store, spec)
+        run_id = ledger.start_unit_run(store, batch["id"], film_id, spec)
         gateway = Gateway(store, config, run_id)
         cached, fresh = split_cached(store, gateway, requests)
         done = gateway.run(cached) if cached else []
@@ -161,6 +162,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
             write,
             progress,
             prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
+            on_start=lambda batch_id: batch.update(id=batch_id),
         )
         result.budget = budget_state(budget)
     for run_id, _ in runs.values():

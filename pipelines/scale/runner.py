@@ -63,6 +63,8 @@ class BatchResult:
     failures: list[tuple[str, str]] = field(default_factory=list)
     results: dict[str, Any] = field(default_factory=dict)
     budget: dict | None = None  # the shared LLM budget's limits and spending, when one was set
+    # runs a killed driver had opened for its units in flight, closed as failed on this resume
+    abandoned_runs: list[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -131,7 +133,9 @@ def run_batch(
     find replies that earlier units wrote meanwhile, so which calls a run makes would depend
     on the executor's timing (a local run and a Ray run would log different calls).
     `on_start(batch_id)` is called once the batch is found or recorded, before anything is
-    prepared (a step whose units share one run names it after the batch).
+    prepared (a step whose units share one run names it after the batch; a step that opens a
+    run per unit starts it with `scale_units.start_unit_run`, so that when a killed driver left
+    it `running`, the resume closes it as failed before the unit runs again).
     `finish(cursor, results)` writes what needs every unit (e.g. a run's analytics), in the
     transaction that closes the batch: a run killed before it has every unit done and
     finishes on resume.
@@ -139,12 +143,14 @@ def run_batch(
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
     batch_id = ledger.open_batch(store, key)
+    abandoned: list[str] = []
     if batch_id is None:
         batch_id = ledger.create_batch(
             store, key, step, executor.name, executor.workers, len(units), params
         )
     else:
         ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
+        abandoned = ledger.close_abandoned_runs(store, batch_id)
     if on_start is not None:
         on_start(batch_id)
     results = ledger.done_units(store, batch_id)
@@ -184,4 +190,5 @@ def run_batch(
         time.perf_counter() - started,
         failures,
         results,
+        abandoned_runs=abandoned,
     )
