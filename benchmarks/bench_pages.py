@@ -40,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.page_ready import ScriptRuns, settled  # noqa: E402
 from data_access import (  # noqa: E402  # noqa: E402
     stats,
     views_beliefs,
@@ -218,52 +219,6 @@ def _timed(fn, store, args) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-class ScriptRuns:
-    """Counts the server's "script finished" messages on the page's websocket.
-
-    The one sure sign that a script run is over: the status widget appears only after a run
-    has lasted 500 ms (Streamlit's frontend delays it), so "no status widget" alone passed
-    while a short run was still sending elements, and a page could be timed before its last
-    chart arrived.
-    """
-
-    def __init__(self, page) -> None:
-        self.finished = 0
-        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
-
-    def _frame(self, payload) -> None:
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        if isinstance(payload, str):
-            return
-        message = ForwardMsg.FromString(payload)
-        # a whole script run, not a fragment's (the Runs page polls in a fragment) and not one
-        # ended early by st.rerun (the rerun that follows is the one shown)
-        if message.WhichOneof("type") == "script_finished" and (
-            message.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY
-        ):
-            self.finished += 1
-
-    def wait_past(self, page, seen: int, timeout_s: float = 120.0) -> None:
-        """Wait (dispatching the page's events) until a run finished after `seen` runs."""
-        deadline = time.monotonic() + timeout_s
-        while self.finished <= seen:
-            if time.monotonic() > deadline:
-                raise TimeoutError("the script run did not finish")
-            page.wait_for_timeout(10)
-
-
-def _settled(page, title: str, runs: ScriptRuns, seen: int) -> None:
-    """Until the run started after `seen` finished runs is over and the page is drawn."""
-    page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=120000)
-    runs.wait_past(page, seen)
-    # the script run being over is not the page being drawn: elements whose code loads lazily
-    # (tables, charts, page links) show as skeletons until the browser has drawn them
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=120000
-    )
-
-
 FIRST_RENDER_TARGET_S, SWITCH_TARGET_S = 2.0, 1.0
 
 
@@ -294,10 +249,10 @@ def _time_first_render(page, runs: ScriptRuns, url: str, path: str, title: str) 
     """From the Overview, navigate (a full page load) to `path` until its script run is over."""
     seen = runs.finished
     page.goto(f"{url}/")
-    _settled(page, TITLES[""], runs, seen)
+    settled(page, TITLES[""], runs, seen)
     seen = runs.finished
     page.goto(f"{url}/{path}")
-    _settled(page, title, runs, seen)
+    settled(page, title, runs, seen)
     # the page's own clock starts at its navigation: load, script run and drawing, nothing else
     return page.evaluate("() => performance.now() / 1000")
 
@@ -309,7 +264,7 @@ def _time_switch(
     switch's wall time and the server's share of it (the script run app.py logged)."""
     seen = runs.finished
     page.goto(f"{url}/{previous}")
-    _settled(page, TITLES[previous], runs, seen)
+    settled(page, TITLES[previous], runs, seen)
     seen_lines = len(log.read_text().splitlines())
     # timed in the page from the click event itself: Playwright's click first waits until the
     # link is visible, stable and unobscured (0.2-0.7 s here), which no user waits for
@@ -320,7 +275,7 @@ def _time_switch(
     label = TITLES[path] if path else "Overview"
     seen = runs.finished
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=label).first.click()
-    _settled(page, TITLES[path], runs, seen)
+    settled(page, TITLES[path], runs, seen)
     took = page.evaluate("() => (performance.now() - window.__clickAt) / 1000")
     return took, _script_seconds(log.read_text().splitlines()[seen_lines:], path or "overview")
 
@@ -353,7 +308,7 @@ def time_browser(
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         runs = ScriptRuns(page)
         page.goto(url)  # warm the server process (imports, first session)
-        _settled(page, TITLES[""], runs, 0)
+        settled(page, TITLES[""], runs, 0)
         for path, title in TITLES.items():
             samples = [_time_first_render(page, runs, url, path, title) for _ in range(repeat)]
             results[path or "overview"] = {"first_render_s": _median_s(samples)}
