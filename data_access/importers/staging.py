@@ -8,6 +8,13 @@ the same pass, and only a file with a wrongly typed value is read again to name 
 is typed already: its schema is checked once, then cast. Python never holds the file: it only
 reads lines on the error path, to turn DuckDB's record ordinal into a line number and to
 explain a malformed line.
+
+Neither JSONL scan numbers its records with `WITH ORDINALITY` on the way in: DuckDB reads such
+a scan on one thread, and the two scans were most of a JSONL import's wall time (issue 15,
+"Import"). The shape check asks only whether a fault exists (a parallel scan) and numbers
+records on the error path; the typed stage is a temp table filled in file order
+(`preserve_insertion_order`, DuckDB's default, checked) whose rowids, counted from its first
+row, are the ordinals.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ class StagedFile:
     stage: str
     n_rows: int = 0
     is_view: bool = False
+    backing: str | None = None  # the temp table behind a JSONL stage view (its rows)
 
     @property
     def file_label(self) -> str:
@@ -89,13 +97,24 @@ def _check_record_shapes(
 ) -> None:
     """Every record is an object with known keys; models forbid extra fields (lfvqa.Record)."""
     names = [spec.name for spec in specs]
+    shape = (
+        "json_type(json) AS t,"
+        " list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k)) AS extra,"
+        f" {TRAILING_COMMA_SQL} AS trailing_comma"
+    )
+    faulty = "t <> 'OBJECT' OR len(extra) > 0 OR trailing_comma"
     try:
+        # whether any record is faulty, on all cores; numbering the records is for the rare file
+        # that has one (WITH ORDINALITY makes DuckDB read the file on one thread)
+        if not cursor.execute(
+            f"SELECT 1 FROM (SELECT {shape} FROM read_ndjson_objects(?)) WHERE {faulty} LIMIT 1",
+            [names, str(staged.path)],
+        ).fetchall():
+            return
         rows = cursor.execute(
-            "SELECT ordinality, json_type(json) AS t,"
-            " list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k)) AS extra,"
-            f" {TRAILING_COMMA_SQL} AS trailing_comma"
-            " FROM read_ndjson_objects(?) WITH ORDINALITY"
-            " WHERE t <> 'OBJECT' OR len(extra) > 0 OR trailing_comma ORDER BY ordinality LIMIT 10",
+            f"SELECT ordinality, t, extra, trailing_comma FROM (SELECT ordinality, {shape}"
+            f" FROM read_ndjson_objects(?) WITH ORDINALITY) WHERE {faulty}"
+            " ORDER BY ordinality LIMIT 10",
             [names, str(staged.path)],
         ).fetchall()
     except duckdb.Error as exc:
@@ -125,42 +144,49 @@ def _check_record_shapes(
         raise ImportFailure(staged.problems(faults))
 
 
-def _type_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
-    """Checks on the raw JSON values: each value has its field's JSON type."""
+def _json_type_fault(spec: FieldSpec) -> Fault:
+    """The value has its field's JSON type (worded for the error messages)."""
+    column = f'"{spec.name}"'
+    return Fault(
+        spec.name,
+        f"{column} IS NOT NULL AND NOT list_contains(?::VARCHAR[], json_type({column}))",
+        [list(spec.json_types)],
+        f"must be {type_words(spec)}",
+        show_value=True,
+    )
+
+
+def _item_and_range_faults(spec: FieldSpec) -> list[Fault]:
+    """A list's items have the item type; an integer fits 64 bits."""
+    column = f'"{spec.name}"'
     faults = []
-    for spec in specs:
-        column = f'"{spec.name}"'
+    if spec.is_list:
         faults.append(
             Fault(
                 spec.name,
-                f"{column} IS NOT NULL AND NOT list_contains(?::VARCHAR[], json_type({column}))",
-                [list(spec.json_types)],
+                f"json_type({column}) = 'ARRAY' AND NOT list_has_all(?::VARCHAR[],"
+                f" json_type({column}, '$[*]'))",
+                [list(LIST_ITEMS[spec.kind])],
                 f"must be {type_words(spec)}",
                 show_value=True,
             )
         )
-        if spec.is_list:
-            faults.append(
-                Fault(
-                    spec.name,
-                    f"json_type({column}) = 'ARRAY' AND NOT list_has_all(?::VARCHAR[],"
-                    f" json_type({column}, '$[*]'))",
-                    [list(LIST_ITEMS[spec.kind])],
-                    f"must be {type_words(spec)}",
-                    show_value=True,
-                )
+    if spec.kind in ("int", "list_int"):
+        faults.append(
+            Fault(
+                spec.name,
+                f"{column} IS NOT NULL AND TRY_CAST({column} AS {spec.sql_type}) IS NULL",
+                [],
+                f"integer out of range (must fit 64 bits: {INT64_RANGE})",
+                show_value=True,
             )
-        if spec.kind in ("int", "list_int"):
-            faults.append(
-                Fault(
-                    spec.name,
-                    f"{column} IS NOT NULL AND TRY_CAST({column} AS {spec.sql_type}) IS NULL",
-                    [],
-                    f"integer out of range (must fit 64 bits: {INT64_RANGE})",
-                    show_value=True,
-                )
-            )
+        )
     return faults
+
+
+def _type_faults(specs: tuple[FieldSpec, ...]) -> list[Fault]:
+    """Checks on the raw JSON values: each value has its field's JSON type."""
+    return [f for spec in specs for f in (_json_type_fault(spec), *_item_and_range_faults(spec))]
 
 
 def _extract(spec: FieldSpec, column: str, cast: str = "CAST") -> tuple[str, list]:
@@ -172,7 +198,41 @@ def _extract(spec: FieldSpec, column: str, cast: str = "CAST") -> tuple[str, lis
 
 
 # every field read as raw JSON, so its value's own JSON type can be checked
-_READ_JSON = "read_json(?, format='newline_delimited', columns=?) WITH ORDINALITY"
+_READ_JSON_RECORDS = "read_json(?, format='newline_delimited', columns=?)"
+_READ_JSON = f"{_READ_JSON_RECORDS} WITH ORDINALITY"  # numbered: read on one thread
+
+
+# The first character of a value's JSON text, as DuckDB keeps it in a JSON column (minified:
+# `{"a" :  "x"}` gives `"x"`), names its JSON type for these kinds; a test is cheaper than
+# json_type(), which parses the value again. Numbers keep json_type(): BIGINT vs DOUBLE.
+_FIRST_CHARS = {"str": ('"',), "bool": ("t", "f"), "list_str": ("[",), "list_int": ("[",)}
+
+
+def _wrong_json_type(spec: FieldSpec, column: str) -> tuple[str, list]:
+    """SQL true when the non-null raw JSON value in `column` has a JSON type the field refuses
+    (the fast path's test; `_type_faults` words the same test for the error messages)."""
+    if spec.kind in _FIRST_CHARS:
+        first = f"left({column}::VARCHAR, 1)"
+        return f"NOT list_contains(?::VARCHAR[], {first})", [list(_FIRST_CHARS[spec.kind])]
+    return f"NOT list_contains(?::VARCHAR[], json_type({column}))", [list(spec.json_types)]
+
+
+def _fast_type_fault(specs: tuple[FieldSpec, ...]) -> tuple[str, list]:
+    """One SQL boolean: some value of the record fails a check of `_type_faults`."""
+    tests, params = [], []
+    for spec in specs:
+        column = f'"{spec.name}"'
+        test, test_params = _wrong_json_type(spec, column)
+        tests.append(f"({column} IS NOT NULL AND {test})")
+        params += test_params
+        for fault in _item_and_range_faults(spec):
+            tests.append(f"({fault.condition})")
+            params += fault.params
+    return f"coalesce({' OR '.join(tests)}, false)", params
+
+
+def _insertion_order_kept(cursor: duckdb.DuckDBPyConnection) -> bool:
+    return bool(cursor.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0])
 
 
 def _stage_typed_in_one_pass(
@@ -185,33 +245,47 @@ def _stage_typed_in_one_pass(
     them cost three passes over the file's biggest columns (about 0.25 CPU s more per million
     records, issue 15 "Import"). `TRY_CAST` keeps a wrong value from aborting the transaction;
     such a row is flagged, and the caller then takes the raw path, whose messages show the
-    offending JSON value.
+    offending JSON value. The rows land in a temp table in file order, read on all cores; the
+    stage is a view adding each record's ordinal (from its rowid; module docstring).
     """
-    faults = _type_faults(specs)
-    selects, params = [f"ordinality AS {ROW}"], []
+    ordered = _insertion_order_kept(cursor)
+    rows = staged.stage + "_rows"
+    selects, params = ([] if ordered else [f"ordinality AS {ROW}"]), []
     for spec in specs:
         expr, expr_params = _extract(spec, f'"{spec.name}"', cast="TRY_CAST")
         selects.append(f'{expr} AS "{spec.name}"')
         params += expr_params
-    whens = []
-    for number, fault in enumerate(faults):
-        whens.append(f"WHEN {fault.condition} THEN {number}")
-        params += fault.params
-    selects.append(f"CASE {' '.join(whens)} END AS _type_fault")
+    fault, fault_params = _fast_type_fault(specs)
+    selects.append(f"{fault} AS _type_fault")
+    params += fault_params
+    source = _READ_JSON_RECORDS if ordered else _READ_JSON
     try:
         cursor.execute(
-            f"CREATE OR REPLACE TEMP TABLE {staged.stage} AS SELECT {', '.join(selects)}"
-            f" FROM {_READ_JSON}",
+            f"CREATE OR REPLACE TEMP TABLE {rows} AS SELECT {', '.join(selects)} FROM {source}",
             params + [str(staged.path), {spec.name: "JSON" for spec in specs}],
         )
     except duckdb.Error as exc:
         raise explain_unreadable(staged.path, exc) from None
-    if cursor.execute(
-        f"SELECT 1 FROM {staged.stage} WHERE _type_fault IS NOT NULL LIMIT 1"
-    ).fetchall():
-        cursor.execute(f"DROP TABLE {staged.stage}")
+    if cursor.execute(f"SELECT 1 FROM {rows} WHERE _type_fault LIMIT 1").fetchall():
+        cursor.execute(f"DROP TABLE {rows}")
         return False
+    _view_with_ordinals(cursor, staged, rows, numbered=not ordered, hide="_type_fault")
     return True
+
+
+def _view_with_ordinals(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, rows: str, numbered: bool, hide: str = ""
+) -> None:
+    """The stage: a view of the temp table `rows` (filled in file order) adding each record's
+    ordinal, unless the rows are `numbered` already; `hide` is a working column left out."""
+    # rowids count from the table's first row (inside a transaction, from DuckDB's local base)
+    base = cursor.execute(f"SELECT min(rowid) FROM {rows}").fetchone()[0] or 0
+    row = "" if numbered else f"rowid - {int(base)} + 1 AS {ROW}, "
+    cursor.execute(
+        f"CREATE OR REPLACE TEMP VIEW {staged.stage} AS"
+        f" SELECT {row}*{f' EXCLUDE ({hide})' if hide else ''} FROM {rows}"
+    )
+    staged.is_view, staged.backing = True, rows
 
 
 def _stage_from_raw_values(
@@ -350,7 +424,8 @@ def stage_parquet(
     if problems:
         raise ImportFailure(problems)
     _check_parquet_int_range(cursor, staged, specs, schema)
-    selects, params = [f"ordinality AS {ROW}"], []
+    # the reader's own row number, not WITH ORDINALITY, which reads the file on one thread
+    selects, params = [f"file_row_number + 1 AS {ROW}"], []
     for spec in specs:
         if spec.name in schema:
             expr, expr_params = f'CAST("{spec.name}" AS {spec.sql_type})', []
@@ -364,7 +439,7 @@ def stage_parquet(
     # straight from the file and the insert reads it once more; nothing is written twice.
     # (A relation carries the bound path and defaults; SQL text never holds a value.)
     relation = cursor.sql(
-        f"SELECT {', '.join(selects)} FROM read_parquet(?) WITH ORDINALITY",
+        f"SELECT {', '.join(selects)} FROM read_parquet(?, file_row_number = true)",
         params=params + [str(staged.path)],
     )
     relation.create_view(staged.stage, replace=True)
@@ -372,5 +447,7 @@ def stage_parquet(
 
 
 def drop_stage(cursor: duckdb.DuckDBPyConnection, staged: StagedFile) -> None:
-    """Remove the stage (a temp view for Parquet, a temp table for JSONL)."""
+    """Remove the stage (a temp view, with its rows' temp table for JSONL, or a temp table)."""
     cursor.execute(f"DROP {'VIEW' if staged.is_view else 'TABLE'} IF EXISTS {staged.stage}")
+    if staged.backing:
+        cursor.execute(f"DROP TABLE IF EXISTS {staged.backing}")
