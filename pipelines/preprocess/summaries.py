@@ -115,12 +115,9 @@ def _extractive_run(store: Store, film_id: str, scenes) -> SummaryReport:
     return SummaryReport(film_id, run_id, EXTRACTIVE, len(rows), 0)
 
 
-def _llm_run(store: Store, film_id: str, scenes, overrides: dict) -> SummaryReport:
-    from pipelines.llm import Gateway, LLMRequest, load_config
-
-    config = load_config(overrides)
-    backend = f"{config.model}@{PROMPT_VERSION}"
-    spec = RunSpec(
+def llm_run_spec(config, film_id: str) -> RunSpec:
+    """The run of one film's LLM summaries (the call log and the summaries are filed under it)."""
+    return RunSpec(
         STEP,
         backend="openai",
         model=config.model,
@@ -128,8 +125,13 @@ def _llm_run(store: Store, film_id: str, scenes, overrides: dict) -> SummaryRepo
         params=config.public_dict(),
         source=film_id,
     )
-    run_id = start_run(store, spec)
-    requests = [
+
+
+def summary_requests(film_id: str, scenes) -> list:
+    """One request per (scene index, its lines) of `scenes`; item ids are `film:scene`."""
+    from pipelines.llm import LLMRequest
+
+    return [
         LLMRequest(
             item_id=f"{film_id}:{int(index)}",
             messages=summary_messages(part["heading"].iloc[0], scene_text(part)),
@@ -139,15 +141,25 @@ def _llm_run(store: Store, film_id: str, scenes, overrides: dict) -> SummaryRepo
         for index, part in scenes
     ]
 
-    def write(cursor, batch) -> None:
-        rows = [
-            (int(r.item_id.rsplit(":", 1)[1]), r.parsed.summary.strip(), backend)
-            for r in batch
-            if r.ok
-        ]
-        write_scene_summaries(cursor, run_id, film_id, rows)
 
-    results = Gateway(store, config, run_id).run(requests, on_batch=write)
+def summary_rows(results, label: str) -> list[tuple[int, str, str]]:
+    """(scene index, summary, backend label) of each answered request."""
+    return [
+        (int(r.item_id.rsplit(":", 1)[1]), r.parsed.summary.strip(), label) for r in results if r.ok
+    ]
+
+
+def _llm_run(store: Store, film_id: str, scenes, overrides: dict) -> SummaryReport:
+    from pipelines.llm import Gateway, load_config
+
+    config = load_config(overrides)
+    backend = f"{config.model}@{PROMPT_VERSION}"
+    run_id = start_run(store, llm_run_spec(config, film_id))
+
+    def write(cursor, batch) -> None:
+        write_scene_summaries(cursor, run_id, film_id, summary_rows(batch, backend))
+
+    results = Gateway(store, config, run_id).run(summary_requests(film_id, scenes), on_batch=write)
     failed = sum(not r.ok for r in results)
     end_run(store, run_id, n_items=len(results) - failed, n_failed=failed)
     return SummaryReport(film_id, run_id, backend, len(results) - failed, failed)

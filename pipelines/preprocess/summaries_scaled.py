@@ -24,10 +24,10 @@ from pipelines.preprocess.summaries import (
     EXTRACTIVE,
     PROMPT_VERSION,
     STEP,
-    SummaryReply,
     extractive_summary,
-    scene_text,
-    summary_messages,
+    llm_run_spec,
+    summary_requests,
+    summary_rows,
 )
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
@@ -84,37 +84,15 @@ def _extractive(store, scenes, executor, progress) -> BatchResult:
 
 
 def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
-    from pipelines.llm import Gateway, LLMRequest, load_config
+    from pipelines.llm import Gateway, load_config
 
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
-    runs, units, batch = {}, [], {}
-    for film_id, parts in scenes.items():
-        spec = RunSpec(
-            STEP,
-            backend="openai",
-            model=config.model,
-            prompt_version=PROMPT_VERSION,
-            params=config.public_dict(),
-            source=film_id,
-        )
-        requests = [
-            LLMRequest(
-                item_id=f"{film_id}:{int(index)}",
-                messages=summary_messages(part["heading"].iloc[0], scene_text(part)),
-                schema=SummaryReply,
-                params={"temperature": 0},
-            )
-            for index, part in parts
-        ]
-        units.append((film_id, spec, requests))
-
-    def rows(film_id, results) -> list[tuple[int, str, str]]:
-        return [
-            (int(r.item_id.rsplit(":", 1)[1]), r.parsed.summary.strip(), label)
-            for r in results
-            if r.ok
-        ]
+    runs, batch = {}, {}
+    units = [
+        (film_id, llm_run_spec(config, film_id), summary_requests(film_id, parts))
+        for film_id, parts in scenes.items()
+    ]
 
     def prepare(film_id, spec, requests) -> Unit:
         # The film's run starts here so its calls are logged under it; cached replies are
@@ -137,7 +115,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
         run_id, replayed = runs[outcome.key]
         write_llm_unit(cursor, run_id, outcome.value)
         results = [*replayed, *outcome.value.results]
-        written = rows(outcome.key, results)
+        written = summary_rows(results, label)
         write_scene_summaries(cursor, run_id, outcome.key, written)
         failed = len(results) - len(written)
         stopped = outcome.value.budget_stopped
