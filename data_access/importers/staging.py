@@ -269,21 +269,21 @@ def _stage_typed_in_one_pass(
     if cursor.execute(f"SELECT 1 FROM {rows} WHERE _type_fault LIMIT 1").fetchall():
         cursor.execute(f"DROP TABLE {rows}")
         return False
-    _view_with_ordinals(cursor, staged, rows, numbered=not ordered, hide="_type_fault")
+    _view_with_ordinals(cursor, staged, rows, numbered=not ordered)
     return True
 
 
 def _view_with_ordinals(
-    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, rows: str, numbered: bool, hide: str = ""
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, rows: str, numbered: bool
 ) -> None:
-    """The stage: a view of the temp table `rows` (filled in file order) adding each record's
-    ordinal, unless the rows are `numbered` already; `hide` is a working column left out."""
+    """The stage: a view of the temp table `rows` (filled in file order) without its
+    `_type_fault` column, adding each record's ordinal unless the rows are `numbered` already."""
     # rowids count from the table's first row (inside a transaction, from DuckDB's local base)
     base = cursor.execute(f"SELECT min(rowid) FROM {rows}").fetchone()[0] or 0
     row = "" if numbered else f"rowid - {int(base)} + 1 AS {ROW}, "
     cursor.execute(
         f"CREATE OR REPLACE TEMP VIEW {staged.stage} AS"
-        f" SELECT {row}*{f' EXCLUDE ({hide})' if hide else ''} FROM {rows}"
+        f" SELECT {row}* EXCLUDE (_type_fault) FROM {rows}"
     )
     staged.is_view, staged.backing = True, rows
 
