@@ -1,4 +1,4 @@
-"""The JSONL fast path (data_access/importers/staging.py): files read on all cores, records
+"""The JSONL fast path (data_access/importers/staging_jsonl.py): files read on all cores, records
 numbered from the stage table's rowids, JSON types told by the value's first character. Each
 shortcut must name the same records and flag the same values as the slow, numbered path."""
 
@@ -12,7 +12,7 @@ import pytest
 from data_access.formats.lfvqa import Belief, QuestionEvidence, Subtitle
 from data_access.importers import ImportFailure, import_lfvqa_dir
 from data_access.importers.fields import field_specs
-from data_access.importers.staging import _fast_type_fault, _type_faults
+from data_access.importers.staging_jsonl import _fast_type_fault, _type_faults
 from tests.test_import_lfvqa import tiny_tables, write_dataset
 
 # enough records (38 MB) that DuckDB splits the file between its threads (measured: a 19 MB
@@ -119,7 +119,8 @@ def test_json_values_reach_the_stage_unescaped(store, tmp_path):
 
 
 def test_without_insertion_order_the_stage_numbers_records_as_it_reads(tmp_path):
-    from data_access.importers.staging import StagedFile, drop_stage, stage_jsonl
+    from data_access.importers.staging import StagedFile, drop_stage
+    from data_access.importers.staging_jsonl import stage_jsonl
 
     path = tmp_path / "subtitles.jsonl"
     path.write_text(

@@ -21,7 +21,9 @@ from data_access.importers.catalog import one_catalog_read, store_catalog
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
 from data_access.importers.folder_files import entries, looks_like_data, unreadable_problem
-from data_access.importers.staging import StagedFile, drop_stage, stage_jsonl, stage_parquet
+from data_access.importers.staging import StagedFile, drop_stage
+from data_access.importers.staging_jsonl import stage_jsonl
+from data_access.importers.staging_parquet import stage_parquet
 from data_access.importers.values import NotJsonValue, loads_strict
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
