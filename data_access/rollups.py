@@ -147,14 +147,18 @@ def rollup_select(table: str, scope: dict[str, str]) -> str:
 
 
 def store_signature(
-    cursor: duckdb.DuckDBPyConnection, without: tuple[str, tuple[int, ...]] | None = None
+    cursor: duckdb.DuckDBPyConnection,
+    without: tuple[str, tuple[int, ...]] | None = None,
+    counts: tuple[int, ...] | None = None,
 ) -> str:
     """The fingerprint of the rollups' inputs (row counts and finished runs); a few ms.
 
     `without` = (run id, its row counts per input table) gives the fingerprint the store would
-    have without that run's rows and with that run not finished.
+    have without that run's rows and with that run not finished. `counts` are the input
+    tables' row counts when the caller has just read them.
     """
-    counts = cursor.execute(_COUNTS_SQL).fetchone()
+    if counts is None:
+        counts = cursor.execute(_COUNTS_SQL).fetchone()
     run_id = None
     if without is not None:
         run_id, run_counts = without
@@ -191,8 +195,13 @@ class RunRollupState:
 
     run_id: str
     run_rows: tuple[int, ...]  # the run's rows in each of _INPUT_TABLES
+    totals: tuple[int, ...]  # every row of each of _INPUT_TABLES (a status change keeps them)
     fresh_without_run: bool  # the rollups held everything but this run (stamp matches)
-    only_run_rows: bool = False  # every rollup input row in the store is this run's
+
+    @property
+    def only_run_rows(self) -> bool:
+        """Every rollup input row in the store is this run's."""
+        return self.totals == self.run_rows
 
     @property
     def touched(self) -> set[str]:
@@ -203,11 +212,11 @@ class RunRollupState:
 def before_run_finished(cursor: duckdb.DuckDBPyConnection, run_id: str) -> RunRollupState:
     """Whether the rollups are fresh apart from `run_id`, just before its status changes."""
     run_rows = tuple(cursor.execute(_RUN_COUNTS_SQL, {"run": run_id}).fetchone())
+    totals = tuple(cursor.execute(_COUNTS_SQL).fetchone())
     # a run without rows here changes nothing the rollups hold: compare the store as it is
     without = (run_id, run_rows) if any(run_rows) else None
-    fresh = _stamped_signature(cursor) == store_signature(cursor, without=without)
-    totals = cursor.execute(_COUNTS_SQL).fetchone()
-    return RunRollupState(run_id, run_rows, fresh, only_run_rows=tuple(totals) == run_rows)
+    fresh = _stamped_signature(cursor) == store_signature(cursor, without, totals)
+    return RunRollupState(run_id, run_rows, totals, fresh)
 
 
 def after_run_finished(cursor: duckdb.DuckDBPyConnection, state: RunRollupState) -> None:
@@ -224,11 +233,11 @@ def after_run_finished(cursor: duckdb.DuckDBPyConnection, state: RunRollupState)
         from data_access.rollups_incremental import update_for_run
 
         update_for_run(cursor, state.run_id, state.touched, state.only_run_rows)
-        _stamp(cursor, store_signature(cursor))
+        _stamp(cursor, store_signature(cursor, counts=state.totals))
     elif state.touched:
         refresh_rollups(cursor)
     elif state.fresh_without_run:
-        _stamp(cursor, store_signature(cursor))
+        _stamp(cursor, store_signature(cursor, counts=state.totals))
 
 
 def rollups_fresh(store: Store) -> bool:
