@@ -154,16 +154,20 @@ def test_parquet_files_import_like_jsonl(store, tmp_path):
     assert store.scalar("SELECT sum(end_s) FROM scenes") == pytest.approx(9 + 19 + 29)
 
 
+# one MCQ in the interchange format (its option names the first of two choices)
+MCQ = {
+    "mcq_id": "m1",
+    "source": "Friends",
+    "vid": "Friends-S01E01",
+    "question": "Who?",
+    "choices": ["Ross", "Joey"],
+    "gt": "Ross",
+    "option": "A",
+}
+
+
 def test_mcq_predictions_get_correctness_from_their_question(store, tmp_path):
-    mcq = {
-        "mcq_id": "m1",
-        "source": "Friends",
-        "vid": "Friends-S01E01",
-        "question": "Who?",
-        "choices": ["Ross", "Joey"],
-        "gt": "Ross",
-        "option": "A",
-    }
+    mcq = dict(MCQ)
     preds = [
         {"mcq_id": "m1", "method": "x", "predicted_option": "A"},
         {"mcq_id": "m1", "method": "y", "predicted_option": "B"},

@@ -46,6 +46,9 @@ class ImportFailure(Exception):
         return head + ":\n  " + "\n  ".join(lines)
 
 
+EMPTY_FILE = "empty: no records (leave the file out when a table has no rows)"
+
+
 def fail(file: str, record: str, field: str, message: str) -> ImportFailure:
     """An `ImportFailure` with one problem (raise it)."""
     return ImportFailure([Problem(file, record, field, message)])

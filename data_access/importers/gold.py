@@ -22,7 +22,6 @@ from data_access.formats.lfvqa import FORMAT_NAME
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.lfvqa import (
-    KeyConflict,
     _insert_dataset,
     diagnose_key_conflict,
     import_table_file,
@@ -30,6 +29,7 @@ from data_access.importers.lfvqa import (
     table_files,
 )
 from data_access.importers.rows import insert_rows, keys_present
+from data_access.importers.store_tables import KeyConflict
 from data_access.importers.svqa_golden import GOLDEN_SUFFIX, read_golden_file
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store

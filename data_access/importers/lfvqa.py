@@ -2,9 +2,14 @@
 
 The whole import is one transaction: the run, the dataset row and every table file are written
 by the same cursor, and any problem raises `ImportFailure` before COMMIT, so the store is left
-exactly as it was. Files are staged and checked in `TABLE_FILES` order (films before scenes,
-questions before claims, ...), and each is inserted as soon as it passes, so a later file's
-references resolve against the store table, which then holds this import's rows too.
+exactly as it was. Files are checked and inserted in `TABLE_FILES` order (films before scenes,
+questions before claims, ...), so a later file's references resolve against the store table,
+which then holds this import's rows too.
+
+Each import first takes the checked insert (importers/checked_insert.py: each file read once,
+faults only detected); when it refuses a file, the import is rolled back and replayed on the
+explaining path below, which stages each file with numbered records and names file, record and
+field of every fault it finds.
 """
 
 from __future__ import annotations
@@ -17,13 +22,21 @@ from pydantic import ValidationError
 
 from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableFile
 from data_access.importers import checks
-from data_access.importers.catalog import one_catalog_read, store_catalog
-from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
+from data_access.importers.catalog import one_catalog_read
+from data_access.importers.checked_insert import Refused, checked_table_file
+from data_access.importers.errors import EMPTY_FILE, ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
 from data_access.importers.folder_files import entries, looks_like_data, unreadable_problem
 from data_access.importers.staging import StagedFile, drop_stage
 from data_access.importers.staging_jsonl import stage_jsonl
 from data_access.importers.staging_parquet import stage_parquet
+from data_access.importers.store_tables import (
+    KeyConflict,
+    insert_table_rows,
+    key_is_per_run,
+    primary_key_guards,
+    store_key,
+)
 from data_access.importers.values import NotJsonValue, loads_strict
 from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
@@ -131,43 +144,7 @@ def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
     return [(spec, present[spec.name]) for spec in TABLE_FILES if spec.name in present]
 
 
-# -- one table file ------------------------------------------------------------------------
-def _table_columns(cursor: duckdb.DuckDBPyConnection, table: str) -> set[str]:
-    return set(store_catalog(cursor).column_types.get(table, {}))
-
-
-def _primary_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
-    return store_catalog(cursor).primary_keys.get(table, ())
-
-
-def store_key(cursor: duckdb.DuckDBPyConnection, table: str) -> tuple[str, ...]:
-    """The store table's primary-key columns, without `run_id` (each import is one run)."""
-    return tuple(col for col in _primary_key(cursor, table) if col != "run_id")
-
-
-def _key_is_per_run(cursor: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """True when the store keys `table` by run too, so a new import appends a new version."""
-    return "run_id" in _primary_key(cursor, table)
-
-
-def _primary_key_guards(cursor: duckdb.DuckDBPyConnection, spec: TableFile) -> bool:
-    """True when the store's primary key already rejects every duplicate the file key would.
-
-    Then the insert itself is the duplicate check (a GROUP BY over millions of keys saved);
-    a violation rolls the import back and `diagnose_key_conflict` names the records.
-    """
-    key = store_key(cursor, spec.table)
-    return bool(key) and set(key) <= set(spec.key)
-
-
-class KeyConflict(Exception):
-    """The store's primary key rejected a row of `path` (diagnosed after the rollback)."""
-
-    def __init__(self, spec: TableFile, path: Path, detail: str):
-        super().__init__(detail)
-        self.spec, self.path, self.detail = spec, path, detail
-
-
+# -- one table file, explained ------------------------------------------------------------
 def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
     """Every check the model implies on the staged rows; raises on the first faults found."""
     specs = field_specs(spec.model)
@@ -176,14 +153,14 @@ def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: Table
         cursor, spec.table, specs
     )
     found = checks.first_faults(cursor, staged.stage, faults)
-    if not found and spec.key and not _primary_key_guards(cursor, spec):
+    if not found and spec.key and not primary_key_guards(cursor, spec):
         found = checks.duplicate_keys(cursor, staged.stage, spec.key)
-        if not found and not _key_is_per_run(cursor, spec.table):
+        if not found and not key_is_per_run(cursor, spec.table):
             found = checks.keys_in_store(cursor, staged.stage, spec.table, spec.key)
     for key in spec.unique:
         if not found:
             found = checks.duplicate_keys(cursor, staged.stage, key)
-        if not found and not _key_is_per_run(cursor, spec.table):
+        if not found and not key_is_per_run(cursor, spec.table):
             found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
     by_name = {table.name: table for table in TABLE_FILES}
     for column, ref_file, ref_column in spec.references:
@@ -213,7 +190,7 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
         try:
             key = store_key(cursor, spec.table)
             found = checks.duplicate_keys(cursor, staged.stage, key)
-            if not found and not _key_is_per_run(cursor, spec.table):
+            if not found and not key_is_per_run(cursor, spec.table):
                 found = checks.keys_in_store(cursor, staged.stage, spec.table, key)
         finally:
             drop_stage(cursor, staged)
@@ -222,58 +199,23 @@ def diagnose_key_conflict(store: Store, conflict: KeyConflict) -> ImportFailure:
     return fail(path.name, "(file)", "-", f"rejected by the store: {conflict.detail}")
 
 
-def _insert(
-    cursor: duckdb.DuckDBPyConnection,
-    staged: StagedFile,
-    spec: TableFile,
-    run_id: str,
-    dataset_id: str,
-) -> int:
-    names = [field.name for field in field_specs(spec.model)]
-    columns = [f'"{name}"' for name in names] + ["run_id"]
-    values = [f'"{name}"' for name in names] + ["?"]
-    params: list = [run_id]
-    if "dataset_id" in _table_columns(cursor, spec.table):
-        columns.append("dataset_id")
-        values.append("?")
-        params.append(dataset_id)
-    source = staged.stage
-    if spec.table == "mcq_predictions":
-        # `correct` is derived while inserting: an UPDATE afterwards rewrites millions of rows.
-        columns.append("correct")
-        values = [f"s.{value}" if value != "?" else value for value in values]
-        values.append("s.predicted_option = q.option")
-        source = f"{staged.stage} s LEFT JOIN mcq_questions q ON q.mcq_id = s.mcq_id"
-    try:
-        cursor.execute(
-            f"INSERT INTO {spec.table} ({', '.join(columns)})"
-            f" SELECT {', '.join(values)} FROM {source}",
-            params,
-        )
-    except duckdb.ConstraintException as exc:
-        raise KeyConflict(spec, staged.path, str(exc).splitlines()[0]) from None
-    drop_stage(cursor, staged)
-    return int(staged.n_rows)
-
-
 def import_table_file(
     cursor: duckdb.DuckDBPyConnection, spec: TableFile, path: Path, run_id: str, dataset_id: str
 ) -> int:
-    """Stage, check and insert one table file; return the rows written."""
+    """Stage, check and insert one table file, naming the records of any fault; return the rows
+    written."""
     fmt = path.suffix.lstrip(".")
     staged = StagedFile(spec.name, path, fmt, f"_stage_{spec.name}")
     specs = field_specs(spec.model)
     (stage_parquet if fmt == "parquet" else stage_jsonl)(cursor, staged, specs)
     staged.n_rows = cursor.execute(f"SELECT count(*) FROM {staged.stage}").fetchone()[0]
     if staged.n_rows == 0:
-        raise fail(
-            path.name,
-            "(file)",
-            "-",
-            "empty: no records (leave the file out when a table has no rows)",
-        )
+        raise fail(path.name, "(file)", "-", EMPTY_FILE)
     _validate(cursor, staged, spec)
-    return _insert(cursor, staged, spec, run_id, dataset_id)
+    source = (f"SELECT * FROM {staged.stage}", [])
+    written = insert_table_rows(cursor, spec, path, source, (run_id, dataset_id))
+    drop_stage(cursor, staged)
+    return written
 
 
 # -- the whole import ----------------------------------------------------------------------
@@ -333,16 +275,37 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
         },
     )
     try:
-        with store.transaction() as cursor, one_catalog_read():
-            run_id = insert_run(cursor, run_spec)
-            report = ImportReport(run_id, manifest.dataset_id, str(folder))
-            if not _insert_dataset(cursor, manifest, run_id):
-                report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
-            for spec, path in files:
-                report.rows[spec.table] = import_table_file(
-                    cursor, spec, path, run_id, manifest.dataset_id
-                )
-            finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
+        return _write(store, folder, manifest, files, run_spec, checked_table_file)
+    except Refused as refused:
+        checked_refusal = refused  # a fault: the explaining path names its records
+    try:
+        report = _write(store, folder, manifest, files, run_spec, import_table_file)
     except KeyConflict as conflict:
         raise diagnose_key_conflict(store, conflict) from None
+    # Both paths run the same checks, so this is a bug in one of them; the explaining path is
+    # the reference (it has the import's tests), so its import stands, and says so.
+    report.notes.append(
+        f"the checked insert refused {checked_refusal}, the explaining path did not"
+    )
+    return report
+
+
+def _write(
+    store: Store,
+    folder: Path,
+    manifest: Manifest,
+    files: list[tuple[TableFile, Path]],
+    run_spec: RunSpec,
+    write_file,
+) -> ImportReport:
+    """The import in one transaction, each table file written by `write_file` (the checked
+    insert or the explaining path, which take the same arguments)."""
+    with store.transaction() as cursor, one_catalog_read():
+        run_id = insert_run(cursor, run_spec)
+        report = ImportReport(run_id, manifest.dataset_id, str(folder))
+        if not _insert_dataset(cursor, manifest, run_id):
+            report.notes.append(f"dataset {manifest.dataset_id} was already in the store")
+        for spec, path in files:
+            report.rows[spec.table] = write_file(cursor, spec, path, run_id, manifest.dataset_id)
+        finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
     return report

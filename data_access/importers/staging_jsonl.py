@@ -36,18 +36,18 @@ def _check_record_shapes(
 ) -> None:
     """Every record is an object with known keys; models forbid extra fields (lfvqa.Record)."""
     names = [spec.name for spec in specs]
-    shape = (
-        "json_type(json) AS t,"
-        " list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k)) AS extra,"
-        f" {TRAILING_COMMA_SQL} AS trailing_comma"
-    )
+    extra_keys = "list_filter(json_keys(json), lambda k: NOT list_contains(?::VARCHAR[], k))"
+    shape = f"json_type(json) AS t, {extra_keys} AS extra, {TRAILING_COMMA_SQL} AS trailing_comma"
     faulty = "t <> 'OBJECT' OR len(extra) > 0 OR trailing_comma"
     try:
-        # whether any record is faulty, on all cores; numbering the records is for the rare file
-        # that has one (WITH ORDINALITY makes DuckDB read the file on one thread)
+        # Whether any record is faulty, on all cores; numbering the records is for the rare file
+        # that has one (WITH ORDINALITY makes DuckDB read the file on one thread). The reader
+        # keeps a record's text without its leading blanks, so an object is a text opening
+        # with `{`: a test that, unlike json_type(), does not parse the record again.
         if not cursor.execute(
-            f"SELECT 1 FROM (SELECT {shape} FROM read_ndjson_objects(?)) WHERE {faulty} LIMIT 1",
-            [names, str(staged.path)],
+            "SELECT 1 FROM read_ndjson_objects(?) WHERE left(json, 1) <> '{'"
+            f" OR len({extra_keys}) > 0 OR {TRAILING_COMMA_SQL} LIMIT 1",
+            [str(staged.path), names],
         ).fetchall():
             return
         rows = cursor.execute(
@@ -170,6 +170,19 @@ def _fast_type_fault(specs: tuple[FieldSpec, ...]) -> tuple[str, list]:
     return f"coalesce({' OR '.join(tests)}, false)", params
 
 
+def _typed_selects(specs: tuple[FieldSpec, ...]) -> tuple[str, list]:
+    """The SELECT list turning the raw JSON columns into the typed fields (`TRY_CAST`, so a wrong
+    value cannot abort the statement) plus `_type_fault`, true when a value fails its JSON type."""
+    selects, params = [], []
+    for spec in specs:
+        expr, expr_params = _extract(spec, f'"{spec.name}"', cast="TRY_CAST")
+        selects.append(f'{expr} AS "{spec.name}"')
+        params += expr_params
+    fault, fault_params = _fast_type_fault(specs)
+    selects.append(f"{fault} AS _type_fault")
+    return ", ".join(selects), params + fault_params
+
+
 def _insertion_order_kept(cursor: duckdb.DuckDBPyConnection) -> bool:
     return bool(cursor.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0])
 
@@ -189,18 +202,13 @@ def _stage_typed_in_one_pass(
     """
     ordered = _insertion_order_kept(cursor)
     rows = staged.stage + "_rows"
-    selects, params = ([] if ordered else [f"ordinality AS {ROW}"]), []
-    for spec in specs:
-        expr, expr_params = _extract(spec, f'"{spec.name}"', cast="TRY_CAST")
-        selects.append(f'{expr} AS "{spec.name}"')
-        params += expr_params
-    fault, fault_params = _fast_type_fault(specs)
-    selects.append(f"{fault} AS _type_fault")
-    params += fault_params
+    selects, params = _typed_selects(specs)
+    if not ordered:
+        selects = f"ordinality AS {ROW}, {selects}"
     source = _READ_JSON_RECORDS if ordered else _READ_JSON
     try:
         cursor.execute(
-            f"CREATE OR REPLACE TEMP TABLE {rows} AS SELECT {', '.join(selects)} FROM {source}",
+            f"CREATE OR REPLACE TEMP TABLE {rows} AS SELECT {selects} FROM {source}",
             params + [str(staged.path), {spec.name: "JSON" for spec in specs}],
         )
     except duckdb.Error as exc:
@@ -264,3 +272,20 @@ def stage_jsonl(
     _check_record_shapes(cursor, staged, specs)
     if not _stage_typed_in_one_pass(cursor, staged, specs):
         _stage_from_raw_values(cursor, staged, specs)
+
+
+def jsonl_source(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
+    """The checked insert's source (importers/checked_insert.py): after the shape check, a view
+    reading the file typed, with `_type_fault` per record. Nothing is written and nothing is
+    numbered: the insert reads the file once, on all cores; a fault sends the import to the
+    explaining path (`stage_jsonl`), which names the record."""
+    _check_record_shapes(cursor, staged, specs)
+    selects, params = _typed_selects(specs)
+    relation = cursor.sql(
+        f"SELECT {selects} FROM {_READ_JSON_RECORDS}",
+        params=params + [str(staged.path), {spec.name: "JSON" for spec in specs}],
+    )
+    relation.create_view(staged.stage, replace=True)
+    staged.is_view = True

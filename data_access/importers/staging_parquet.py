@@ -66,9 +66,13 @@ def _check_parquet_int_range(
 
 
 def stage_parquet(
-    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+    cursor: duckdb.DuckDBPyConnection,
+    staged: StagedFile,
+    specs: tuple[FieldSpec, ...],
+    numbered: bool = True,
 ) -> None:
-    """Stage a Parquet file: schema check (names, types, required columns), then a typed cast."""
+    """Stage a Parquet file: schema check (names, types, required columns), then a typed cast;
+    `numbered` adds each row's number (the checked insert has no use for it)."""
     try:
         schema = dict(
             cursor.execute(
@@ -107,7 +111,7 @@ def stage_parquet(
         raise ImportFailure(problems)
     _check_parquet_int_range(cursor, staged, specs, schema)
     # the reader's own row number, not WITH ORDINALITY, which reads the file on one thread
-    selects, params = [f"file_row_number + 1 AS {ROW}"], []
+    selects, params = ([f"file_row_number + 1 AS {ROW}"] if numbered else []), []
     for spec in specs:
         if spec.name in schema:
             expr, expr_params = f'CAST("{spec.name}" AS {spec.sql_type})', []
@@ -121,7 +125,7 @@ def stage_parquet(
     # straight from the file and the insert reads it once more; nothing is written twice.
     # (A relation carries the bound path and defaults; SQL text never holds a value.)
     relation = cursor.sql(
-        f"SELECT {', '.join(selects)} FROM read_parquet(?, file_row_number = true)",
+        f"SELECT {', '.join(selects)} FROM read_parquet(?, file_row_number = {numbered})",
         params=params + [str(staged.path)],
     )
     relation.create_view(staged.stage, replace=True)
