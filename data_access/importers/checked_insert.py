@@ -27,9 +27,9 @@ from data_access.formats.lfvqa import TABLE_FILES, TableFile
 from data_access.importers import checks
 from data_access.importers.errors import EMPTY_FILE, fail
 from data_access.importers.fields import field_specs
-from data_access.importers.staging import StagedFile, drop_stage
-from data_access.importers.staging_jsonl import jsonl_source
-from data_access.importers.staging_parquet import stage_parquet
+from data_access.importers.staging import StagedFile
+from data_access.importers.staging_jsonl import jsonl_select
+from data_access.importers.staging_parquet import parquet_select
 from data_access.importers.store_tables import (
     KeyConflict,
     insert_table_rows,
@@ -166,17 +166,15 @@ def checked_table_file(
     staged = StagedFile(spec.name, path, fmt, f"_source_{spec.name}")
     specs = field_specs(spec.model)
     if fmt == "parquet":
-        stage_parquet(cursor, staged, specs, numbered=False)
+        select, params = parquet_select(cursor, staged, specs, numbered=False)
     else:
-        jsonl_source(cursor, staged, specs)
-    guard, params = _row_guard(cursor, spec, type_fault=fmt == "jsonl")
+        select, params = jsonl_select(cursor, staged, specs)
+    guard, guard_params = _row_guard(cursor, spec, type_fault=fmt == "jsonl")
+    source = (f"SELECT * FROM ({select}) WHERE {guard}", params + guard_params)
     try:
-        source = (f"SELECT * FROM {staged.stage} WHERE {guard}", params)
         written = insert_table_rows(cursor, spec, path, source, (run_id, dataset_id))
     except (duckdb.Error, KeyConflict) as exc:
-        # the statement aborted the transaction: the rollback removes the source view too
         raise Refused(path.name, str(exc).splitlines()[0]) from None
-    drop_stage(cursor, staged)
     if written == 0:
         raise fail(path.name, "(file)", "-", EMPTY_FILE)
     reason = _set_fault(cursor, spec, run_id)

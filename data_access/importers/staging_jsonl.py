@@ -274,18 +274,14 @@ def stage_jsonl(
         _stage_from_raw_values(cursor, staged, specs)
 
 
-def jsonl_source(
+def jsonl_select(
     cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
-) -> None:
-    """The checked insert's source (importers/checked_insert.py): after the shape check, a view
-    reading the file typed, with `_type_fault` per record. Nothing is written and nothing is
-    numbered: the insert reads the file once, on all cores; a fault sends the import to the
-    explaining path (`stage_jsonl`), which names the record."""
+) -> tuple[str, list]:
+    """The checked insert's read (importers/checked_insert.py): after the shape check, the SELECT
+    (with its parameters) reading the file typed, with `_type_fault` per record. Nothing is
+    written and nothing is numbered: the insert reads the file once, on all cores; a fault sends
+    the import to the explaining path (`stage_jsonl`), which names the record."""
     _check_record_shapes(cursor, staged, specs)
     selects, params = _typed_selects(specs)
-    relation = cursor.sql(
-        f"SELECT {selects} FROM {_READ_JSON_RECORDS}",
-        params=params + [str(staged.path), {spec.name: "JSON" for spec in specs}],
-    )
-    relation.create_view(staged.stage, replace=True)
-    staged.is_view = True
+    columns = {spec.name: "JSON" for spec in specs}
+    return f"SELECT {selects} FROM {_READ_JSON_RECORDS}", params + [str(staged.path), columns]

@@ -65,14 +65,14 @@ def _check_parquet_int_range(
             )
 
 
-def stage_parquet(
+def parquet_select(
     cursor: duckdb.DuckDBPyConnection,
     staged: StagedFile,
     specs: tuple[FieldSpec, ...],
     numbered: bool = True,
-) -> None:
-    """Stage a Parquet file: schema check (names, types, required columns), then a typed cast;
-    `numbered` adds each row's number (the checked insert has no use for it)."""
+) -> tuple[str, list]:
+    """The schema check (names, types, required columns), then the SELECT (with its parameters)
+    reading the file typed; `numbered` adds each row's number (the checked insert needs none)."""
     try:
         schema = dict(
             cursor.execute(
@@ -121,12 +121,19 @@ def stage_parquet(
             expr, expr_params = f"?::{spec.sql_type}", [spec.default]
         selects.append(f'{expr} AS "{spec.name}"')
         params += expr_params
+    return (
+        f"SELECT {', '.join(selects)} FROM read_parquet(?, file_row_number = {numbered})",
+        params + [str(staged.path)],
+    )
+
+
+def stage_parquet(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
+    """Stage a Parquet file for the explaining path: the typed, numbered read as a view."""
     # A view, not a copy: Parquet is typed and columnar, so each check reads only its columns
     # straight from the file and the insert reads it once more; nothing is written twice.
     # (A relation carries the bound path and defaults; SQL text never holds a value.)
-    relation = cursor.sql(
-        f"SELECT {', '.join(selects)} FROM read_parquet(?, file_row_number = {numbered})",
-        params=params + [str(staged.path)],
-    )
-    relation.create_view(staged.stage, replace=True)
+    select, params = parquet_select(cursor, staged, specs)
+    cursor.sql(select, params=params).create_view(staged.stage, replace=True)
     staged.is_view = True
