@@ -177,8 +177,16 @@ def _fill_from_only_run(cursor: duckdb.DuckDBPyConnection) -> None:
         "verdicts": "claim_verdicts",
         "predictions": "mcq_predictions p",  # likewise each method's latest run: the one run
     }
+    # two judges' verdicts on a claim make a confusion: with one judge there is none to count
+    # (the self-join over every verdict would find nothing)
+    one_judge = cursor.execute(
+        "SELECT count(DISTINCT judge_id) < 2 FROM claim_verdicts"
+    ).fetchone()[0]
     for table in ROLLUP_TABLES:
-        _replace_rows(cursor, table, "TRUE", scope)
+        if table == "rollup_agreement_confusions" and one_judge:
+            cursor.execute(f"DELETE FROM {table}")
+        else:
+            _replace_rows(cursor, table, "TRUE", scope)
 
 
 def update_for_run(

@@ -233,3 +233,22 @@ def test_first_import_into_an_empty_store_fills_the_rollups_from_its_run(
     with store.session() as cursor:
         assert _snapshot(cursor) == _full_refresh_snapshot(store)
         assert all(not rows for rows in _snapshot(cursor).values())
+
+
+def test_a_first_import_with_two_judges_fills_their_confusions(store, full_refreshes, tmp_path):
+    """With one judge the first import skips the confusions (there are none); with two it fills
+    them from its run like every other rollup."""
+    from tests.test_import_lfvqa import tiny_tables, write_dataset
+
+    tables = tiny_tables()
+    tables["judges"].append({"judge_id": "j2", "kind": "llm", "backend": "scripted"})
+    tables["claim_verdicts"] += [
+        {**verdict, "judge_id": "j2", "verdict": "contradicted"}
+        for verdict in tables["claim_verdicts"]
+    ]
+    import_lfvqa_dir(store, write_dataset(tmp_path / "two-judges", tables))
+    assert full_refreshes == []
+    with store.session() as cursor:
+        imported = _snapshot(cursor)
+    assert imported == _full_refresh_snapshot(store)
+    assert sum(row[-1] for row in imported["rollup_agreement_confusions"]) == 2

@@ -36,6 +36,12 @@ def primary_key_guards(cursor: duckdb.DuckDBPyConnection, spec: TableFile) -> bo
     return bool(key) and set(key) <= set(spec.key)
 
 
+# The store derives `mcq_predictions.correct` from the prediction's MCQ while inserting, so the
+# insert joins each prediction to its MCQ anyway; that join also refuses an unknown `mcq_id`,
+# and the checked insert need not look for one again (importers/checked_insert.py).
+JOINED_REFERENCES = {"mcq_predictions": ("mcq_id", "mcq_questions", "mcq_id")}
+
+
 class KeyConflict(Exception):
     """The store's primary key rejected a row of `path` (diagnosed after the rollback)."""
 
@@ -68,11 +74,16 @@ def insert_table_rows(
         params.append(dataset_id)
     select, select_params = source
     joined = f"({select}) s"
-    if spec.table == "mcq_predictions":
+    if spec.table in JOINED_REFERENCES:
         # `correct` is derived while inserting: an UPDATE afterwards rewrites millions of rows.
+        column, ref_file, ref_column = JOINED_REFERENCES[spec.table]  # the file names its table
         columns.append("correct")
         values.append("s.predicted_option = q.option")
-        joined += " LEFT JOIN mcq_questions q ON q.mcq_id = s.mcq_id"
+        joined += (
+            f' LEFT JOIN {ref_file} q ON q."{ref_column}" = s."{column}"'
+            f' WHERE CASE WHEN s."{column}" IS NOT NULL AND q."{ref_column}" IS NULL'
+            f" THEN error('unknown {column}') ELSE TRUE END"
+        )
     try:
         written = cursor.execute(
             f"INSERT INTO {spec.table} ({', '.join(columns)})"
