@@ -7,13 +7,17 @@ from __future__ import annotations
 import copy
 import json
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from data_access.formats.lfvqa import TABLE_FILES
+from data_access.formats.lfvqa import TABLE_FILES, McqPrediction
 from data_access.importers import ImportFailure, import_lfvqa_dir, lfvqa
 from data_access.importers.checked_insert import Refused
+from data_access.importers.fields import field_specs
+from data_access.importers.staging import StagedFile
+from data_access.importers.staging_jsonl import jsonl_select
 from data_access.store import Store
 from tests.test_import_bad_input import other_tables, store_dump
 from tests.test_import_lfvqa import MCQ, tiny_tables, write_dataset
@@ -189,3 +193,34 @@ def test_keys_already_in_the_store_are_refused_first(store, tmp_path, paths):
     assert "already in the store" in caught.value.first.message
     assert paths["checked"] == [("claim_verdicts.jsonl", "Refused")]
     assert store_dump(store) == before
+
+
+def _predictions_read(tmp_path, predictions: list[dict], joined: bool) -> tuple[str, list]:
+    path = tmp_path / "mcq_predictions.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in predictions))
+    staged = StagedFile("mcq_predictions", path, "jsonl", "_unused")
+    with duckdb.connect() as con:
+        select, params = jsonl_select(con, staged, field_specs(McqPrediction), joined=joined)
+        plan = con.execute(f"EXPLAIN {select}", params).fetchall()[0][1]
+        rows = con.execute(f"{select} ORDER BY ALL", params).fetchall()
+    return plan, rows
+
+
+def test_a_joined_jsonl_read_is_sized_for_the_planner_and_reads_the_same_values(tmp_path):
+    # DuckDB sizes a read_json with explicit columns at ~42 rows; the predictions' join then
+    # builds its hash table on the whole file. The sniffed read knows the file's size.
+    predictions = [
+        {"mcq_id": f"m{n}", "method": "x", "predicted_option": "A" if n % 2 else None}
+        for n in range(5000)
+    ] + [{"mcq_id": "m-odd", "method": "y", "predicted_option": 5}]  # a type fault, flagged
+    explicit_plan, explicit = _predictions_read(tmp_path, predictions, joined=False)
+    sized_plan, sized = _predictions_read(tmp_path, predictions, joined=True)
+    assert sized == explicit and sum(row[-1] for row in sized) == 1  # the one `_type_fault`
+    assert "~42 rows" in explicit_plan and "~42 rows" not in sized_plan
+
+
+def test_a_field_the_sniffer_never_meets_keeps_the_explicit_read(tmp_path):
+    predictions = [{"mcq_id": f"m{n}", "method": "x"} for n in range(10)]
+    plan, rows = _predictions_read(tmp_path, predictions, joined=True)
+    assert "~42 rows" in plan and len(rows) == 10
+    assert all(row[2] is None for row in rows)  # predicted_option: absent, so NULL

@@ -175,7 +175,7 @@ def checked_table_file(
     if fmt == "parquet":
         select, params = parquet_select(cursor, staged, specs, numbered=False)
     else:
-        select, params = jsonl_select(cursor, staged, specs)
+        select, params = jsonl_select(cursor, staged, specs, joined=spec.table in JOINED_REFERENCES)
     guard, guard_params = _row_guard(cursor, spec, type_fault=fmt == "jsonl")
     source = (f"SELECT * FROM ({select}) WHERE {guard}", params + guard_params)
     try:
