@@ -13,7 +13,7 @@ file once:
 
 Anything refused raises `Refused`; the caller rolls the whole import back and replays it on the
 explaining path, which names file, record and field. Both paths run the same checks
-(`checks.value_faults`, the keys and references of `TableFile`), so the replay finds the fault;
+(`checks.row_faults`, the keys and references of `TableFile`), so the replay finds the fault;
 tests/test_import_checked.py runs every bad-input case through both.
 """
 
@@ -53,9 +53,7 @@ def _row_guard(
     cursor: duckdb.DuckDBPyConnection, spec: TableFile, type_fault: bool
 ) -> tuple[str, list]:
     """A WHERE condition that is true for a clean row and raises for a faulty one."""
-    specs = field_specs(spec.model)
-    faults = checks.value_faults(specs, getattr(spec.model, "ROW_RULES", ()))
-    faults += checks.store_range_faults(cursor, spec.table, specs)
+    faults = checks.row_faults(cursor, spec.table, spec.model)
     conditions = [f"({fault.condition})" for fault in faults]
     if type_fault:
         conditions.append("_type_fault")

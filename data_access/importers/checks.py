@@ -15,7 +15,7 @@ import duckdb
 
 from data_access.importers.catalog import store_catalog
 from data_access.importers.errors import MAX_PROBLEMS
-from data_access.importers.fields import FieldSpec, type_words
+from data_access.importers.fields import FieldSpec, field_specs, type_words
 
 ROW = "_row"
 
@@ -315,3 +315,11 @@ def unknown_list_references(
         )
         for r in rows
     ]
+
+
+def row_faults(cursor: duckdb.DuckDBPyConnection, table: str, model) -> list[Fault]:
+    """Every row check of a table file: its model's (`value_faults`, with the model's
+    `ROW_RULES`) and the store column's range (`store_range_faults`)."""
+    specs = field_specs(model)
+    rules = getattr(model, "ROW_RULES", ())
+    return value_faults(specs, rules) + store_range_faults(cursor, table, specs)

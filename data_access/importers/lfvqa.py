@@ -147,11 +147,7 @@ def table_files(folder: Path) -> list[tuple[TableFile, Path]]:
 # -- one table file, explained ------------------------------------------------------------
 def _validate(cursor: duckdb.DuckDBPyConnection, staged: StagedFile, spec: TableFile) -> None:
     """Every check the model implies on the staged rows; raises on the first faults found."""
-    specs = field_specs(spec.model)
-    rules = getattr(spec.model, "ROW_RULES", ())
-    faults = checks.value_faults(specs, rules) + checks.store_range_faults(
-        cursor, spec.table, specs
-    )
+    faults = checks.row_faults(cursor, spec.table, spec.model)
     found = checks.first_faults(cursor, staged.stage, faults)
     if not found and spec.key and not primary_key_guards(cursor, spec):
         found = checks.duplicate_keys(cursor, staged.stage, spec.key)
