@@ -15,6 +15,7 @@ field of every fault it finds.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -278,8 +279,9 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
         report = _write(store, folder, manifest, files, run_spec, import_table_file)
     except KeyConflict as conflict:
         raise diagnose_key_conflict(store, conflict) from None
-    # Both paths run the same checks, so this is a bug in one of them; the explaining path is
-    # the reference (it has the import's tests), so its import stands, and says so.
+    # Both paths run the same checks, so one of them differs (or the first attempt met a passing
+    # error of the machine); the explaining path is the reference, so its import stands, and
+    # says so.
     report.notes.append(
         f"the checked insert refused {checked_refusal}, the explaining path did not"
     )
@@ -292,7 +294,7 @@ def _write(
     manifest: Manifest,
     files: list[tuple[TableFile, Path]],
     run_spec: RunSpec,
-    write_file,
+    write_file: Callable[[duckdb.DuckDBPyConnection, TableFile, Path, str, str], int],
 ) -> ImportReport:
     """The import in one transaction, each table file written by `write_file` (the checked
     insert or the explaining path, which take the same arguments)."""
