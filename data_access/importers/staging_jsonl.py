@@ -11,6 +11,9 @@ on one thread, and the two scans were most of a JSONL import's wall time (issue 
 The shape check asks only whether a fault exists (a parallel scan) and numbers records on the
 error path; the typed stage is a temp table filled in file order (`preserve_insertion_order`,
 DuckDB's default, checked) whose rowids, counted from its first row, are the ordinals.
+
+The checked insert (importers/checked_insert.py) takes the same two scans without a stage:
+`jsonl_select` is the shape check and then the typed read as a SELECT the insert runs.
 """
 
 from __future__ import annotations
