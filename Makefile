@@ -8,8 +8,11 @@ TEST_STAMP := $(VENV)/.installed-test
 STORE  ?= $(or $(STORYSCOPE_STORE),data/storyscope.duckdb)
 SHARED_DATA ?= ../shared/data
 PORT   ?= 8501
+# `make run READ_ONLY=1`: a read-only explorer to share with a lab (no labels, judge reruns,
+# generation, imports or store switching; the store is opened read-only)
+READ_ONLY ?=
 
-.PHONY: run test install browser demo bench clean lint import-check
+.PHONY: run test install browser demo bench clean lint import-check test-cluster
 
 install: $(STAMP)
 
@@ -43,13 +46,20 @@ demo: $(STAMP)
 	  $$(test -d $(SHARED_DATA) && echo --data-dir $(SHARED_DATA))
 
 run: demo
-	STORYSCOPE_STORE=$(STORE) $(PY) -m pages.serve run app.py --server.port $(PORT)
+	STORYSCOPE_STORE=$(STORE) $(if $(READ_ONLY),STORYSCOPE_READ_ONLY=$(READ_ONLY)) \
+	  $(PY) -m pages.serve run app.py --server.port $(PORT)
 
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile --durations=40
 
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_store.py
+
+# A real two-node Ray cluster on this machine (`ray start --head` + `ray start --address`), the
+# scaled commands run on it and compared with local runs, a node killed mid-run
+# (tests/test_ray_cluster.py, docs/SCALE.md). Minutes on 2 cores, so not part of `make test`.
+test-cluster: $(TEST_STAMP)
+	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/test_ray_cluster.py
 
 # ruff (lint + format), configured in pyproject.toml; ruff comes with the test extra.
 lint: $(TEST_STAMP)

@@ -30,6 +30,7 @@ OPTIONAL = {
     "ray": "`--executor ray` (pip install ray)",
     "llama_cpp": "the llama.cpp test server (test extra)",
     "playwright": "browser tests only",
+    "inspect_ai": "`import results --format inspect` (pip install 'storyscope[harness]')",
 }
 
 
@@ -42,13 +43,16 @@ def runtime_files() -> list[Path]:
 
 def imported_names(path: Path) -> set[str]:
     """Top-level module names of every absolute import in the file, at any depth, except those
-    inside a `try` that handles ImportError (an import with a fallback is optional by design)."""
+    inside a `try` that handles ImportError, or inside that handler (an import with a fallback is
+    optional by design: `try: import httpx2 / except ImportError: import httpx` takes whichever
+    HTTP library the installed openai client is built on)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     guarded = {
         id(node)
         for block in ast.walk(tree)
         if _guards_imports(block)
-        for node in (n for stmt in block.body for n in ast.walk(stmt))
+        for stmt in _guarded_statements(block)
+        for node in ast.walk(stmt)
     }
     names = set()
     for node in ast.walk(tree):
@@ -59,6 +63,10 @@ def imported_names(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
     return names
+
+
+def _guarded_statements(block: ast.Try) -> list[ast.stmt]:
+    return [*block.body, *(stmt for handler in block.handlers for stmt in handler.body)]
 
 
 def _guards_imports(node: ast.AST) -> bool:

@@ -264,7 +264,7 @@ def _synthetic_sources(films: int, minutes: int) -> list[dict]:
 
 def plottree(args, tmp: Path, ray_init_s: float) -> dict:
     from data_access.importers import import_storyvideoqa_dir
-    from data_access.plottree import films_with_timeline
+    from data_access.writes.plottree import films_with_timeline
     from pipelines.plottree.scaled import build_trees, build_trees_from_sources
 
     store = Store(tmp / "plottree.duckdb")
@@ -324,7 +324,7 @@ class ScriptedLatency:
         self.latency = latency
 
     def __call__(self, body: dict, number: int):
-        from pipelines.llm.fake_server import FakeReply
+        from tests.support.fake_server import FakeReply
         from tests.support.lfvqa_rows import scripted_judge
 
         return FakeReply(content=scripted_judge(body, number), delay_s=self.latency)
@@ -374,7 +374,7 @@ def main() -> None:
     only = set(args.only.split(","))
     server = None
     if "judge" in only:  # forked before Ray starts any thread
-        from pipelines.llm.fake_server import FakeLLMServer
+        from tests.support.fake_server import FakeLLMServer
 
         handler = ScriptedLatency(args.latency)
         server = FakeLLMServer(handler, in_subprocess=True, max_lifetime_s=3600).start()

@@ -1,10 +1,12 @@
-"""Gateway / judge benchmark (issues 4 and 12): claim-judging requests against local servers.
+"""Gateway / judge benchmark (issues 4, 12 and 29): claim-judging requests against local servers.
 
 Judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
 OpenAI-compatible server running in a child process (its CPU is not the client's) with 100 ms
-injected latency, at concurrency 1, 16 and 64 (`--per-slot` requests per slot, at most
-`--n`), once per HTTP transport in the same run: `httpx` (the library's default, the
-gateway before issue 12) and `lean` (`pipelines.llm.transport`). Reported per level: wall
+injected latency, at concurrency 1, 16, 64 and 256 (`--per-slot` requests per slot, at most
+`--n`), once per HTTP transport in the same run: `httpx` (the library's default transport, the
+gateway before issue 12), `h11` (the hand-written transport of issues 12-28, kept only as a
+baseline in `benchmarks/h11_transport_baseline.py`) and `aiohttp` (openai's
+`DefaultAioHttpClient`, the gateway's default since issue 29). Reported per level: wall
 time, the ideal N·L/C, efficiency = ideal / wall (target >= 90%), and the client's CPU per call
 (`time.process_time`, all of the gateway: keys, HTTP, parsing, store writes), split into the
 store writes (`Gateway.write_cpu_s`, CPU of the thread that wrote) and the calls themselves.
@@ -21,14 +23,15 @@ SmolLM2-135M-Instruct on loopback, one at a time: per-call latency (p50, p95), c
 tokens per second (usage / wall), and the mode the gateway negotiated. Those depend on the
 machine and its load, so they are reported, never compared with a target.
 
-Usage: python benchmarks/bench_judge.py [--n 2000] [--latency 0.1] [--levels 1,16,64]
-       [--per-slot 100] [--transports httpx,lean] [--real-n 20] [--json OUT]
+Usage: python benchmarks/bench_judge.py [--n 6400] [--latency 0.1] [--levels 1,16,64,256]
+       [--per-slot 100] [--transports httpx,h11,aiohttp] [--real-n 20] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import resource
@@ -37,15 +40,18 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from unittest import mock
+
+import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from data_access.runs import RunSpec, start_run  # noqa: E402
 from data_access.store import Store  # noqa: E402
+from data_access.writes.runs import RunSpec, start_run  # noqa: E402
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  # noqa: E402
 from pipelines.judge.schema import judge_reply_schema  # noqa: E402
 from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
-from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
+from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: E402
 
 CLAIMS = [
     {"ord": i, "role": "core" if i < 3 else "context", "text": f"Claim {i} about X."}
@@ -82,6 +88,21 @@ def requests(n: int, salt: str) -> list[LLMRequest]:
     ]
 
 
+def h11_baseline_clients(config: LLMConfig, concurrency: int):
+    """The gateway's openai client before issue 29: one client over the h11 transport."""
+    from benchmarks.h11_transport_baseline import LeanAsyncClient, LeanAsyncTransport
+
+    http = LeanAsyncClient(transport=LeanAsyncTransport(max_idle=concurrency))
+    client = openai.AsyncOpenAI(
+        api_key=config.api_key,
+        base_url=config.base_url,
+        timeout=config.timeout_s,
+        max_retries=0,
+        http_client=http,
+    )
+    return [client], concurrency
+
+
 def run_level(
     store: Store, base_url: str, n: int, concurrency: int, latency: float, transport: str
 ) -> dict:
@@ -92,13 +113,16 @@ def run_level(
         concurrency=concurrency,
         timeout_s=30,
         max_retries=2,
-        http_transport=transport,
+        http_transport="aiohttp" if transport == "h11" else transport,
     )
     run_id = start_run(store, RunSpec("bench.judge", backend="openai", model="bench"))
     gateway = Gateway(store, config, run_id, batch_size=64)
     batch = requests(n, f"c{concurrency}-{transport}")
+    # The removed h11 transport is swapped in for its levels only.
+    swap = mock.patch("pipelines.llm.gateway.openai_clients", h11_baseline_clients)
     started, cpu = time.perf_counter(), time.process_time()
-    results = gateway.run(batch)
+    with swap if transport == "h11" else contextlib.nullcontext():
+        results = gateway.run(batch)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu
     ideal = n * latency / concurrency
     assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
@@ -170,7 +194,7 @@ def real_server(n: int) -> dict:
     """Latency and tokens/s of judge requests against the real llama.cpp server."""
     import statistics
 
-    from data_access.llm_modes import remembered_mode
+    from data_access.writes.llm_modes import remembered_mode
     from tests.support.llama_server import missing_packages, start_llama_server
 
     reason = missing_packages()
@@ -220,13 +244,13 @@ def real_server(n: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=2000)
+    parser.add_argument("--n", type=int, default=6400)
     parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--levels", default="1,16,64", help="or none: the real server only")
+    parser.add_argument("--levels", default="1,16,64,256", help="or none: the real server only")
     parser.add_argument(
         "--per-slot", type=int, default=100, help="requests per concurrency slot (capped by --n)"
     )
-    parser.add_argument("--transports", default="httpx,lean", help="before,after")
+    parser.add_argument("--transports", default="httpx,h11,aiohttp", help="compared in order")
     parser.add_argument("--real-n", type=int, default=0, help="real-server requests (0: skip)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from data_access import beliefs as belief_store  # noqa: E402
-from data_access.runs import RunSpec, finish_run, insert_run  # noqa: E402
 from data_access.store import Store  # noqa: E402
+from data_access.writes import beliefs as belief_store  # noqa: E402
+from data_access.writes.runs import RunSpec, finish_run, insert_run  # noqa: E402
 from pipelines.llm import LLMConfig  # noqa: E402
-from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: E402
+from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: E402
 from tests.test_beliefs_llm import _route  # noqa: E402 (the scripted replies of the tests)
 from tests.test_beliefs_rules import LINES, LOCATIONS  # noqa: E402
 

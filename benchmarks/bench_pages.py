@@ -41,18 +41,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.page_ready import ScriptRuns, settled  # noqa: E402
-from data_access import (  # noqa: E402  # noqa: E402
-    stats,
-    views_beliefs,
-    views_distributions,
-    views_film,
-    views_overview,
-    views_plottree,
-    views_qlab,
-    views_questions,
-    views_runs,
-    views_verdicts,
-)
+from data_access.queries import beliefs as views_beliefs  # noqa: E402
+from data_access.queries import distributions as views_distributions  # noqa: E402
+from data_access.queries import film as views_film  # noqa: E402
+from data_access.queries import overview as views_overview  # noqa: E402
+from data_access.queries import plottree as views_plottree  # noqa: E402
+from data_access.queries import qlab as views_qlab  # noqa: E402
+from data_access.queries import questions as views_questions  # noqa: E402
+from data_access.queries import runs as views_runs  # noqa: E402
+from data_access.queries import stats  # noqa: E402
+from data_access.queries import verdicts as views_verdicts  # noqa: E402
 from data_access.store import Store  # noqa: E402
 
 TITLES = {
@@ -132,8 +130,18 @@ def page_queries(store: Store) -> dict[str, list]:
             (views_verdicts.answered_questions, (None,)),
             (views_verdicts.verdict_grid, (question, run)),
             (views_verdicts.answers_of_question, (question,)),
+            (views_verdicts.claim_judgements, (question,)),  # the "why" table under the grid
         ],
-        "verdicts:metrics": [
+        # the section's default view: the slice's size, and its answer rows only when the page
+        # computes the metrics without being asked (views_verdicts.LARGE_SLICE_ANSWERS)
+        "verdicts:metrics": [(views_verdicts.slice_answers, (judge,))]
+        + (
+            [(views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ())]
+            if views_verdicts.slice_answers(store, judge) <= views_verdicts.LARGE_SLICE_ANSWERS
+            else []
+        ),
+        # the whole slice when asked for (or by default below the limit)
+        "verdicts:metrics-whole": [
             (views_verdicts.answer_counts, (judge,)),
             (views_verdicts.reported_figures, ()),
         ],
@@ -226,10 +234,14 @@ def heavy_views(store: Store) -> dict[str, str]:
     """Label -> URL path with query of each page's heaviest view in this store."""
     from urllib.parse import urlencode
 
-    from data_access.views_heaviest import heaviest_views, top_holders
+    from data_access.queries.heaviest import heaviest_views, top_holders
 
     films = heaviest_views(store)
     views = {"verdicts → Metrics": "verdicts?" + urlencode({"view": "Metrics"})}
+    if films["questions"]:  # what a large store's Metrics asks for first: one film's slice
+        views["verdicts → Metrics, one film"] = "verdicts?" + urlencode(
+            {"view": "Metrics", "film": films["questions"]}
+        )
     if films["tree"]:
         views["PlotTree, largest tree"] = "plottree?" + urlencode({"film": films["tree"]})
     if films["beliefs"]:
@@ -288,14 +300,19 @@ def _script_seconds(lines: list[str], path: str) -> float:
 
 
 def time_browser(
-    store_path: Path, heavy: dict[str, str] | None = None, repeat: int = 3
+    store_path: Path, heavy: dict[str, str] | None = None, repeat: int = 3, port: int | None = None
 ) -> dict[str, dict]:
-    """Median over `repeat` of each page's first render and switch, and of each heavy view."""
+    """Median over `repeat` of each page's first render and switch, and of each heavy view
+    (the app on `port`, or on a free one)."""
     import tempfile
 
     from playwright.sync_api import sync_playwright
 
+    from tests.support import app_server
     from tests.support.app_server import launch_chromium, running_app
+
+    if port is not None:  # a fixed port (a shared machine hands each user a range)
+        app_server.free_port = lambda: port
 
     results: dict[str, dict] = {}
     log = Path(tempfile.mkstemp(prefix="bench_pages_", suffix=".log")[1])
@@ -353,6 +370,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--browser", action="store_true")
     parser.add_argument("--browser-repeat", type=int, default=3, help="browser samples per view")
+    parser.add_argument("--port", type=int, help="the app's port (default: a free one)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     reports = []
@@ -361,7 +379,7 @@ def main() -> None:
         report = {"store": str(path), "queries": time_queries(store, args.repeat)}
         if args.browser:
             heavy = heavy_views(store)
-            report["browser"] = time_browser(path, heavy, args.browser_repeat)
+            report["browser"] = time_browser(path, heavy, args.browser_repeat, args.port)
         reports.append(report)
         if args.browser:  # each store's table as soon as it is measured
             print(browser_table([report]), flush=True)

@@ -1,154 +1,180 @@
-"""Store benchmark at the papers' scale (issue 2).
+"""Store benchmark across scales (issues 2 and 30): every page's data queries at 1x and 10x.
 
-1. Ingest: `storyscope import lfvqa` (full validation, one transaction) of the paper-scale
-   synthetic dataset, against DuckDB's own bulk load of the same files into a fresh database
-   (`CREATE TABLE t AS SELECT * FROM read_parquet(...)`, no checks) measured in the same run.
-   Target: ratio ≤ 2.
-2. Query latency of the store's main query functions on the ingested store as the app makes
-   them (a Store lingering 0.25 s after use, pages/common.py), median / p95 over repetitions, beside
-   a cold open per call (CLI) and the same call while the file is already held (the baseline),
-   so the ratio shows what the open-per-unit-of-work design costs. Target: median ≤ 100 ms.
+For each scale named in `--scale` (`paper`, `10x`, or any name in `pipelines.synth.SCALES`), the
+store `DIR/<scale>.duckdb` is used if it exists; otherwise the synthetic dataset `DIR/<scale>/`
+is written (if missing) and imported, and the import is timed against DuckDB's raw load of the
+same files (`bench_import.raw_load`, same run).
 
-Usage: python benchmarks/bench_store.py [--data DIR] [--reps N] [--json OUT]
-(writes the synthetic dataset to a temp folder when --data is not given).
+Then each page's default-view queries (`bench_pages.page_queries`: the functions and arguments a
+page's default load runs) are timed on every scale as the app makes them (a Store lingering after
+use, pages/common.py), each the median of `--reps` calls, the scales taking turns rep by rep.
+A page's figure is the median over reps of the sum of its queries. Target (issue 30): each
+page's figure at the largest scale ≤ 1.5x its figure at the smallest; the queries whose own ratio
+exceeds 1.5 are named (queries under `--floor-ms` at both scales are not named: their ratio is
+timer noise).
+
+Usage: python benchmarks/bench_store.py [--scale paper,10x] [--dir DIR] [--reps 7] [--json OUT]
+(without --dir, the stores are built in a temp folder and deleted)
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import duckdb
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from data_access.store import Store  # noqa: E402
 
-# (module, function, args) — the query functions pages call on load. Domain modules are
-# included when they exist in this checkout.
-QUERY_CALLS = [
-    ("data_access.stats", "store_version", ()),
-    ("data_access.views_overview", "overview_counts", ()),
-    ("data_access.views_overview", "datasets_overview", ()),
-    ("data_access.views_overview", "questions_by_type_status", ()),
-    ("data_access.views_overview", "settings_table", ()),
-    ("data_access.views_overview", "judges_table", ()),
-    ("data_access.views_overview", "mcq_sets", ()),
-    ("data_access.views_overview", "recent_runs", ()),
-    ("data_access.stats", "store_stats", ()),
-]
+TARGET_RATIO = 1.5
 
 
-def bulk_load_baseline(data: Path, db_path: Path) -> float:
-    """Seconds for DuckDB to load every table file into a fresh database without checks."""
-    start = time.perf_counter()
-    con = duckdb.connect(str(db_path))
-    for file in sorted(data.glob("*.parquet")):
-        con.execute(f"CREATE TABLE {file.stem} AS SELECT * FROM read_parquet(?)", [str(file)])
-    for file in sorted(data.glob("*.jsonl")):
-        con.execute(
-            f"CREATE TABLE {file.stem} AS SELECT * FROM read_json(?, format='newline_delimited')",
-            [str(file)],
-        )
-    con.close()
-    return time.perf_counter() - start
+def ensure_store(directory: Path, scale: str) -> tuple[Path, dict | None]:
+    """The scale's store, built from its synthetic dataset when missing (with the import's
+    figures; None when the store already existed)."""
+    from benchmarks.bench_import import fresh_store, raw_load, timed
 
+    path = directory / f"{scale}.duckdb"
+    if path.exists():
+        return path, None
+    data = directory / scale
+    if not data.exists():
+        from pipelines.synth import write_synthetic_dataset
 
-def storyscope_ingest(data: Path, store: Store) -> float:
-    """Seconds for the validated, transactional import of the same files."""
+        print(f"writing the {scale} synthetic dataset ...", flush=True)
+        write_synthetic_dataset(data, scale=scale)
+    raw = timed(lambda: raw_load(data, "parquet", directory / f"{scale}-raw.duckdb"))
+    (directory / f"{scale}-raw.duckdb").unlink()
+    store = fresh_store(path)
     from data_access.importers import import_lfvqa_dir
 
+    ours = timed(lambda: import_lfvqa_dir(store, data))
+    return path, {
+        "raw_wall_s": round(raw[0], 1),
+        "import_wall_s": round(ours[0], 1),
+        "ratio_wall": round(ours[0] / raw[0], 2),
+        "ratio_cpu": round(ours[1] / raw[1], 2),
+        "load_avg": round(os.getloadavg()[0], 1),
+    }
+
+
+def _ms(fn, store: Store, args: tuple) -> float:
     start = time.perf_counter()
-    import_lfvqa_dir(store, data)
-    return time.perf_counter() - start
+    fn(store, *args)
+    return (time.perf_counter() - start) * 1000.0
 
 
-def _time_calls(fn, store, args, reps: int) -> list[float]:
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn(store, *args)
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
+def page_timings(stores: dict[str, Store], reps: int) -> dict[str, dict[str, dict]]:
+    """Per scale and page: the median of its queries' summed time, and each query's median (ms).
+
+    The scales take turns rep by rep (page by page), so a change in the machine's load during
+    the run hits every scale alike instead of the scale that happened to run then."""
+    from benchmarks.bench_pages import page_queries
+
+    calls = {scale: page_queries(store) for scale, store in stores.items()}
+    pages = [page for page in next(iter(calls.values())) if all(page in c for c in calls.values())]
+    out: dict[str, dict[str, dict]] = {scale: {} for scale in stores}
+    for page in pages:
+        samples: dict[str, list[list[float]]] = {scale: [] for scale in stores}
+        for scale, store in stores.items():
+            for fn, args in calls[scale][page]:
+                fn(store, *args)  # warm the OS page cache and DuckDB's buffer once
+        for _ in range(reps):
+            for scale, store in stores.items():
+                samples[scale].append([_ms(fn, store, args) for fn, args in calls[scale][page]])
+        for scale in stores:
+            per_query = {}
+            for i, (fn, _) in enumerate(calls[scale][page]):
+                name = f"{fn.__module__.split('.')[-1]}.{fn.__name__}"
+                per_query[name] = round(statistics.median(s[i] for s in samples[scale]), 2)
+            out[scale][page] = {
+                "page_ms": round(statistics.median(sum(s) for s in samples[scale]), 2),
+                "queries_ms": per_query,
+                "load_avg": round(os.getloadavg()[0], 1),
+            }
+    return out
 
 
-def _p95(samples: list[float]) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
-
-
-def query_latencies(store: Store, reps: int) -> list[dict]:
-    """Median/p95 per query function: cold (open per call) and warm (file already open)."""
+def compare(small: dict, large: dict, floor_ms: float) -> list[dict]:
+    """Per page: the ratio of its figure, and the queries that grew faster than the target."""
     rows = []
-    for module_name, fn_name, args in QUERY_CALLS:
-        try:
-            fn = getattr(importlib.import_module(module_name), fn_name)
-        except (ImportError, AttributeError):
+    for page, big in large.items():
+        base = small.get(page)
+        if base is None:
             continue
-        fn(store, *args)  # warm the OS page cache once
-        cold = _time_calls(fn, store, args, reps)
-        app_store = Store(store.path, linger_s=0.25)  # as pages/common.py opens it
-        app = _time_calls(fn, app_store, args, reps)
-        with store.session():  # holding a session keeps the file open for the inner calls
-            warm = _time_calls(fn, store, args, reps)
-        time.sleep(0.5)  # let the app store's lingering connection close
+        growing = {
+            name: round(ms / max(base["queries_ms"].get(name, 0.0), 1e-3), 2)
+            for name, ms in big["queries_ms"].items()
+            if max(ms, base["queries_ms"].get(name, 0.0)) >= floor_ms
+            and ms > TARGET_RATIO * base["queries_ms"].get(name, 0.0)
+        }
+        ratio = big["page_ms"] / max(base["page_ms"], 1e-3)
         rows.append(
             {
-                "query": f"{module_name.split('.')[-1]}.{fn_name}",
-                "median_ms": statistics.median(app),
-                "p95_ms": _p95(app),
-                "cold_median_ms": statistics.median(cold),
-                "warm_median_ms": statistics.median(warm),
-                "ratio_vs_warm": statistics.median(app) / max(statistics.median(warm), 1e-6),
+                "page": page,
+                "small_ms": base["page_ms"],
+                "large_ms": big["page_ms"],
+                "ratio": round(ratio, 2),
+                "met": ratio <= TARGET_RATIO,
+                "growing_queries": growing,
             }
         )
     return rows
 
 
+def markdown(rows: list[dict], scales: list[str]) -> str:
+    lines = [
+        f"| page | {scales[0]} ms | {scales[-1]} ms | ratio | target ≤ {TARGET_RATIO} "
+        "| queries growing faster (ratio) |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    for row in rows:
+        growing = ", ".join(f"{k} ({v})" for k, v in row["growing_queries"].items()) or "—"
+        lines.append(
+            f"| {row['page']} | {row['small_ms']:.1f} | {row['large_ms']:.1f} | {row['ratio']:.2f}"
+            f" | {'met' if row['met'] else 'MISSED'} | {growing} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--data", type=Path, help="paper-scale dataset folder (default: generate one)"
-    )
-    parser.add_argument("--reps", type=int, default=30)
-    parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--scale", default="paper", help="comma-separated scale names")
+    parser.add_argument("--dir", type=Path, help="folder of the scales' stores (default: temp)")
+    parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--floor-ms", type=float, default=5.0)
+    parser.add_argument("--json", type=Path)
     options = parser.parse_args()
+    scales = [s.strip() for s in options.scale.split(",") if s.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        tmp_path = Path(tmp)
-        data = options.data
-        if data is None:
-            from pipelines.synth import write_synthetic_dataset
+        options.dir = options.dir or Path(tmp)
+        options.dir.mkdir(parents=True, exist_ok=True)
+        run(options, scales)
 
-            data = tmp_path / "synth"
-            print("writing the paper-scale synthetic dataset ...", flush=True)
-            write_synthetic_dataset(data, scale="paper")
-        raw = bulk_load_baseline(data, tmp_path / "raw.duckdb")
-        store = Store(tmp_path / "store.duckdb", lock_timeout=600)
-        with store.session():
-            pass  # schema creation is not part of the ingest
-        ours = storyscope_ingest(data, store)
-        result = {
-            "ingest": {"raw_bulk_load_s": raw, "storyscope_import_s": ours, "ratio": ours / raw},
-            "queries": query_latencies(store, options.reps),
-        }
-    print(
-        f"ingest: DuckDB bulk load {raw:.2f} s, storyscope import (validated) {ours:.2f} s, ratio "
-        f"{ours / raw:.2f}"
-    )
-    print(
-        f"{'query':<36}{'app median':>11}{'app p95':>9}{'cold open':>10}{'warm':>8}{'app/warm':>9}"
-    )
-    for row in result["queries"]:
-        print(
-            f"{row['query']:<36}{row['median_ms']:>11.1f}{row['p95_ms']:>9.1f}"
-            f"{row['cold_median_ms']:>10.1f}{row['warm_median_ms']:>8.1f}{row['ratio_vs_warm']:>9.2f}"
-        )
+
+def run(options: argparse.Namespace, scales: list[str]) -> None:
+    result: dict = {"scales": {}}
+    stores = {}
+    for scale in scales:
+        path, ingest = ensure_store(options.dir, scale)
+        stores[scale] = Store(path, linger_s=0.25)  # as pages/common.py opens it
+        result["scales"][scale] = {"ingest": ingest}
+    for scale, pages in page_timings(stores, options.reps).items():
+        result["scales"][scale]["pages"] = pages
+        print(json.dumps({scale: result["scales"][scale]}, indent=1), flush=True)
+    if len(scales) > 1:
+        first, last = (result["scales"][s]["pages"] for s in (scales[0], scales[-1]))
+        result["comparison"] = compare(first, last, options.floor_ms)
+        print(markdown(result["comparison"], scales))
+    load = os.getloadavg()
+    print(f"load average at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
     if options.json:
         options.json.write_text(json.dumps(result, indent=2))
 

@@ -26,9 +26,9 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from data_access import store_health  # noqa: E402
 from data_access.store import Store  # noqa: E402
-from data_access.store_health import full_check, quick_check  # noqa: E402
+from data_access.store import health as store_health  # noqa: E402
+from data_access.store.health import full_check, quick_check  # noqa: E402
 
 
 def build_store(path: Path, rows: int) -> None:

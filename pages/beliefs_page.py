@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from data_access import views_beliefs
+from data_access.queries import beliefs as views_beliefs
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
@@ -10,6 +10,7 @@ from pages.gold_note import gold_eval_caption
 from pages.safe_text import inert, plain
 from pipelines.beliefs.character_summary import (
     GROUPINGS,
+    arcs_first,
     belief_groups,
     changes,
     character_summary,
@@ -30,17 +31,34 @@ st.caption(
     "★ meta-beliefs (what X thinks Y believes)."
 )
 
+# the offline backend the empty state names (no LLM, runs on any ingested film; the one the
+# demo uses for real films, issue 28)
+OFFLINE_BACKEND = "asymmetry"
+
+
+def _has_beliefs(film: str) -> bool:
+    return not query(views_beliefs.belief_holders, film).empty
+
+
 film_id = url_film(
     "Film or story",
     "beliefs",
     "No films in this store. Build the demo store with `storyscope demo`.",
+    has_data=_has_beliefs,
 )
 
 holders = query(views_beliefs.belief_holders, film_id)
 if holders.empty:
-    st.info("No belief records for this film yet (run belief tracking).")
+    st.info(
+        "No belief records for this film yet. Build them offline (no LLM) with\n\n"
+        # a code span shows its text as is; only a backtick could end it early
+        f"`storyscope beliefs annotate --film {plain(film_id).replace('`', '')}"
+        f" --backend {OFFLINE_BACKEND}`"
+        "\n\n(`--backend rules` for the simpler rule tracker, `--backend openai` for an LLM "
+        "with LF-VideoQA App. D's prompts through the configured endpoint). Then reload this page."
+    )
     st.stop()
-gold_eval_caption("beliefs")
+gold_eval_caption("beliefs", film_id)
 chosen = url_multiselect(
     "Characters (pick two to compare a knowledge split)",
     list(holders["holder"]),
@@ -107,8 +125,11 @@ if len(lanes) + len(meta) > MAX_ROWS:
     ]
     meta = meta[meta["scene_index"].between(*window)]
     if len(lanes) > MAX_ROWS:
-        st.caption(f"{len(lanes)} beliefs in this window; the first {MAX_ROWS} are drawn.")
-        lanes = lanes.head(MAX_ROWS)
+        st.caption(
+            f"{len(lanes)} beliefs in this window; {MAX_ROWS} are drawn: the false, revised,"
+            " revising and rejected ones first (the arcs), then the rest in film order."
+        )
+        lanes = arcs_first(lanes).head(MAX_ROWS)
 
 
 NO_BELIEF = "(none: pick one to read its basis and the questions citing it)"

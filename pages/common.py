@@ -4,8 +4,14 @@ The sidebar offers existing stores only (the operator's STORYSCOPE_STORE and `*.
 STORYSCOPE_STORE_DIR, default the project's `data/`): the app is shared on lab servers, so a
 visitor can never make it create a file or open one elsewhere (DESIGN.md, "Data").
 
+Read-only mode (`STORYSCOPE_READ_ONLY=1`, `make run READ_ONLY=1`) is for an explorer a lab shares:
+every write a visitor could start (review labels, judge reruns, generation, imports, store
+switching) is hidden by the page that offers it (`read_only()`, `read_only_note`) and refused
+again where it would happen (`refuse_if_read_only`), and the store itself is opened with a
+read-only DuckDB connection, so a write that slipped past both fails at the database.
+
 Query results are cached with `st.cache_data` keyed on the store path and the store's version
-token (`data_access.stats.store_version`), so a run finished by another process (CLI, job)
+token (`data_access.queries.stats.store_version`), so a run finished by another process (CLI, job)
 shows on the next rerun without restarting the app, and an unchanged store costs no query.
 """
 
@@ -18,22 +24,69 @@ from typing import Any
 
 import streamlit as st
 
-from data_access.stats import store_version
+from data_access.queries.stats import store_version
 from data_access.store import Store, default_store_path
+from pages.store_status import read_only_store_warning, usable_store
 
 # A page render runs a burst of queries: keep the file open for a moment after the last one
-# (data_access.store, "linger") instead of reopening it for each. Kept short so a CLI writer
+# (data_access.store.connection, "linger") instead of reopening it for each. Kept short so a CLI
+# writer
 # still gets the file between the app's polls.
 APP_LINGER_S = 0.25
 # The project's data/ directory: where `make run` builds the demo store.
 PROJECT_DATA_DIR = (Path(__file__).resolve().parent.parent / "data").resolve()
 STORE_KEY = "store_choice"
+READ_ONLY_ENV = "STORYSCOPE_READ_ONLY"
+
+
+def operator_read_only() -> bool:
+    """Whether the operator made this explorer read-only (`STORYSCOPE_READ_ONLY=1`)."""
+    return os.environ.get(READ_ONLY_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def read_only() -> bool:
+    """Whether writes are off: the operator's read-only mode, or a store that could only be
+    opened for reading (read-only on disk, or written by a newer StoryScope), where a write
+    would fail at DuckDB anyway, so its widgets are hidden the same way."""
+    return operator_read_only() or current_store().read_only
+
+
+def _why_read_only() -> str:
+    if operator_read_only():
+        return f"this explorer is read-only ({READ_ONLY_ENV}=1, set by the operator who shares it)"
+    return f"this store was opened read-only ({current_store().read_only_reason or 'read-only'})"
+
+
+def read_only_note(what: str) -> None:
+    """The line shown where a write was left out: what is off, and why."""
+    st.caption(f"{what} is turned off: {_why_read_only()}. Run StoryScope locally to write.")
+
+
+def refuse_if_read_only(what: str) -> bool:
+    """The server-side refusal behind every write path: True (after an error line) in read-only
+    mode, so a request that reaches a write without its widget still writes nothing."""
+    if not read_only():
+        return False
+    st.error(f"Refused: {what} writes to the store; {_why_read_only()}.")
+    return True
+
+
+def _store_for(path: str) -> Store:
+    return _opened_store(path, operator_read_only())
 
 
 @st.cache_resource
-def _store_for(path: str) -> Store:
-    # create=False too: even a path that slipped past offered_stores() is never created
-    return Store(Path(path), linger_s=APP_LINGER_S, create=False)
+def _opened_store(path: str, read_only_mode: bool) -> Store:
+    # create=False too: even a path that slipped past offered_stores() is never created; in
+    # read-only mode the DuckDB connection itself is read-only, so no write reaches the file
+    # fall_back_to_read_only: a store read-only on disk or from a newer StoryScope still opens
+    return Store(
+        Path(path),
+        linger_s=APP_LINGER_S,
+        create=False,
+        read_only=read_only_mode,
+        fall_back_to_read_only=True,
+    )
 
 
 def allowed_store_dir() -> Path:
@@ -86,7 +139,8 @@ def current_store() -> Store:
     """
     choices = _choices()
     operator = str(_operator_store())
-    picked = choices.get(st.session_state.get(STORE_KEY) or "")
+    # read-only: the operator's store only, whatever the session asks for (no store switching)
+    picked = None if operator_read_only() else choices.get(st.session_state.get(STORE_KEY) or "")
     # is_file again: the offered list is cached for 2 s, and opening a missing file creates it
     path = next(
         (
@@ -102,7 +156,7 @@ def current_store() -> Store:
             f"(or put a store in {allowed_store_dir()})."
         )
         st.stop()
-    return _store_for(path)
+    return usable_store(_store_for(path), _store_label(path))  # or one line saying why not
 
 
 @st.cache_data(ttl=2, show_spinner=False)
@@ -191,6 +245,9 @@ def store_sidebar() -> None:
     choices = _choices()
     if not choices:
         return  # current_store() explains, on the page itself
+    if operator_read_only():
+        st.sidebar.caption(f"Store: {_store_label(str(_operator_store()))} (read-only explorer)")
+        return
     labels = list(choices)
     if st.session_state.get(STORE_KEY) not in labels:
         operator = _store_label(str(_operator_store()))
@@ -202,3 +259,4 @@ def store_sidebar() -> None:
         help=f"Existing stores in {allowed_store_dir()} (STORYSCOPE_STORE_DIR) and the operator's"
         " STORYSCOPE_STORE. The app opens these only; it never creates a store.",
     )
+    read_only_store_warning(current_store(), st.session_state[STORE_KEY])

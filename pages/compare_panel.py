@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access import views_verdicts
+from data_access.queries import verdicts as views_verdicts
 from pages.common import query
 from pages.downloads import download_buttons
 from pages.filters import url_selectbox

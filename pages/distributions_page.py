@@ -5,7 +5,7 @@ bin and topic, reviewer agreement)."""
 import pandas as pd
 import streamlit as st
 
-from data_access import views_distributions as views
+from data_access.queries import distributions as views
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_radio, url_selectbox

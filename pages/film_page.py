@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from data_access import views_film, views_ingest
+from data_access.queries import film as views_film
+from data_access.queries import ingest as views_ingest
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
@@ -11,10 +12,17 @@ from pages.safe_text import inert, show_text
 from viz.film import PRESENCE_ROWS, presence_grid_figure, scene_timeline_figure, scene_titles
 
 st.title("Film")
+
+
+def _has_scenes(film: str) -> bool:
+    return not query(views_film.scene_timeline, film).empty
+
+
 film_id = url_film(
     "Film",
     "scenes",
     "No films in this store. Build the demo store with `storyscope demo` or import a dataset.",
+    has_data=_has_scenes,
 )
 header = query(views_film.film_header, film_id)
 cols = st.columns(4)
@@ -25,7 +33,11 @@ cols[3].metric("Questions", int(header["questions"]))
 
 scenes = query(views_film.scene_timeline, film_id)
 if scenes.empty:
-    st.info("This film has no scenes yet (run preprocessing).")
+    st.info(
+        "This film has no scenes yet. Scenes come from a screenplay and its subtitles:\n\n"
+        "`storyscope film ingest --screenplay FILE --subtitles FILE`\n\n"
+        "or from an aligned dataset (`storyscope import storyvideoqa DIR`)."
+    )
     st.stop()
 
 scene_names = dict(zip(scenes["scene_index"], scene_titles(scenes)))

@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from data_access.formats.film_time import film_clock
+from pages.safe_text import plain
 
 
 def _initial(key: str, options: Sequence[str], default: str | None) -> str | None:
@@ -62,10 +63,10 @@ def url_multiselect(
     """A multiselect whose values live in the URL as repeated `?key=a&key=b`."""
     options = [str(o) for o in options]
     if key not in st.session_state or not set(st.session_state[key]) <= set(options):
+        # values from another film (the page's film changed) are no choice here: fall back to
+        # the default rather than an empty pick that blanks the page (issue 28)
         wanted = [v for v in st.query_params.get_all(key) if v in options]
-        st.session_state[key] = (
-            wanted if key in st.query_params else [d for d in default if d in options]
-        )
+        st.session_state[key] = wanted or [d for d in default if d in options]
     values = container.multiselect(label, options, key=key, **kwargs)
     st.query_params[key] = values
     return list(values)
@@ -104,6 +105,9 @@ def url_range(
 ) -> tuple[int, int]:
     """A range select-slider whose ends live in the URL as `?key=lo-hi`."""
     options = [int(o) for o in options]
+    kept = st.session_state.get(key)
+    if kept is not None and not (kept[0] in options and kept[1] in options):
+        del st.session_state[key]  # ends from another film or group: start from the URL/default
     if key not in st.session_state:
         wanted = st.query_params.get(key, "")
         try:
@@ -116,10 +120,26 @@ def url_range(
     return low, high
 
 
-def url_film(label: str, first_with: str, empty_hint: str) -> str:
+# (page's `first_with`, film) that picker last showed: a film that arrives otherwise (another
+# page's picker, a link) is checked for data; one picked on this page is kept as picked
+_FILM_CHOSEN_ON = "_film_chosen_on"
+
+
+def url_film(
+    label: str,
+    first_with: str,
+    empty_hint: str,
+    has_data: Callable[[str], bool] | None = None,
+) -> str:
     """The one-film picker (`?film=`): films and stories titled with their kind, defaulting to the
-    first film that has `first_with` rows; stops the page with `empty_hint` when there is none."""
-    from data_access import views_film
+    first film that has `first_with` rows; stops the page with `empty_hint` when there is none.
+
+    The Film page and Belief timelines share `?film=`. A film that arrives from the other page
+    (or a link) and has no data here (`has_data` is False) is replaced by the first film that
+    has some, with a note: a page never opens on an empty film while one with data exists
+    (issue 28). A film picked on this page itself is kept, and the page says how to fill it.
+    """
+    from data_access.queries import film as views_film
     from pages.common import query
 
     films = query(views_film.film_choices)
@@ -127,18 +147,41 @@ def url_film(label: str, first_with: str, empty_hint: str) -> str:
         st.info(empty_hint)
         st.stop()
     titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
-    return url_selectbox(
+    default = query(views_film.first_film_with, first_with)
+    arriving = st.session_state.get("film") or st.query_params.get("film")
+    replaced = None
+    if (
+        has_data is not None
+        and st.session_state.get(_FILM_CHOSEN_ON) != (first_with, arriving)
+        and arriving in titles
+        and default not in (None, arriving)
+        and not has_data(arriving)
+    ):
+        st.session_state["film"] = default
+        replaced = arriving
+
+    def picked_here() -> None:  # runs before the rerun a pick on this page starts
+        st.session_state[_FILM_CHOSEN_ON] = (first_with, st.session_state["film"])
+
+    film = url_selectbox(
         label,
         list(films["film_id"]),
         key="film",
         format_func=titles.get,
-        default=query(views_film.first_film_with, first_with),
+        default=default,
+        on_change=picked_here,
     )
+    st.session_state[_FILM_CHOSEN_ON] = (first_with, film)
+    if replaced:
+        st.caption(
+            f"{plain(titles[replaced])} has no {first_with} yet: showing {plain(titles[film])}."
+        )
+    return film
 
 
 def url_film_or_all(all_value: str = "(all films)") -> str | None:
     """The film filter (`?film=`) of slice pages: one film, or `all_value` for every film (None)."""
-    from data_access import views_film
+    from data_access.queries import film as views_film
     from pages.common import query
 
     films = query(views_film.film_choices)

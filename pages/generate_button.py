@@ -16,7 +16,8 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access import views_qlab
+from data_access.queries import qlab as views_qlab
+from pages.common import read_only, read_only_note
 from pages.job_panel import JobPanel, choose_backend, dry_run_start_and_follow
 
 TEMPLATE_LABEL = "template — offline rule-based writer over the belief records (no LLM)"
@@ -145,6 +146,9 @@ def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
     if film_id is None:
         st.caption("Pick a film: generation works over one film's belief records.")
         return
+    if read_only():
+        read_only_note("Generation (it writes questions and spends API budget)")
+        return
     panel = _panel()
     backend, endpoint = choose_backend(panel)
     left, right = st.columns(2)
@@ -164,7 +168,7 @@ def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
 
 def run_filter(film_id: str | None, container=st) -> str | None:
     """The "Written by run" filter (URL key `gen_run`): every run that wrote questions here."""
-    from data_access import views_questions
+    from data_access.queries import questions as views_questions
     from pages.common import query
     from pages.filters import url_selectbox
 

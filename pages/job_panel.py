@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from pages.common import current_store
+from pages.common import current_store, read_only, read_only_note, refuse_if_read_only
 
 NO_ENDPOINT = (
     "No LLM endpoint configured (STORYSCOPE_LLM_BASE_URL, an API key or "
@@ -54,7 +54,10 @@ class JobPanel:
 
 
 def choose_backend(panel: JobPanel):
-    """The backend radio; returns (backend, endpoint or None)."""
+    """The backend radio; returns (backend, endpoint or None). Not drawn in read-only mode,
+    where no job can start (`dry_run_start_and_follow` says so)."""
+    if read_only():
+        return panel.offline_backend, None
     endpoint = configured_endpoint()
     backends = (["openai"] if endpoint else []) + [panel.offline_backend]
     backend = st.radio(
@@ -73,6 +76,9 @@ def choose_backend(panel: JobPanel):
 
 def dry_run_start_and_follow(panel: JobPanel, options, endpoint) -> None:
     """Dry run, start, then progress while the job runs or its outcome once it has ended."""
+    if read_only():
+        read_only_note(f"Starting a {panel.verb} job (it writes a run and spends API budget)")
+        return
     _dry_run_and_start(panel, options, endpoint)
     started = st.session_state.get(f"{panel.prefix}_job")
     if not started:
@@ -123,6 +129,8 @@ def _dry_run_and_start(panel: JobPanel, options, endpoint) -> None:
 def _start(panel: JobPanel, options, plan: dict) -> None:
     from pipelines.jobs import start_job
 
+    if refuse_if_read_only(f"a {panel.verb} job"):
+        return
     store = current_store()
     extra = panel.remember(store, options, plan)  # before the job writes its run
     job_id = start_job(store, panel.job_kind, options.params(), mode="thread")

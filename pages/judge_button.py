@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access import views_verdicts
+from data_access.queries import verdicts as views_verdicts
 from pages.job_panel import JobPanel, choose_backend, dry_run_start_and_follow
 
 OFFLINE_LABEL = "lexical — offline ROUGE-L/MiniLM matcher (no LLM)"
@@ -51,12 +51,14 @@ def _show_plan(plan: dict, endpoint) -> None:
 
 
 def _baseline(store, options, plan: dict) -> dict:
-    """The run to diff against: the same judge's latest run, else the newest judge run on this
-    film (a different judge, said so on the page)."""
-    baseline = views_verdicts.latest_run_of_judge(store, plan["judge"])
+    """The run to diff against: the same judge's latest run over model answers on this film,
+    else the newest such run of any judge (a different judge, said so on the page). Gold
+    self-checks grade reference answers, never the slice's answers: never a baseline."""
+    film_id = (options.where.get("films") or [None])[0]
+    baseline = views_verdicts.latest_run_of_judge(store, plan["judge"], film_id)
     same_judge = baseline is not None
     if baseline is None:
-        film_runs = views_verdicts.judge_runs(store, (options.where.get("films") or [None])[0])
+        film_runs = views_verdicts.judge_runs(store, film_id)
         baseline = film_runs["run_id"].iloc[0] if not film_runs.empty else None
     return {"baseline": baseline, "same_judge": same_judge}
 
@@ -79,11 +81,14 @@ def _outcome(started: dict, status: dict) -> None:
         return
     flipped = views_verdicts.run_diff(store, started["baseline"], new_run)
     overlap = views_verdicts.run_overlap(store, started["baseline"], new_run)
-    st.metric("Flipped against the previous run", f"{len(flipped)} of {overlap}")
     other = (
         "" if started.get("same_judge") else " (a different judge: this judge had no earlier run)"
     )
     st.caption(f"previous run {started['baseline']}{other} → new run {new_run}")
+    if overlap == 0:
+        st.caption("The two runs judged no claim in common, so no verdict can have flipped.")
+        return
+    st.metric("Flipped against the previous run", f"{len(flipped)} of {overlap}")
     st.dataframe(flipped, hide_index=True, width="stretch", key="judge_job_diff")
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from data_access import views_overview
+from data_access.queries import overview as views_overview
 from pages.common import chart, query
 from pages.safe_text import inert, plain
 from viz.overview import mcq_sets_figure, questions_by_type_figure
@@ -67,7 +67,7 @@ st.subheader("Recent runs")
 st.dataframe(query(views_overview.recent_runs), hide_index=True, width="stretch")
 
 # -- links into the explorer with the right filters (engineer H) ------------------------------
-from data_access import views_film  # noqa: E402
+from data_access.queries import film as views_film  # noqa: E402
 
 st.subheader("Explore")
 # one film at a time: a row of links per film was ~150 elements for the browser to draw on

@@ -2,9 +2,12 @@
 read a node, and preview retrieval: type a question, see the top-M nodes with scores and the
 exact prompt `storyscope plottree ask` would send (the same retrieval code, StoryVideoQA §5.2)."""
 
+import html
+
 import streamlit as st
 
-from data_access import plottree, views_plottree
+from data_access.queries import plottree as views_plottree
+from data_access.writes import plottree
 from pages.common import chart, derived, query
 from pages.downloads import download_buttons
 from pages.filters import minutes, url_radio, url_selectbox, url_text
@@ -101,7 +104,8 @@ def _pick_from_chart(chart_key: str) -> None:
     """A click on a bar of the level-time view opens that node (before the picker is drawn)."""
     event = st.session_state.get(chart_key)
     points = (event or {}).get("selection", {}).get("points", [])
-    clicked = [p.get("customdata", [None])[0] for p in points if p.get("customdata")]
+    # figures escape their text (viz.safe), customdata included: back to the node's own id
+    clicked = [html.unescape(str(p["customdata"][0])) for p in points if p.get("customdata")]
     marker = (chart_key, tuple(clicked))
     if clicked and clicked[0] in level_of and st.session_state.get("_handled_click") != marker:
         st.session_state["_handled_click"] = marker

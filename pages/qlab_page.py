@@ -3,7 +3,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 
 import streamlit as st
 
-from data_access import views_qlab
+from data_access.queries import qlab as views_qlab
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_radio, url_selectbox

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access import review, views_review
-from data_access.review import REJECT_REASONS, ClaimEdit
+from data_access.queries import review as views_review
+from data_access.writes import review
+from data_access.writes.review import REJECT_REASONS, ClaimEdit
 from pages.common import query
 from pages.review_common import need_reviewer, save
 from pages.safe_text import inert

@@ -3,7 +3,7 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 
 import streamlit as st
 
-from data_access import views_questions
+from data_access.queries import questions as views_questions
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox

@@ -1,5 +1,5 @@
 """What the review panels share: the reviewer's name (sidebar, default `STORYSCOPE_REVIEWER`) and
-saving through `data_access.review` with a clear message instead of a traceback.
+saving through `data_access.writes.review` with a clear message instead of a traceback.
 
 Writes happen only on a button or form submit, in one short transaction each, then the page's
 cached queries see the new run on the rerun (the store's version token changes).
@@ -13,15 +13,17 @@ from typing import Any
 
 import streamlit as st
 
-from data_access.review import ReviewError, clean_reviewer
-from pages.common import current_store
+from data_access.writes.review import ReviewError, clean_reviewer
+from pages.common import current_store, read_only, read_only_note, refuse_if_read_only
 
 _NAME_KEY = "_reviewer_name"  # survives pages where the sidebar input is not drawn
 
 
 def reviewer_sidebar() -> str | None:
     """Draw the reviewer input in the sidebar (once per page) and return the checked name, or
-    None (with a hint) when it is empty or invalid."""
+    None (with a hint) when it is empty or invalid. Not drawn in read-only mode (no review)."""
+    if read_only():
+        return None
     if _NAME_KEY not in st.session_state:
         st.session_state[_NAME_KEY] = os.environ.get("STORYSCOPE_REVIEWER", "")
     name = st.sidebar.text_input(
@@ -35,7 +37,9 @@ def reviewer_sidebar() -> str | None:
 
 
 def current_reviewer() -> str | None:
-    """The reviewer's name if set and valid, else None."""
+    """The reviewer's name if set and valid, else None (always None in read-only mode)."""
+    if read_only():
+        return None
     try:
         return clean_reviewer(st.session_state.get(_NAME_KEY) or None)
     except ReviewError:
@@ -43,7 +47,10 @@ def current_reviewer() -> str | None:
 
 
 def need_reviewer() -> str | None:
-    """The reviewer, or None after telling the user to set one."""
+    """The reviewer, or None after telling the user to set one (or that review is off)."""
+    if read_only():
+        read_only_note("Reviewing (labels, tags, question decisions and edits)")
+        return None
     reviewer = current_reviewer()
     if reviewer is None:
         st.info("Set your name under **Reviewer** in the sidebar to record reviews.")
@@ -51,8 +58,11 @@ def need_reviewer() -> str | None:
 
 
 def save(write: Callable[[Any], Any], done: str) -> bool:
-    """Run `write(store)` (a `data_access.review` call) on the current store; show `done` or the
-    error message (which names the record and field)."""
+    """Run `write(store)` (a `data_access.writes.review` call) on the current store; show `done` or
+    the
+    error message (which names the record and field). Refused in read-only mode."""
+    if refuse_if_read_only("saving a review"):
+        return False
     try:
         write(current_store())
     except ReviewError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access import llm_modes
+from data_access.writes import llm_modes
 from pages.common import query
 
 

@@ -1,12 +1,14 @@
 """Runs: every run and job with progress, failures (raw replies visible), tokens, cost and cache
-hits. Running jobs refresh themselves every two seconds."""
+hits. Running jobs refresh themselves every two seconds. In local mode, "Import results" brings a
+harness's results file in (pages.import_panel)."""
 
 import streamlit as st
 
-from data_access import views_runs
+from data_access.queries import runs as views_runs
 from pages.common import query
 from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
+from pages.import_panel import import_results_panel
 from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert
 from pages.scale_panel import batches_panel
@@ -58,6 +60,7 @@ def jobs_panel() -> None:
 
 jobs_panel()
 batches_panel(POLL_RUNNING_S)
+import_results_panel()
 
 st.subheader("Runs")
 facets = query(views_runs.run_facets)

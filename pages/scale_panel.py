@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access import scale_units
+from data_access.writes import scale_units
 
 
 def _batches():

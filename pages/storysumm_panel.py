@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access.judge_evals import latest_judge_evals
+from data_access.writes.judge_evals import latest_judge_evals
 from pages.common import chart, query
 from pipelines.agreement.storysumm_eval import comparison_frame
 from viz.judge_eval import judge_vs_anchors_figure

@@ -3,8 +3,9 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 
 import streamlit as st
 
-from data_access import views_questions, views_verdicts
 from data_access.formats.question_types import ALL_TYPES
+from data_access.queries import questions as views_questions
+from data_access.queries import verdicts as views_verdicts
 from pages import compare_panel, review_panel
 from pages.common import chart, derived, query
 from pages.downloads import download_buttons
@@ -13,7 +14,7 @@ from pages.frames import frame_strip
 from pages.gold_note import gold_eval_caption
 from pages.judge_button import rerun_judge_panel
 from pages.review_common import reviewer_sidebar
-from pages.safe_text import inert
+from pages.safe_text import inert, plain
 from pages.storysumm_panel import storysumm_panel
 from pipelines import verdict_metrics
 from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
@@ -38,11 +39,119 @@ def _evidence_frames(question_id: str) -> None:
         frame_strip(detail["video_path"], list(evidence["time_s"]), evidence_captions(evidence))
 
 
+ANSWER_COLUMNS = 4
+
+
+def _coverage_note(judge_id: str, by_setting, reported) -> str:
+    """What each column covers: ours over this slice's questions, the paper's over its whole
+    benchmark (different questions: a reference point, not a paired comparison)."""
+    most = int(by_setting["questions"].max())
+    ours = (
+        f"Unmarked columns: judge {inert(judge_id)} on this slice, {most} question"
+        f"{'' if most == 1 else 's'} per setting at most (see the questions column)."
+    )
+    # the paper's figures the table shows: whole-benchmark rows (no question type) of a setting
+    # in this table
+    overall = reported[reported["qtype"].isna()]
+    overall = overall[overall["setting_id"].isin(by_setting["setting_id"])]
+    if overall.empty:
+        return f"{ours} The paper reports none of these settings: no “(paper)” figure to show."
+    tables = ", ".join(sorted(inert(t) for t in overall["table_ref"].dropna().unique()))
+    return (
+        f"{ours} “(paper)” columns: the figures the LF-VideoQA paper reports ({tables}) over its "
+        "full benchmark with its own judge — other questions and another judge, so a reference "
+        "point, not a like-for-like comparison."
+    )
+
+
+def _answers_side_by_side(answers, grid) -> None:
+    """Every setting's answer with its verdict chips, four to a row (none is dropped)."""
+    st.markdown(f"**Answers** ({len(answers)} settings)")
+    for start in range(0, len(answers), ANSWER_COLUMNS):
+        chunk = answers.iloc[start : start + ANSWER_COLUMNS]
+        for column, (_, answer) in zip(st.columns(ANSWER_COLUMNS), chunk.iterrows()):
+            with column:
+                st.markdown(f"**{inert(answer['setting'])}**")
+                st.markdown(
+                    answer_markdown(
+                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
+                    )
+                )
+
+
+def _why_table(question_id: str, answers) -> None:
+    """Every judge's verdict on each claim × setting side by side, each with why: the stored
+    rationale, or the lexical judge's matched sentence, score and negation cue."""
+    # imported here: the judge package pulls in the LLM client, which a page load never needs
+    from pipelines.judge import explain
+
+    judgements = query(views_verdicts.claim_judgements, question_id)
+    if chosen_settings:
+        judgements = judgements[judgements["setting_id"].isin(chosen_settings)]
+    table = explain.side_by_side(judgements, answers)
+    judges = judgements["judge_id"].nunique()
+    with st.expander(
+        f"Why: every judge's verdict and reason ({judges} judge{'' if judges == 1 else 's'})"
+    ):
+        wanted = url_multiselect(
+            "Show only claims where",
+            list(explain.FILTERS),
+            key="why",
+            help=" · ".join(f"{name}: {means}" for name, means in explain.FILTERS.items()),
+        )
+        shown = explain.filtered(table, wanted)
+        st.caption(f"{len(shown)} of {len(table)} claim × setting rows.")
+        # the judges' columns first after the claim number and setting: they are what is read
+        # side by side; the claim's whole text closes the row (the grid above labels it)
+        judge_columns = sorted(judgements["judge_id"].unique())
+        columns = ["ord", "setting", *judge_columns, "role", "claim"]
+        st.dataframe(
+            shown[columns].map(plain),
+            hide_index=True,
+            width="stretch",
+            key="why_table",
+            column_config={
+                "setting": st.column_config.TextColumn(width="medium"),
+                **{j: st.column_config.TextColumn(width="large") for j in judge_columns},
+            },
+        )
+
+
+def _metrics_tables(the_slice: tuple) -> None:
+    """Table 3 and Table 4 layouts of the slice's metrics, beside the paper's figures."""
+    # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
+    by_setting = derived(
+        verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice
+    )
+    if by_setting.empty:
+        st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
+        return
+    reported = query(views_verdicts.reported_figures)
+    st.markdown(
+        f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
+    )
+    st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
+    st.caption(_coverage_note(judge_id, by_setting, reported))
+    st.dataframe(
+        metrics_table(by_setting, reported, order_by),
+        hide_index=True,
+        width="stretch",
+        key="metrics_table",
+    )
+    chart(metrics_figure, by_setting, order_by, reported, key="metrics_figure")
+    st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
+    by_type = derived(
+        verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
+    )
+    st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
+    download_buttons(by_setting, f"metrics_{judge_id}", key="metrics")
+
+
 st.title("Verdicts")
-gold_eval_caption("judge")
 reviewer_sidebar()
 
 film_id = url_film_or_all()
+gold_eval_caption("judge", film_id)
 judges = query(views_verdicts.judge_ids)
 if judges.empty:
     st.info("No judged answers here yet. Import answers and verdicts, or run the judge.")
@@ -95,8 +204,14 @@ if section == "Claims × settings":
             format_func=lambda q: f"{q} — {texts[q]}",
         )
         run_labels = dict(zip(runs["run_id"], runs["label"]))
+        # the grid opens on the chosen judge's latest run (a link from Compare names its judge)
+        of_judge = runs.loc[runs["judge_id"] == judge_id, "run_id"]
         run_id = url_selectbox(
-            "Judge run", list(runs["run_id"]), key="run", format_func=run_labels.get
+            "Judge run",
+            list(runs["run_id"]),
+            key="run",
+            default=of_judge.iloc[0] if not of_judge.empty else None,
+            format_func=run_labels.get,
         )
         grid = query(views_verdicts.verdict_grid, question_id, run_id)
         if chosen_settings:
@@ -114,49 +229,26 @@ if section == "Claims × settings":
         answers = query(views_verdicts.answers_of_question, question_id)
         if chosen_settings:
             answers = answers[answers["setting_id"].isin(chosen_settings)]
-        for column, (_, answer) in zip(
-            st.columns(max(1, min(4, len(answers)))), answers.iterrows()
-        ):
-            with column:
-                st.markdown(f"**{inert(answer['setting'])}**")
-                st.markdown(
-                    answer_markdown(
-                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
-                    )
-                )
+        _why_table(question_id, answers)
+        _answers_side_by_side(answers, grid)
         download_buttons(grid, f"grid_{question_id}", key="grid")
         review_panel.grid_labels(question_id, grid)
         review_panel.answer_tags(question_id, answers)
 
 elif section == "Metrics":
-    # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
     the_slice = (judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
-    by_setting = derived(
-        verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice
-    )
-    if by_setting.empty:
-        st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
+    judged = query(views_verdicts.slice_answers, *the_slice)
+    # a large slice's bootstrap takes about a minute: computed when asked for, not by default
+    if judged > views_verdicts.LARGE_SLICE_ANSWERS and not st.toggle(
+        "Compute the metrics of this whole slice", key="metrics_whole"
+    ):
+        st.info(
+            f"This slice holds {judged:,} judged answers: its bootstrap intervals take about a "
+            "minute at this size. Pick a film, types or settings above to narrow it, or compute "
+            "it whole."
+        )
     else:
-        reported = query(views_verdicts.reported_figures)
-        st.markdown(
-            f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
-        )
-        st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
-        st.dataframe(
-            metrics_table(by_setting, reported, order_by),
-            hide_index=True,
-            width="stretch",
-            key="metrics_table",
-        )
-        chart(metrics_figure, by_setting, order_by, reported, key="metrics_figure")
-        st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
-        by_type = derived(
-            verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
-        )
-        st.dataframe(
-            type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table"
-        )
-        download_buttons(by_setting, f"metrics_{judge_id}", key="metrics")
+        _metrics_tables(the_slice)
     review_panel.tag_counts(film_id)
 
 elif section == "Agreement":

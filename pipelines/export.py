@@ -1,6 +1,6 @@
 """`storyscope export` and the pages' download buttons: one slice of the store to a file.
 
-The rows come from `data_access.export` (tables and views with their run ids); the `metrics`
+The rows come from `data_access.queries.export` (tables and views with their run ids); the `metrics`
 export adds each answer's Eq. 1 scores (LF-VideoQA §3.3, `pipelines.metrics.eq1`) to the
 per-answer verdict counts, so a notebook gets the numbers the app shows.
 """
@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from data_access import export as store_export
+from data_access.queries import export as store_export
 from data_access.store import Store
 from pipelines.metrics.eq1 import per_answer_scores
+from pipelines.output_guard import replace_atomically, safe_output_folder, safe_output_path
 
 
 @dataclass
@@ -26,6 +27,7 @@ class ExportReport:
     path: Path
     rows: int
     columns: list[str]
+    written: bool = True  # False: an interchange table with no rows, whose file is left out
 
 
 def slice_frame(
@@ -48,23 +50,50 @@ def export_slice(
     out: Path,
     where: Mapping[str, Sequence[str]] | None = None,
     interchange: bool = False,
+    force: bool = False,
 ) -> ExportReport:
     """Write one export to `out` (a file; in interchange mode a folder that gets
-    `<table>.<jsonl|parquet>` and a `manifest.json`)."""
+    `<table>.<jsonl|parquet>` and a `manifest.json`).
+
+    The output path is checked before anything is read (`pipelines.output_guard`): never the
+    store or its WAL, and an existing file only with `force`, replaced whole.
+
+    Raises:
+        ExportError: unknown export, format or column.
+        OutputRefused: `out` may not be written.
+    """
     if fmt not in store_export.FORMATS:
         raise store_export.ExportError(
             f"--format {fmt!r}: choose one of {', '.join(store_export.FORMATS)}"
         )
+    target = _checked_target(store, name, fmt, Path(out), interchange, force)
     if name == "metrics":
         frame = slice_frame(store, name, where, interchange)
     else:  # Arrow keeps the store's column types in the file
         frame = store_export.read_export_arrow(store, name, where, interchange)
-    if interchange:
-        if fmt == "csv":
-            raise store_export.ExportError("--interchange needs --format jsonl or parquet")
-        table_file = store_export.EXPORTS[name].interchange
-        out = Path(out) / f"{table_file}.{fmt}"
-        store_export.write_manifest(Path(out).parent, "storyscope-export", "StoryScope export")
-    store_export.write_frame(frame, fmt, Path(out))
     columns = frame.column_names if hasattr(frame, "column_names") else list(frame.columns)
-    return ExportReport(name, Path(out), frame.shape[0], list(columns))
+    if interchange:
+        store_export.write_manifest(target.parent, "storyscope-export", "StoryScope export")
+        if frame.shape[0] == 0:
+            # the format has no empty table files (docs/FORMAT.md): the importer refuses one, so
+            # the file is left out, and one an earlier export left there (--force) goes too
+            target.unlink(missing_ok=True)
+            return ExportReport(name, target, 0, list(columns), written=False)
+    replace_atomically(target, lambda path: store_export.write_frame(frame, fmt, path))
+    return ExportReport(name, target, frame.shape[0], list(columns))
+
+
+def _checked_target(
+    store: Store, name: str, fmt: str, out: Path, interchange: bool, force: bool
+) -> Path:
+    """The file an export writes, once the output guard allows it."""
+    if not interchange:
+        return safe_output_path(out, store=store.path, force=force)
+    if fmt == "csv":
+        raise store_export.ExportError("--interchange needs --format jsonl or parquet")
+    file_name = f"{store_export.interchange_table(name)}.{fmt}"
+    folder = safe_output_folder(out, [file_name], store=store.path, force=force)
+    manifest = folder / "manifest.json"
+    if not manifest.exists():  # kept when present; a new one (or a dangling link) is checked
+        safe_output_path(manifest, store=store.path)
+    return folder / file_name

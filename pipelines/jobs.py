@@ -9,13 +9,19 @@ API (used by the CLI and the app's "rerun judge on this slice" button):
   `env` adds environment variables for the child only (e.g. an API key given on the command
   line): keys are never part of `params`, which are stored.
 - `job_status(store, job_id) -> dict`: the row (state, done, failed, total, cost_usd, tokens,
-  run_id, error) plus `alive` and `resumable`. A `running` job whose process is gone is
-  reported with state `interrupted`.
+  run_id, error) plus `alive` and `resumable`; `list_jobs(store)` the newest rows with `alive`.
+  Both take a job's state from `observed_state`, the one place that decides it: a `queued` or
+  `running` job whose process is gone is `interrupted`.
 - `resume_job(store, job_id, mode=...)`: run an unfinished job again under the same run. Job
   functions write their rows batch by batch in the same transaction as the progress counters
   and skip items their run already holds, so a job killed with SIGKILL and resumed ends with
-  every item written exactly once.
-- `stop_job(store, job_id)`: ask it to stop after the current batch (state `stopped`).
+  every item written exactly once. The resume first claims the job (a compare-and-set on its
+  row), so of two resumes of one job at once the second is refused.
+- `stop_job(store, job_id)`: ask it to stop after the current batch (state `stopped`); an
+  unknown job, or one that is not running, is refused.
+
+A Ctrl-C while a job runs (Python's KeyboardInterrupt, or DuckDB's `Query interrupted` when it
+lands inside a statement) leaves the job `interrupted`, never `failed`: it resumes.
 
 A job kind is a function `fn(ctx: JobContext) -> str | None` (return "stopped" when it ended
 early). Built-in kinds are listed in `JOB_KINDS`; any other kind may be given as
@@ -34,10 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import pandas as pd
 
-from data_access import jobs as job_rows
-from data_access.runs import run_usage
 from data_access.store import Store
+from data_access.store.interrupts import is_interrupt
+from data_access.writes import jobs as job_rows
+from data_access.writes.runs import run_usage
 from pipelines.llm.failures import run_failures
 from pipelines.llm.redact import redact
 
@@ -83,14 +91,17 @@ def _resolve(kind: str) -> Callable[[JobContext], str | None]:
 
 def run_job_here(store: Store, job_id: str) -> str:
     """Execute (or continue) a job in the calling thread; return its final state."""
-    job = job_rows.get_job(store, job_id)
-    if job is None:
-        raise ValueError(f"no job {job_id!r} in {store.path}")
+    job = _known_job(store, job_id)
     job_rows.set_state(store, job_id, "running", pid=os.getpid(), clear_error=True)
     ctx = JobContext(store, job_id, job["params"], run_id=job["run_id"])
     try:
         outcome = _resolve(job["kind"])(ctx)
-    except Exception as exc:  # noqa: BLE001 - the job row must say why it failed
+    except BaseException as exc:  # noqa: BLE001 - the job row must say why it ended
+        if is_interrupt(exc):  # a Ctrl-C, also when DuckDB turned it into an error: resumable
+            job_rows.set_state(store, job_id, "interrupted", error="interrupted (Ctrl-C)")
+            raise
+        if not isinstance(exc, Exception):
+            raise  # SystemExit and the like: the row stays running, shown interrupted once dead
         job_rows.set_state(
             store,
             job_id,
@@ -109,7 +120,12 @@ def run_job_here(store: Store, job_id: str) -> str:
 
 def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) -> None:
     if mode == "inline":
-        run_job_here(store, job_id)
+        # registered while it runs, so this process sees it alive (its pid is ours)
+        _threads[job_id] = threading.current_thread()
+        try:
+            run_job_here(store, job_id)
+        finally:
+            _threads.pop(job_id, None)
     elif mode == "thread":
         thread = threading.Thread(
             target=run_job_here, args=(store, job_id), daemon=True, name=f"job-{job_id}"
@@ -186,34 +202,79 @@ def _alive(job: dict) -> bool:
     return _pid_alive(job["pid"])
 
 
-def job_status(store: Store, job_id: str) -> dict[str, Any]:
-    """The job row plus `alive` and `resumable`; a dead `running` job shows `interrupted`."""
+ACTIVE = ("queued", "running")
+RESUMABLE = ("interrupted", "failed", "stopped")
+
+
+def observed_state(job: dict) -> tuple[str, bool]:
+    """(state, alive) of a job row now: a queued or running job whose process (or thread) is
+    gone is `interrupted`. `job_status`, `list_jobs` and the resume claim all decide here."""
+    if job["state"] not in ACTIVE:
+        return job["state"], False
+    alive = _alive(job)
+    return (job["state"] if alive else "interrupted"), alive
+
+
+def _known_job(store: Store, job_id: str) -> dict[str, Any]:
     job = job_rows.get_job(store, job_id)
     if job is None:
-        raise ValueError(f"no job {job_id!r} in {store.path}")
-    job["alive"] = _alive(job) if job["state"] in ("queued", "running") else False
-    if job["state"] in ("queued", "running") and not job["alive"]:
-        job["state"] = "interrupted"
-    job["resumable"] = job["state"] in ("interrupted", "failed", "stopped")
+        raise ValueError(f"no job {job_id!r} in {store.path}: see `storyscope jobs list`")
+    return job
+
+
+def job_status(store: Store, job_id: str) -> dict[str, Any]:
+    """The job row plus `alive` and `resumable`; the state is `observed_state`'s."""
+    job = _known_job(store, job_id)
+    job["state"], job["alive"] = observed_state(job)
+    job["resumable"] = job["state"] in RESUMABLE
     job["failures"] = run_failures(store, job.get("run_id"))  # counts by reason, first in full
     return job
+
+
+def list_jobs(store: Store, kind: str | None = None, limit: int = 100) -> pd.DataFrame:
+    """The newest jobs first, each with its `observed_state` and `alive`."""
+    frame = job_rows.list_jobs(store, kind, limit)
+    observed = [observed_state(job) for job in frame.to_dict("records")]
+    frame["state"] = [state for state, _ in observed]
+    frame["alive"] = [alive for _, alive in observed]
+    return frame
 
 
 def resume_job(
     store: Store, job_id: str, mode: str = "thread", env: dict[str, str] | None = None
 ) -> None:
-    """Run an interrupted, failed or stopped job again under its run."""
-    status = job_status(store, job_id)
-    if not status["resumable"]:
+    """Run an interrupted, failed or stopped job again under its run.
+
+    Raises:
+        ValueError: no such job, it is not resumable, or another process claimed it first.
+    """
+    job = _known_job(store, job_id)
+    state, _ = observed_state(job)
+    if state in ACTIVE:  # also the loser of two resumes at once: the winner has queued it
         raise ValueError(
-            f"job {job_id} is {status['state']}; only interrupted, failed or stopped jobs resume"
+            f"job {job_id} is {state} in process {job['pid']}: it is already running (or was"
+            f" just resumed by another process); see `storyscope jobs status {job_id}`"
+        )
+    if state not in RESUMABLE:
+        raise ValueError(f"job {job_id} is {state}; only {', '.join(RESUMABLE)} jobs resume")
+    if not job_rows.claim_job(store, job, os.getpid()):
+        raise ValueError(
+            f"job {job_id} was just resumed by another process; see `storyscope jobs status"
+            f" {job_id}`"
         )
     job_rows.clear_stop(store, job_id)
     _launch(store, job_id, mode, env)
 
 
 def stop_job(store: Store, job_id: str) -> None:
-    """Ask a job to stop after its current batch."""
+    """Ask a running job to stop after its current batch.
+
+    Raises:
+        ValueError: no such job, or it is not running (nothing to stop).
+    """
+    state, _ = observed_state(_known_job(store, job_id))
+    if state not in ACTIVE:
+        raise ValueError(f"job {job_id} is {state}: there is nothing to stop")
     job_rows.request_stop(store, job_id)
 
 

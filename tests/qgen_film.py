@@ -10,8 +10,8 @@ did. Each discard rule of App. F.1 has a belief that triggers it:
 
 from __future__ import annotations
 
-from data_access.qgen import insert_rows
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.writes.qgen import insert_rows
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 FILM = "the-lamp-test"
 SCENES = [  # (location, on-screen characters, time_source)

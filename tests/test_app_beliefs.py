@@ -105,3 +105,95 @@ def test_no_belief_is_opened_until_one_is_picked(fixture_store):
     assert not any(shape.line.width == 4 for shape in figures(at)["belief_lanes"].layout.shapes)
     at.selectbox(key="belief").set_value("Ann · F1").run()
     assert [m for m in at.markdown if m.value == "**Basis events**"]
+
+
+def _add_film_without_beliefs(store, film_id: str = "aaa-empty") -> str:
+    """A film with scenes and no belief records (titled to sort first)."""
+    with store.transaction() as cursor:
+        run_id = cursor.execute("SELECT DISTINCT run_id FROM scenes LIMIT 1").fetchone()[0]
+        cursor.execute(
+            "INSERT INTO films (film_id, dataset_id, title, kind, runtime_s, run_id)"
+            " VALUES (?, 'fixture', 'Aaa Empty', 'film', 600, ?)",
+            [film_id, run_id],
+        )
+        cursor.execute(
+            "INSERT INTO scenes (film_id, scene_index, heading, start_s, end_s, time_source,"
+            " run_id) VALUES (?, 0, 'INT. ROOM', 0, 600, 'matched', ?)",
+            [film_id, run_id],
+        )
+    return film_id
+
+
+def _run_with_state(params: dict, state: dict):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO_ROOT / "pages" / "beliefs_page.py"), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def test_a_film_carried_over_without_beliefs_falls_back_to_one_with_them(fixture_store):
+    """Film page → Belief timelines: the Film page's film has no beliefs, so this page opens on
+    a film that has some and says so (it opened on "No belief records" before, issue 28)."""
+    empty = _add_film_without_beliefs(fixture_store)
+    at = _run_with_state({"film": empty}, {"film": empty, "_film_chosen_on": ("scenes", empty)})
+    assert not at.exception
+    assert at.selectbox(key="film").value == "lighthouse"
+    assert not at.info
+    assert any("Aaa Empty (film) has no beliefs yet: showing" in c.value for c in at.caption)
+    assert "belief_lanes" in figures(at)
+    # picked on another page that shares ?film= (Verdicts, Questions) after a visit here
+    at = _run_with_state(
+        {"film": empty}, {"film": empty, "_film_chosen_on": ("beliefs", "lighthouse")}
+    )
+    assert at.selectbox(key="film").value == "lighthouse" and not at.info
+
+
+def test_a_film_picked_here_without_beliefs_says_the_command(fixture_store):
+    empty = _add_film_without_beliefs(fixture_store)
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse"})
+    at.selectbox(key="film").set_value(empty).run()
+    assert not at.exception
+    assert at.selectbox(key="film").value == empty  # picked here: kept, and explained
+    (info,) = at.info
+    assert f"`storyscope beliefs annotate --film {empty} --backend asymmetry`" in info.value
+
+
+def test_gold_score_is_shown_for_its_own_film_only(fixture_store):
+    from data_access.queries.gold_eval import EVAL_STEP
+    from data_access.writes.runs import RunSpec, finish_run, insert_run
+
+    scores = {"backend": "rules", "precision": 0.5, "recall": 0.4}
+    scores |= {"false_belief_recall": 0.3, "revision_recall": 0.2}
+    with fixture_store.transaction() as cursor:
+        spec = RunSpec(step=EVAL_STEP, backend="gold", source="lighthouse")
+        spec.params = {"beliefs": scores}
+        run_id = insert_run(cursor, spec)
+        finish_run(cursor, run_id)
+    own = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse"})
+    assert any(c.value.startswith("Scored on this film's gold") for c in own.caption)
+    story = run_page(REPO_ROOT, "beliefs_page", {"film": "tom-story-1"})
+    assert not story.exception
+    assert not [c for c in story.caption if "Scored on" in c.value]
+
+
+def test_story_groups_are_drawn_over_scenes_not_film_time(fixture_store):
+    from viz.belief_groups import STORY_AXIS
+
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "tom-story-1"})
+    groups = figures(at)["belief_groups"]
+    assert groups.layout.xaxis.title.text == STORY_AXIS
+    bars = traces(groups)["unchanged beliefs"]
+    assert len(bars.y) > 0 and all(b is not None for b in bars.base)
+
+
+def test_changing_the_film_keeps_characters_picked(fixture_store):
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann", "Ben"]})
+    at.selectbox(key="film").set_value("tom-story-1").run()
+    assert not at.exception
+    assert at.multiselect(key="who").value  # the story's first characters, not an empty pick
+    assert "belief_lanes" in figures(at)
+    assert not [c for c in at.caption if c.value == "Pick at least one character."]

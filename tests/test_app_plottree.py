@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access.mcq import bulk_insert
+from data_access.writes.mcq import bulk_insert
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, PLOTTREE, build_app_fixture, figures, metrics, run_page
 from viz.plottree import MAX_VIEW_NODES, view_nodes
@@ -99,7 +99,7 @@ def test_a_feature_film_sized_tree_draws_a_capped_neighbourhood(fixture_store):
 
 
 def _store_fixture_vectors(store) -> None:
-    from data_access.vectors import pack_f16
+    from data_access.writes.vectors import pack_f16
     from pipelines.embeddings import MODEL_NAME, embed_texts
 
     vectors = embed_texts([row[6] for row in PLOTTREE])

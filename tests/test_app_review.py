@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_access import review, views_review
+from data_access.queries import review as views_review
+from data_access.writes import review
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import JUDGE_LEXICAL, build_app_fixture, frame, metrics, run_page
 

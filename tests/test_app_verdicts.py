@@ -9,6 +9,7 @@ from tests.support.app_fixtures import (
     JUDGE_LLM,
     build_app_fixture,
     figures,
+    frame,
     metrics,
     run_page,
     traces,
@@ -120,17 +121,114 @@ def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
 
 def test_gold_self_check_runs_are_not_offered_as_answer_runs(store):
     """A gold self-check grades reference answers; as the newest run it used to blank the grid."""
-    from data_access import views_verdicts
-    from data_access.runs import RunSpec, finish_run, insert_run
+    from data_access.queries import verdicts as views_verdicts
 
     build_app_fixture(store)
     before = list(views_verdicts.judge_runs(store)["run_id"])
+    _add_gold_self_check(
+        store, "SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1"
+    )
+    assert list(views_verdicts.judge_runs(store)["run_id"]) == before
+
+
+def _add_gold_self_check(store, verdicts_select: str) -> str:
+    """A newer finished `judge.gold` run holding the verdicts `verdicts_select` gives (its one
+    parameter is the run id)."""
+    from data_access.writes.runs import RunSpec, finish_run, insert_run
+
     with store.transaction() as cursor:
         gold_run = insert_run(cursor, RunSpec(step="judge.gold", backend="lexical"))
         cursor.execute(
-            "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id, verdict)"
-            " SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1",
+            "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id, verdict) "
+            + verdicts_select,
             [gold_run],
         )
         finish_run(cursor, gold_run, n_items=1)
-    assert list(views_verdicts.judge_runs(store)["run_id"]) == before
+    return gold_run
+
+
+def test_grid_rows_carry_the_claim_text(fixture_store):
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": fixture_store["judge_lexical"]})
+    grid = figures(at)["verdict_grid"]
+    rows = set(grid.layout.yaxis.categoryarray)
+    assert "■ 1 · Ann believes the supply boat comes on Friday." in rows
+    assert "□ 3 · The supply boat was cancelled." in rows
+    hover = traces(grid)["contradicted"].customdata[0]
+    assert hover[0] == "The supply boat was cancelled." and "overlap" in hover[2]
+
+
+def test_every_settings_answer_is_shown(store):
+    """Six settings answer q1: all six answers are drawn (four per row), none dropped."""
+    build_app_fixture(store)
+    with store.transaction() as cursor:
+        run_id = cursor.execute("SELECT run_id FROM answers LIMIT 1").fetchone()[0]
+        for n in range(4):
+            cursor.execute(
+                "INSERT INTO settings VALUES (?, 'extra', 'm', NULL, NULL, ?, ?)",
+                [f"extra-{n}", f"Extra setting {n}", run_id],
+            )
+            cursor.execute(
+                "INSERT INTO answers VALUES (?, 'q1', ?, ?, ?)",
+                [f"q1:extra-{n}", f"extra-{n}", f"Extra answer {n}.", run_id],
+            )
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1"})
+    assert not at.exception
+    shown = {m.value for m in at.markdown}
+    for n in range(4):
+        assert f"**Extra setting {n}**" in shown
+    assert "**Answers** (6 settings)" in shown
+
+
+def test_why_table_puts_judges_side_by_side_with_filters(fixture_store):
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1"})
+    table = frame(at, "claim", "setting", JUDGE_LLM)
+    assert {"ord", "claim", "setting", "lexical-overlap", JUDGE_LLM} <= set(table.columns)
+    assert len(table) == 6  # 3 claims × 2 settings
+    assert table["lexical-overlap"].str.startswith(("asserted", "omitted", "contradicted")).all()
+    at.multiselect(key="why").set_value(["judges disagree"]).run()
+    table = frame(at, "claim", "setting", JUDGE_LLM)
+    # the LLM run flips q1's claim 2 on the subtitles answer only
+    assert list(zip(table["ord"], table["setting"])) == [("2", "Subtitles / Qwen3.6")]
+    at.multiselect(key="why").set_value(["contradicted"]).run()
+    assert list(frame(at, "claim", "setting", JUDGE_LLM)["ord"]) == ["3"]
+
+
+def test_grid_opens_on_the_judge_named_in_the_url(fixture_store):
+    """Compare's "open grid" links name their judge: the grid shows that judge's run."""
+    from urllib.parse import parse_qs, urlsplit
+
+    compare = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Compare"})
+    links = frame(compare, "question_id", "grid")["grid"]
+    assert len(links) and all(
+        parse_qs(urlsplit(link).query)["judge"] == [JUDGE_LLM] for link in links
+    )
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "judge": JUDGE_LLM})
+    assert at.selectbox(key="run").value == fixture_store["judge_llm"]
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "judge": "lexical-overlap"})
+    assert at.selectbox(key="run").value == fixture_store["judge_lexical"]
+
+
+def test_metrics_say_what_each_column_covers(fixture_store):
+    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Metrics"})
+    note = " ".join(c.value for c in at.caption)
+    assert "on this slice, 3 questions per setting at most" in unescape_markdown(note)
+    assert "over its full benchmark" in note and "LF-VideoQA Table 3" in unescape_markdown(note)
+    only_subtitles = {"judge": JUDGE_LLM, "view": "Metrics", "setting": "subs-qwen"}
+    at = run_page(REPO_ROOT, "verdicts_page", only_subtitles)
+    note = " ".join(c.value for c in at.caption)
+    assert "The paper reports none of these settings" in note and "LF-VideoQA" not in note
+
+
+def test_rerun_baseline_is_never_a_gold_self_check(store):
+    """The rerun's baseline is the judge's latest run over model answers: a newer gold
+    self-check (reference answers only) shared nothing with it and showed "flipped 0 of 0"."""
+    from data_access.queries import verdicts as views_verdicts
+
+    runs = build_app_fixture(store)
+    _add_gold_self_check(store, "VALUES (?, 'lexical-overlap', 'gold:q1', 'q1.c1', 'asserted')")
+    assert views_verdicts.latest_run_of_judge(store, "lexical-overlap") == runs["judge_lexical"]
+    assert (
+        views_verdicts.latest_run_of_judge(store, "lexical-overlap", "lighthouse")
+        == (runs["judge_lexical"])
+    )
+    assert views_verdicts.latest_run_of_judge(store, "lexical-overlap", "no-such-film") is None

@@ -8,6 +8,7 @@ import pytest
 
 from pipelines.beliefs.character_summary import (
     NOBODY,
+    arcs_first,
     belief_groups,
     character_summary,
     false_beliefs,
@@ -54,6 +55,15 @@ def test_groups_collapse_unchanged_beliefs_and_count_the_changing_ones():
     assert groups.loc[("Ann", "(inferred)"), "changing"] == 1  # B2 revises T1
     assert groups.loc[("Ann", "Cara"), "unchanged"] == 1
     assert ben["start_s"] == 300.0 and ben["end_s"] == 3600.0
+
+
+def test_arcs_first_puts_changing_beliefs_before_unchanged_ones_in_film_order():
+    beliefs = _beliefs()
+    ordered = arcs_first(beliefs)
+    # T1 is false, B2 revises it; T2, T3 and W1 never change
+    assert list(ordered["belief_id"]) == ["T1", "B2", "T2", "T3", "W1"]
+    assert list(arcs_first(beliefs.iloc[[2, 3, 0]]).head(1)["belief_id"]) == ["T1"]
+    assert len(ordered) == len(beliefs)
 
 
 def test_mentions_skip_the_holder_and_fall_back_to_nobody():

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from data_access import beliefs as belief_store
+from data_access.writes import beliefs as belief_store
 from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs.annotate import Selection, annotate
 from pipelines.beliefs.llm_prompts import STAGES, messages

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from data_access import beliefs as belief_store
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.writes import beliefs as belief_store
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse_scene_range
 from pipelines.beliefs.rules_backend import Roster, voice_mode
 from pipelines.cli import app, load_commands

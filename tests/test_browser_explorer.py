@@ -60,7 +60,7 @@ def app_store_path(tmp_path_factory):
 @pytest.fixture(scope="module")
 def app_url(app_store_path):
     """Fixture store + scripted LLM server + `streamlit run app.py`; yields the base URL."""
-    from pipelines.llm.fake_server import FakeLLMServer
+    from tests.support.fake_server import FakeLLMServer
 
     build_app_fixture(Store(app_store_path, lock_timeout=30))
     with FakeLLMServer(judge_everything_asserted) as llm:
@@ -108,7 +108,13 @@ def _settle(page) -> None:
 
 def _figure(page, index: int = 0) -> dict:
     """The data of the index-th Plotly chart on the page (Plotly keeps it on its div)."""
-    page.wait_for_selector(".js-plotly-plot", timeout=30000)
+    # the charts render one after another: wait until this one has drawn its data
+    page.wait_for_function(
+        "(i) => { const el = document.querySelectorAll('.js-plotly-plot')[i];"
+        " return !!(el && el._fullData); }",
+        arg=index,
+        timeout=30000,
+    )
     return page.evaluate(
         "(i) => { const el = document.querySelectorAll('.js-plotly-plot')[i];"
         " return {data: el._fullData.map(t => ({name: t.name, x: Array.from(t.x || [])})),"
@@ -241,3 +247,71 @@ def test_download_button_writes_the_rows_the_page_shows(browser, app_url):
         assert len(frame) == shown > 0 and {"scene_index", "heading"} <= set(frame.columns)
     finally:
         context.close()
+
+
+def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, list]], **spec):
+    """Write rows under a new finished run while the app serves the store (the new run changes
+    the store's version token, so the app's cached queries see the rows)."""
+    from data_access.writes.runs import RunSpec, finish_run, insert_run
+
+    store = Store(app_store_path, lock_timeout=30)  # waits while the app holds the file
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec(step=step, **spec))
+        for sql, params in statements:
+            cursor.execute(sql, [*params, run_id])
+        finish_run(cursor, run_id)
+
+
+def test_belief_timelines_after_the_film_page_opens_on_a_film_with_beliefs(
+    page, app_url, app_store_path
+):
+    """Issue 28: the Film page's film (no beliefs) carried over to Belief timelines, which
+    opened on "No belief records for this film yet". It must open on a film with beliefs."""
+    _write_with_a_run(
+        app_store_path,
+        "test.film",
+        [
+            (
+                "INSERT INTO films (film_id, dataset_id, title, kind, runtime_s, run_id)"
+                " VALUES ('aaa-no-beliefs', 'fixture', 'Aaa No Beliefs', 'film', 600, ?)",
+                [],
+            ),
+            (
+                "INSERT INTO scenes (film_id, scene_index, heading, start_s, end_s, time_source,"
+                " run_id) VALUES ('aaa-no-beliefs', 0, 'INT. ROOM', 0, 600, 'matched', ?)",
+                [],
+            ),
+        ],
+        backend="fixture",
+    )
+    _open(page, f"{app_url}/film?film=aaa-no-beliefs", "Film")
+    page.get_by_role("link", name="Belief timelines").first.click()
+    page.get_by_role("heading", name="Belief timelines", exact=True).first.wait_for(timeout=60000)
+    _settle(page)
+    page.get_by_text("has no beliefs yet: showing").first.wait_for(timeout=30000)
+    # the caption is drawn before the charts: wait for both (group lanes, belief lanes)
+    page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60000)
+    assert page.get_by_text("No belief records for this film yet").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "beliefs-after-film-page.png"), full_page=True)
+
+
+def test_a_gold_score_is_shown_on_its_own_film_only(page, app_url, app_store_path):
+    """Issue 28: a Hi-ToM story showed "Scored on The Keeper's Ledger's gold …"."""
+    scores = {"backend": "rules", "precision": 0.5, "recall": 0.4}
+    scores |= {"false_belief_recall": 0.3, "revision_recall": 0.2, "kappa": 0.6}
+    scores |= {"accuracy": 0.8}
+    _write_with_a_run(
+        app_store_path,
+        "gold.eval",
+        [],
+        backend="gold",
+        source="the-keepers-ledger",
+        params={"beliefs": scores, "judge": scores},
+    )
+    _open(page, f"{app_url}/verdicts", "Verdicts")  # all films: the showcase's score, named
+    page.get_by_text("Scored on The Keeper's Ledger's gold").first.wait_for(timeout=30000)
+    for film in ("tom-story-1", FILM):
+        _open(page, f"{app_url}/beliefs?film={film}", "Belief timelines")
+        page.locator(".js-plotly-plot").first.wait_for(timeout=30000)
+        assert page.get_by_text("Scored on").count() == 0, film
+    page.screenshot(path=str(ARTIFACTS / "beliefs-story-no-gold-caption.png"), full_page=True)

@@ -57,11 +57,26 @@ def hostile_app(tmp_path_factory):
     store = Store(store_path, lock_timeout=30)
     build_app_fixture(store)
     insert_hostile_question(store, listener.url)
+    _hostile_character(store, listener.url)
     try:
         with running_app(store_path) as url:
             yield url, listener
     finally:
         listener.close()
+
+
+def _hostile_character(store, url: str) -> None:
+    """Rename Ann to a name holding a link, everywhere a chart reads her name (issue 27, class 9:
+    Plotly renders <a href> in tick labels, hover text and legend names)."""
+    name = f'<a href="{url}/plotly-link">Ann</a>'
+    with store.transaction() as cursor:
+        for table, column in (("presence", "character"), ("beliefs", "holder")):
+            cursor.execute(f"UPDATE {table} SET {column} = ? WHERE {column} = 'Ann'", [name])
+
+
+# anchors Plotly drew from text (its own modebar buttons hold no href to our listener)
+_PLOTLY_LINKS = """(url) => Array.from(document.querySelectorAll('.js-plotly-plot a')).filter(
+    a => (a.getAttribute('href') || a.getAttribute('xlink:href') || '').startsWith(url)).length"""
 
 
 def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
@@ -74,6 +89,7 @@ def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
         "verdicts": ("verdicts?q=q1&view=Claims+%C3%97+settings", "Verdicts"),
         "overview": ("", "StoryScope"),
         "film": ("film?film=lighthouse", "Film"),
+        "beliefs": ("beliefs?film=lighthouse", "Belief timelines"),
     }
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
@@ -91,6 +107,13 @@ def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
                 "() => [document.documentElement.scrollWidth, window.innerWidth]"
             )
             page.screenshot(path=str(ARTIFACTS / f"hostile-{name}.png"), full_page=True)
+            assert page.evaluate(_PLOTLY_LINKS, listener.url) == 0, f"a live link in {name}"
+            if name in ("film", "beliefs"):  # the hostile name is in their charts, as text
+                charts = page.evaluate(
+                    "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
+                    ".map(el => el.textContent).join(' ')"
+                )
+                assert '<a href="' in charts, name
             if name == "questions":
                 body = page.inner_text("body")
                 assert "md-image.png" in body and "<img" in body  # shown as text

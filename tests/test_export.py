@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access import review
-from data_access.export import EXPORTS, ExportError, frame_bytes
 from data_access.importers.lfvqa import import_lfvqa_dir
-from data_access.judging import ensure_judge, write_verdicts
-from data_access.review import ClaimLabel
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.queries.export import EXPORTS, ExportError, frame_bytes
 from data_access.store import Store
+from data_access.writes import review
+from data_access.writes.judging import ensure_judge, write_verdicts
+from data_access.writes.review import ClaimLabel
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
 
@@ -186,3 +186,26 @@ def test_download_bytes_hold_list_columns(tmp_path, fmt):
     reader = {"parquet": "read_parquet", "csv": "read_csv", "jsonl": "read_json"}[fmt]
     back = duckdb.sql(f"SELECT * FROM {reader}('{path}') ORDER BY id").fetchall()
     assert back[0][0] == "a" and "e2" in str(back[0][1]) and len(back) == 2
+
+
+def test_every_importable_export_of_a_store_re_imports_even_with_empty_tables(store, tmp_path):
+    """Exporting every importable table (the paper sample holds no beliefs, PlotTrees or meta
+    beliefs) gives a folder that imports: an empty table's file is left out, as the format says,
+    also where an earlier export left one (--force)."""
+    import_lfvqa_dir(store, PAPER_SAMPLE)
+    folder = tmp_path / "all"
+    reports = {
+        name: export_slice(store, name, "jsonl", folder, interchange=True)
+        for name, source in EXPORTS.items()
+        if source.interchange
+    }
+    empty = {name for name, report in reports.items() if report.rows == 0}
+    assert "beliefs" in empty and "films" not in empty
+    assert all(not reports[name].written and not reports[name].path.exists() for name in empty)
+    stale = reports["beliefs"].path
+    stale.write_text('{"stale": true}\n')
+    again = export_slice(store, "beliefs", "jsonl", folder, interchange=True, force=True)
+    assert not again.written and not stale.exists()
+    target = Store(tmp_path / "target.duckdb", lock_timeout=10)
+    imported = import_lfvqa_dir(target, folder)
+    assert imported.rows["answers"] == store.scalar("SELECT count(*) FROM answers")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access import views_film
+from data_access.queries import film as views_film
 from data_access.store import Store
 from pipelines.cli import app, load_commands
 from tests.support.app_fixtures import FILM, build_app_fixture

@@ -11,7 +11,7 @@ import pytest
 from data_access.importers import ImportFailure, import_storyvideoqa_dir
 from data_access.importers.svqa_golden import evidence_seconds, parse_vid, span_seconds
 from data_access.importers.svqa_scripts import cue_seconds, sheet_role, split_location
-from data_access.stats import store_stats
+from data_access.queries.stats import store_stats
 
 EPISODE = "Friends-S01E01"
 

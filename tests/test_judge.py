@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.judging import verdicts_of_run
+from data_access.writes.judging import verdicts_of_run
 from pipelines.judge import JudgeOptions, dry_run, run_judge
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages
 from tests.support.lfvqa_rows import build_slice, scripted_judge

@@ -39,3 +39,12 @@ def test_cost_and_redact():
         redact("Bearer abcdefghijk and sk-xyz1234567", None) == "Bearer [redacted] and [redacted]"
     )
     assert redact("key=my-own-secret", "my-own-secret") == "key=[redacted]"
+
+
+def test_http_transport_defaults_to_aiohttp_and_the_old_lean_name_still_loads(tmp_path):
+    none = tmp_path / "none.toml"
+    assert load_config(secrets_path=none).http_transport == "aiohttp"
+    # job params saved before issue 29 name the removed h11 transport `lean`
+    assert load_config({"http_transport": "lean"}, secrets_path=none).http_transport == "aiohttp"
+    with pytest.raises(ValueError, match="http_transport"):
+        load_config({"http_transport": "h2"}, secrets_path=none)

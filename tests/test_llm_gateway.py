@@ -6,10 +6,10 @@ import json
 
 from pydantic import BaseModel
 
-from data_access.runs import RunSpec, start_run
+from data_access.writes.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
-from pipelines.llm.fake_server import FakeReply
 from tests.support.fake_llm import TEST_KEY
+from tests.support.fake_server import FakeReply
 
 
 class Label(BaseModel):
@@ -138,10 +138,11 @@ def test_concurrency_is_bounded(store, fake_llm):
 
 
 def test_key_never_reaches_store_or_errors(store, fake_llm, store_path):
-    # A hostile endpoint that echoes the bearer token back in errors and replies.
+    # A hostile endpoint that echoes the bearer token back in errors and replies. (A 401 stops
+    # the run at once: tests/test_llm_refusals.py checks that its echo is scrubbed too.)
     def handler(body, n):
         if n % 2 == 0:
-            return FakeReply(status=401, content=f"Incorrect API key provided: {TEST_KEY}")
+            return FakeReply(status=400, content=f"Unknown parameter; your key is {TEST_KEY}")
         return f"not json, and your key is {TEST_KEY}"
 
     server = fake_llm(handler)

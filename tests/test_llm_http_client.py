@@ -1,9 +1,9 @@
-"""The lean httpx client under the gateway's openai client sends what the library's would.
+"""The gateway's openai client over its HTTP clients: what it sends, the redirects it follows
+and the ones it refuses (issue 29; issue 27, class 7).
 
-Requests go to an in-memory transport that records them, so the comparison is exact: the same
-method, URL, body and headers (apart from the per-request idempotency key) through the lean
-client's shortcut as through the library's own build-and-send path; a redirect and a cookie
-still go the library's way.
+Requests go to an in-memory transport that records them, so the comparison is exact: the
+gateway's client (aiohttp or httpx underneath, kept to its origin) sends the same method, URL,
+body and headers (apart from the per-request idempotency key) as the library's default client.
 """
 
 from __future__ import annotations
@@ -12,16 +12,21 @@ import asyncio
 import json
 
 import openai
+import pytest
 
 try:  # the HTTP library the installed openai client is built on
     import httpx2 as http
 except ImportError:  # openai 1.x
     import httpx as http
 
-from pipelines.llm.transport import LeanAsyncClient
+from pipelines.llm.calls import openai_client
+from pipelines.llm.config import LLMConfig
+from pipelines.llm.http_clients import AioHttpClient, OffOriginRedirect, origin
 
 BODY = json.dumps({"model": "m", "messages": [{"role": "user", "content": "héllo"}]}).encode()
 REPLY = json.dumps({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})
+CONFIG = LLMConfig(base_url="http://example.test/v1", api_key="sk-test")
+HTTP_CLIENTS = {"aiohttp": AioHttpClient, "httpx": openai.DefaultAsyncHttpxClient}
 
 
 class _Recorder(http.AsyncBaseTransport):
@@ -38,13 +43,12 @@ class _Recorder(http.AsyncBaseTransport):
         return http.Response(status, headers=headers, content=REPLY.encode())
 
 
-def _post(http_client, content: bytes = BODY) -> http.Response:
+def _post(client: openai.AsyncOpenAI, times: int = 1) -> http.Response:
     async def go():
-        client = openai.AsyncOpenAI(
-            api_key="sk-test", base_url="http://example.test/v1", http_client=http_client
-        )
         try:
-            return await client.post("/chat/completions", cast_to=http.Response, content=content)
+            for _ in range(times):
+                reply = await client.post("/chat/completions", cast_to=http.Response, content=BODY)
+            return reply
         finally:
             await client.close()
 
@@ -58,22 +62,28 @@ def _comparable(request: http.Request) -> tuple:
     return request.method, str(request.url), request.content, headers
 
 
-def test_lean_client_sends_what_the_library_client_sends():
-    lean, library = _Recorder(), _Recorder()
-    reply = _post(LeanAsyncClient(transport=lean))
-    _post(openai.DefaultAsyncHttpxClient(transport=library))
-    assert _comparable(lean.requests[0]) == _comparable(library.requests[0])
-    assert lean.requests[0].headers["authorization"] == "Bearer sk-test"
+@pytest.mark.parametrize("name", HTTP_CLIENTS)
+def test_gateway_client_sends_what_the_library_client_sends(name):
+    ours, library = _Recorder(), _Recorder()
+    reply = _post(openai_client(CONFIG, HTTP_CLIENTS[name](transport=ours)))
+    plain = openai.AsyncOpenAI(
+        api_key="sk-test",
+        base_url="http://example.test/v1",
+        timeout=CONFIG.timeout_s,
+        max_retries=0,
+        http_client=openai.DefaultAsyncHttpxClient(transport=library),
+    )
+    _post(plain)
+    assert _comparable(ours.requests[0]) == _comparable(library.requests[0])
+    assert ours.requests[0].headers["authorization"] == "Bearer sk-test"
     assert json.loads(reply.text)["choices"][0]["message"]["content"] == "hi"
-    assert reply.request is lean.requests[0]
-    # the per-phase timeouts reach the transport as the library sets them
-    assert lean.requests[0].extensions["timeout"] == library.requests[0].extensions["timeout"]
 
 
-def test_lean_client_follows_a_redirect_the_library_way():
+@pytest.mark.parametrize("name", HTTP_CLIENTS)
+def test_a_redirect_within_the_endpoint_is_followed(name):
     moved = (307, {"location": "http://example.test/v2/chat/completions"})
     transport = _Recorder([moved, (200, {})])
-    reply = _post(LeanAsyncClient(transport=transport))
+    reply = _post(openai_client(CONFIG, HTTP_CLIENTS[name](transport=transport)))
     assert reply.status_code == 200
     # a 307 keeps the method and body; the original is not sent twice
     urls = [str(r.url) for r in transport.requests]
@@ -84,16 +94,31 @@ def test_lean_client_follows_a_redirect_the_library_way():
     assert all(r.method == "POST" and r.content == BODY for r in transport.requests)
 
 
-def test_lean_client_keeps_cookies_the_server_sets():
+@pytest.mark.parametrize("name", HTTP_CLIENTS)
+@pytest.mark.parametrize(
+    "location",
+    [
+        "http://elsewhere.test/v1/chat/completions",  # another host
+        "https://example.test/v1/chat/completions",  # another scheme
+        "http://example.test:8080/v1/chat/completions",  # another port
+    ],
+)
+def test_a_redirect_off_the_endpoint_is_refused_before_anything_is_sent(name, location):
+    transport = _Recorder([(308, {"location": location})])
+    with pytest.raises(OffOriginRedirect) as caught:
+        _post(openai_client(CONFIG, HTTP_CLIENTS[name](transport=transport)))
+    assert [str(r.url) for r in transport.requests] == ["http://example.test/v1/chat/completions"]
+    assert caught.value.target == origin(location)
+    assert caught.value.endpoint == "http://example.test:80"
+
+
+@pytest.mark.parametrize("name", HTTP_CLIENTS)
+def test_cookies_the_server_sets_are_sent_back(name):
     transport = _Recorder([(200, {"set-cookie": "route=a1; Path=/"}), (200, {})])
-    client = LeanAsyncClient(transport=transport)
-
-    async def twice():
-        api = openai.AsyncOpenAI(api_key="k", base_url="http://example.test/v1", http_client=client)
-        for _ in range(2):
-            await api.post("/chat/completions", cast_to=http.Response, content=BODY)
-
-    asyncio.run(twice())
-    assert client.cookies.get("route") == "a1"
-    # a client holding cookies builds its requests the library's way, which sends them
+    _post(openai_client(CONFIG, HTTP_CLIENTS[name](transport=transport)), times=2)
     assert transport.requests[1].headers.get("cookie") == "route=a1"
+
+
+def test_origin_spells_out_the_default_port():
+    assert origin("https://api.openai.com/v1") == "https://api.openai.com:443"
+    assert origin("http://127.0.0.1:8080/v1/") == "http://127.0.0.1:8080"

@@ -21,12 +21,12 @@ import time
 
 import pytest
 
-from data_access.judging import verdicts_of_run
 from data_access.store import Store, forget_schema_cache
+from data_access.writes.judging import verdicts_of_run
 from pipelines.jobs import job_status, resume_job, start_job, wait_for
 from pipelines.judge import JudgeOptions
-from pipelines.llm.fake_server import FakeReply
 from tests.conftest import REPO_ROOT
+from tests.support.fake_server import FakeReply
 from tests.support.fault_injection import FaultyHandler
 from tests.support.lfvqa_rows import build_slice, scripted_judge
 from tests.test_beliefs_rules import fixture_film  # noqa: F401 (fixture)

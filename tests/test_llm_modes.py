@@ -7,12 +7,12 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from data_access.llm_modes import endpoint_modes, failure_counts, remembered_mode
-from data_access.runs import RunSpec, start_run
+from data_access.writes.llm_modes import endpoint_modes, failure_counts, remembered_mode
+from data_access.writes.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest, load_config
 from pipelines.llm.failures import failure_reason, run_failures
-from pipelines.llm.fake_server import Dialect, FakeReply
 from pipelines.llm.requests import parse_reply
+from tests.support.fake_server import Dialect, FakeReply
 
 
 class Label(BaseModel):

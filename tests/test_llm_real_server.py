@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.llm_modes import remembered_mode
+from data_access.writes.llm_modes import remembered_mode
 from pipelines.llm import LLMConfig
 from tests.support.llama_server import missing_packages, start_llama_server
 from tests.test_beliefs_rules import FILM as BELIEF_FILM
@@ -64,7 +64,7 @@ def _check_plumbing(store, run_id: str, expect_calls: bool = True) -> dict:
 
 
 def test_judge_on_a_slice(store, llama_server):
-    from data_access.judging import verdicts_of_run
+    from data_access.writes.judging import verdicts_of_run
     from pipelines.judge import JudgeOptions, dry_run, run_judge
     from tests.support.lfvqa_rows import build_slice
 
@@ -133,7 +133,7 @@ def test_plottree_condensation_and_mcq_answering(store, llama_server):
 
 
 def test_storymind_generator_supervisor_reviewers(store, llama_server):
-    from data_access.mcq import storymind_stage_counts
+    from data_access.writes.mcq import storymind_stage_counts
     from pipelines.mcq.storymind import StoryMindOptions, generate_for_video
     from tests.test_plottree_build import FILM, write_fixture_film
 
@@ -175,7 +175,7 @@ def test_cache_replays_with_the_server_stopped(store, tmp_path):
 
 
 def test_scene_summaries(store, llama_server):
-    from data_access.scene_summaries import current_summaries
+    from data_access.writes.scene_summaries import current_summaries
     from pipelines.preprocess.ingest import ingest_film
     from pipelines.preprocess.summaries import summarise_film
     from tests.conftest import REPO_ROOT

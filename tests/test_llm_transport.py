@@ -1,8 +1,9 @@
-"""The gateway's lean HTTP/1.1 transport under the openai client, against raw asyncio servers.
+"""The gateway's HTTP clients under the openai client, against raw asyncio servers (issue 29).
 
 Each server here is a few lines of asyncio that answers with exact bytes, so the cases a
 library server smooths over (chunked bodies, a keep-alive connection the server drops, no
-reply at all) are exercised on the wire.
+reply at all) are exercised on the wire. Every case runs on both transports the gateway offers:
+`aiohttp` (the default, openai's `DefaultAioHttpClient`) and `httpx` (the library's own).
 """
 
 from __future__ import annotations
@@ -18,8 +19,12 @@ try:  # the HTTP library the installed openai client is built on
 except ImportError:  # openai 1.x
     import httpx as http
 
-from pipelines.llm.transport import LeanAsyncTransport
+from data_access.writes.runs import RunSpec, start_run
+from pipelines.llm import Gateway, LLMRequest
+from pipelines.llm.calls import openai_clients
+from pipelines.llm.config import LLMConfig
 
+TRANSPORTS = ("aiohttp", "httpx")
 REPLY = json.dumps({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})
 
 
@@ -51,10 +56,13 @@ def _response(body: str, chunked: bool = False, close: bool = False) -> bytes:
 
 
 class _Server:
-    """Answers each request on a connection with `behaviour(n_on_connection)` bytes (None: drop)."""
+    """Answers each request on a connection with `behaviour(n_on_connection)` bytes (None: drop;
+    a float: stall that long). With `replies_per_connection`, closes the connection after
+    that many replies (an idle keep-alive connection the server ends)."""
 
-    def __init__(self, behaviour) -> None:
+    def __init__(self, behaviour, replies_per_connection: int | None = None) -> None:
         self.behaviour = behaviour
+        self.replies_per_connection = replies_per_connection
         self.connections = 0
         self.requests: list[bytes] = []
 
@@ -72,7 +80,7 @@ class _Server:
                 continue
             writer.write(reply)
             await writer.drain()
-            if b"Connection: close" in reply:
+            if b"Connection: close" in reply or n == self.replies_per_connection:
                 break
         writer.close()
 
@@ -85,14 +93,18 @@ class _Server:
         self.server.close()
 
 
-def _client(url: str, timeout: float = 5.0) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(
-        api_key="sk-test-transport",
-        base_url=url,
-        max_retries=0,
-        timeout=timeout,
-        http_client=openai.DefaultAsyncHttpxClient(transport=LeanAsyncTransport(max_idle=4)),
+def _client(url: str, transport: str, timeout: float = 5.0) -> openai.AsyncOpenAI:
+    config = LLMConfig(
+        base_url=url, api_key="sk-test-transport", timeout_s=timeout, http_transport=transport
     )
+    clients, _ = openai_clients(config, concurrency=4)
+    return clients[0]
+
+
+def _plain_requests(n: int) -> list[LLMRequest]:
+    return [
+        LLMRequest(f"i{k}", [{"role": "user", "content": f"q{k}"}], parse=str) for k in range(n)
+    ]
 
 
 async def _post(client) -> dict:
@@ -104,10 +116,11 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-def test_keep_alive_connection_is_reused_and_request_is_well_formed():
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_keep_alive_connection_is_reused_and_request_is_well_formed(transport):
     async def scenario():
         async with _Server(lambda n: _response(REPLY)) as server:
-            client = _client(server.url)
+            client = _client(server.url, transport)
             replies = [await _post(client) for _ in range(3)]
             await client.close()
             return server, replies
@@ -122,10 +135,11 @@ def test_keep_alive_connection_is_reused_and_request_is_well_formed():
     assert b"\r\nhost: 127.0.0.1:" in head.lower() and json.loads(body) == {"m": 1}
 
 
-def test_chunked_reply_is_reassembled():
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_chunked_reply_is_reassembled(transport):
     async def scenario():
         async with _Server(lambda n: _response(REPLY, chunked=True)) as server:
-            client = _client(server.url)
+            client = _client(server.url, transport)
             reply = await _post(client)
             await client.close()
             return reply
@@ -133,68 +147,103 @@ def test_chunked_reply_is_reassembled():
     assert _run(scenario())["choices"][0]["message"]["content"] == "hi"
 
 
-def test_server_closing_keep_alive_connection_is_survived():
-    # The server answers once per connection and then closes: every call after the first
-    # finds its idle connection dead and must go out again on a fresh one.
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_server_closing_idle_keep_alive_connection_is_survived(transport):
+    # The server answers once per connection and then closes it: every call after the first
+    # finds its idle connection dead and must go out on a fresh one.
     async def scenario():
-        async with _Server(lambda n: _response(REPLY) if n == 0 else None) as server:
-            client = _client(server.url)
+        async with _Server(lambda n: _response(REPLY), replies_per_connection=1) as server:
+            client = _client(server.url, transport)
             replies = []
             for _ in range(3):
                 replies.append(await _post(client))
-                await asyncio.sleep(0.05)  # let the server's close arrive (or not)
+                await asyncio.sleep(0.05)  # let the server's close arrive
             await client.close()
             return server, replies
 
     server, replies = _run(scenario())
-    assert len(replies) == 3 and server.connections >= 3
+    assert len(replies) == 3 and server.connections == 3
 
 
-def test_dropped_connection_without_reply_is_a_connection_error():
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_request_dropped_on_a_reused_connection_is_sent_again_by_the_gateway(transport, store):
+    # The server answers the first request on each connection and drops the second unanswered
+    # (the race of a server ending an idle connection as a request arrives). A POST is not
+    # idempotent, so the HTTP client does not resend it; the gateway's retry does, on a fresh
+    # connection, and the item succeeds.
     async def scenario():
-        async with _Server(lambda n: None) as server:
-            client = _client(server.url)
+        async with _Server(lambda n: _response(REPLY) if n == 0 else None) as server:
+            config = LLMConfig(
+                base_url=server.url,
+                api_key="sk-test-transport",
+                model="m",
+                concurrency=1,
+                backoff_base_s=0.01,
+                structured="none",
+                http_transport=transport,
+            )
+            run_id = start_run(store, RunSpec("test.transport", backend="openai", model="m"))
+            results = await Gateway(store, config, run_id).arun(_plain_requests(3))
+            return server, results
+
+    server, results = _run(scenario())
+    assert [r.ok for r in results] == [True] * 3
+    assert [r.attempts for r in results] == [1, 2, 2] and server.connections == 3
+    assert [r.raw for r in results] == ["hi"] * 3
+
+
+def _first_error(behaviour, transport: str) -> openai.APIError:
+    """The error the openai client raises for one request to a `behaviour` server."""
+
+    async def scenario():
+        async with _Server(behaviour) as server:
+            client = _client(server.url, transport)
             try:
-                with pytest.raises(openai.APIConnectionError) as caught:
+                with pytest.raises(openai.APIError) as caught:
                     await _post(client)
             finally:
                 await client.close()
             return caught.value
 
-    error = _run(scenario())
+    return _run(scenario())
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_dropped_connection_without_reply_is_a_connection_error(transport):
+    error = _first_error(lambda n: None, transport)
+    assert isinstance(error, openai.APIConnectionError)
     assert not isinstance(error, openai.APITimeoutError)
 
 
-def test_slow_server_is_a_timeout_and_refused_port_a_connection_error():
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_connection_dropped_mid_reply_is_a_connection_error(transport):
+    cut = _response(REPLY).replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1)[:-5]
+    error = _first_error(lambda n: cut, transport)
+    assert isinstance(error, openai.APIConnectionError)
+    assert not isinstance(error, openai.APITimeoutError)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_slow_server_is_a_timeout_and_refused_port_a_connection_error(transport):
     async def scenario():
         async with _Server(lambda n: 5.0) as server:  # never answers in time
-            client = _client(server.url, timeout=0.3)
+            client = _client(server.url, transport, timeout=0.3)
             with pytest.raises(openai.APITimeoutError):
                 await _post(client)
             await client.close()
-        refused = _client(server.url)  # the server is closed now
-        with pytest.raises(openai.APIConnectionError):
+        refused = _client(server.url, transport)  # the server is closed now
+        with pytest.raises(openai.APIConnectionError) as caught:
             await _post(refused)
         await refused.close()
+        assert not isinstance(caught.value, openai.APITimeoutError)
 
     _run(scenario())
 
 
-def test_http_error_status_reaches_the_openai_client():
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_http_error_status_reaches_the_openai_client(transport):
     body = json.dumps({"error": {"message": "response_format json_schema not supported"}})
-
-    def reply(n):
-        return _response(body).replace(b"200 OK", b"400 Bad Request")
-
-    async def scenario():
-        async with _Server(reply) as server:
-            client = _client(server.url)
-            try:
-                with pytest.raises(openai.BadRequestError) as caught:
-                    await _post(client)
-            finally:
-                await client.close()
-            return caught.value
-
-    error = _run(scenario())
+    reply = _response(body).replace(b"200 OK", b"400 Bad Request")
+    error = _first_error(lambda n: reply, transport)
+    assert isinstance(error, openai.BadRequestError)
     assert error.status_code == 400 and "json_schema" in error.message

@@ -8,7 +8,7 @@ pages with the sidebar navigation (one websocket session per tab, like a researc
 around); meanwhile `storyscope judge` runs as a subprocess against the local scripted
 OpenAI-compatible server, whose injected latency keeps the job alive while the tabs browse. This
 is the cross-process case DuckDB makes hard: the app and the CLI take turns holding the file
-(data_access.store).
+(data_access.store.connection).
 
 Bounded: 10 sessions, at least 3 pages each and at most ~45 s of browsing after the judge
 starts; screenshots of the last view of each session go to test-artifacts/load/.
@@ -65,7 +65,7 @@ pytestmark = [
 
 
 def _slow_judge(body: dict, number: int):
-    from pipelines.llm.fake_server import FakeReply
+    from tests.support.fake_server import FakeReply
 
     return FakeReply(content=judge_everything_asserted(body, number), delay_s=REPLY_DELAY_S)
 
@@ -240,7 +240,7 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
 
 
 def test_ten_sessions_browse_while_a_cli_judge_job_writes(tmp_path):
-    from pipelines.llm.fake_server import FakeLLMServer
+    from tests.support.fake_server import FakeLLMServer
 
     store_path = tmp_path / "store.duckdb"
     build_app_fixture(Store(store_path, lock_timeout=30))

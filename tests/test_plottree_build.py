@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from data_access.importers.rows import insert_rows
-from data_access.plottree import film_timeline
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.writes.plottree import film_timeline
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.plottree.build import build_nodes
 from pipelines.plottree.condense import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from data_access.mcq import current_difficulty
+from data_access.writes.mcq import current_difficulty
 from pipelines.demo import step_50_mcq_analytics, step_55_plottrees
 from tests.mcq_helpers import load_records, make_mcq
 from tests.test_plottree_build import FILM, write_fixture_film

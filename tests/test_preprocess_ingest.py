@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from data_access import views_film
+from data_access.queries import film as views_film
 from pipelines.cli import app, load_commands
 from pipelines.preprocess.files import ScreenplayError
 from pipelines.preprocess.ingest import ingest_film

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access import views_qlab
+from data_access.queries import qlab as views_qlab
 from pipelines.qgen.analytics import (
     analyze_questions,
     clusters_of,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access import jobs as job_rows
+from data_access.writes import jobs as job_rows
 from pipelines.jobs import job_status, run_job_here, start_job
 from pipelines.qgen.job import GENERATE_STEPS, GenerateOptions, plan_generation
 from tests.qgen_film import build_film

@@ -3,8 +3,8 @@ analytics, in test_qgen_analytics.py, so MiniLM and UMAP load once per test proc
 
 from __future__ import annotations
 
-from data_access import views_qlab
-from data_access.qgen import insert_rows
+from data_access.queries import qlab as views_qlab
+from data_access.writes.qgen import insert_rows
 
 
 def test_failures_and_name_violations_of_a_check_run(store):

@@ -8,10 +8,12 @@ import threading
 import pandas as pd
 import pytest
 
-from data_access import review, views_review, views_verdicts
-from data_access.judging import ensure_judge, write_verdicts
-from data_access.review import ClaimEdit, ClaimLabel, ReviewError
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.queries import review as views_review
+from data_access.queries import verdicts as views_verdicts
+from data_access.writes import review
+from data_access.writes.judging import ensure_judge, write_verdicts
+from data_access.writes.review import ClaimEdit, ClaimLabel, ReviewError
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines import verdict_metrics
 from pipelines.metrics import metrics_table
 from pipelines.review_stats import check_prediction, human_kappas, per_check_rejections

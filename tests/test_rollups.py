@@ -1,4 +1,5 @@
-"""Rollups (data_access.rollups, migration 620): the Verdicts metrics/agreement and the MCQ accuracy
+"""Rollups (data_access.rollups.full, migration 620): the Verdicts metrics/agreement and the MCQ
+accuracy
 queries give the same numbers from the rollup tables as from the live queries, the rollups are
 refreshed when a run that feeds them finishes, and readers fall back to the live queries when
 rows were written without finishing a run."""
@@ -8,8 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from data_access import rollups, views_distributions, views_verdicts
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.queries import distributions as views_distributions
+from data_access.queries import verdicts as views_verdicts
+from data_access.rollups import full as rollups
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, JUDGE_LEXICAL, JUDGE_LLM, build_app_fixture, run_page
 

@@ -1,4 +1,4 @@
-"""Incremental rollups (data_access.rollups_incremental): after every kind of run that feeds
+"""Incremental rollups (data_access.rollups.incremental): after every kind of run that feeds
 the rollups — a judge rerun that supersedes verdicts, a failed judge run, verdicts on answers
 that are not stored, answers that give those verdicts a film, a new and a repeated prediction
 method, a difficulty rerun, a whole dataset import, a finished run later marked failed — the
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from data_access import rollups
 from data_access.importers import import_lfvqa_dir
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.rollups import full as rollups
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.support.app_fixtures import FILM, JUDGE_LEXICAL, JUDGE_LLM, build_app_fixture
 
@@ -211,7 +211,7 @@ def test_first_import_into_an_empty_store_fills_the_rollups_from_its_run(
 ):
     """Every rollup input row is the import's: the rollups are filled from its rows directly
     (no touched keys, no resolution of current verdicts) and equal a full refresh."""
-    from data_access import rollups_incremental
+    from data_access.rollups import incremental as rollups_incremental
 
     fills = []
     real_fill = rollups_incremental._fill_from_only_run

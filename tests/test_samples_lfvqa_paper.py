@@ -372,8 +372,8 @@ def test_sample_files_are_small_enough_to_ship():
 
 def test_sample_imports_into_a_store_and_is_marked_reported(store):
     from data_access.importers import import_lfvqa_dir
-    from data_access.stats import store_stats
-    from data_access.views_overview import datasets_overview, recent_runs, settings_table
+    from data_access.queries.overview import datasets_overview, recent_runs, settings_table
+    from data_access.queries.stats import store_stats
 
     report = import_lfvqa_dir(store, SAMPLE)
     assert report.rows == {
@@ -399,7 +399,7 @@ def test_sample_imports_into_a_store_and_is_marked_reported(store):
 
 
 def test_demo_step_imports_once_and_reruns_as_a_no_op(store):
-    from data_access.stats import table_counts
+    from data_access.queries.stats import table_counts
     from pipelines.demo import build_demo
 
     lines: list[str] = []

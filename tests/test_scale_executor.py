@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access import scale_units as ledger
-from data_access.runs import RunSpec
 from data_access.store import Store
+from data_access.writes import scale_units as ledger
+from data_access.writes.runs import RunSpec
 from pipelines.scale import (
     LocalExecutor,
     Unit,
@@ -178,7 +178,7 @@ def _fresh_store(tmp_path, name: str) -> Store:
 
 
 def _tree_rows(store: Store, film_ids) -> tuple[pd.DataFrame, np.ndarray]:
-    from data_access.plottree import current_tree
+    from data_access.writes.plottree import current_tree
     from pipelines.embeddings import MODEL_NAME
 
     frames, vectors = zip(*(current_tree(store, f, MODEL_NAME) for f in film_ids))
@@ -210,7 +210,7 @@ def test_plottree_per_film_on_ray_writes_the_local_rows(tmp_path, ray_session):
 
 @pytest.mark.slow
 def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session):
-    from data_access.mcq import current_difficulty
+    from data_access.writes.mcq import current_difficulty
     from pipelines.mcq.difficulty_run import run_difficulty
     from tests.mcq_helpers import load_records, make_mcq
 
@@ -244,7 +244,7 @@ def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session
 
 
 def _verdict_rows(store: Store, run_id: str) -> pd.DataFrame:
-    from data_access.judging import verdicts_of_run
+    from data_access.writes.judging import verdicts_of_run
 
     frame = verdicts_of_run(store, run_id)
     keep = ["answer_id", "claim_id", "verdict", "rationale"]
@@ -300,8 +300,8 @@ def test_openai_judge_on_ray_uses_the_cache_first_and_fills_it(tmp_path, ray_ses
 
 
 def _write_rules_film(store: Store, film_id: str) -> None:
-    from data_access import beliefs as belief_store
-    from data_access.runs import RunSpec, finish_run, insert_run
+    from data_access.writes import beliefs as belief_store
+    from data_access.writes.runs import RunSpec, finish_run, insert_run
     from tests.test_beliefs_rules import LINES, LOCATIONS
 
     with store.transaction() as cursor:
@@ -377,7 +377,7 @@ def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray
 
 
 def _summary_rows(store: Store, films) -> pd.DataFrame:
-    from data_access.scene_summaries import current_summaries
+    from data_access.writes.scene_summaries import current_summaries
 
     return pd.concat(
         [current_summaries(store, f).assign(film_id=f) for f in films], ignore_index=True

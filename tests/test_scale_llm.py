@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access import scale_units as ledger
 from data_access.store import Store
+from data_access.writes import scale_units as ledger
 from pipelines.scale import make_executor
 from tests.test_beliefs_llm import _route
 from tests.test_scale_executor import _belief_rows, _fresh_store, _write_rules_film

@@ -24,12 +24,12 @@ import time
 import pandas as pd
 import pytest
 
-from data_access import scale_units as ledger
 from data_access.store import Store
-from pipelines.llm.fake_server import FakeReply
+from data_access.writes import scale_units as ledger
 from pipelines.scale import Unit, make_executor
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+from tests.support.fake_server import FakeReply
 from tests.test_beliefs_llm import _route
 from tests.test_scale_llm import (
     FILMS,

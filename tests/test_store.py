@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from data_access.migrations import all_migrations
-from data_access.runs import RunSpec, end_run, list_runs, start_run
 from data_access.store import Store, StoreBusy
+from data_access.store.migrations import all_migrations
+from data_access.writes.runs import RunSpec, end_run, list_runs, start_run
 
 
 def test_migrations_recorded_in_order(store):
@@ -23,7 +23,7 @@ def test_migrations_recorded_in_order(store):
 
 def test_migrations_are_idempotent(store):
     before = store.rows("SELECT number, applied_at FROM _migrations ORDER BY number")
-    from data_access.migrations import apply_migrations
+    from data_access.store.migrations import apply_migrations
 
     with store.session() as cursor:
         assert apply_migrations(cursor) == []
@@ -102,7 +102,7 @@ def test_file_released_between_sessions(store):
 def test_linger_keeps_the_file_for_a_burst_then_releases_it(store):
     lingering = Store(store.path, lock_timeout=5, linger_s=0.3)
     lingering.rows("SELECT 1")
-    from data_access import store as store_module
+    from data_access.store import connection as store_module
 
     assert store.path in store_module._open_files  # still open right after the query
     time.sleep(0.8)

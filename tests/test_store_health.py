@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from data_access.importers import import_lfvqa_dir
 from data_access.store import Store, forget_schema_cache
-from data_access.store_health import NotAStore, StoreDamaged, StoreMissing
+from data_access.store.health import NotAStore, StoreDamaged, StoreMissing
 from pipelines.cli import app, load_commands
 from tests.test_import_lfvqa import tiny_tables, write_dataset
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from data_access import views_verdicts
-from data_access.migrations import all_migrations
+from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import rollups_fresh
 from data_access.store import Store
+from data_access.store.migrations import all_migrations
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import run_page
 from tests.support.old_store import QUESTIONS, SETTINGS, VERDICTS, build_old_store

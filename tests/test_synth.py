@@ -70,7 +70,7 @@ def test_parquet_predictions_are_plain_strings_to_readers(tmp_path):
 
 def test_small_synthetic_dataset_imports_with_scored_predictions(tmp_path, store):
     from data_access.importers import import_lfvqa_dir
-    from data_access.stats import table_counts
+    from data_access.queries.stats import table_counts
 
     counts = write_synthetic_dataset(tmp_path / "small", scale="small", fmt="parquet")
     import_lfvqa_dir(store, tmp_path / "small")

@@ -238,7 +238,13 @@ def test_verdict_grid_colours_and_core_labels():
     titles = list(verdict_grid_figure(long).layout.xaxis.categoryarray)
     assert titles[0] == "1. One · a model with a lo…<br>"
     assert "&lt;" not in titles[0] and all(len(t) <= 40 for t in titles)
-    assert list(figure.layout.yaxis.categoryarray) == ["□ 2", "■ 1"]
+    # rows: role, number and the claim's text (issue 28), cut short with the whole in the hover
+    assert list(figure.layout.yaxis.categoryarray) == ["□ 2 · b", "■ 1 · a"]
+    wordy = GRID.assign(claim="Ann believes the supply boat comes on Friday, as Ben told her.")
+    rows = list(verdict_grid_figure(wordy).layout.yaxis.categoryarray)
+    assert rows[1] == "■ 1 · Ann believes the supply boat comes on Friday, a…"
+    hover = verdict_grid_figure(wordy).data[0].customdata[0][0]
+    assert hover.replace("<br>", " ") == wordy["claim"][0]
     chips = answer_markdown("text", GRID[GRID["setting"] == "One"])
     assert chips.startswith(":blue-background[■1 asserted] :red-background[□2 contradicted]")
 

@@ -9,13 +9,13 @@ points at the scene where they form.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from data_access.formats.film_time import film_clock
+from viz.safe import escapes_untrusted
 
 KIND_MARKERS = {
     "witnessed": ("circle", "witnessed"),
@@ -83,6 +83,7 @@ def _belief_box(row: pd.Series, y: int, axis: str, selected: bool) -> dict:
     )
 
 
+@escapes_untrusted
 def belief_lanes_figure(
     beliefs: pd.DataFrame, meta: pd.DataFrame | None = None, selected: str | None = None
 ) -> go.Figure:
@@ -153,12 +154,11 @@ def _add_kind_markers(figure: go.Figure, beliefs: pd.DataFrame, rows: list[str],
 
 
 def _hover(row: pd.Series) -> str:
-    # contents and names are untrusted: Plotly's hover text would render <a href> and friends
-    parts = [f"<b>{html.escape(str(row['belief_id']))}</b> {html.escape(str(row['content']))}"]
+    # contents and names arrive escaped (viz.safe): only our own tags are markup here
+    parts = [f"<b>{row['belief_id']}</b> {row['content']}"]
     if row["kind"] == "told" and isinstance(row.get("source_character"), str):
         parts.append(
-            f"told by {html.escape(row['source_character'])}"
-            + (" — rejected" if _flag(row["rejected"]) else "")
+            f"told by {row['source_character']}" + (" — rejected" if _flag(row["rejected"]) else "")
         )
     if _flag(row["is_false"]):
         parts.append("false belief")
@@ -202,25 +202,50 @@ def _revision_arrows(beliefs: pd.DataFrame, rows: list[str], axis: str) -> list[
 def _add_meta_lane(figure: go.Figure, meta: pd.DataFrame, rows: list[str], axis: str) -> None:
     if meta.empty:
         return
-    xs, ys, text = [], [], []
+    # meta-beliefs forming at one scene share one star and one label ("M38, M39", or "M38 ×2"
+    # for repeats): a label each was drawn on top of the other, unreadable
+    points: dict[tuple[float, int], list[pd.Series]] = {}
     for _, row in meta.iterrows():
         has_time = axis == "minutes" and pd.notna(row["start_s"])
-        xs.append(float(row["start_s"]) / 60.0 if has_time else float(row["scene_index"]))
-        ys.append(rows.index(f"{row['holder']} · meta"))
-        text.append(
-            html.escape(f"{row['meta_id']} {row['holder']} about {row['about']}: {row['claim']}")
-        )
+        x = float(row["start_s"]) / 60.0 if has_time else float(row["scene_index"])
+        points.setdefault((x, rows.index(f"{row['holder']} · meta")), []).append(row)
     figure.add_scatter(
         name="meta-belief",
         mode="markers+text",
-        x=xs,
-        y=ys,
-        text=list(meta["meta_id"]),
-        textposition="top center",
-        hovertext=text,
+        x=[x for x, _ in points],
+        y=[y for _, y in points],
+        text=[meta_point_label(group) for group in points.values()],
+        textposition=_alternating_positions(list(points)),
+        hovertext=[
+            "<br>".join(
+                f"{r['meta_id']} {r['holder']} about {r['about']}: {r['claim']}" for r in group
+            )
+            for group in points.values()
+        ],
         hoverinfo="text",
         marker=dict(symbol="star", size=13, color=META_COLOUR),
     )
+
+
+def meta_point_label(group: list[pd.Series]) -> str:
+    """One short label for the meta-beliefs at one point: the first id, "×n" when it repeats,
+    "+k" for k more ids (all of them are in the hover)."""
+    ids = [str(row["meta_id"]) for row in group]
+    first, others = ids[0], len(set(ids)) - 1
+    repeats = ids.count(first)
+    return first + (f" ×{repeats}" if repeats > 1 else "") + (f" +{others}" if others else "")
+
+
+def _alternating_positions(points: list[tuple[float, int]]) -> list[str]:
+    """Label above, then below, then above… along each lane, so the labels of neighbouring
+    scenes do not run into each other."""
+    order = sorted(range(len(points)), key=lambda i: (points[i][1], points[i][0]))
+    positions, seen = [""] * len(points), {}
+    for i in order:
+        lane = points[i][1]
+        seen[lane] = seen.get(lane, -1) + 1
+        positions[i] = "top center" if seen[lane] % 2 == 0 else "bottom center"
+    return positions
 
 
 def describe_belief(row: pd.Series, escape: Callable[[str], str] = str) -> str:

@@ -8,6 +8,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from data_access.formats.question_types import ALL_TYPES
+from viz.safe import escapes_untrusted
 
 QUESTION_TYPE_ORDER = list(ALL_TYPES)
 STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
@@ -20,6 +21,7 @@ MEASURE_LABELS = {
 _LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
 
 
+@escapes_untrusted
 def count_bars(values: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
     """Bars of how many questions take each value (types, claim counts, anchor fifths...).
 
@@ -38,6 +40,7 @@ def count_bars(values: pd.Series, title: str, x_label: str, order: list | None =
     return figure
 
 
+@escapes_untrusted
 def span_histogram(spans: pd.Series) -> go.Figure:
     """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1)."""
     figure = go.Figure(go.Histogram(x=spans.dropna(), nbinsx=30, name="span (min)"))
@@ -51,6 +54,7 @@ def span_histogram(spans: pd.Series) -> go.Figure:
     return figure
 
 
+@escapes_untrusted
 def topic_bars(counts: pd.DataFrame) -> go.Figure:
     """The 14 topics: perception / inference × story elements (StoryVideoQA Fig. 3)."""
     full = pd.MultiIndex.from_product(
@@ -76,6 +80,7 @@ def topic_bars(counts: pd.DataFrame) -> go.Figure:
     return figure
 
 
+@escapes_untrusted
 def difficulty_figure(buckets: pd.DataFrame) -> go.Figure:
     """Histograms of D_q, D_a, D_qa and D from pre-aggregated buckets, one panel each."""
     buckets = buckets.assign(
@@ -98,6 +103,7 @@ def difficulty_figure(buckets: pd.DataFrame) -> go.Figure:
     return figure
 
 
+@escapes_untrusted
 def accuracy_by_bin_figure(table: pd.DataFrame) -> go.Figure:
     """Accuracy per difficulty bin, one line per method (StoryVideoQA Fig. 20)."""
     figure = px.line(

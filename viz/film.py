@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 import plotly.graph_objects as go
+
+from viz.safe import escapes_untrusted
 
 # How a scene got its times (preprocessing, LF-VideoQA §3.1): matched to subtitles, or
 # interpolated between matched neighbours; drawn in distinct colours so a reader sees which.
@@ -39,6 +39,7 @@ def scene_titles(scenes: pd.DataFrame) -> pd.Series:
     return "S" + scenes["scene_index"].astype(str) + " · " + name.astype(str)
 
 
+@escapes_untrusted
 def scene_timeline_figure(
     scenes: pd.DataFrame, runtime_s: float | None = None, highlight_scene: int | None = None
 ) -> go.Figure:
@@ -51,7 +52,7 @@ def scene_timeline_figure(
     """
     figure = go.Figure()
     timed = scenes.dropna(subset=["start_s", "end_s"])
-    timed = timed.assign(title=scene_titles(timed).map(html.escape))  # headings are untrusted
+    timed = timed.assign(title=scene_titles(timed))
     for source, group in timed.groupby("time_source", sort=False):
         figure.add_bar(
             name=str(source),
@@ -93,6 +94,7 @@ def characters_by_presence(presence: pd.DataFrame) -> list[str]:
     return list(ranked["character"])
 
 
+@escapes_untrusted
 def presence_grid_figure(presence: pd.DataFrame, limit: int | None = None) -> go.Figure:
     """Characters × scenes: one square per (scene, character), coloured by presence status;
     characters on screen most often on top.
@@ -104,7 +106,7 @@ def presence_grid_figure(presence: pd.DataFrame, limit: int | None = None) -> go
     figure = go.Figure()
     characters = characters_by_presence(presence)[:limit]
     presence = presence[presence["character"].isin(characters)]
-    names = {c: html.escape(str(c)) for c in characters}  # screenplay names are untrusted
+    names = {c: str(c) for c in characters}
     for status, colour in PRESENCE_COLOURS.items():
         group = presence[presence["status"] == status]
         if group.empty:

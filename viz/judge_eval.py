@@ -5,9 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from viz.safe import escapes_untrusted
+
 KIND_COLOURS = {"our judge": "#d62728", "released detector": "#7f7f7f"}
 
 
+@escapes_untrusted
 def judge_vs_anchors_figure(frame: pd.DataFrame) -> go.Figure:
     """Horizontal bars of summary-level balanced accuracy, our judges highlighted; 0.5 = chance.
 

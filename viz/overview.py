@@ -7,11 +7,13 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from data_access.formats.question_types import ALL_TYPES
+from viz.safe import escapes_untrusted
 
 QUESTION_TYPE_ORDER = list(ALL_TYPES)
 STATUS_COLOURS = {"released": "#1f77b4", "candidate": "#ff7f0e", "retired": "#9e9e9e"}
 
 
+@escapes_untrusted
 def questions_by_type_figure(counts: pd.DataFrame) -> go.Figure:
     """Stacked bars of questions per type (Q1–Q8, N1–N3), coloured by status.
 
@@ -33,6 +35,7 @@ def questions_by_type_figure(counts: pd.DataFrame) -> go.Figure:
     return figure
 
 
+@escapes_untrusted
 def mcq_sets_figure(sets: pd.DataFrame) -> go.Figure:
     """Bars of MCQ questions per source, one colour per set.
 

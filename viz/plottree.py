@@ -9,11 +9,11 @@ span and the first words of the summary (`node_labels`, vectorised: no Python lo
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from viz.safe import escapes_untrusted
 
 HIGHLIGHT = "#d62728"
 BASE_COLOUR = "#6baed6"
@@ -117,16 +117,16 @@ def _colours(nodes: pd.DataFrame, scores: dict[str, float] | None) -> list[str |
 
 
 def _hover(nodes: pd.DataFrame, labels: pd.Series, scores: dict[str, float] | None) -> list[str]:
-    # summaries are untrusted: Plotly's hover text understands <a href> and other tags
-    summary = nodes["summary"].fillna("").astype(str).str.slice(0, 240).map(html.escape)
+    summary = nodes["summary"].fillna("").astype(str).str.slice(0, 240)
     score = [
         f"<br>retrieval score {scores[n]:.3f}" if scores and n in scores else ""
         for n in nodes["node_id"]
     ]
-    lines = labels.map(html.escape) + "<br>level " + nodes["level"].astype(str) + "<br>" + summary
+    lines = labels + "<br>level " + nodes["level"].astype(str) + "<br>" + summary
     return list(lines + pd.Series(score, index=nodes.index))
 
 
+@escapes_untrusted
 def tree_figure(
     nodes: pd.DataFrame,
     style: str = "icicle",
@@ -148,7 +148,7 @@ def tree_figure(
     leaves = [max(1, int(v)) for v in nodes["leaves"]]
     trace = dict(
         ids=list(nodes["node_id"]),
-        labels=list(labels.map(html.escape)),
+        labels=list(labels),
         texttemplate=["%{label}" if v >= MIN_LABEL_SHARE * leaves[0] else "" for v in leaves],
         parents=parents,
         values=leaves,
@@ -168,6 +168,7 @@ def tree_figure(
     return figure
 
 
+@escapes_untrusted
 def level_time_figure(
     nodes: pd.DataFrame,
     scores: dict[str, float] | None = None,
@@ -188,7 +189,7 @@ def level_time_figure(
     """
     labels = labels if labels is not None else node_labels(nodes)
     figure = go.Figure()
-    timed = nodes.assign(colour=_colours(nodes, scores), label=labels.map(html.escape))
+    timed = nodes.assign(colour=_colours(nodes, scores), label=labels)
     timed = timed.dropna(subset=["start_s", "end_s"])
     figure.add_bar(
         orientation="h",

@@ -6,9 +6,12 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from viz.safe import escapes_untrusted
+
 CHECK_COLOURS = {"passed": "#1f77b4", "failed": "#d62728", "not checked": "#9e9e9e"}
 
 
+@escapes_untrusted
 def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Figure:
     """Scatter of questions in 2-D (UMAP or its fallback), coloured by type or check status;
     hovering a point shows the question.
@@ -39,6 +42,7 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
     return figure
 
 
+@escapes_untrusted
 def leak_histogram(results: pd.DataFrame, threshold: float) -> go.Figure:
     """Leak scores (share of the gold's content words already in the question) with the
     threshold the check uses (LF-VideoQA Table 23 self-test)."""

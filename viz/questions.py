@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from data_access.formats.film_time import film_clock
+from viz.safe import escapes_untrusted
 
 # film time as the paper prints it (h:mm:ss, or m:ss under an hour); one formatter for all layers
 clock = film_clock
@@ -57,6 +58,7 @@ def rubric_markdown(rubric: pd.DataFrame, escape: Callable[[str], str] = str) ->
     )
 
 
+@escapes_untrusted
 def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.Figure:
     """Film timeline with evidence ticks (time, location, claims) and the anchor ▲.
 

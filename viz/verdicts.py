@@ -3,13 +3,14 @@ contradicted red, omitted grey."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from data_access.formats.question_types import ALL_TYPES
+from viz.safe import escapes_untrusted, shorten, wrapped
 
 VERDICT_COLOURS = {
     "asserted": "#1f77b4",
@@ -34,14 +35,25 @@ METRIC_LABELS = {
 COLUMN_TITLE_CHARS = 24
 
 
+# a row's claim text beside its number, as rubric views print it; the whole claim is in the hover
+ROW_CLAIM_CHARS = 48
+
+
 def _short(setting: str, number: int) -> str:
-    """A setting's column title: its number and name cut to COLUMN_TITLE_CHARS (escaped)."""
-    name = setting if len(setting) <= COLUMN_TITLE_CHARS else setting[: COLUMN_TITLE_CHARS - 1]
-    return html.escape(f"{number}. {name.rstrip()}{'…' if name != setting else ''}")
+    """A setting's column title: its number and name cut to COLUMN_TITLE_CHARS."""
+    return shorten(f"{number}. {setting}", COLUMN_TITLE_CHARS + len(f"{number}. "))
 
 
+def claim_row_label(ord_: int, role: str, claim: object) -> str:
+    """ "■ 3 · Ann learns the key is gone" (■ core, □ context), the claim cut to ROW_CLAIM_CHARS."""
+    text = shorten(" ".join(str(claim).split()), ROW_CLAIM_CHARS) if isinstance(claim, str) else ""
+    return f"{'■' if role == 'core' else '□'} {ord_} · {text}".rstrip(" ·")
+
+
+@escapes_untrusted
 def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None = None) -> go.Figure:
-    """Claims × settings, each cell coloured by verdict; rows marked ■ core / □ context.
+    """Claims × settings, each cell coloured by verdict; rows marked ■ core / □ context and
+    labelled with the claim's text (cut short; the whole claim is in each cell's hover).
 
     Args:
         grid: rows of `views_verdicts.verdict_grid` (ord, role, claim, setting, verdict).
@@ -50,7 +62,9 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     core_labels = core_labels or {}
     settings = sorted(grid["setting"].unique())
     claims = grid.drop_duplicates("ord").sort_values("ord")
-    rows = [f"{'■' if r == 'core' else '□'} {o}" for o, r in zip(claims["ord"], claims["role"])]
+    rows = [
+        claim_row_label(o, r, c) for o, r, c in zip(claims["ord"], claims["role"], claims["claim"])
+    ]
     # short column titles: full setting names ("Captions + subtitles, surface events · <model>")
     # tilted the axis and squeezed the grid into a strip; the full name is in the hover
     columns = [
@@ -76,9 +90,14 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
                 color=VERDICT_COLOURS[verdict],
                 line=dict(width=1, color="#666"),
             ),
-            # claims and setting names are untrusted: Plotly's hover text understands tags
-            customdata=cells[["claim", "setting"]].astype(str).map(html.escape).to_numpy(),
-            hovertemplate="%{y}: %{customdata[0]}<br>%{customdata[1]}<extra>"
+            customdata=np.column_stack(
+                [
+                    cells["claim"].astype(str).map(wrapped),
+                    cells["setting"].astype(str),
+                    _reasons(cells),
+                ]
+            ),
+            hovertemplate="%{customdata[0]}<br><b>%{customdata[1]}</b>%{customdata[2]}<extra>"
             + (verdict or "not judged")
             + "</extra>",
         )
@@ -90,6 +109,16 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     figure.update_xaxes(categoryorder="array", categoryarray=columns, side="top")
     figure.update_yaxes(categoryorder="array", categoryarray=rows[::-1])
     return figure
+
+
+def _reasons(cells: pd.DataFrame) -> list[str]:
+    """The judge's stored rationale per cell as a hover line ("" when none was stored)."""
+    if "rationale" not in cells:
+        return [""] * len(cells)
+    return [
+        f"<br><i>why:</i> {wrapped(r)}" if isinstance(r, str) and r else ""
+        for r in cells["rationale"]
+    ]
 
 
 def _cell(value: float, low: float, high: float) -> str:
@@ -145,16 +174,22 @@ def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     return table[order + [c for c in table.columns if c not in order]].reset_index()
 
 
+@escapes_untrusted
 def metrics_figure(
     metrics: pd.DataFrame, metric: str = "f1", reported: pd.DataFrame | None = None
 ) -> go.Figure:
     """Bars of one metric per setting with 95% intervals; the paper's figures as diamonds."""
     ordered = metrics.sort_values(metric, ascending=metric == "contradiction")
+    # numbered short ticks: full setting names tilted the axis and squeezed the bars to a strip
+    # (the full name is in the hover; the number keeps two names with one prefix apart)
+    ticks = [_short(name, i) for i, name in enumerate(ordered["setting"], start=1)]
     figure = go.Figure()
     figure.add_bar(
         name="ours",
-        x=ordered["setting"],
+        x=ticks,
         y=100 * ordered[metric],
+        customdata=ordered["setting"],
+        hovertemplate="%{customdata}: %{y:.1f}<extra>ours</extra>",
         error_y=dict(
             type="data",
             symmetric=False,
@@ -167,7 +202,7 @@ def metrics_figure(
         paper = reported[(reported["metric"] == metric) & reported["qtype"].isna()]
         paper = paper[paper["setting_id"].isin(ordered["setting_id"])]
         if not paper.empty:
-            names = dict(zip(ordered["setting_id"], ordered["setting"]))
+            names = dict(zip(ordered["setting_id"], ticks))
             figure.add_scatter(
                 name="paper (reported)",
                 mode="markers",

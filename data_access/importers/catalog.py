@@ -6,7 +6,7 @@ its primary key, the width of its integer columns); each such `information_schem
 dominated small batches (issue 15, "Import"). Inside `one_catalog_read()` the first question reads
 the whole catalog in two queries and later ones are answered from it; outside, every question
 reads the catalog afresh (the schema cannot change under an import: migrations run before any
-unit of work, data_access.store).
+unit of work, data_access.store.connection).
 """
 
 from __future__ import annotations

@@ -133,6 +133,18 @@ def value_faults(specs: tuple[FieldSpec, ...], rules: tuple = ()) -> list[Fault]
                     show_value=True,
                 )
             )
+        if spec.is_list:
+            # No null item: JSONL's type check refuses `[1, null]` (null is no integer), and
+            # Parquet's list type allows one, so the rule is stated here for both formats.
+            faults.append(
+                Fault(
+                    spec.name,
+                    f"list_count({column}) < len({column})",
+                    [],
+                    f"must be {type_words(spec)} (an item is null)",
+                    show_value=True,
+                )
+            )
         faults += _bound_faults(spec, column) + _length_fault(spec, column)
     names = {spec.name for spec in specs}
     if {"start_s", "end_s"} <= names:

@@ -12,7 +12,9 @@ import json
 
 from data_access.formats import lfvqa
 from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, TABLE_FILES, Manifest, Record
+from data_access.formats.task_doc import QUESTIONS_OUT_SECTION
 from data_access.importers.fields import FieldSpec, field_specs, type_words
+from data_access.importers.results.format_doc import RESULTS_SECTION
 
 HEADER = f"""# StoryScope interchange format — `{FORMAT_NAME}` version {FORMAT_VERSION}
 
@@ -36,6 +38,13 @@ RULES = """## Files and encoding
   `null` and an absent key mean the same: the field's default.
 - Parquet: column names are the field names; column types must fit the field type (any
   integer type for integers, any numeric type for numbers, string lists as `LIST<VARCHAR>`).
+  Parquet obeys the JSONL rules: string values must be UTF-8 (an error names row and field)
+  and a list item cannot be null (`[1, null]` is refused in both formats).
+- Every JSON file any importer reads (`manifest.json`, StoryVideoQA golden/script/meta files,
+  FABLES, StorySumm, the ToM datasets, prediction files; `data_access/importers/json_files.py`)
+  follows one rule set: UTF-8 (a leading BOM tolerated), no key twice in one object (Python
+  would keep the last one silently), at most 100 levels of nesting, RFC 8259 values. An
+  error names the file, its line (or `end of file` for a cut file) and the field.
 - An empty table file is an error: leave the file out when a table has no rows.
 
 ## Values
@@ -58,7 +67,8 @@ RULES = """## Files and encoding
 A cue time's minutes and seconds are below 60 (`99:99:99,999` is an error). A cue that starts
 more than 1 s before an earlier cue of the file jumps back in time: an error, or skipped and
 reported with `--lenient-subtitles`. A file whose cues mostly run backwards is reported as
-reversed in either mode.
+reversed in either mode, and so is a file whose cues all start at one time (its timings were
+lost: there is no timeline to align).
 
 ## What an import checks
 
@@ -87,6 +97,23 @@ Errors name the file, the record (`line N` for JSONL, `row N` for Parquet, `(sch
 
 Every imported row carries the import's `run_id` (step `import.lfvqa`, backend `import`);
 the manifest's `reported_by_paper` is recorded on that run.
+
+## Ids across sources, newer stores, output files
+
+- A `dataset_id` names one dataset. A folder whose manifest gives the `dataset_id` of a
+  dataset already in the store with another `name`, `kind`, `source`, `licence` or
+  `reported_by_paper` is refused (`manifest.json, (manifest), field 'dataset_id'`): give it its
+  own `dataset_id`. The same manifest again is a further batch of that dataset.
+- A film id belongs to the dataset that brought it: an imported film id already in the store
+  is refused (rule 5), and `storyscope film ingest` never replaces a film of another dataset
+  (choose another id with `--film-id ID`).
+- A store whose `_migrations` holds a number this StoryScope does not know was written by a
+  newer version: imports and every other write refuse it, naming the number; read commands and
+  the app open it read-only, with a warning.
+- `storyscope export --out` (and `--interchange`) never writes the store, its `.wal` or a path
+  leading to them (symlink, `..`, hard link), and replaces an existing file only with
+  `--force`. `--interchange` writes no file for a table with no rows (an empty table file is
+  refused on import), and with `--force` removes the one an earlier export left.
 """
 
 
@@ -160,4 +187,6 @@ def format_doc() -> str:
         "",
     ]
     parts += [_table_section(table) for table in TABLE_FILES]
+    parts.append(RESULTS_SECTION)  # harness results in (issue 26)
+    parts.append(QUESTIONS_OUT_SECTION)  # and questions out to the harnesses
     return "\n".join(parts).rstrip() + "\n"

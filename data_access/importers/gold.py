@@ -15,12 +15,12 @@ Everything is written in one transaction by one run (step `import.gold`, backend
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from data_access.formats.lfvqa import FORMAT_NAME
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
+from data_access.importers.json_files import JsonFileError, decode_utf8, loads_json
 from data_access.importers.lfvqa import (
     _insert_dataset,
     diagnose_key_conflict,
@@ -31,8 +31,9 @@ from data_access.importers.lfvqa import (
 from data_access.importers.rows import insert_rows, keys_present
 from data_access.importers.store_tables import KeyConflict
 from data_access.importers.svqa_golden import GOLDEN_SUFFIX, read_golden_file
-from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 GOLD_STEP = "import.gold"
 GOLD_BACKEND = "gold"
@@ -43,14 +44,16 @@ SUMMARIES = "scene_summaries.jsonl"
 def read_summaries(path: Path) -> list[dict]:
     """The summary rows of `scene_summaries.jsonl`; bad lines raise with line and field."""
     rows, problems = [], []
-    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
+    # split on "\n" only: str.splitlines() also splits inside a string holding U+2028
+    text = decode_utf8(path.read_bytes(), path.name)
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         record = f"line {number}"
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(path.name, record, "-", f"invalid JSON: {exc.msg}"))
+            item = loads_json(line, path.name, record)
+        except JsonFileError as exc:
+            problems.append(exc.problem)
             continue
         for field, kind in (("film_id", str), ("scene_index", int), ("summary", str)):
             value = item.get(field) if isinstance(item, dict) else None
@@ -126,7 +129,8 @@ def import_gold(store: Store, folder: str | Path) -> ImportReport:
         params={"dataset_id": manifest.dataset_id, "files": [p.name for _, p in files]},
     )
     try:
-        with store.transaction() as cursor, one_catalog_read():
+        told = telling_interrupts(store, GOLD_STEP, spec.source, f"the import of {folder}")
+        with told, store.transaction() as cursor, one_catalog_read():
             present = keys_present(cursor, "mcq_questions", "mcq_id", [r["mcq_id"] for r in mcqs])
             if present:
                 first = sorted(present)[0]

@@ -14,7 +14,6 @@ field of every fault it finds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from data_access.importers.checked_insert import Refused, checked_table_file
 from data_access.importers.errors import EMPTY_FILE, ImportFailure, ImportReport, Problem, fail
 from data_access.importers.fields import field_specs
 from data_access.importers.folder_files import entries, looks_like_data, unreadable_problem
+from data_access.importers.json_files import read_json_file
 from data_access.importers.staging import StagedFile, drop_stage
 from data_access.importers.staging_jsonl import stage_jsonl
 from data_access.importers.staging_parquet import stage_parquet
@@ -38,9 +38,10 @@ from data_access.importers.store_tables import (
     primary_key_guards,
     store_key,
 )
-from data_access.importers.values import NotJsonValue, loads_strict
-from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes.dataset_ids import DatasetIdTaken, dataset_already_stored
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 MANIFEST = "manifest.json"
 IMPORT_STEP = "import.lfvqa"
@@ -72,18 +73,9 @@ def read_manifest(folder: Path) -> Manifest:
             f"missing: {folder} has no {MANIFEST};"
             f" every dataset folder needs one (format {FORMAT_NAME})",
         )
-    try:
-        data = loads_strict(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise fail(MANIFEST, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
-    except NotJsonValue as exc:
-        raise fail(MANIFEST, "(file)", "-", f"invalid JSON: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise fail(
-            MANIFEST, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
-        ) from None
+    data = read_json_file(path, MANIFEST)
     if not isinstance(data, dict):
-        raise fail(MANIFEST, "line 1", "-", "must be a JSON object")
+        raise fail(MANIFEST, "(file)", "-", "must be a JSON object")
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
@@ -218,10 +210,12 @@ def import_table_file(
 # -- the whole import ----------------------------------------------------------------------
 def _insert_dataset(cursor: duckdb.DuckDBPyConnection, manifest: Manifest, run_id: str) -> bool:
     """Add the dataset row unless the store has it already (a second batch of the same set)."""
-    if cursor.execute(
-        "SELECT 1 FROM datasets WHERE dataset_id = ?", [manifest.dataset_id]
-    ).fetchall():
-        return False
+    # one dataset_id, one dataset: another one under it is refused (data_access.writes.dataset_ids)
+    try:
+        if dataset_already_stored(cursor, manifest.dataset_id, manifest.model_dump()):
+            return False
+    except DatasetIdTaken as exc:
+        raise fail("manifest.json", "(manifest)", "dataset_id", str(exc)) from None
     cursor.execute(
         "INSERT INTO datasets (dataset_id, name, kind, source, licence, reported_by_paper, run_id)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -271,6 +265,19 @@ def import_lfvqa_dir(store: Store, folder: str | Path) -> ImportReport:
             "files": [p.name for _, p in files],
         },
     )
+    with telling_interrupts(store, IMPORT_STEP, run_spec.source, f"the import of {folder}"):
+        return _checked_then_explained(store, folder, manifest, files, run_spec)
+
+
+def _checked_then_explained(
+    store: Store,
+    folder: Path,
+    manifest: Manifest,
+    files: list[tuple[TableFile, Path]],
+    run_spec: RunSpec,
+) -> ImportReport:
+    """The import by the checked insert; when it refuses, rolled back and replayed on the
+    explaining path, which names the records at fault (module docstring)."""
     try:
         return _write(store, folder, manifest, files, run_spec, checked_table_file)
     except Refused as refused:

@@ -127,13 +127,67 @@ def parquet_select(
     )
 
 
+def _first_non_utf8(path, columns: list[str]) -> Problem | None:
+    """The first value of `columns` that is not UTF-8, as a Problem (the error path only)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=columns)
+    for name in columns:
+        column = table.column(name)
+        is_list = pa.types.is_list(column.type) or pa.types.is_large_list(column.type)
+        raw = column.cast(pa.list_(pa.binary()) if is_list else pa.binary()).to_pylist()
+        for row, value in enumerate(raw, start=1):
+            for item in (value or []) if is_list else [value]:
+                try:
+                    (item or b"").decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return Problem(
+                        path.name,
+                        f"row {row}",
+                        name,
+                        f"text is not UTF-8 (byte 0x{item[exc.start]:02X} at {exc.start}):"
+                        " write the column as UTF-8 strings",
+                    )
+    return None
+
+
+def _check_parquet_text(
+    cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
+) -> None:
+    """String columns hold UTF-8. Parquet's string type promises it, but a writer that does not
+    validate can break it, and DuckDB then fails in whichever check reads the column first,
+    naming no record."""
+    columns = [spec.name for spec in specs if spec.kind in ("str", "list_str")]
+    names = set(
+        cursor.execute(
+            "SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet(?))", [str(staged.path)]
+        ).fetchall()
+    )
+    columns = [name for name in columns if (name,) in names]
+    if not columns:
+        return
+    reads = ", ".join(f'max(length(CAST("{name}" AS VARCHAR)))' for name in columns)
+    try:
+        cursor.execute(f"SELECT {reads} FROM read_parquet(?)", [str(staged.path)]).fetchall()
+    except duckdb.InvalidInputException as exc:
+        if "string encoding" not in str(exc):
+            raise
+        problem = _first_non_utf8(staged.path, columns)
+        if problem is None:
+            problem = Problem(staged.file_label, "(file)", "-", str(exc).splitlines()[0])
+        raise ImportFailure([problem]) from None
+
+
 def stage_parquet(
     cursor: duckdb.DuckDBPyConnection, staged: StagedFile, specs: tuple[FieldSpec, ...]
 ) -> None:
-    """Stage a Parquet file for the explaining path: the typed, numbered read as a view."""
+    """Stage a Parquet file for the explaining path: the typed, numbered read as a view, its
+    text checked to be UTF-8 first (one scan of its string columns, on this path only)."""
     # A view, not a copy: Parquet is typed and columnar, so each check reads only its columns
     # straight from the file and the insert reads it once more; nothing is written twice.
     # (A relation carries the bound path and defaults; SQL text never holds a value.)
     select, params = parquet_select(cursor, staged, specs)
+    _check_parquet_text(cursor, staged, specs)
     cursor.sql(select, params=params).create_view(staged.stage, replace=True)
     staged.is_view = True

@@ -23,6 +23,7 @@ from data_access.importers.folder_files import (
     looks_like_data,
     unreadable_problem,
 )
+from data_access.importers.json_files import read_json_file
 from data_access.importers.rows import insert_rows, keys_present
 from data_access.importers.svqa_golden import (
     GOLDEN_SUFFIX,
@@ -31,9 +32,11 @@ from data_access.importers.svqa_golden import (
     read_golden_file,
 )
 from data_access.importers.svqa_scripts import build_aligned_film
-from data_access.importers.values import finite_number, loads_strict
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.importers.values import finite_number
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes.dataset_ids import DatasetIdTaken, dataset_already_stored
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 IMPORT_STEP = "import.storyvideoqa"
 DATASET = {
@@ -79,10 +82,7 @@ def _read_meta_file(path: Path, name: str) -> dict:
     problem = unreadable_problem(path)
     if problem is not None:
         raise ImportFailure([problem])
-    try:
-        data = loads_strict(path.read_text(encoding="utf-8-sig"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+    data = read_json_file(path)
     if not isinstance(data, dict):
         raise fail(path.name, "(file)", "-", "must be a JSON object {video id: value}")
     words, ok = META_VALUES[name]
@@ -278,7 +278,8 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
             "unresolved_matches": sum(a.unresolved_matches for a in aligned),
         },
     )
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, IMPORT_STEP, spec.source, f"the import of {folder}")
+    with told, store.transaction() as cursor:
         _reject_present(cursor, "films", "film_id", vids, folder.name)
         _reject_present(
             cursor,
@@ -289,7 +290,11 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
         )
         run_id = insert_run(cursor, spec)
         report = ImportReport(run_id, DATASET["dataset_id"], str(folder), notes=list(layout.notes))
-        if not keys_present(cursor, "datasets", "dataset_id", [DATASET["dataset_id"]]):
+        try:  # one dataset_id, one dataset: never another's row (data_access.writes.dataset_ids)
+            stored = dataset_already_stored(cursor, DATASET["dataset_id"], DATASET)
+        except DatasetIdTaken as exc:
+            raise fail(folder.name, "(dataset)", "dataset_id", str(exc)) from None
+        if not stored:
             insert_rows(cursor, "datasets", [DATASET], run_id)
         report.rows["films"] = insert_rows(cursor, "films", films, run_id, DATASET["dataset_id"])
         for table in ("scenes", "script_lines", "subtitles"):

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from data_access.formats.lfvqa import McqQuestion, RuleBroken
 from data_access.importers.errors import ImportFailure, Problem, fail
-from data_access.importers.values import NotJsonValue, loads_strict
+from data_access.importers.json_files import read_json_file
 
 GOLDEN_SUFFIX = "_golden.json"
 CHECK_FIELDS = ("gemini_check", "claude_check", "gpt_check")
@@ -149,16 +149,7 @@ def _row(source: str, item: dict, question: McqQuestion) -> dict:
 
 def read_golden_file(path: Path) -> list[dict]:
     """Every item of one golden file as an `mcq_questions` row; bad items raise."""
-    try:
-        items = loads_strict(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
-    except json.JSONDecodeError as exc:
-        raise fail(
-            path.name, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
-        ) from None
-    except NotJsonValue as exc:
-        raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+    items = read_json_file(path)
     if not isinstance(items, list):
         raise fail(path.name, "(file)", "-", "must be a JSON array of question items")
     source = source_of(path)

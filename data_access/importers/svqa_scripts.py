@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from data_access.importers.errors import fail
-from data_access.importers.values import loads_strict
+from data_access.importers.json_files import read_json_file
 
 SHEET_ROLES = ("subtitle", "script", "results", "results_human")
 _SUFFIX = re.compile(r"_S\d+E\d+_?$")
@@ -110,10 +110,7 @@ def read_sheets(path: Path) -> dict[str, list[dict]]:
     if path.suffix == ".xlsx":
         raw = read_workbook(path)
     else:
-        try:
-            raw = loads_strict(path.read_text(encoding="utf-8-sig"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise fail(path.name, "(file)", "-", f"invalid JSON: {exc}") from None
+        raw = read_json_file(path)
         if not isinstance(raw, dict):
             raise fail(path.name, "(file)", "-", "must be a JSON object {sheet: [rows]}")
     sheets: dict[str, list[dict]] = {}

@@ -10,13 +10,14 @@ from pathlib import Path
 import charset_normalizer
 
 from data_access.importers.errors import ImportFailure, Problem, fail
+from data_access.importers.json_files import JsonFileError, loads_json
 
 
 def _field_with_bytes(raw: bytes, encoding: str) -> str:
     """The field whose value holds the non-UTF-8 bytes, when the line still parses."""
     try:
-        record = json.loads(raw.decode(encoding))
-    except (ValueError, UnicodeDecodeError):
+        record = loads_json(raw.decode(encoding), "-", "-")
+    except (JsonFileError, UnicodeDecodeError):
         return "-"
     if isinstance(record, dict):
         for key, value in record.items():
@@ -49,11 +50,9 @@ def _explain_line(file: str, line_no: int, raw: bytes) -> Problem | None:
             " file (were two files concatenated?): remove it",
         )
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return Problem(
-            file, f"line {line_no}", "-", f"invalid JSON: {exc.msg} (column {exc.colno})"
-        )
+        record = loads_json(text, file, f"line {line_no}")
+    except JsonFileError as exc:
+        return exc.problem
     if not isinstance(record, dict):
         return Problem(file, f"line {line_no}", "-", "record is not a JSON object")
     return None

@@ -6,14 +6,14 @@ A non-finite number would pass every `> 0` / `≥ 0` bound (DuckDB orders NaN ab
 number), so it is refused wherever a number is read:
 
 - Python-side files (manifests, StoryVideoQA golden files, scripts, meta) go through
-  `loads_strict`, which refuses the three constants (a trailing comma is already an error).
+  `json_files.read_json_file`, which refuses the three constants (and a trailing comma, a key
+  given twice, nesting past its depth limit).
 - JSONL table files: `TRAILING_COMMA_SQL` finds a trailing comma outside strings, and
   `checks.value_faults` refuses non-finite values in number fields (JSONL and Parquet alike).
 """
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -26,19 +26,6 @@ TRAILING_COMMA_SQL = (
     f" AND regexp_matches(regexp_replace(json, '{_STRING_LITERAL}', '\"\"', 'g'),"
     " ',\\s*[}\\]]'))"
 )
-
-
-class NotJsonValue(ValueError):
-    """A JSON text held `NaN`, `Infinity` or `-Infinity`."""
-
-
-def _refuse_constant(name: str) -> Any:
-    raise NotJsonValue(f"{name} is not a JSON value (JSON numbers are finite)")
-
-
-def loads_strict(text: str) -> Any:
-    """`json.loads` that refuses `NaN`, `Infinity` and `-Infinity` (RFC 8259)."""
-    return json.loads(text, parse_constant=_refuse_constant)
 
 
 def finite_number(value: Any) -> float | None:

@@ -10,11 +10,12 @@ annotators' evidence quotes, stored as judge `lexical-evidence` (named as such e
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from data_access.importers.json_files import JsonFileError, read_json_file
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
 from pipelines.agreement.imports import HUMAN, write_judge_labels
 from pipelines.agreement.storysumm import ImportError_
 
@@ -48,11 +49,9 @@ class FablesClaim:
 def read_fables(path: Path, books: int | None = None) -> list[FablesClaim]:
     """Every claim of the file (optionally of the first `books` books), validated."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ImportError_(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from None
+        data = read_json_file(path, str(path))
+    except JsonFileError as exc:
+        raise ImportError_(f"malformed JSON: {exc}") from None
     data = data.get("FABLES", data) if isinstance(data, dict) else None
     if not isinstance(data, dict):
         raise ImportError_(f"{path}: expected an object of books")
@@ -119,7 +118,8 @@ def import_fables(
         report.by_label[claim.verdict] = report.by_label.get(claim.verdict, 0) + 1
     human = [(c.summary_id, c.claim_id, c.verdict, None) for c in claims]
     lexical = lexical_evidence_rows(claims) if lexical_evidence else []
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, "import.fables", str(path), f"the import of {path}")
+    with told, store.transaction() as cursor:
         write_judge_labels(cursor, "fables", HUMAN, "human", str(path), human)
         if lexical:
             write_judge_labels(

@@ -19,12 +19,13 @@ file, line and column.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from data_access.importers.json_files import JsonFileError, decode_utf8, loads_json
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
 from pipelines.agreement.imports import HUMAN, write_judge_labels
 
 _STRAY_QUOTE = re.compile(r'",\s*"[ \t]*\n')
@@ -48,24 +49,25 @@ class StorySummImport:
 
 def load_json(path: Path, notes: list[str]) -> dict:
     """Parse a StorySumm JSON file, repairing the known stray-quote defect of the HEAD file."""
-    text = path.read_text(encoding="utf-8")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as first:
-        repaired, count = _STRAY_QUOTE.subn('",\n', text)
+        text = decode_utf8(path.read_bytes(), str(path))
         try:
-            data = json.loads(repaired) if count else None
-        except json.JSONDecodeError:
-            data = None
-        if data is None:
-            raise ImportError_(
-                f"{path}: malformed JSON at line {first.lineno}, column {first.colno}: {first.msg}"
-            ) from None
-        notes.append(
-            f"{path.name}: repaired {count} stray '\", \"' before a line break "
-            f"(known defect, first error at line {first.lineno})"
-        )
-        return data
+            return loads_json(text, str(path))
+        except JsonFileError as first:
+            repaired, count = _STRAY_QUOTE.subn('",\n', text)
+            if not count:
+                raise
+            try:
+                data = loads_json(repaired, str(path))
+            except JsonFileError:
+                raise first from None
+            notes.append(
+                f"{path.name}: repaired {count} stray '\", \"' before a line break "
+                f"(known defect, first error at {first.problem.record})"
+            )
+            return data
+    except JsonFileError as exc:
+        raise ImportError_(f"malformed JSON: {exc}") from None
 
 
 def _binary(value, where: str) -> int:
@@ -161,7 +163,8 @@ def import_storysumm(
             report.skipped.append(f"{name}: no labels (probabilities only)")
             continue
         judges[name] = (sent, summ, "predictor")
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, "import.storysumm", None, f"the import of {directory}")
+    with told, store.transaction() as cursor:
         for judge_id, (sent, summ, kind) in judges.items():
             for dataset, rows, counts in (
                 ("storysumm", sent, report.sentence_labels),

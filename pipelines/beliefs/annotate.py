@@ -1,10 +1,13 @@
 """`storyscope beliefs annotate`: belief records for a film already in the store.
 
-A dispatcher over the backends: 'rules' (offline, `pipelines.beliefs.rules_annotate`) and
-'openai' (the LLM stages of Tables 18–21 through the gateway, `pipelines.beliefs.llm_stages`).
-Both read the stored scenes and script lines (`pipelines.beliefs.annotation.load_film`), so any
-ingested film works, and both write through `data_access.beliefs.write_annotation`. Output rows
-carry the run's backend; a dry run computes without writing.
+A dispatcher over the backends: 'rules' (offline, `pipelines.beliefs.rules_annotate`),
+'asymmetry' (offline information-asymmetry tracker: false beliefs, revisions, meta-beliefs;
+`pipelines.beliefs.asymmetry_film`, issue 28) and 'openai' (the LLM stages of Tables 18–21
+through the gateway, `pipelines.beliefs.llm_stages`). All read the stored scenes and script
+lines (`pipelines.beliefs.annotation.load_film`), so any ingested film works, and all write
+through `data_access.writes.beliefs.write_annotation`. Output rows carry the run's backend; a dry
+run
+computes without writing.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pipelines.beliefs.annotation import (
 
 __all__ = ["AnnotateError", "AnnotationResult", "Selection", "annotate", "parse_scene_range"]
 
-BACKENDS = ("rules", "openai")
+BACKENDS = ("rules", "asymmetry", "openai")
 
 
 def annotate(
@@ -36,9 +39,13 @@ def annotate(
         from pipelines.beliefs.rules_annotate import annotate_with_rules
 
         return annotate_with_rules(store, film_id, selection, dry_run=dry_run)
+    if backend == "asymmetry":
+        from pipelines.beliefs.asymmetry_film import annotate_with_asymmetry
+
+        return annotate_with_asymmetry(store, film_id, selection, dry_run=dry_run)
     if backend == "openai":
         # imported here so the offline path never loads the LLM client
         from pipelines.beliefs.llm_stages import annotate_llm
 
         return annotate_llm(store, film_id, selection, dry_run=dry_run, **llm_options)
-    raise AnnotateError(f"unknown backend {backend!r}: use {' or '.join(BACKENDS)}")
+    raise AnnotateError(f"unknown backend {backend!r}: use {', '.join(BACKENDS)}")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from data_access import beliefs as belief_store
 from data_access.store import Store
+from data_access.writes import beliefs as belief_store
+from data_access.writes.runs import RunSpec
 from pipelines.beliefs import rules_backend as rules
 
 
@@ -52,7 +53,7 @@ def parse_scene_range(text: str | None) -> tuple[int | None, int | None]:
 
 @dataclass
 class AnnotationResult:
-    """Rows of one annotation, ready for `data_access.beliefs.write_annotation`."""
+    """Rows of one annotation, ready for `data_access.writes.beliefs.write_annotation`."""
 
     film_id: str
     backend: str
@@ -89,3 +90,27 @@ def load_film(store: Store, film_id: str):
         for member in rules.split_group(joint):
             names.setdefault(member, [])
     return film, scenes, locations, rules.Roster(names), voices is not None
+
+
+# What each offline backend's run says it is (its `note` in the runs table).
+OFFLINE_NOTES = {
+    "rules": "offline rules over the stored screenplay (no LLM)",
+    "asymmetry": "offline information-asymmetry tracker over the stored screenplay (no LLM)",
+}
+
+
+def offline_run_spec(film_id: str, result: AnnotationResult, selection: Selection) -> RunSpec:
+    """The `beliefs.annotate` run of an offline (`rules` or `asymmetry`) annotation of
+    `selection`: one spec for both, so a local, a scene-range and a scaled run record alike."""
+    params = {
+        **result.params,
+        "scenes": [selection.first, selection.stop],
+        "characters": selection.characters,
+    }
+    return RunSpec(
+        "beliefs.annotate",
+        backend=result.backend,
+        params=params,
+        source=film_id,
+        note=OFFLINE_NOTES[result.backend],
+    )

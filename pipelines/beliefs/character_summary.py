@@ -8,7 +8,7 @@ whom they mention), collapses each group's unchanged beliefs into one span, keep
 that change (false, revised, rejected) visible, and sums up per character: how many false
 beliefs, when they were corrected, who told them.
 
-Plain pandas over the rows of `data_access.views_beliefs.belief_lanes`; no model.
+Plain pandas over the rows of `data_access.queries.beliefs.belief_lanes`; no model.
 """
 
 from __future__ import annotations
@@ -76,6 +76,13 @@ def changes(beliefs: pd.DataFrame) -> pd.Series:
         | beliefs["revises"].notna()
         | beliefs["revised_at_scene"].notna()
     )
+
+
+def arcs_first(beliefs: pd.DataFrame) -> pd.DataFrame:
+    """The beliefs that change (`changes`) before the unchanged ones, each part in its own order
+    (film order), so a cut to the first N rows keeps the arcs rather than the first N told lines."""
+    changing = changes(beliefs)
+    return pd.concat([beliefs[changing], beliefs[~changing]])
 
 
 def belief_groups(beliefs: pd.DataFrame, by: str, names: list[str]) -> pd.DataFrame:

@@ -45,10 +45,10 @@ half from 344 to 338, so neither half was labelled with it; the tracker leaves i
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
+from data_access.importers.json_files import JsonFileError, read_json_file
 from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
 from pipelines.beliefs.events import TomQuestion, TomStory
 from pipelines.beliefs.grammar import parse_story
@@ -90,9 +90,9 @@ def question_chain(question: str) -> tuple[tuple[str, ...], str] | None:
 def load_items(path: Path) -> list[dict]:
     """The items of a Hi-ToM file (`{"data": [...]}` or a bare list)."""
     try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise TomFormatError(f"{path}: not readable JSON ({exc})") from exc
+        payload = read_json_file(path, str(path))
+    except (OSError, JsonFileError) as exc:
+        raise TomFormatError(f"not readable JSON: {exc}") from None
     items = payload.get("data") if isinstance(payload, dict) else payload
     if not isinstance(items, list):
         raise TomFormatError(f"{path}: expected {{'data': [...]}} or a list of items")

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_access import beliefs as belief_store
-from data_access.films import ensure_dataset
-from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes import beliefs as belief_store
+from data_access.writes.films import ensure_dataset
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 from pipelines.beliefs.events import TomStory
 from pipelines.beliefs.records import (
@@ -160,7 +161,8 @@ def import_tom(store: Store, name: str, path: Path, limit: int | None = None) ->
     records = [r for group, _, _ in groups for r in group]
     params = {"dataset": name, "limit": limit, "stories": len(records)}
     counts: dict[str, int] = {}
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, f"import.{name}", str(path), f"the import of {path}")
+    with told, store.transaction() as cursor:
         import_run = insert_run(
             cursor, RunSpec(f"import.{name}", backend="import", params=params, source=str(path))
         )

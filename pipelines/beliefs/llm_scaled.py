@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from data_access import beliefs as belief_store
-from data_access import scale_units as ledger
-from data_access.runs import end_run
+from data_access.writes import beliefs as belief_store
+from data_access.writes import scale_units as ledger
+from data_access.writes.runs import end_run
 from pipelines.beliefs.annotation import Selection, load_film
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION
 from pipelines.beliefs.llm_stages import (

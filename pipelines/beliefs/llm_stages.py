@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from data_access import beliefs as belief_store
-from data_access.runs import RunSpec, start_run
 from data_access.store import Store
+from data_access.writes import beliefs as belief_store
+from data_access.writes.runs import RunSpec, start_run
 from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs import rules_backend
 from pipelines.beliefs.annotation import AnnotationResult, Selection, load_film

@@ -7,11 +7,11 @@ belief tracking and are not scored here.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import replace
 from pathlib import Path
 
+from data_access.importers.json_files import JsonFileError, read_json_file
 from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
 from pipelines.beliefs.events import TomQuestion, TomStory
 from pipelines.beliefs.grammar import parse_story
@@ -57,9 +57,9 @@ _PATTERNS = [
 
 def _read_json(path: Path) -> dict:
     try:
-        payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise TomFormatError(f"{path}: not readable JSON ({exc})") from exc
+        payload = read_json_file(path, str(path))
+    except (OSError, JsonFileError) as exc:
+        raise TomFormatError(f"not readable JSON: {exc}") from None
     if not isinstance(payload, dict):
         raise TomFormatError(f"{path}: expected an object keyed by story id")
     return payload

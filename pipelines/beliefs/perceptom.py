@@ -35,7 +35,7 @@ csv.field_size_limit(10_000_000)
 def _literal(path: Path, row: int, field: str, text: str):
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError) as exc:
+    except (ValueError, SyntaxError, RecursionError, MemoryError) as exc:  # nested too deep
         raise TomFormatError(
             f"{path}: record {row}: field '{field}' is not a Python literal"
             f" ({exc.__class__.__name__})"

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from data_access import beliefs as belief_store
-from data_access.runs import RunSpec
 from data_access.store import Store
+from data_access.writes import beliefs as belief_store
 from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import AnnotationResult, Selection, load_film
+from pipelines.beliefs.annotation import (
+    AnnotationResult,
+    Selection,
+    load_film,
+    offline_run_spec,
+)
 
 
 def annotate_rules(store: Store, film_id: str, selection: Selection) -> AnnotationResult:
@@ -84,22 +88,6 @@ def annotate_with_rules(
     result.counts = {table: len(rows) for table, rows in result.tables.items()}
     if dry_run:
         return result
-    spec = rules_run_spec(film_id, result, selection)
+    spec = offline_run_spec(film_id, result, selection)
     result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
     return result
-
-
-def rules_run_spec(film_id: str, result: AnnotationResult, selection: Selection) -> RunSpec:
-    """The `beliefs.annotate` run of a rules annotation of `selection`."""
-    params = {
-        **result.params,
-        "scenes": [selection.first, selection.stop],
-        "characters": selection.characters,
-    }
-    return RunSpec(
-        "beliefs.annotate",
-        backend=result.backend,
-        params=params,
-        source=film_id,
-        note="offline rules over the stored screenplay (no LLM)",
-    )

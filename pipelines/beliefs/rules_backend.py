@@ -216,7 +216,7 @@ def lines_from_frame(
     """Stored script lines grouped by scene, each with its voice mode.
 
     Args:
-        frame: `data_access.beliefs.film_scene_text` rows.
+        frame: `data_access.writes.beliefs.film_scene_text` rows.
         voices: dialogue ordinal -> (extensions, raw cue), recovered from the source file.
     """
     scenes: dict[int, list[ScriptLine]] = defaultdict(list)

@@ -1,25 +1,37 @@
-"""Rules belief annotation of many films on an executor: one unit per (film, scene range).
+"""Offline belief annotation of many films on an executor: one unit per (film, scene range),
+with the `rules` or the `asymmetry` backend (issue 28).
 
 The driver reads each film (`load_film`), a worker computes the rows of one scene range
-(`rules_rows`: the whole film is walked, rows are kept for the range, so a range's rows and
-belief ids are the ones a full run gives), and the driver writes each unit as the run that
-`storyscope beliefs annotate --film F --scenes a:b` writes. The LLM backend calls the gateway
-per stage and stays on `beliefs annotate` (issue #15 left it for the stage code to settle).
+(`rules_rows` / `asymmetry_rows`: the whole film is walked, rows are kept for the range, so a
+range's rows and belief ids are the ones a full run gives), and the driver writes each unit as
+the run that `storyscope beliefs annotate --film F --scenes a:b --backend B` writes. The LLM
+backend calls the gateway per stage and stays on `llm_scaled` (issue #15).
 """
 
 from __future__ import annotations
 
-from data_access.beliefs import insert_annotation
+from data_access.writes.beliefs import insert_annotation
 from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import Selection, load_film
-from pipelines.beliefs.rules_annotate import rules_rows, rules_run_spec
+from pipelines.beliefs.annotation import AnnotateError, Selection, load_film, offline_run_spec
+from pipelines.beliefs.rules_annotate import rules_rows
 from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.runner import ProgressFn
+
+OFFLINE_BACKENDS = (rules.BACKEND, "asymmetry")
 
 
 def rules_unit(payload: dict):
     """Work unit: one scene range's rule-based rows (runs on a worker; no store)."""
     return rules_rows(
+        payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"])
+    )
+
+
+def asymmetry_unit(payload: dict):
+    """Work unit: one scene range's asymmetry rows (runs on a worker; loads MiniLM there)."""
+    from pipelines.beliefs.asymmetry_film import asymmetry_rows
+
+    return asymmetry_rows(
         payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"])
     )
 
@@ -37,12 +49,17 @@ def annotate_films(
     executor: Executor,
     scenes_per_unit: int | None = None,
     progress: ProgressFn | None = None,
+    backend: str = rules.BACKEND,
 ) -> BatchResult:
-    """Annotate every film with the rules backend, one unit per scene range.
+    """Annotate every film with an offline backend, one unit per scene range.
 
     Raises:
-        AnnotateError: a film that is unknown or has no script lines.
+        AnnotateError: an unknown backend, or a film that is unknown or has no script lines.
     """
+    if backend not in OFFLINE_BACKENDS:
+        raise AnnotateError(
+            f"unknown offline backend {backend!r}: use {', '.join(OFFLINE_BACKENDS)}"
+        )
     units = []
     for film_id in film_ids:
         loaded = load_film(store, film_id)
@@ -55,7 +72,7 @@ def annotate_films(
     def write(cursor, outcome) -> dict:
         unit = next(u for u in units if u.key == outcome.key)
         selection = Selection(unit.payload["first"], unit.payload["stop"])
-        spec = rules_run_spec(unit.payload["film_id"], outcome.value, selection)
+        spec = offline_run_spec(unit.payload["film_id"], outcome.value, selection)
         run_id, counts = insert_annotation(cursor, spec, outcome.value.tables)
         return {"run_id": run_id, "rows": counts}
 
@@ -63,9 +80,9 @@ def annotate_films(
         store,
         executor,
         "beliefs.annotate",
-        {"backend": rules.BACKEND, "scenes_per_unit": scenes_per_unit},
+        {"backend": backend, "scenes_per_unit": scenes_per_unit},
         units,
-        rules_unit,
+        asymmetry_unit if backend == "asymmetry" else rules_unit,
         write,
         progress,
     )

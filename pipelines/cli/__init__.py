@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 
-from pipelines.cli.app import app
+from pipelines.cli.app import app, fail
 
 
 def load_commands() -> None:
@@ -17,11 +18,21 @@ def load_commands() -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    from data_access.store.interrupts import interrupt_statements_on_ctrl_c
     from pipelines.progress import cli_bars
 
+    interrupt_statements_on_ctrl_c()  # a Ctrl-C stops DuckDB's statement, not just Python
     load_commands()
     with cli_bars():  # long steps report progress (pipelines.progress); bars go to stderr
-        app()
+        try:
+            app()
+        except Exception as exc:
+            # Any LLM step whose endpoint refused the run (key, redirect; issue 27, class 7):
+            # one error line, not a traceback. (The gateway's module is loaded if it raised.)
+            gateway_calls = sys.modules.get("pipelines.llm.calls")
+            if gateway_calls is None or not isinstance(exc, gateway_calls.EndpointRefused):
+                raise
+            raise SystemExit(fail(str(exc)).exit_code) from None
 
 
 __all__ = ["app", "load_commands", "main"]

@@ -59,17 +59,43 @@ CREATING_COMMANDS = frozenset(
 )
 
 
+# Commands that only read the store. They open a store that cannot be written (read-only on
+# disk, or written by a newer StoryScope) read-only, with a warning; every other command is
+# refused such a store (data_access.store.connection, "Read-only stores"), so nothing half-writes
+# it.
+READING_COMMANDS = frozenset(
+    {
+        "stats",
+        "export",
+        "store check",
+        "store backup",
+        "metrics",
+        "compare",
+        "agreement",
+        "topics",
+        "reviewers",
+    }
+)
+
+
 def _command_name() -> str | None:
     context = get_current_context(silent=True)
     if context is None:
         return None
-    return " ".join(context.command_path.split()[1:])
+    # the sub-commands' own names: the root's name is the program as invoked ("storyscope",
+    # "python -m pipelines"), so command_path cannot simply be split
+    names = []
+    while context.parent is not None:
+        names.append(context.info_name or "")
+        context = context.parent
+    return " ".join(reversed(names))
 
 
 def open_store(path: Path | None):
     """The store named by --store / STORYSCOPE_STORE, else the default file.
 
     Only `CREATING_COMMANDS` may create a missing store; they say so when they do.
+    `READING_COMMANDS` open a store they cannot write read-only and warn once on stderr.
     """
     from data_access.store import Store, default_store_path
 
@@ -78,7 +104,14 @@ def open_store(path: Path | None):
     create = name is None or name in CREATING_COMMANDS
     if create and not path.exists() and not path.is_symlink():
         typer.echo(f"note: creating a new store at {path.resolve()}", err=True)
-    return Store(path, create=create)
+    if name not in READING_COMMANDS:
+        return Store(path, create=create)
+    store = Store(path, create=False, fall_back_to_read_only=True)
+    with store.session():  # opened now, so the warning comes before the command's output
+        pass
+    if store.read_only:
+        typer.secho(f"warning: opened read-only: {store.read_only_reason}", err=True)
+    return store
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -77,7 +77,7 @@ def import_fables_cmd(
 
 
 def _pick_dataset(store, dataset: str | None) -> str:
-    from data_access.agreement_labels import LFVQA, labelled_datasets
+    from data_access.writes.agreement_labels import LFVQA, labelled_datasets
 
     available = labelled_datasets(store)
     if dataset:

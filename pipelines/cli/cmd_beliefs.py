@@ -11,6 +11,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import split_list
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
 
 beliefs_app = typer.Typer(
     help="Belief records: ToM datasets, the symbolic tracker, annotation.", no_args_is_help=True
@@ -46,13 +47,15 @@ def import_tom(
 ) -> None:
     """Import a ToM dataset as stories (a story = a film, a sentence = a scene) with belief
     records computed by the symbolic tracker."""
+    from data_access.writes.dataset_ids import DatasetIdTaken
+    from data_access.writes.films import FilmIdTaken
     from pipelines.beliefs.hitom import TomFormatError
     from pipelines.beliefs.importers import import_tom as run_import
 
     _check_path(path)
     try:
         summary = run_import(open_store(store), dataset.value, path, limit)
-    except TomFormatError as exc:
+    except (TomFormatError, FilmIdTaken, DatasetIdTaken) as exc:
         raise fail(str(exc)) from None
     if as_json:
         typer.echo(json.dumps(summary.__dict__))
@@ -79,17 +82,34 @@ def eval_tom(
         ),
     ] = "generator",
     misses: Annotated[int, typer.Option(min=0, help="Print up to N wrong answers.")] = 0,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="symbolic-tracker (the dataset's parsed events) | asymmetry (the film belief"
+            " backend over the narrated sentences; hitom and opentom)."
+        ),
+    ] = "symbolic-tracker",
 ) -> None:
-    """Answer a ToM dataset's questions with the symbolic tracker and score them."""
+    """Answer a ToM dataset's questions with the symbolic tracker (or the asymmetry backend)
+    and score them."""
     from pipelines.beliefs import evaluator
     from pipelines.beliefs.hitom import TomFormatError
 
     _check_path(path)
     if nesting not in ("generator", "symmetric", "versioned"):
         raise fail(f"--nesting must be generator, symmetric or versioned, not {nesting!r}")
+    if backend not in ("symbolic-tracker", "asymmetry"):
+        raise fail(f"--backend must be symbolic-tracker or asymmetry, not {backend!r}")
     try:
-        run = evaluator(dataset.value)
-        result = run(path, nesting=nesting) if dataset is TomDataset.hitom else run(path)
+        if backend == "asymmetry":
+            from pipelines.beliefs.asymmetry_tom import EVALUATORS
+
+            if dataset.value not in EVALUATORS:
+                raise fail(f"--backend asymmetry reads {' and '.join(EVALUATORS)} only")
+            result = EVALUATORS[dataset.value](path)
+        else:
+            run = evaluator(dataset.value)
+            result = run(path, nesting=nesting) if dataset is TomDataset.hitom else run(path)
     except TomFormatError as exc:
         raise fail(str(exc)) from None
     payload = result.as_json()
@@ -110,7 +130,8 @@ def eval_tom(
 
 def _print_result(payload: dict) -> None:
     typer.echo(
-        f"{payload['dataset']} (backend: symbolic-tracker): n={payload['n']}"
+        f"{payload['dataset']} (backend: {payload.get('backend', 'symbolic-tracker')}):"
+        f" n={payload['n']}"
         f" accuracy={payload['accuracy']:.4f}"
     )
     for key, value in payload.items():
@@ -120,12 +141,13 @@ def _print_result(payload: dict) -> None:
     for key, value in payload.items():
         if isinstance(value, list):  # label errors: count here, items with --misses / --json
             typer.echo(f"  {key}: {len(value)} (list them with --misses N or --json --details)")
-        elif not key.startswith("by_") and key not in ("n", "accuracy", "dataset"):
+        elif not key.startswith("by_") and key not in ("n", "accuracy", "dataset", "backend"):
             typer.echo(f"  {key}: {value}")
 
 
 class Backend(StrEnum):
     rules = "rules"
+    asymmetry = "asymmetry"
     openai = "openai"
 
 
@@ -134,7 +156,11 @@ def annotate_film(
     film: Annotated[str, typer.Option("--film", help="Film id in the store.")],
     store: StoreOption = None,
     backend: Annotated[
-        Backend, typer.Option(help="rules (offline) or openai (Tables 18-21 through the gateway).")
+        Backend,
+        typer.Option(
+            help="rules or asymmetry (offline; asymmetry tracks false beliefs, revisions and"
+            " meta-beliefs) or openai (Tables 18-21 through the gateway)."
+        ),
     ] = Backend.rules,
     characters: Annotated[str | None, typer.Option(help="Comma-separated character names.")] = None,
     scenes: Annotated[
@@ -152,12 +178,17 @@ def annotate_film(
             envvar="STORYSCOPE_BELIEF_COVERAGE",
         ),
     ] = "paper",
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Belief records for a stored film: presence, witnessed events, told / inferred / false
     beliefs, revisions and meta-beliefs."""
     from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse_scene_range
 
+    if executor != "local":
+        _annotate_on_executor(film, store, backend, executor, ray_address, dry_run, as_json)
+        return
     try:
         first, stop = parse_scene_range(scenes)
         names = split_list(characters) or None
@@ -212,3 +243,28 @@ def annotate_film(
         f"{film} (backend: {result.backend}): {verb} {rows}{extra}"
         + (f" (run {result.run_id})" if result.run_id else "")
     )
+
+
+def _annotate_on_executor(film, store, backend, executor, ray_address, dry_run, as_json) -> None:
+    """`annotate --executor ray`: the film as one unit of the scaled path (`beliefs.scaled`),
+    offline backends only; the rows are the ones a local run writes."""
+    from pipelines.beliefs.annotation import AnnotateError
+    from pipelines.beliefs.scaled import OFFLINE_BACKENDS, annotate_films
+    from pipelines.cli.scale_options import open_executor
+
+    if backend.value not in OFFLINE_BACKENDS or dry_run:
+        raise fail(
+            f"--executor {executor} runs the offline backends ({', '.join(OFFLINE_BACKENDS)})"
+            " and writes; use annotate-many for openai, or --executor local for --dry-run"
+        )
+    runner = open_executor(executor, ray_address)
+    try:
+        batch = annotate_films(open_store(store), [film], runner, backend=backend.value)
+    except AnnotateError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        runner.close()
+    summary = batch_summary(batch, film_id=film, backend=backend.value)
+    typer.echo(json.dumps(summary) if as_json else " ".join(f"{k}={v}" for k, v in summary.items()))
+    if batch.failed:
+        raise fail(f"{film}: the unit failed; run the same command again to retry it")

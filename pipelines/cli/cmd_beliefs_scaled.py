@@ -1,5 +1,6 @@
 """`storyscope beliefs annotate-many`: belief records for many films on --executor, with the
-rules or the LLM stages (one unit per film and scene range; docs/SCALE.md)."""
+rules, the asymmetry tracker or the LLM stages (one unit per film and scene range;
+docs/SCALE.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def annotate_many(
         typer.Option("--scenes-per-unit", help="Scenes per work unit (default: a whole film)."),
     ] = None,
     backend: Annotated[
-        str, typer.Option(help="rules (offline) or openai (the gateway).")
+        str, typer.Option(help="rules or asymmetry (offline), or openai (the gateway).")
     ] = "rules",
     budget: Annotated[
         float | None,
@@ -40,7 +41,7 @@ def annotate_many(
 ) -> None:
     """Belief records for many films; a killed run (or one stopped by its budget) resumes
     when the same command is given again."""
-    from data_access.beliefs import films_with_script_lines
+    from data_access.writes.beliefs import films_with_script_lines
     from pipelines.beliefs.annotation import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor, progress_bar
@@ -55,12 +56,14 @@ def annotate_many(
     )
     if not chosen:
         raise fail("no film with script lines in the store; ingest a screenplay first")
-    if backend not in ("rules", "openai"):
-        raise fail(f"--backend {backend!r}: expected rules or openai")
+    if backend not in ("rules", "asymmetry", "openai"):
+        raise fail(f"--backend {backend!r}: expected rules, asymmetry or openai")
     runner = open_executor(executor, ray_address)
     try:
-        if backend == "rules":
-            batch = annotate_films(handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"))
+        if backend in ("rules", "asymmetry"):
+            batch = annotate_films(
+                handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"), backend
+            )
         else:
             from pipelines.beliefs.llm_scaled import annotate_films_llm
             from pipelines.llm import load_config

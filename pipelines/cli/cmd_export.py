@@ -37,6 +37,12 @@ def export(
             envvar="STORYSCOPE_INTERCHANGE",
         ),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace the --out file if it exists.", envvar="STORYSCOPE_EXPORT_FORCE"
+        ),
+    ] = False,
     list_exports: Annotated[
         bool,
         typer.Option("--list", help="List what can be exported.", envvar="STORYSCOPE_EXPORT_LIST"),
@@ -44,8 +50,10 @@ def export(
     store: StoreOption = None,
 ) -> None:
     """Export questions, claims, answers, verdicts (humans included), metrics, beliefs, MCQs with
-    difficulty, PlotTree nodes, reviews... with the run ids that made each row."""
-    from data_access.export import EXPORTS, ExportError, columns_of
+    difficulty, PlotTree nodes, reviews... with the run ids that made each row.
+
+    --out is never the store or its WAL, and an existing file is replaced only with --force."""
+    from data_access.queries.export import EXPORTS, ExportError, columns_of
     from pipelines.cli.parsing import parse_where
     from pipelines.export import export_slice
 
@@ -62,7 +70,13 @@ def export(
     try:
         columns = columns_of(handle, what)  # the keys --where accepts: this export's columns
         filters = parse_where(where, {column: column for column in columns})
-        report = export_slice(handle, what, fmt, out, filters, interchange)
-    except (ExportError, ValueError) as exc:
+        report = export_slice(handle, what, fmt, out, filters, interchange, force)
+    except (ExportError, ValueError) as exc:  # OutputRefused is a ValueError
         raise fail(str(exc)) from None
+    if not report.written:
+        typer.echo(
+            f"{report.name}: no rows, so no {report.path.name} (an interchange folder leaves an"
+            " empty table's file out)"
+        )
+        return
     typer.echo(f"{report.name}: {report.rows} rows, {len(report.columns)} columns → {report.path}")

@@ -33,6 +33,13 @@ def format_doc_command(
             )
         typer.echo(f"{out} is current")
         return
+    from data_access.store import default_store_path
+    from pipelines.output_guard import OutputRefused, safe_output_path
+
+    try:  # rewriting the document is this command's job (force), the store never is
+        safe_output_path(out, store=default_store_path(), force=True)
+    except OutputRefused as exc:
+        raise fail(str(exc)) from None
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     typer.echo(f"wrote {out} ({len(text.splitlines())} lines)")

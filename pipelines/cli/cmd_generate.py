@@ -22,8 +22,9 @@ WhereOption = Annotated[
 
 
 def where_keys() -> dict[str, str]:
-    """check-questions filters on the question fields of `data_access.qgen.QUESTION_FILTERS`."""
-    from data_access.qgen import QUESTION_FILTERS
+    """check-questions filters on the question fields of
+    `data_access.writes.qgen.QUESTION_FILTERS`."""
+    from data_access.writes.qgen import QUESTION_FILTERS
 
     return {key: key for key in QUESTION_FILTERS}
 

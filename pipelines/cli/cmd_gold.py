@@ -18,11 +18,11 @@ def gold_eval_command(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Rules beliefs, template questions and the lexical judge, each against the gold.
+    """Rules and asymmetry beliefs, template questions and the lexical judge, against the gold.
 
     The result is also stored as a `gold.eval` run, which the pages show beside each backend.
     """
-    from data_access.gold_eval import record_gold_eval
+    from data_access.queries.gold_eval import record_gold_eval
     from pipelines.goldeval import GoldEvalError, gold_eval, summary
 
     opened = open_store(store)
@@ -43,15 +43,21 @@ def _f(value) -> str:
 
 
 def report_lines(detail: dict) -> list[str]:
-    """The human-readable report: one block per comparison."""
-    b, q, j = detail["beliefs"], detail["questions"], detail["judge"]
+    """The human-readable report: one block per comparison (one belief line per backend)."""
+    from pipelines.goldeval import missing_backends
+
+    q, j = detail["questions"], detail["judge"]
     ref = q["gold_reference"]
     lines = [
         f"beliefs: {b['backend']} backend vs gold: precision {_f(b['precision'])}, recall"
         f" {_f(b['recall'])}, false-belief recall {_f(b['false_belief_recall'])}, revision"
         f" recall {_f(b['revision_recall'])}  ({b['matched']} matched of {b['n_backend']}"
         f" backend / {b['n_gold']} gold beliefs; same holder, overlapping scenes, MiniLM"
-        f" cosine ≥ {b['match_cosine']})",
+        f" cosine ≥ {b['match_cosine']})"
+        for b in detail.get("belief_backends", {}).values() or [detail["beliefs"]]
+    ]
+    lines += [f"beliefs: not scored yet, run `{c}`" for c in missing_backends(detail)]
+    lines += [
         f"questions: {q['backend']} backend: checks pass {_f(q['checks_pass_rate'])},"
         f" near-duplicates {_f(q['near_duplicate_rate'])}, Self-BLEU-2 {_f(q['self_bleu2'])}"
         f" ({q['n']} questions); gold questions: {_f(ref['checks_pass_rate'])},"

@@ -26,8 +26,8 @@ _FIELDS = (
 
 @jobs_app.command("list")
 def list_(store: StoreOption = None, as_json: JsonOption = False) -> None:
-    """The newest jobs."""
-    from data_access.jobs import list_jobs
+    """The newest jobs (a dead `running` job shows `interrupted`, as in `jobs status`)."""
+    from pipelines.jobs import list_jobs
 
     frame = list_jobs(open_store(store))
     if as_json:
@@ -91,5 +91,8 @@ def stop(job_id: str, store: StoreOption = None) -> None:
     """Ask a job to stop after its current batch."""
     from pipelines.jobs import stop_job
 
-    stop_job(open_store(store), job_id)
+    try:
+        stop_job(open_store(store), job_id)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
     typer.echo(f"stop requested for {job_id}")

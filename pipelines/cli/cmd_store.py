@@ -12,7 +12,7 @@ from pipelines.cli.app import JsonOption, StoreOption, app, open_store
 @app.command()
 def stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Row counts per table and per source / kind."""
-    from data_access.stats import store_stats
+    from data_access.queries.stats import store_stats
 
     result = store_stats(open_store(store))
     if as_json:
@@ -31,7 +31,7 @@ def stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
 @app.command()
 def migrate(store: StoreOption = None) -> None:
     """Create the store or bring its schema up to date."""
-    from data_access.migrations import all_migrations
+    from data_access.store.migrations import all_migrations
 
     handle = open_store(store)
     with handle.session():

@@ -18,7 +18,7 @@ app.add_typer(store_app, name="store")
 @store_app.command("check")
 def check(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Read every table in full, so DuckDB verifies every block; exit 2 when any is damaged."""
-    from data_access.store_health import RECOVERY, full_check
+    from data_access.store.health import RECOVERY, full_check
 
     handle = open_store(store)  # the open itself refuses a truncated store or bad metadata
     with handle.session() as cursor:
@@ -39,12 +39,30 @@ def check(store: StoreOption = None, as_json: JsonOption = False) -> None:
 @store_app.command("backup")
 def backup_cmd(
     destination: Annotated[Path, typer.Argument(help="The new file to write the copy to.")],
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Replace DESTINATION if it exists.", envvar="STORYSCOPE_BACKUP_FORCE"
+        ),
+    ] = False,
     store: StoreOption = None,
 ) -> None:
-    """Write a consistent copy of the store to a new file (safe while the app runs)."""
-    from data_access.store_health import backup
+    """Write a consistent copy of the store to a new file (safe while the app runs).
+
+    DESTINATION is never the store or its WAL; an existing file is replaced only with --force
+    (whole, once the copy is complete)."""
+    from data_access.store.health import backup
+    from pipelines.output_guard import OutputRefused, replace_atomically, safe_output_path
 
     handle = open_store(store)
-    with handle.session() as cursor:
-        backup(cursor, destination.resolve())
-    typer.echo(f"backed up {handle.path} to {destination.resolve()}")
+    try:
+        target = safe_output_path(destination, store=handle.path, force=force, label="DESTINATION")
+    except OutputRefused as exc:
+        raise fail(str(exc)) from None
+
+    def copy_to(path: Path) -> None:
+        with handle.session() as cursor:
+            backup(cursor, path)
+
+    replace_atomically(target, copy_to)
+    typer.echo(f"backed up {handle.path} to {target}")

@@ -32,6 +32,7 @@ if not hasattr(typer, "TyperException"):  # pragma: no cover - older typer
     _CLI_EXITS = (typer.Exit, typer.Abort, click.ClickException)
 
 BAD_INPUT, BUSY, IO_FAULT, INTERRUPTED = 2, 3, 4, 130
+_BAD_PARAMETER = getattr(typer, "BadParameter", ())
 
 # What a user can do about each errno an expected OSError carries.
 _OS_ADVICE = {
@@ -102,7 +103,9 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
 
     from data_access.importers.errors import ImportFailure
     from data_access.store import StoreBusy
-    from data_access.store_health import StoreProblem
+    from data_access.store.health import StoreProblem
+    from data_access.store.interrupts import WorkInterrupted, is_interrupt
+    from pipelines.numeric_settings import SettingOutOfRange
 
     if isinstance(exc, ImportFailure):
         return FaultMessage(exc.describe(), BAD_INPUT)
@@ -112,12 +115,15 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
             " one again",
             BUSY,
         )
-    if isinstance(exc, StoreProblem):
+    if isinstance(exc, (StoreProblem, SettingOutOfRange)):
         return FaultMessage(str(exc), BAD_INPUT)
-    if isinstance(exc, KeyboardInterrupt):
+    if isinstance(exc, WorkInterrupted):
+        return FaultMessage(str(exc), INTERRUPTED)
+    if is_interrupt(exc):
         return FaultMessage(
-            "interrupted: nothing half-written was kept (imports and job batches are"
-            " transactional); run the command again, or `storyscope jobs resume` for a job",
+            "interrupted: the write in progress was rolled back and what was committed"
+            " before it stays (each import and job batch is all or nothing); run the command"
+            " again, or `storyscope jobs resume` for a job",
             INTERRUPTED,
         )
     if isinstance(exc, OSError):
@@ -138,12 +144,38 @@ def report_fault(exc: BaseException) -> None:
     raise typer.Exit(message.code) from None
 
 
+def _bad_parameter_line(exc) -> typer.Exit:
+    """A value the command line refused (typer's own checks) as one `error:` line, naming the
+    env var when it gave the value."""
+    from pipelines.cli.option_ranges import env_note, option_label
+
+    text = exc.format_message()
+    missing = type(exc).__name__ == "MissingParameter"  # its own message names the option
+    if exc.param is not None and exc.ctx is not None and exc.message and not missing:
+        text = f"{option_label(exc.param)}: {exc.message}{env_note(exc.ctx, exc.param)}"
+    typer.secho(f"error: {text}", err=True, fg=typer.colors.RED)
+    return typer.Exit(BAD_INPUT)
+
+
 class FaultMappingGroup(TyperGroup):
-    """The root command group: runs every command under `report_fault`."""
+    """The root command group: runs every command under `report_fault`, every numeric option
+    range-checked (pipelines/cli/option_ranges.py) and the numeric env vars read outside the options
+    checked before any command runs (pipelines/numeric_settings.py)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from pipelines.cli.option_ranges import check_numeric_options
+
+        check_numeric_options(self)
 
     def invoke(self, ctx):
+        from pipelines.numeric_settings import check_environment
+
         try:
+            check_environment(os.environ)
             return super().invoke(ctx)
+        except _BAD_PARAMETER as exc:
+            raise _bad_parameter_line(exc) from None
         except _CLI_EXITS:
             raise
         except (Exception, KeyboardInterrupt) as exc:  # the CLI's single fault root

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.importers import import_storyvideoqa_dir
+from data_access.queries.overview import datasets_overview
 from data_access.store import Store
-from data_access.views_overview import datasets_overview
 
 RELEASE_DIR = "storyvideoqa"
 DATASET_ID = "storyvideoqa"

@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from data_access.plottree import films_with_timeline
 from data_access.store import Store
+from data_access.writes.plottree import films_with_timeline
 from pipelines.progress import report
 
 DATASET_ID = "storyvideoqa"
@@ -35,7 +35,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     if data_dir is None:
         echo("  no --data-dir; skipped")
         return
-    from data_access.views_plottree import films_with_tree
+    from data_access.queries.plottree import films_with_tree
     from pipelines.plottree.ask import ask, film_questions
     from pipelines.plottree.build import build_film_tree
 

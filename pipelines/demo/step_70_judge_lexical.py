@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from data_access.queries.verdict_counts import judges_with_answer_verdicts, verdict_counts
 from data_access.store import Store
-from data_access.verdict_counts import judges_with_answer_verdicts, verdict_counts
 from pipelines.judge import JudgeOptions, load_slice, run_judge
 from pipelines.metrics import metrics_table
 

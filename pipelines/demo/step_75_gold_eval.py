@@ -1,6 +1,7 @@
 """Demo step 75: score the offline backends against the sample film's gold (issue 13).
 
-Runs `storyscope gold-eval` on the showcase film once the rules beliefs (step 45), the gold
+Runs `storyscope gold-eval` on the showcase film once the rules and asymmetry beliefs (step 45,
+both scored side by side), the gold
 (step 46), the template questions (step 60) and the lexical judge (step 70) are in the store,
 and stores the result as a `gold.eval` run, which Belief timelines, Question Lab and Verdicts
 show beside each backend's output. Skips with a message when a part is missing; reruns skip.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from data_access.gold_eval import latest_gold_eval, record_gold_eval
+from data_access.queries.gold_eval import latest_gold_eval, record_gold_eval
 from data_access.store import Store
 
 SAMPLE_FILM_ID = "the-keepers-ledger"

@@ -5,7 +5,7 @@ judge labels. The backends are scored, never fitted: no threshold here is tuned 
 
 from __future__ import annotations
 
-from data_access import gold_eval as queries
+from data_access.queries import gold_eval as queries
 from data_access.store import Store
 from pipelines.goldeval.beliefs import MATCH_COSINE, score_beliefs
 from pipelines.goldeval.judge import score_judge
@@ -37,6 +37,30 @@ def evaluate_beliefs(store: Store, film_id: str, backend: str = "rules", embed=_
     gold_rows = queries.beliefs_of_run(store, film_id, gold_run)
     scores = score_beliefs(backend_rows, gold_rows, embed)
     return {"backend": backend, **scores, "run_id": run_id, "match_cosine": MATCH_COSINE}
+
+
+BELIEF_BACKENDS = ("rules", "asymmetry")
+
+
+def evaluate_belief_backends(store: Store, film_id: str, embed=_embed) -> dict[str, dict]:
+    """Every offline belief backend that has a run on the film, scored side by side (issue 28);
+    a backend without a run is left out (its annotate command is named by `missing_backends`)."""
+    scores = {}
+    for backend in BELIEF_BACKENDS:
+        if queries.belief_run(store, film_id, backend) is not None:
+            scores[backend] = evaluate_beliefs(store, film_id, backend, embed)
+    return scores
+
+
+def missing_backends(detail: dict) -> list[str]:
+    """The annotate command of each belief backend a `gold_eval` detail lacks."""
+    if "belief_backends" not in detail:
+        return []
+    return [
+        f"storyscope beliefs annotate --film {detail['film_id']} --backend {backend}"
+        for backend in BELIEF_BACKENDS
+        if backend not in detail.get("belief_backends", {})
+    ]
 
 
 def evaluate_questions(store: Store, film_id: str, backend: str = "template", embed=_embed) -> dict:
@@ -73,16 +97,31 @@ SUMMARY_KEYS = {
 
 
 def summary(detail: dict) -> dict:
-    """The `--json` shape of issue 13: three comparisons with exactly these keys."""
-    return {part: {k: detail[part][k] for k in keys} for part, keys in SUMMARY_KEYS.items()}
+    """The `--json` shape of issue 13 (three comparisons with exactly these keys), plus, when
+    several belief backends were scored, `beliefs_by_backend` with the same keys for each."""
+    result = {part: {k: detail[part][k] for k in keys} for part, keys in SUMMARY_KEYS.items()}
+    if "belief_backends" in detail:
+        keys = SUMMARY_KEYS["beliefs"]
+        result["beliefs_by_backend"] = {
+            name: {k: scores[k] for k in keys} for name, scores in detail["belief_backends"].items()
+        }
+    return result
 
 
 def gold_eval(store: Store, film_id: str) -> dict:
-    """All three comparisons with their detail (counts, runs, the gold questions' reference)."""
+    """All three comparisons with their detail (counts, runs, the gold questions' reference);
+    `beliefs` is the rules backend's, `belief_backends` every offline backend's with a run."""
     beliefs = evaluate_beliefs(store, film_id)
+    backends = evaluate_belief_backends(store, film_id)
     questions = evaluate_questions(store, film_id)
     judge = evaluate_judge(store, film_id)
-    return {"beliefs": beliefs, "questions": questions, "judge": judge}
+    return {
+        "film_id": film_id,
+        "beliefs": beliefs,
+        "belief_backends": backends,
+        "questions": questions,
+        "judge": judge,
+    }
 
 
 def describe(part: str, result: dict) -> str | None:

@@ -7,18 +7,27 @@ the gateway) or the offline `lexical` judge; gold self-check mode.
 As a background job: `pipelines.jobs.start_job(store, "judge", JudgeOptions(...).params())`.
 """
 
-from pipelines.judge.lexical import LexicalMatcher, lexical_measures
-from pipelines.judge.prompt import PROMPT_VERSION, PROMPT_VERSIONS, judge_messages
-from pipelines.judge.run import JudgeOptions, dry_run, load_slice, run_judge
+import importlib
 
-__all__ = [
-    "JudgeOptions",
-    "LexicalMatcher",
-    "PROMPT_VERSION",
-    "PROMPT_VERSIONS",
-    "dry_run",
-    "judge_messages",
-    "lexical_measures",
-    "load_slice",
-    "run_judge",
-]
+# Loaded on first use (PEP 562): a page that needs only `pipelines.judge.explain` must not pay
+# for the run's imports (the gateway, the HTTP clients, Ray): 2 s of CPU per app session.
+_EXPORTS = {
+    "JudgeOptions": "pipelines.judge.run",
+    "dry_run": "pipelines.judge.run",
+    "load_slice": "pipelines.judge.run",
+    "run_judge": "pipelines.judge.run",
+    "LexicalMatcher": "pipelines.judge.lexical",
+    "lexical_measures": "pipelines.judge.lexical",
+    "PROMPT_VERSION": "pipelines.judge.prompt",
+    "PROMPT_VERSIONS": "pipelines.judge.prompt",
+    "judge_messages": "pipelines.judge.prompt",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from data_access import llm_log
-from pipelines.judge.run import OFFLINE_BACKENDS, Slice, lexical_items, llm_requests, offline_batch
+from data_access.writes import llm_log
+from pipelines.judge.work import OFFLINE_BACKENDS, Slice, lexical_items, llm_requests, offline_batch
 from pipelines.llm import Gateway
 from pipelines.scale import Unit, make_executor
 from pipelines.scale.budget import batch_budget, budget_state

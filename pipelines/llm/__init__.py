@@ -2,7 +2,7 @@
 
 Quick use::
 
-    from data_access.runs import RunSpec, start_run, end_run
+    from data_access.writes.runs import RunSpec, start_run, end_run
     from pipelines.llm import Gateway, LLMRequest, load_config
 
     config = load_config({"model": "gpt-4o-mini"})       # env / secrets.toml / overrides
@@ -26,18 +26,23 @@ Quick use::
   sending; `gateway.stop_reason` is "budget" when the budget ended the run.
 - The cache (`llm_cache`) is keyed by sha256(model, messages, params incl. response_format);
   a rerun replays from it with the endpoint down. Only validated replies are cached.
-- Tests and benchmarks: `pipelines.llm.fake_server.FakeLLMServer(handler)` (scripted local
+- A refused key (HTTP 401 / 403) or a redirect off the configured origin stops the run after
+  the first request: `run` records what was answered, then raises `EndpointRefused` (whose
+  message never holds the key). Redirects are never followed to another origin.
+- Tests and benchmarks: `tests.support.fake_server.FakeLLMServer(handler)` (scripted local
   OpenAI-compatible server) and the pytest fixture `fake_llm` (tests/support/fake_llm.py).
 - The key never reaches the store, logs, errors or job records: `LLMConfig.public_dict()`
   omits it and `redact()` scrubs every error and raw reply.
 """
 
+from pipelines.llm.calls import EndpointRefused
 from pipelines.llm.config import LLMConfig, load_config
 from pipelines.llm.gateway import Gateway
 from pipelines.llm.redact import redact
 from pipelines.llm.requests import LLMRequest, LLMResult, Usage, cache_key, parse_reply
 
 __all__ = [
+    "EndpointRefused",
     "Gateway",
     "LLMConfig",
     "LLMRequest",

@@ -1,18 +1,16 @@
-"""One HTTP call's pieces for the gateway: its openai clients, reading a completion, and the
-rules for what is retried and how long to wait."""
+"""One HTTP call's pieces for the gateway: its openai clients, reading a completion, the rules
+for what is retried and how long to wait, and the replies that stop a whole run."""
 
 from __future__ import annotations
 
 import json
 import random
-import ssl
 
 import openai
 
 from pipelines.llm.config import LLMConfig
-from pipelines.llm.transport import LeanAsyncClient, LeanAsyncTransport
+from pipelines.llm.http_clients import OffOriginRedirect, http_clients, keep_to_origin, origin
 
-_CONNECTIONS_PER_CLIENT = 8
 _TRANSIENT = (
     openai.APITimeoutError,
     openai.APIConnectionError,
@@ -27,6 +25,14 @@ class MalformedReply(Exception):
     def __init__(self, message: str, raw: str | None) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class EndpointRefused(Exception):
+    """The endpoint refused the run (its key, or a redirect off the configured origin).
+
+    Raised by `Gateway.run` once what was answered is recorded; the message names the endpoint
+    and what to change, never the key.
+    """
 
 
 def read_completion(text: str) -> tuple[str, dict, str | None]:
@@ -74,27 +80,41 @@ def backoff_s(config: LLMConfig, attempt: int, asked: float | None) -> float:
     return min(base, config.backoff_max_s) * (0.5 + random.random() / 2)
 
 
+def refusal(exc: Exception) -> tuple[str, str] | None:
+    """(stop reason, what the user reads) when `exc` means no request of the run can succeed.
+
+    A 401 / 403 refuses the key (issue 27, class 7): every later request would be refused too,
+    so the run stops at the first. A redirect off the configured origin is never followed.
+    Neither message holds the key. None for any other error.
+    """
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        endpoint = origin(exc.response.request.url)
+        return "key refused", (
+            f"the endpoint {endpoint} refused the API key (HTTP {exc.status_code}); the run "
+            "stopped at the first refusal. Set STORYSCOPE_LLM_API_KEY (or OPENAI_API_KEY) to "
+            "a key it accepts, then resume."
+        )
+    if isinstance(exc, OffOriginRedirect):
+        return "redirect refused", (
+            f"{exc}; the run stopped. Set the base URL to the server that answers, then resume."
+        )
+    return None
+
+
 def openai_clients(config: LLMConfig, concurrency: int) -> tuple[list[openai.AsyncOpenAI], int]:
     """A run's openai clients, and how many concurrency slots share each one."""
-    if config.http_transport == "lean":
-        # One client; its transport keeps up to `concurrency` idle keep-alive connections
-        # (and loads CA certificates only when an https origin needs them).
-        # httpcore's pool and stream layers cost ~2/3 of the client CPU per call.
-        transport = LeanAsyncTransport(max_idle=concurrency)
-        return [_client(config, LeanAsyncClient(transport=transport))], concurrency
-    tls = ssl.create_default_context()  # CA certificates loaded once, not per client
-    # The library's own transport: several small clients, because httpcore's pool scans
-    # every connection on each request and release (eight pools of 8 beat one of 64).
-    n_clients = -(-concurrency // _CONNECTIONS_PER_CLIENT)
-    clients = [openai.DefaultAsyncHttpxClient(verify=tls) for _ in range(n_clients)]
-    return [_client(config, http) for http in clients], _CONNECTIONS_PER_CLIENT
+    https, per_client = http_clients(config.http_transport, concurrency)
+    return [openai_client(config, http) for http in https], per_client
 
 
-def _client(config: LLMConfig, http) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(
+def openai_client(config: LLMConfig, http) -> openai.AsyncOpenAI:
+    """The openai client of `config` over the HTTP client `http`, kept to its origin."""
+    client = openai.AsyncOpenAI(
         api_key=config.api_key or "not-needed",
         base_url=config.base_url,
         timeout=config.timeout_s,
         max_retries=0,
         http_client=http,
     )
+    keep_to_origin(http, client.base_url)  # (the base URL openai resolved, env included)
+    return client

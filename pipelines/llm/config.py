@@ -9,7 +9,7 @@ Environment variables: STORYSCOPE_LLM_BASE_URL, STORYSCOPE_LLM_MODEL, STORYSCOPE
 STORYSCOPE_LLM_MAX_RETRIES, STORYSCOPE_LLM_BUDGET_USD, STORYSCOPE_LLM_BUDGET_TOKENS,
 STORYSCOPE_LLM_PRICE_IN, STORYSCOPE_LLM_PRICE_OUT (USD per million tokens),
 STORYSCOPE_LLM_STRUCTURED (auto | json_schema | json_object | prompt | none),
-STORYSCOPE_LLM_MAX_TOKENS, STORYSCOPE_LLM_HTTP_TRANSPORT (lean | httpx).
+STORYSCOPE_LLM_MAX_TOKENS, STORYSCOPE_LLM_HTTP_TRANSPORT (aiohttp | httpx).
 secrets.toml: the same names as keys of an `[llm]` table (`base_url`, `model`, `api_key`, ...)
 or as top-level keys (`STORYSCOPE_LLM_MODEL = "..."`, `OPENAI_API_KEY = "..."`).
 """
@@ -21,6 +21,8 @@ import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+
+from pipelines.numeric_settings import ENV_RANGES, checked_number
 
 SECRETS_FILE = Path(".streamlit") / "secrets.toml"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -48,9 +50,9 @@ class LLMConfig:
         max_tokens: a completion-token cap added to requests that set none (small local
             models may otherwise write until the context is full); part of the cache key.
         backoff_base_s / backoff_max_s: exponential backoff when no Retry-After is given.
-        http_transport: what carries the openai client's HTTP: `lean` (HTTP/1.1 keep-alive
-            over asyncio with h11, `pipelines.llm.transport`; ~1/3 of the client CPU per call)
-            or `httpx` (the HTTP library's default transport, e.g. for HTTP/2 gateways).
+        http_transport: what carries the openai client's HTTP: `aiohttp` (openai's
+            `DefaultAioHttpClient`, `pipelines.llm.http_clients`) or `httpx` (the HTTP
+            library's default transport, e.g. for HTTP/2 gateways).
     """
 
     base_url: str | None = None
@@ -68,7 +70,7 @@ class LLMConfig:
     max_tokens: int | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
-    http_transport: str = "lean"
+    http_transport: str = "aiohttp"
 
     def public_dict(self) -> dict[str, Any]:
         """Every setting except the key (safe for run params, job records and logs)."""
@@ -135,6 +137,9 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
                 value = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"invalid LLM setting {name!r}: expected {kind}") from None
+        env = _ENV_NAMES.get(name, "")
+        if env in ENV_RANGES:  # a NaN, negative or huge timeout would never expire (issue 27)
+            checked_number(f"{env} ({name})", value, ENV_RANGES[env])
         coerced[name] = value
     return coerced
 
@@ -154,6 +159,8 @@ def load_config(
     merged: dict[str, Any] = {}
     for layer in (_from_secrets(secrets_path or SECRETS_FILE), _from_env(), overrides or {}):
         merged.update({k: v for k, v in layer.items() if v is not None})
+    if merged.get("http_transport") == "lean":  # the h11 transport's name until issue 29:
+        merged["http_transport"] = "aiohttp"  # job params saved before still resume
     config = replace(LLMConfig(), **_coerce(merged))
     if config.structured not in _STRUCTURED:
         raise ValueError(
@@ -167,4 +174,4 @@ def load_config(
 
 
 _STRUCTURED = ("auto", "json_schema", "json_object", "prompt", "none")
-_TRANSPORTS = ("lean", "httpx")
+_TRANSPORTS = ("aiohttp", "httpx")

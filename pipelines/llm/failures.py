@@ -12,6 +12,9 @@ from collections.abc import Iterable
 
 # (category, substrings of the recorded error that identify it), checked in order.
 _CATEGORIES = (
+    # the endpoint refused the whole run (issue 27, class 7; `calls.refusal`)
+    ("key refused", ("key refused:",)),
+    ("redirect refused", ("redirect refused:",)),
     ("format rejected", ("format rejected",)),
     ("truncated reply", ("finish_reason=length",)),
     ("malformed reply", ("malformed reply", "malformed response body")),
@@ -69,7 +72,7 @@ def failure_lines(summary: dict) -> list[str]:
 
 def run_failures(store, run_id: str | None) -> dict:
     """`summarize_failures` of one run's failed LLM calls (empty when none or no run)."""
-    from data_access.llm_modes import failure_reasons
+    from data_access.writes.llm_modes import failure_reasons
 
     if not run_id:
         return summarize_failures([])

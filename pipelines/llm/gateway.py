@@ -15,6 +15,12 @@ default): the remembered mode, else `json_schema`; a rejection that names the re
 moves every later attempt to the next mode at once (no retry, no backoff), and the mode that
 answered is remembered in the store (`llm_endpoint_modes`). A pinned mode is never changed,
 and its rejection fails the item without retries.
+
+A gateway's first call goes alone; the other slots start once it has an answer. So a refused
+key (HTTP 401 / 403) or a redirect off the configured origin (issue 27, class 7) stops the run
+after one request: what was answered is recorded (the refused item with reason `key refused` or
+`redirect refused`, the rest `skipped`), then `run` raises `EndpointRefused`. A first rejected
+request format is likewise met once, not once per slot.
 """
 
 from __future__ import annotations
@@ -32,15 +38,17 @@ try:  # what `post` returns unparsed: the HTTP library the openai client is buil
 except ImportError:  # openai 1.x
     from httpx import Response as _RESPONSE
 
-from data_access import llm_log, llm_modes
 from data_access.store import Store
+from data_access.writes import llm_log, llm_modes
 from pipelines.llm import modes
 from pipelines.llm.calls import (
+    EndpointRefused,
     MalformedReply,
     backoff_s,
     is_transient,
     openai_clients,
     read_completion,
+    refusal,
     retry_after,
 )
 from pipelines.llm.config import LLMConfig
@@ -59,7 +67,7 @@ class Gateway:
     Args:
         store: where the cache, call log and run usage live.
         config: endpoint, model, limits, prices (see `LLMConfig`).
-        run_id: the run the calls belong to (made with `data_access.runs.start_run`).
+        run_id: the run the calls belong to (made with `data_access.writes.runs.start_run`).
         use_cache: replay cached replies (False forces fresh calls; they are still cached).
         batch_size: results written per transaction (at least).
         min_flush_interval_s: while calls are in flight, batches are written at most this
@@ -84,6 +92,7 @@ class Gateway:
         self.spent = Usage()
         self.write_cpu_s = 0.0  # CPU spent writing batches to the store (benchmarks report it)
         self.stop_reason: str | None = None
+        self.refused: str | None = None  # why the endpoint refused the run (EndpointRefused)
         self.shaper = RequestShaper(config)
         self._stop = threading.Event()
         self._by_key: dict[str, LLMRequest] = {}
@@ -92,6 +101,7 @@ class Gateway:
         self._mode_reason: str | None = None
         self._mode_to_save: str | None = None
         self._keys_mode: str | None = None  # the mode `arun` computed the batch's keys in
+        self._answered: asyncio.Event | None = None  # set once the first call has an answer
 
     # -- structured-output mode ------------------------------------------------------------
     @property
@@ -148,13 +158,20 @@ class Gateway:
         except RuntimeError:
             return asyncio.run(self.arun(requests, on_batch))
         # Called from inside an event loop (e.g. a notebook): run on a helper thread.
-        box: list = []
-        worker = threading.Thread(
-            target=lambda: box.append(asyncio.run(self.arun(requests, on_batch)))
-        )
+        box: dict = {}
+
+        def target() -> None:
+            try:
+                box["results"] = asyncio.run(self.arun(requests, on_batch))
+            except BaseException as exc:  # noqa: BLE001 - raised again on the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=target)
         worker.start()
         worker.join()
-        return box[0]
+        if "error" in box:
+            raise box["error"]
+        return box["results"]
 
     def stop(self, reason: str = "stopped") -> None:
         """Ask a running batch to send nothing more (in-flight calls finish and are kept)."""
@@ -168,7 +185,12 @@ class Gateway:
     async def arun(
         self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
     ) -> list[LLMResult]:
-        """The async form of `run`."""
+        """The async form of `run`.
+
+        Raises:
+            EndpointRefused: the endpoint refused the key or redirected off its origin; what
+                was answered before is recorded.
+        """
         results: list[LLMResult | None] = [None] * len(requests)
         pending: list[LLMResult] = []
         # One store open for the remembered mode, the run's spending and the cache replay;
@@ -182,6 +204,8 @@ class Gateway:
         if fresh:
             await self._send_all(requests, keys, fresh, results, pending, on_batch)
         self._flush(requests, pending, on_batch)
+        if self.refused is not None:
+            raise EndpointRefused(self.refused)
         return results  # type: ignore[return-value]
 
     # -- cache replay ----------------------------------------------------------------------
@@ -239,6 +263,8 @@ class Gateway:
         loop = asyncio.get_running_loop()
         clock = FlushClock(self.batch_size, self.min_flush_interval_s)
         todo = iter(fresh)  # shared by the workers: each takes the next index when free
+        if self._answered is None:  # once set, it stays set: later batches do not wait
+            self._answered = asyncio.Event()
         # Batches are written on one worker thread, in order, so opening the store and
         # writing never stalls the event loop while other requests are in flight.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gateway-writer") as writer:
@@ -248,15 +274,22 @@ class Gateway:
                 # One task per concurrency slot, not per request: a queue of slots and a task
                 # per item cost more than the call's own bookkeeping.
                 client = clients[slot // per_client]
-                for index in todo:
-                    result = await self._call(client, requests[index], keys[index])
-                    results[index] = result
-                    pending.append(result)
-                    if clock.due(len(pending)):
-                        batch = list(pending)
-                        pending.clear()
-                        flush = loop.run_in_executor(writer, self._flush, requests, batch, on_batch)
-                        writes.append(flush)
+                if slot:  # the first call goes alone (see the module docstring)
+                    await self._answered.wait()
+                try:
+                    for index in todo:
+                        result = await self._call(client, requests[index], keys[index])
+                        results[index] = result
+                        pending.append(result)
+                        if clock.due(len(pending)):
+                            batch = list(pending)
+                            pending.clear()
+                            flush = loop.run_in_executor(
+                                writer, self._flush, requests, batch, on_batch
+                            )
+                            writes.append(flush)
+                finally:
+                    self._answered.set()  # (slot 0 may end without an answer: nothing sent)
 
             try:
                 await asyncio.gather(*(worker(s) for s in range(min(concurrency, len(fresh)))))
@@ -299,6 +332,8 @@ class Gateway:
                 malformed_left -= 1
             except Exception as exc:  # noqa: BLE001 - every failure becomes a recorded item
                 result.error = redact(f"{type(exc).__name__}: {exc}", self.config.api_key)
+                if self._refuse(exc, result):
+                    break
                 if mode in modes.NEGOTIATED[:-1] and modes.is_format_rejection(exc):
                     # Not transient: the server refuses this request format. Step down at
                     # once (no backoff); a pinned mode fails the item here.
@@ -325,14 +360,29 @@ class Gateway:
             result.reason = failure_reason(result.error)
         return result
 
+    def _refuse(self, exc: Exception, result: LLMResult) -> bool:
+        """Stop the run if `exc` is the endpoint refusing it (see `calls.refusal`)."""
+        found = refusal(exc)
+        if found is None:
+            return False
+        reason, message = found
+        result.error = f"{reason}: {result.error}"
+        self.refused = self.refused or message
+        self.stop(reason)
+        return True
+
     async def _attempt(self, client, request: LLMRequest, result: LLMResult, mode: str) -> None:
         # The client's generic POST with our JSON bytes: the typed `chat.completions.create`
         # walks messages and the JSON schema through its TypedDict transform on every call,
         # which costs more CPU than the rest of the call. (The client's default headers say
         # `Content-Type: application/json`.)
-        response = await client.post(
-            "/chat/completions", cast_to=_RESPONSE, content=self.shaper.body(request, mode)
-        )
+        try:
+            response = await client.post(
+                "/chat/completions", cast_to=_RESPONSE, content=self.shaper.body(request, mode)
+            )
+        finally:
+            if self._answered is not None:
+                self._answered.set()  # an answer (or a failure) came: the other slots may go
         content, usage, finish = read_completion(response.text)
         self._count(result, usage)
         if finish == "length":

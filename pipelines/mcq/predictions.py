@@ -10,12 +10,19 @@ first bad one is reported with its file, record number and field, and the store 
 from __future__ import annotations
 
 import csv
-import json
+import io
 from pathlib import Path
 
-from data_access.mcq import insert_predictions, mcq_options
-from data_access.runs import RunSpec, finish_run, insert_run
+from data_access.importers.json_files import (
+    JsonFileError,
+    decode_utf8,
+    read_json_file,
+    read_json_lines,
+)
 from data_access.store import Store
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes.mcq import insert_predictions, mcq_options
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 ID_FIELDS = ("mcq_id", "question_id", "id")
 OPTION_FIELDS = ("predicted_option", "predicted", "prediction", "option")
@@ -29,29 +36,21 @@ class PredictionsError(ValueError):
 def read_records(path: Path) -> list[dict]:
     """The file's records as dicts (CSV, JSON list, or JSON Lines)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PredictionsError(f"{path}: cannot read file ({exc})") from exc
-    if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(text.splitlines()))
-    if path.suffix.lower() == ".jsonl":
-        return [
-            _json_line(path, n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()
-        ]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PredictionsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+        if path.suffix.lower() == ".csv":
+            text = decode_utf8(path.read_bytes(), str(path))
+            return list(csv.DictReader(io.StringIO(text, newline="")))
+        if path.suffix.lower() == ".jsonl":
+            return [value for _, value in read_json_lines(path, str(path))]
+        data = read_json_file(path, str(path))
+    except OSError as exc:
+        raise PredictionsError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    except JsonFileError as exc:
+        raise PredictionsError(str(exc)) from None
+    except csv.Error as exc:
+        raise PredictionsError(f"{path}: not a readable CSV ({exc})") from None
     if not isinstance(data, list):
         raise PredictionsError(f"{path}: expected a JSON list of prediction objects")
     return data
-
-
-def _json_line(path: Path, number: int, line: str) -> dict:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise PredictionsError(f"{path}: record {number}: not valid JSON ({exc.msg})") from exc
 
 
 def _field(record: dict, names: tuple[str, ...], path: Path, number: int, required=True):
@@ -96,7 +95,8 @@ def validate(records: list, path: Path, options: dict[str, str]) -> list[tuple]:
 def import_predictions(store: Store, path: Path) -> dict:
     """Validate and write a predictions file in one transaction; return counts per method."""
     records = read_records(path)
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, "mcq.predictions", str(path), f"the import of {path}")
+    with told, store.transaction() as cursor:
         rows = validate(records, path, mcq_options(cursor))
         run_id = insert_run(
             cursor, RunSpec(step="mcq.predictions", backend="import", source=str(path))

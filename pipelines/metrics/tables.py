@@ -10,8 +10,12 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from data_access.queries.verdict_counts import (
+    judges_with_answer_verdicts,
+    lexical_means,
+    verdict_counts,
+)
 from data_access.store import Store
-from data_access.verdict_counts import judges_with_answer_verdicts, lexical_means, verdict_counts
 from pipelines.metrics.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from data_access.plottree import film_row, film_timeline, insert_tree
-from data_access.runs import RunSpec, end_run, finish_run, insert_run, start_run
 from data_access.store import Store
+from data_access.writes.plottree import film_row, film_timeline, insert_tree
+from data_access.writes.runs import RunSpec, end_run, finish_run, insert_run, start_run
 from pipelines.plottree.condense import (
     ALPHA,
     BETA,

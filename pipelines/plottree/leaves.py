@@ -118,24 +118,48 @@ def _dialogue(
     return dialogue, speakers
 
 
+def _known(value: object) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def film_span(
+    subtitles: pd.DataFrame, scenes: pd.DataFrame, runtime_s: float | None = None
+) -> float:
+    """Where the leaves end: with the film's last timed scene (never past the video's length),
+    else at the video's length, else at the last subtitle's end.
+
+    Leaves are the paper's 1-fps keyframes (§6.1), but only while the story runs: what follows
+    the last scene is the credits roll, and subtitle files add their own credit cue there. The
+    Departed's ("谢谢观赏！ (subtitle from http://shooter.cn …)") starts at 2:24:35, after the last
+    scene ends at 2:24:00, and lasts until 3:24:47, against a 2:31:19 runtime: taking the latest
+    of all ends made 12,287 leaves, the last hour of them holding only that cue.
+    """
+    runtime = _known(runtime_s)
+    last_scene = _known(scenes["end_s"].max()) if len(scenes) else None
+    if last_scene:
+        return min(last_scene, runtime) if runtime else last_scene
+    if runtime:
+        return runtime
+    return (_known(subtitles["end_s"].max()) if len(subtitles) else None) or 0.0
+
+
 def build_leaves(
     timeline: dict[str, pd.DataFrame], runtime_s: float | None = None, leaf_seconds: float = 1.0
 ) -> Leaves:
     """Leaf windows over the whole film.
 
     Args:
-        timeline: `subtitles`, `lines`, `scenes` frames as `data_access.plottree.film_timeline`.
-        runtime_s: the video length; defaults to the last cue or scene end.
+        timeline: `subtitles`, `lines`, `scenes` frames as
+        `data_access.writes.plottree.film_timeline`.
+        runtime_s: the video length. Leaves end with the last timed scene (capped at the
+            runtime), else at the runtime, else at the last cue (`film_span`); cues starting
+            after that end (trailing credits) are dropped.
         leaf_seconds: W, the window per leaf (1.0 = the paper's 1 fps).
     """
     subtitles, lines, scenes = timeline["subtitles"], timeline["lines"], timeline["scenes"]
     scenes = scenes.sort_values("start_s", na_position="first").reset_index(drop=True)
-    ends = [
-        runtime_s,
-        subtitles["end_s"].max() if len(subtitles) else None,
-        scenes["end_s"].max() if len(scenes) else None,
-    ]
-    duration = max((float(e) for e in ends if e is not None and not pd.isna(e)), default=0.0)
+    duration = film_span(subtitles, scenes, runtime_s)
+    subtitles = subtitles[subtitles["start_s"] < duration] if len(subtitles) else subtitles
     count = max(1, math.ceil(duration / leaf_seconds))
     windows = np.arange(count) * leaf_seconds
     middles = windows + leaf_seconds / 2

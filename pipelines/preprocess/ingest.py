@@ -12,17 +12,12 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_access.films import FilmRows, ensure_dataset, write_film
-from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
-from pipelines.preprocess.coref import (
-    HONORIFICS,
-    ROLE_WORDS,
-    CharacterGroup,
-    is_group,
-    is_role,
-    resolve_characters,
-)
+from data_access.store.interrupts import telling_interrupts
+from data_access.writes.films import FilmRows, ensure_dataset, write_film
+from data_access.writes.runs import RunSpec, finish_run, insert_run
+from pipelines.preprocess.coref import CharacterGroup, is_group, is_role, resolve_characters
+from pipelines.preprocess.coref_lexicon import HONORIFICS, ROLE_WORDS
 from pipelines.preprocess.files import parse_screenplay_file
 from pipelines.preprocess.model import Screenplay
 from pipelines.preprocess.srt_reader import SubtitleFile, read_srt
@@ -227,7 +222,8 @@ def ingest_film(
             "share_lines_matched": round(timing.share_lines_matched, 4),
         },
     )
-    with store.transaction() as cursor:
+    told = telling_interrupts(store, STEP, spec.source, f"the ingest of {screenplay_path}")
+    with told, store.transaction() as cursor:
         run_id = insert_run(cursor, spec)
         ensure_dataset(
             cursor, dataset_id, dataset_name, "lfvqa", "storyscope film ingest", licence, run_id

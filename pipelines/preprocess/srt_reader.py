@@ -12,7 +12,9 @@ Times that cannot be right are bad cues too (issue 19; docs/FORMAT.md, "Subtitle
   earlier in the file (small overlaps and reorderings are kept; the real subtitle files under
   ../shared/data have none);
 - a file whose cues mostly run backwards is reported as reversed, in either mode, rather than
-  left for the alignment to call "the wrong film's subtitles".
+  left for the alignment to call "the wrong film's subtitles";
+- a file whose cues all start at one time (a converter that lost the timings) is refused in
+  either mode: it has no timeline to align, and every line would land on one instant (issue 27).
 """
 
 from __future__ import annotations
@@ -141,6 +143,15 @@ def parse_srt(text: str, source: str = "<text>", lenient: bool = False) -> Subti
     return SubtitleFile(cues, "", skipped, overlaps)
 
 
+def _check_has_a_timeline(cues: list[Cue], source: str) -> None:
+    starts = {cue.start_s for cue in cues}
+    if len(cues) >= 2 and len(starts) == 1:
+        raise SubtitleError(
+            f"{source}: all {len(cues)} cues start at {cues[0].start_s:.3f} s: the file's"
+            " timings are lost; use a copy with the real cue times"
+        )
+
+
 def _check_not_reversed(cues: list[Cue], source: str) -> None:
     backwards = sum(1 for a, b in zip(cues, cues[1:]) if b.start_s < a.start_s)
     if len(cues) >= 3 and backwards > REVERSED_SHARE * (len(cues) - 1):
@@ -152,6 +163,7 @@ def _check_not_reversed(cues: list[Cue], source: str) -> None:
 
 def _drop_jumps_back(cues: list[Cue], source: str, lenient: bool, skipped: list[str]) -> list[Cue]:
     """Cues in file order without those that jump back in time (an error in strict mode)."""
+    _check_has_a_timeline(cues, source)
     _check_not_reversed(cues, source)
     kept: list[Cue] = []
     latest = float("-inf")

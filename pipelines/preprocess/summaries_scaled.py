@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from data_access import scale_units as ledger
-from data_access.runs import RunSpec, end_run, finish_run, insert_run
-from data_access.scene_summaries import film_scene_lines, write_scene_summaries
+from data_access.writes import scale_units as ledger
+from data_access.writes.runs import RunSpec, end_run, finish_run, insert_run
+from data_access.writes.scene_summaries import film_scene_lines, write_scene_summaries
 from pipelines.preprocess.summaries import (
     BACKENDS,
     EXTRACT_WORDS,

@@ -195,7 +195,7 @@ def analyze_questions(
 
 def write_analytics(cursor, run_id: str, analytics: QuestionAnalytics) -> None:
     """Insert the analytics rows of a run (inside the caller's transaction)."""
-    from data_access.qgen import insert_rows
+    from data_access.writes.qgen import insert_rows
 
     for table, rows in (
         ("question_near_duplicates", analytics.pairs),
@@ -209,7 +209,7 @@ def write_analytics(cursor, run_id: str, analytics: QuestionAnalytics) -> None:
 
 def analyze_stored_questions(store, run_id: str, question_ids: Sequence[str]) -> QuestionAnalytics:
     """Compute analytics for stored questions and store them under an existing run."""
-    from data_access.qgen import select_questions
+    from data_access.writes.qgen import select_questions
 
     questions = select_questions(store, {"question_id": list(question_ids)})
     analytics = analyze_questions(questions)

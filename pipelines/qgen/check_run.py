@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from data_access import qgen as db
-from data_access.runs import RunSpec, finish_run, insert_run
 from data_access.store import Store
+from data_access.writes import qgen as db
+from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.qgen.checks import (
     CHECKS_VERSION,
     CheckContext,

@@ -1,6 +1,6 @@
 """A film's stored records as plain Python objects, indexed the way context-sets need them.
 
-Built once per generation run from `data_access.qgen.film_records` (current runs only).
+Built once per generation run from `data_access.writes.qgen.film_records` (current runs only).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from data_access.qgen import FilmRecords
+from data_access.writes.qgen import FilmRecords
 
 
 def _clean(value):

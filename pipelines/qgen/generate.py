@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from data_access import qgen as db
-from data_access.runs import RunSpec, finish_run, insert_run, new_run_id
 from data_access.store import Store
+from data_access.writes import qgen as db
+from data_access.writes.runs import RunSpec, finish_run, insert_run, new_run_id
 from pipelines.qgen.analytics import QuestionAnalytics, analyze_questions, write_analytics
 from pipelines.qgen.check_run import QuestionCheck, check_rows
 from pipelines.qgen.context_sets import ContextSet, build_context_set, discard_counts

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from data_access.llm_log import lookup_cache
-from data_access.runs import end_run
 from data_access.store import Store
+from data_access.writes.llm_log import lookup_cache
+from data_access.writes.runs import end_run
 from pipelines.qgen.generate import GenerateOptions, GenerationReport
 from pipelines.qgen.llm_backend import example_triples
 from pipelines.qgen.prompts import TYPE_SPECS, Stage1Reply, render

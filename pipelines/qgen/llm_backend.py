@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from data_access import qgen as db
 from data_access.store import Store
+from data_access.writes import qgen as db
 from pipelines.llm import Gateway, LLMConfig, LLMRequest, LLMResult
 from pipelines.qgen.drafts import Draft, StageResult
 from pipelines.qgen.film_view import FilmView

@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from data_access import qgen as db
-from data_access.runs import insert_run, run_exists
+from data_access.writes import qgen as db
+from data_access.writes.runs import insert_run, run_exists
 from pipelines.qgen.analytics_scaled import analyze_questions_on
 from pipelines.qgen.drafts import Draft
 from pipelines.qgen.film_view import FilmView

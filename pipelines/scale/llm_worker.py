@@ -25,7 +25,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from data_access import llm_log
+from data_access.writes import llm_log
 from pipelines.llm import Gateway, LLMRequest, LLMResult
 from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
 

@@ -1,7 +1,7 @@
 """Run a batch of units on an executor with the driver as the store's single writer.
 
 `run_batch` is the loop every scaled-out pipeline calls: it finds (or records) the batch in the
-unit ledger (`data_access.scale_units`), skips units a killed run of the same command already
+unit ledger (`data_access.writes.scale_units`), skips units a killed run of the same command already
 wrote, hands the rest to the executor, and writes each unit's rows together with its ledger
 row in one transaction. So a run killed at any point (driver or worker) and started again with
 the same command writes every unit exactly once; failed units are retried by that rerun.
@@ -18,8 +18,8 @@ from typing import Any
 
 import duckdb
 
-from data_access import scale_units as ledger
 from data_access.store import Store
+from data_access.writes import scale_units as ledger
 from pipelines.scale.executor import Executor, Unit, UnitFn, UnitOutcome
 
 # write(cursor, outcome) writes a finished unit's rows and returns what the batch must keep

@@ -42,6 +42,7 @@ class SynthScale:
     beliefs_per_character: int = 25
     metas_per_character: int = 8
     events_per_scene: int = 4
+    settings_per_question: int | None = None  # None: every setting answers every question
     extra: dict = field(default_factory=dict)
 
     @property
@@ -62,6 +63,24 @@ SCALES: dict[str, SynthScale] = {
         type_counts={t: v[0] for t, v in TABLE1_TYPES.items()},
         settings=33,
         mcq_per_source=MCQ_SOURCES_PAPER,
+        mcq_methods=20,
+    ),
+    # Ten times the paper (issue 30): 940 films, 63,270 questions, 330 settings, 3.63M MCQs with
+    # 20 methods' predictions; about 90M rows. A lab's 330 settings do not each answer every
+    # question: each question is answered by 33 settings drawn for it (the paper's count), so
+    # answers and verdicts grow 10x (2.09M answers, ~8M verdicts) like every other table,
+    # not 100x.
+    "10x": SynthScale(
+        name="10x",
+        films=940,
+        scenes_per_film=120,
+        characters_per_film=25,
+        lines_per_scene=8,
+        subtitles_per_film=1500,
+        type_counts={t: 10 * v[0] for t, v in TABLE1_TYPES.items()},
+        settings=330,
+        settings_per_question=33,
+        mcq_per_source={s: 10 * n for s, n in MCQ_SOURCES_PAPER.items()},
         mcq_methods=20,
     ),
     # The same shapes, small enough for a unit test.

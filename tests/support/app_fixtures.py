@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from data_access.runs import RunSpec, add_run_usage, finish_run, insert_run
 from data_access.store import Store
+from data_access.writes.runs import RunSpec, add_run_usage, finish_run, insert_run
 
 FILM = "lighthouse"
 STORY = "tom-story-1"

@@ -16,7 +16,7 @@ from dataclasses import replace
 import pytest
 
 from pipelines.llm.config import LLMConfig
-from pipelines.llm.fake_server import FakeLLMServer, FakeReply  # noqa: F401 (re-export)
+from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: F401 (re-export)
 
 TEST_KEY = "sk-test-SECRET-0123456789abcdef"
 

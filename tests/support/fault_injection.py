@@ -17,7 +17,7 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pipelines.llm.fake_server import FakeReply
+from tests.support.fake_server import FakeReply
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated")
 

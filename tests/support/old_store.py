@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from data_access.migrations import apply_migrations
+from data_access.store.migrations import apply_migrations
 
 RUN = "run-old-import"
 JUDGE_RUN = "run-old-judge"

@@ -1,0 +1,125 @@
+"""What a results import did, or would do (`--dry-run`): the report `import results` prints and
+the Runs page's upload panel shows."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# How many sample ids the report lists per reason (the counts are always complete).
+FIRST_IDS = 5
+
+# Why a sample was not imported. A reason is a report, not an error: the other samples import.
+UNKNOWN_ID = "unknown id"  # names no question (or MCQ) in the store
+EMPTY_ANSWER = "empty answer"  # the harness recorded no text for it
+HARNESS_ERROR = "harness error"  # the harness marked the sample as failed
+REPEATED_SAMPLE = "repeated sample"  # a second epoch / repeat / filter of a sample already read
+WRONG_KIND = "other question kind"  # an MCQ id in an open-ended import, or the other way round
+
+
+@dataclass
+class Unmatched:
+    """Samples left out for one reason: how many, and the first few ids (as the harness wrote
+    them, so a user can find them in the file)."""
+
+    count: int = 0
+    first_ids: list[str] = field(default_factory=list)
+
+    def add(self, sample_id: str) -> None:
+        self.count += 1
+        if len(self.first_ids) < FIRST_IDS:
+            self.first_ids.append(sample_id)
+
+
+@dataclass
+class ResultsReport:
+    """The outcome of `import_results`.
+
+    Attributes:
+        source: the file (or folder) read.
+        format: the format it was read as (`lmms-eval`, `vlmevalkit`, `inspect`, `lm-eval`,
+            `openai-batch`, `table`).
+        harness, harness_version, model, model_args, task: provenance from the file's header
+            (None where the format does not carry it).
+        file_sha256: hash of the file bytes read (every file of a folder, in name order).
+        kind: `answers` (open-ended questions) or `predictions` (MCQs); None when no sample
+            linked to either.
+        setting_id: the setting (answers) or method (predictions) the samples are filed under.
+        run_id: the import's run; the earlier run when `already_imported`; None on a dry run.
+        n_samples: samples read (every record, repeats included).
+        n_matched: samples linked to a question and written (or to be written).
+        n_no_letter: MCQ predictions whose text gave no option letter by the harness's rule
+            (written with `predicted_option` NULL and `correct` FALSE, as the harness scores
+            them).
+        unmatched: reason -> the samples left out for it.
+        dry_run: nothing was written.
+        already_imported: this file was imported before (same bytes, same setting): a no-op.
+        notes: anything else the user should know (a derived setting name, a changed file).
+    """
+
+    source: str
+    format: str
+    harness: str | None = None
+    harness_version: str | None = None
+    model: str | None = None
+    model_args: str | None = None
+    task: str | None = None
+    file_sha256: str | None = None
+    kind: str | None = None
+    setting_id: str | None = None
+    run_id: str | None = None
+    n_samples: int = 0
+    n_matched: int = 0
+    n_no_letter: int = 0
+    unmatched: dict[str, Unmatched] = field(default_factory=dict)
+    dry_run: bool = False
+    already_imported: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_unmatched(self) -> int:
+        return sum(group.count for group in self.unmatched.values())
+
+    def leave_out(self, reason: str, sample_id: str) -> None:
+        """Count one sample as not imported, for `reason`."""
+        self.unmatched.setdefault(reason, Unmatched()).add(sample_id)
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data["n_unmatched"] = self.n_unmatched
+        return data
+
+    def lines(self) -> list[str]:
+        """The report as text lines (what the CLI prints without --json)."""
+        verb = "would import" if self.dry_run else "imported"
+        if self.already_imported:
+            head = f"already imported as run {self.run_id} (setting {self.setting_id}): no change"
+        else:
+            what = self.kind or "nothing"
+            head = f"{verb} {self.n_matched:,} of {self.n_samples:,} samples as {what}"
+            if self.setting_id:
+                head += f" of setting {self.setting_id}"
+            if self.run_id:
+                head += f" (run {self.run_id})"
+        lines = [f"{self.source} [{self.format}]: {head}"]
+        for label, value in (
+            ("harness", _joined(self.harness, self.harness_version)),
+            ("model", self.model),
+            ("model args", self.model_args),
+            ("task", self.task),
+            ("sha256", self.file_sha256),
+        ):
+            if value:
+                lines.append(f"  {label:<11} {value}")
+        if self.n_no_letter:
+            lines.append(f"  {self.n_no_letter:,} predictions gave no option letter (scored wrong)")
+        for reason, group in sorted(self.unmatched.items()):
+            ids = ", ".join(group.first_ids)
+            lines.append(f"  not imported, {reason}: {group.count:,} (first: {ids})")
+        lines.extend(f"  note: {note}" for note in self.notes)
+        return lines
+
+
+def _joined(name: str | None, version: str | None) -> str | None:
+    if name and version:
+        return f"{name} {version}"
+    return name

@@ -1,0 +1,16 @@
+"""Rollups: small aggregate tables kept beside the big ones, so pages read what they show
+rather than everything stored.
+
+- `sql`: what each rollup table holds and the scope it is recomputed by (one place for both
+  refresh paths).
+- `full`: the full refresh, the freshness stamp, and the hooks around a finished run.
+- `incremental`: recompute only the rows one run could have changed.
+- `catalogue`: per-set and per-film counts of the largest tables, counted once per write.
+- `questions`: one row per question of what the Distributions and Questions pages draw.
+
+Public names: `refresh_if_stale`, `rollups_fresh`, `store_signature`; the rest by module.
+"""
+
+from data_access.rollups.full import refresh_if_stale, rollups_fresh, store_signature
+
+__all__ = ["refresh_if_stale", "rollups_fresh", "store_signature"]

@@ -1,0 +1,110 @@
+"""Runs → Import results (issue 26): upload one harness's results file (lmms-eval, VLMEvalKit,
+inspect_ai, lm-evaluation-harness, OpenAI Batch output, or a table), see the dry-run report
+first (what would link, what would be left out and why), then import it in one transaction
+through `pipelines.results.import_results` — the same call as `storyscope import results`.
+
+Local mode only: in read-only mode the panel is not drawn and an import is refused. The upload is
+written to a private temporary folder for the reader (formats are told by file name and content)
+and removed right after; nothing else is written outside the store. Report text names samples
+from the file, so it is shown as plain text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import streamlit as st
+
+from pages.common import current_store, read_only, read_only_note, refuse_if_read_only
+
+# Streamlit's own cap (server.maxUploadSize) is 200 MB; results files of a full benchmark run are
+# a few MB (6k open-ended answers), so the panel takes less and says to use the CLI beyond it.
+UPLOAD_LIMIT_ENV = "STORYSCOPE_UPLOAD_LIMIT_MB"
+DEFAULT_UPLOAD_LIMIT_MB = 50
+UPLOAD_TYPES = ["jsonl", "json", "eval", "xlsx", "tsv", "csv", "parquet"]
+_REPORT_KEY = "import_dry_run"
+
+
+def upload_limit_mb() -> int:
+    """The largest upload the panel takes, in MB: STORYSCOPE_UPLOAD_LIMIT_MB, else 50."""
+    text = os.environ.get(UPLOAD_LIMIT_ENV) or str(DEFAULT_UPLOAD_LIMIT_MB)
+    return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_UPLOAD_LIMIT_MB
+
+
+def _run_import(name: str, data: bytes, format: str, setting: str | None, dry_run: bool):
+    """`import_results` over the uploaded bytes, saved under their own name (the format is told
+    from it) in a temporary folder removed afterwards. Returns the report or an error text."""
+    from data_access.importers.errors import ImportFailure
+    from pipelines.results import import_results
+
+    with tempfile.TemporaryDirectory(prefix="storyscope-upload-") as folder:
+        path = Path(folder) / Path(name).name
+        path.write_bytes(data)
+        try:
+            return import_results(
+                current_store(), path, format=format, setting=setting, dry_run=dry_run
+            )
+        except ImportFailure as exc:
+            return str(exc)
+
+
+def _show(report) -> None:
+    if isinstance(report, str):
+        st.error("The file cannot be imported; nothing was written.")
+        st.text(report)
+        return
+    st.text("\n".join(report.lines()))
+
+
+def import_results_panel() -> None:
+    """Upload, dry-run report, then "Import" (a new run and setting, or a no-op if imported)."""
+    from pipelines.results import FORMATS
+
+    st.subheader("Import results")
+    if read_only():
+        read_only_note("Importing results")
+        return
+    st.caption(
+        "A harness's per-sample output: lmms-eval `--log_samples` JSONL, VLMEvalKit predictions,"
+        " an inspect_ai log, lm-evaluation-harness samples, OpenAI Batch output, or a table with"
+        " question_id and answer columns. Samples link to the store's questions by id; larger"
+        " files: `storyscope import results FILE`."
+    )
+    limit_mb = upload_limit_mb()
+    uploaded = st.file_uploader(  # the browser refuses a larger file; the size is checked below
+        "Results file", type=UPLOAD_TYPES, key="import_upload", max_upload_size=limit_mb
+    )
+    left, right = st.columns(2)
+    fmt = left.selectbox("Format", ["auto", *FORMATS], key="import_format")
+    setting = right.text_input("Setting name (optional)", key="import_setting").strip() or None
+    if uploaded is None:
+        return
+    if uploaded.size > limit_mb * 2**20:
+        st.error(
+            f"The file is {uploaded.size / 2**20:.1f} MB, over the panel's {limit_mb} MB limit"
+            f" ({UPLOAD_LIMIT_ENV}): import it with `storyscope import results`."
+        )
+        return
+    data = uploaded.getvalue()
+    request = (hashlib.sha256(data).hexdigest(), uploaded.name, fmt, setting)
+    made_for, report = st.session_state.get(_REPORT_KEY, (None, None))
+    if made_for != request:  # a new file or new options: a new dry run, which writes nothing
+        report = _run_import(uploaded.name, data, fmt, setting, dry_run=True)
+        st.session_state[_REPORT_KEY] = (request, report)
+    st.markdown("**Dry run** (nothing written yet)")
+    _show(report)
+    can_import = not isinstance(report, str) and report.n_matched > 0
+    if st.button("Import", key="import_commit", type="primary", disabled=not can_import):
+        if refuse_if_read_only("importing results"):
+            return
+        done = _run_import(uploaded.name, data, fmt, setting, dry_run=False)
+        st.session_state.pop(_REPORT_KEY, None)
+        from pages.common import _version
+
+        _version.clear()  # the new run shows on this rerun, not 2 s later
+        _show(done)
+        if not isinstance(done, str):
+            st.success(f"Imported {done.n_matched} samples as run {done.run_id}.")

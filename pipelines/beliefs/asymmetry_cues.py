@@ -1,0 +1,135 @@
+"""Who is who, who saw and who told, for the `asymmetry` belief backend (issue 28): the
+roster's names (canonical name + aliases: the store's coreference groups), reported speech in
+narration ("A told B that P", "A publicly claimed that P") and explicit witness cues ("... and
+Amir did not witness the action", "Both A and B noticed that P"). Written here: the cues are
+the narration's own phrasing and no library reads them offline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+DETERMINER = r"(?:the|a|an|his|her|their|its|my|your|our|this|that)"
+
+
+@dataclass(frozen=True)
+class Tell:
+    """Reported speech in narration: `speaker` tells `claim` to `listener` (None: everyone)."""
+
+    speaker: str
+    listener: str | None
+    claim: str
+
+
+class NameIndex:
+    """The roster's names (canonical + aliases) and how to resolve one in a phrase."""
+
+    def __init__(self, names: dict[str, list[str]]):
+        # A whole name or alias first; then its single words, unless that word is someone's
+        # whole name ("Mulwray" is MULWRAY, not MRS. MULWRAY) or shared by two characters.
+        self.canonical: dict[str, str] = {}
+        for name, aliases in names.items():
+            for form in (name, *aliases):
+                if len(form) > 1:
+                    self.canonical.setdefault(form.lower(), name)
+        words: dict[str, set[str]] = {}
+        for name, aliases in names.items():
+            for form in (name, *aliases):
+                for word in form.split():
+                    if len(word) > 1 and word.lower() not in self.canonical:
+                        words.setdefault(word.lower(), set()).add(name)
+        self.canonical |= {w: next(iter(owners)) for w, owners in words.items() if len(owners) == 1}
+        forms = sorted(self.canonical, key=len, reverse=True)
+        alternatives = "|".join(re.escape(f) for f in forms) or "(?!)"
+        self.pattern = re.compile(rf"(?<![\w'])(?:{alternatives})(?![\w])", re.I)
+
+    def resolve(self, phrase: str) -> str | None:
+        """The canonical name a whole phrase names, or None."""
+        clean = re.sub(r"['’]s$", "", phrase.strip().strip(".,")).lower()
+        return self.canonical.get(clean)
+
+    def names_in(self, text: str) -> list[str]:
+        """Canonical names mentioned in `text`, in order, without repeats."""
+        return list(
+            dict.fromkeys(self.canonical[m.group(0).lower()] for m in self.pattern.finditer(text))
+        )
+
+
+def normalise(phrase: str, names: NameIndex) -> str:
+    """A subject or value as a key: a roster name, else the phrase without determiners and
+    punctuation, lower case ("the green_drawer" -> "green drawer")."""
+    phrase = phrase.strip().strip(".,;:!?\"'")
+    named = names.resolve(phrase)
+    if named:
+        return named
+    words = phrase.lower().split()
+    while words and re.fullmatch(DETERMINER, words[0]):
+        words = words[1:]
+    return " ".join(words)
+
+
+def names_list(text: str, names: NameIndex) -> list[str]:
+    parts = re.split(r",\s*|\s+and\s+|\s*&\s*", text.strip())
+    resolved = [names.resolve(p) for p in parts if p.strip()]
+    return resolved if resolved and all(resolved) else []
+
+
+_TELL = re.compile(
+    r"^(?P<s>[\w'’. -]+?)\s+(?:privately\s+|secretly\s+|quietly\s+)?(?:told|tells|informs|informed|"
+    r"whispers to|whispered to|assures|assured|promises|promised)\s+(?P<l>[\w'’. -]+?)\s+"
+    r"(?:that\s+)?(?P<claim>.+)$",
+    re.I,
+)
+_ANNOUNCE = re.compile(
+    r"^(?P<s>[\w'’. -]+?)\s+(?:publicly\s+)?(?:claimed|claims|announced|announces|declared|"
+    r"declares|said|says)\s+that\s+(?P<claim>.+)$",
+    re.I,
+)
+
+
+def reported_tell(sentence: str, names: NameIndex) -> Tell | None:
+    """ "A told B that P" / "A publicly claimed that P" -> Tell (speakers must be characters)."""
+    text = sentence.strip().rstrip(".")
+    if match := _TELL.match(text):
+        speaker, listener = names.resolve(match["s"]), names.resolve(match["l"])
+        if speaker and listener:
+            return Tell(speaker, listener, match["claim"].strip() + ".")
+    if match := _ANNOUNCE.match(text):
+        speaker = names.resolve(match["s"])
+        if speaker:
+            return Tell(speaker, None, match["claim"].strip() + ".")
+    return None
+
+
+_OBSERVED = re.compile(
+    r"(?:,\s*|\s+)(?:and|but|while|as)\s+(?P<who>[\w'’ ,]+?)\s+"
+    r"(?P<neg>did not |didn't |does not |doesn't )?"
+    r"(?:witnessed|witnesses|witness|watched|watches|watch|saw|sees|see|noticed|notices|notice)"
+    r"\s+(?:the action|the event|the move|it|this|that|him|her|them)\s*$",
+    re.I,
+)
+_NOTICED = re.compile(
+    r"^(?:both\s+)?(?P<who>[\w'’ ,]+?)\s+(?:noticed|notices|saw|sees|watched|watches)\s+that\s+"
+    r"(?P<rest>.+)$",
+    re.I,
+)
+
+
+def observers_cue(sentence: str, names: NameIndex) -> tuple[str, set[str], set[str]]:
+    """Strip an explicit witness cue: (the sentence without it, who saw, who did not see).
+
+    "X moved the scarf to the bin and Amir witnessed the action" -> Amir saw; "... and Amir did
+    not witness it" -> Amir missed it; "Both A and B noticed that P" -> A and B saw P.
+    """
+    text, saw, missed = sentence.strip().rstrip("."), set(), set()
+    if match := _OBSERVED.search(text):
+        who = set(names_list(match["who"], names))
+        (missed if match["neg"] else saw).update(who)
+        text = text[: match.start()]
+    if match := _NOTICED.match(text):
+        who = set(names_list(match["who"], names))
+        if who:
+            saw |= who
+            text = match["rest"]
+    return text, saw, missed

@@ -1,0 +1,266 @@
+"""Facts for the `asymmetry` belief backend: a sentence (a direction, a narrated event or a
+claim someone makes aloud) read as claims about the story state.
+
+A `Fact` is (subject, slot, value, negated), e.g. ("ledger", "location", "cellar", False):
+- location: where a person or thing is ("X enters the kitchen", "the log is in the office",
+  "Y moved the apple to the box", "X hides the key under the mat"; "X leaves" negates it);
+- holder: who has a thing ("X takes / pockets / finds the ledger", "X gives Y the ledger");
+- alive: "X is dead / dies / was killed" (value dead) or "X is alive";
+- knows: "X knows (that) ..." (a secret and who holds it);
+- did: who did what ("T.R. paid Elias" -> subject "paid elias", value the doer);
+- is: what someone or something is ("the man is a diver", "Ruth is not a birdwatcher"); "X is
+  waiting at the bar" (progressive) is an action in progress, not a state, and gives no fact.
+Patterns are tried in that order and the first that reads the sentence wins; "not / n't /
+never" before the verb sets `negated`. Names come from the film's roster (canonical name and
+aliases, i.e. the store's coreference groups) and resolve to the canonical name, so "Jake" and
+"GITTES" are one subject. A sentence nothing here reads yields no fact (it is scenery).
+Reported speech in narration is a tell, not a fact (`asymmetry_cues.reported_tell`).
+Written here: no library reads screenplay prose into state triples offline.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from pipelines.beliefs.asymmetry_cues import DETERMINER as _DET
+from pipelines.beliefs.asymmetry_cues import NameIndex, names_list, normalise
+
+_NP = rf"(?:{_DET}\s+)?(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
+# A thing that can be put somewhere or change hands: a noun phrase with its determiner ("the log",
+# "a leather LEDGER"), so "gets up", "has trouble" or "gets out of the car" are no possession.
+_THING = rf"{_DET}\s+(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
+# Body parts move with their owner and never change hands ("holds her breath", "puts his hand").
+_BODY = frozenset(
+    [
+        "breath",
+        "hand",
+        "hands",
+        "head",
+        "face",
+        "eyes",
+        "eye",
+        "arm",
+        "arms",
+        "shoulder",
+        "shoulders",
+        "finger",
+        "fingers",
+        "lips",
+        "mouth",
+        "hair",
+        "foot",
+        "feet",
+        "leg",
+        "legs",
+        "back",
+        "neck",
+        "chin",
+        "fist",
+        "fists",
+        "knee",
+        "knees",
+        "heart",
+        "voice",
+    ]
+)
+_NEG = r"(?P<neg>\s+(?:not|never|n't|no longer))?"
+_PREP = r"(?:in|into|inside|on|onto|under|behind|beside|at|to|toward|towards|near|inside of)"
+_BE = (
+    r"(?:is|was|are|were|'s|lies|lay|sits|sat|stands|stood|remains|stays|hangs|waits|waited|"
+    r"hovers|hovered|hides|hid)"
+)
+# Trailing modifiers after an object or a place ("a LEDGER wrapped in oilcloth").
+_TAIL = (
+    r"(?:\s+(?:wrapped|with|from|in|inside|on|under|behind|at|into|off|out|for|and|toward|"
+    r"towards)\b.*)?"
+)
+_PUT = (
+    r"(?:moved|moves|move|put|puts|placed|places|hid|hides|hide|slips|slipped|stuffs|stuffed|"
+    r"tucks|tucked|drops|dropped|throws|threw|locks|locked|stashes|stashed|buries|buried|"
+    r"returns|returned|carries|carried)"
+)
+_TAKE = (
+    r"(?:takes|took|grabs|grabbed|pockets|pocketed|picks up|picked up|steals|stole|finds|found|"
+    r"has|had|holds|held|keeps|kept|gets|got|snatches|snatched|pulls out|pulled out|"
+    r"retrieves|retrieved|owns|owned)"
+)
+_GIVE = r"(?:gives|gave|hands|handed|passes|passed|sends|sent|sells|sold)"
+_DEAD_WORD = r"(?:dead|killed|murdered|shot|drowned|stabbed|strangled|poisoned|executed)"
+_DIES = r"(?:dies|died|drowns|drowned|is killed|was killed|was murdered|is murdered)"
+_ENTER = (
+    r"(?:entered|enters|enter|comes into|came into|walks into|walked into|arrives at|"
+    r"arrived at|goes into|went into|steps into|stepped into)"
+)
+_EXIT = r"(?:exited|exits|exit|leaves|left|walks out of|walked out of|goes out of|went out of)"
+_PRONOUNS = {"he", "she", "him", "her", "his", "they", "them", "it", "this", "that", "there"}
+SLOTS = ("location", "holder", "alive", "knows", "did", "is")
+# Slots where a thing has one value at a time: two different values disagree.
+SINGLE_VALUED = frozenset({"location", "holder", "alive"})
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One claim about the story state.
+
+    Attributes:
+        subject: the normalised subject (a roster name, or a noun phrase without determiner).
+        slot: one of `SLOTS`.
+        value: the normalised value (a place, a name, "dead", a phrase).
+        negated: the sentence denies the value ("is not", "never").
+        text: the sentence the fact was read from (a belief's content).
+    """
+
+    subject: str
+    slot: str
+    value: str
+    negated: bool
+    text: str
+
+
+def _fact(subject, slot, value, negated, text, names) -> Fact | None:
+    subj, val = normalise(subject, names), normalise(value, names)
+    if not subj or not val or subj in _PRONOUNS:
+        return None
+    if slot in ("location", "holder") and _BODY & set(subj.split()):
+        return None
+    return Fact(subj, slot, val, bool(negated), text)
+
+
+def _compile(pattern: str) -> re.Pattern:
+    return re.compile(pattern, re.I)
+
+
+_P_ENTER = _compile(rf"^(?P<who>.+?)\s+{_ENTER}\s+(?P<place>{_NP})$")
+_P_EXIT = _compile(rf"^(?P<who>.+?)\s+{_EXIT}(?:\s+(?P<place>{_NP}))?{_TAIL}$")
+_P_MOVE = _compile(
+    rf"^(?P<agent>{_NP})\s+{_PUT}\s+(?P<obj>{_THING})\s+(?:back\s+)?{_PREP}\s+(?P<place>{_NP})$"
+)
+_P_LOCATED = _compile(rf"^(?P<obj>{_NP})\s+{_BE}{_NEG}\s+(?:still\s+)?{_PREP}\s+(?P<place>{_NP})$")
+_P_GIVE_TO = _compile(rf"^(?P<agent>{_NP})\s+{_GIVE}\s+(?P<obj>{_NP})\s+to\s+(?P<to>{_NP})$")
+_P_GIVE = _compile(rf"^(?P<agent>{_NP})\s+{_GIVE}\s+(?P<to>{_NP})\s+(?P<obj>{_DET}\s+{_NP})$")
+_P_TAKE = _compile(
+    rf"^(?P<agent>{_NP})(?:\s+(?:does|did))?{_NEG}\s+(?:still\s+)?{_TAKE}\s+(?P<obj>{_THING}){_TAIL}$"
+)
+_P_DEAD = _compile(rf"^(?P<who>{_NP})\s+(?:is|was|'s|has been|had been){_NEG}\s+{_DEAD_WORD}\b")
+_P_DIES = _compile(rf"^(?P<who>{_NP})\s+{_DIES}\b")
+_P_KILLED = _compile(
+    rf"^(?P<agent>{_NP})\s+(?:killed|murdered|shot|drowned|stabbed|strangled)\s+(?P<who>{_NP})\b"
+)
+_P_ALIVE = _compile(rf"^(?P<who>{_NP})\s+(?:is|was|'s){_NEG}\s+(?:still\s+)?alive\b")
+_P_KNOWS = _compile(
+    rf"^(?P<who>{_NP})(?:\s+(?:does|did))?{_NEG}\s+(?:knows?|knew)\s+(?:that\s+|about\s+)?(?P<what>.+)$"
+)
+_P_KNOWS_PLAIN = _compile(rf"^(?P<who>{_NP})\s+(?:knows|knew)\s+(?:that\s+|about\s+)?(?P<what>.+)$")
+_P_IS = _compile(rf"^(?P<subj>{_NP})\s+(?:is|was|are|were|'s){_NEG}\s+(?P<what>.+)$")
+_P_DID_NEG = _compile(
+    rf"^(?P<agent>{_NP})\s+(?:did not|didn't|never|does not|doesn't)\s+"
+    r"(?P<verb>[a-z]+)\s+(?P<rest>.+)$"
+)
+_P_DID = _compile(
+    rf"^(?P<agent>{_NP})\s+(?P<verb>[a-z]+ed|paid|sold|told|made|took|saw|knew|sent|lost|hid|set|put|kept|left|ran|stole|burned|burnt|sank|wrote)\s+(?P<rest>.+)$"
+)
+
+
+_MOVEMENT = _compile(rf"\b(?:{_ENTER}|{_EXIT})\b")
+
+
+def is_movement(sentence: str) -> bool:
+    """The sentence moves someone (enters / leaves), rather than placing them where they are."""
+    return bool(_MOVEMENT.search(sentence))
+
+
+def _place(phrase: str) -> str:
+    """The container of a nested place: "the basket in the patio" -> "the basket"."""
+    return re.split(r"\s+(?:in|on|at|inside|of)\s+", phrase, maxsplit=1)[0]
+
+
+def _location_facts(s: str, names: NameIndex) -> list[Fact]:
+    if m := _P_ENTER.match(s):
+        who = names_list(m["who"], names)
+        return [f for w in who if (f := _fact(w, "location", m["place"], False, s, names))]
+    if m := _P_EXIT.match(s):
+        who = names_list(m["who"], names)
+        place = m["place"] or "here"
+        return [f for w in who if (f := _fact(w, "location", place, True, s, names))]
+    if m := _P_MOVE.match(s):
+        return [f for f in [_fact(m["obj"], "location", _place(m["place"]), False, s, names)] if f]
+    if m := _P_LOCATED.match(s):
+        place = _place(m["place"])
+        return [f for f in [_fact(m["obj"], "location", place, m["neg"], s, names)] if f]
+    return []
+
+
+def _holder_facts(s: str, names: NameIndex) -> list[Fact]:
+    for pattern in (_P_GIVE_TO, _P_GIVE):
+        if (m := pattern.match(s)) and names.resolve(m["to"]):
+            return [f for f in [_fact(m["obj"], "holder", m["to"], False, s, names)] if f]
+    if (m := _P_TAKE.match(s)) and names.resolve(m["agent"]):
+        return [f for f in [_fact(m["obj"], "holder", m["agent"], m["neg"], s, names)] if f]
+    return []
+
+
+def _alive_facts(s: str, names: NameIndex) -> list[Fact]:
+    if m := _P_ALIVE.match(s):
+        return [f for f in [_fact(m["who"], "alive", "alive", m["neg"], s, names)] if f]
+    if m := _P_DEAD.match(s):
+        return [f for f in [_fact(m["who"], "alive", "dead", m["neg"], s, names)] if f]
+    if m := _P_DIES.match(s):
+        return [f for f in [_fact(m["who"], "alive", "dead", False, s, names)] if f]
+    if (m := _P_KILLED.match(s)) and names.resolve(m["who"]):
+        dead = _fact(m["who"], "alive", "dead", False, s, names)
+        doer = _fact(f"killed {m['who']}", "did", m["agent"], False, s, names)
+        return [f for f in (dead, doer) if f]
+    return []
+
+
+def _other_facts(s: str, names: NameIndex) -> list[Fact]:
+    for pattern in (_P_KNOWS, _P_KNOWS_PLAIN):
+        if (m := pattern.match(s)) and names.resolve(m["who"]):
+            neg = m.groupdict().get("neg")
+            return [f for f in [_fact(m["who"], "knows", m["what"], neg, s, names)] if f]
+    if (m := _P_DID_NEG.match(s)) and names.resolve(m["agent"]):
+        return [
+            f for f in [_fact(f"{m['verb']} {m['rest']}", "did", m["agent"], True, s, names)] if f
+        ]
+    if (m := _P_IS.match(s)) and not re.match(rf"^(?:{_PREP}\b|\w+ing\b)", m["what"], re.I):
+        return [f for f in [_fact(m["subj"], "is", m["what"], m["neg"], s, names)] if f]
+    if (m := _P_DID.match(s)) and names.resolve(m["agent"]):
+        return [
+            f for f in [_fact(f"{m['verb']} {m['rest']}", "did", m["agent"], False, s, names)] if f
+        ]
+    return []
+
+
+_CLAUSE = re.compile(r"\s*,?\s+and\s+(?=[a-z]+(?:s|ed)\b)")
+
+
+def clauses(text: str, names: NameIndex) -> list[str]:
+    """ "Tomas closes the log and puts his hand on it" -> two clauses, the second with the
+    first's subject (only when the sentence opens with a character's name)."""
+    parts = _CLAUSE.split(text)
+    opener = names.pattern.match(text)
+    if len(parts) == 1 or not opener:
+        return [text]
+    return [parts[0]] + [f"{opener.group(0)} {p}" for p in parts[1:]]
+
+
+_READERS = (_location_facts, _holder_facts, _alive_facts, _other_facts)
+_LEAD = re.compile(
+    r"^(?:and|but|so|then|now|well|oh|still|later|suddenly|finally|meanwhile)\b[,\s]*", re.I
+)
+
+
+def read_facts(sentence: str, names: NameIndex) -> list[Fact]:
+    """The facts one sentence states (module docstring); [] when it states none we can read."""
+    text = _LEAD.sub("", sentence.strip()).rstrip(".!").strip()
+    if not text or text.endswith("?") or len(text.split()) < 3:
+        return []
+    found = []
+    for clause in clauses(text, names):
+        for reader in _READERS:
+            facts = reader(clause, names)
+            if facts:
+                found += [replace(f, text=sentence.strip()) for f in facts]
+                break
+    return found

@@ -1,0 +1,186 @@
+"""Backend 'asymmetry' of `storyscope beliefs annotate`: the information-asymmetry tracker
+(`asymmetry_tracker`) over a stored film (issue 28).
+
+Per scene, in film order, the screenplay's own structure gives the inputs (as the `rules`
+backend reads it, `rules_backend.annotate_scene`): one event per script line, its witnesses (the
+characters present, minus V.O.-only speakers and anyone knocked out) and the presence ladder of
+Table 19. Then:
+- a direction line's sentences are narrated facts (`asymmetry_facts.read_facts`; a leading
+  he / she is the character the scene's directions named last), seen by the event's witnesses;
+  reported speech in a direction ("Kit tells Mara that ...") is a tell;
+- a spoken line (not V.O.) tells each of its story claims (`rules_claims.story_claims`) to
+  everyone present; "you" resolves to the addressee named at the line's end ("..., Kit.") or to
+  the only listener. A claim no pattern reads is kept as a 'claim' fact (`asymmetry_same`).
+The film is always replayed whole (beliefs depend on everything before, falsity on what comes
+after); a scene or character selection keeps that part of the rows, so a partial run's rows are
+the ones a full run gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from data_access.store import Store
+from data_access.writes import beliefs as belief_store
+from pipelines.beliefs import rules_backend as rules
+from pipelines.beliefs.annotation import (
+    AnnotationResult,
+    Selection,
+    load_film,
+    offline_run_spec,
+)
+from pipelines.beliefs.asymmetry_cues import NameIndex, observers_cue, reported_tell
+from pipelines.beliefs.asymmetry_facts import is_movement, read_facts
+from pipelines.beliefs.asymmetry_refs import Referents, genders
+from pipelines.beliefs.asymmetry_same import SameState, claim_fact
+from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
+from pipelines.beliefs.rules_claims import display_name, story_claims
+
+BACKEND = "asymmetry"
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_LEADING_PRONOUN = re.compile(r"^(He|She)\b")
+
+
+_PAST_BE = re.compile(r"\b(?:was|were)\b", re.I)
+
+
+def claim_facts(claim: str, names: NameIndex):
+    """The facts a claim states, or the claim itself as a 'claim' fact. Where a character *was*
+    ("Kit was on the trawler") is about an earlier time: their whereabouts now cannot contradict
+    it, so it is kept as a claim, not as their location."""
+    facts = read_facts(claim, names)
+    people = set(names.canonical.values())
+    if any(f.slot == "location" and f.subject in people and _PAST_BE.search(f.text) for f in facts):
+        return [claim_fact(claim)]
+    return facts or [claim_fact(claim)]
+
+
+def _direction_event(base: EventIn, text: str, names: NameIndex, last: list[str]) -> EventIn:
+    for raw in _SENTENCES.split(text.strip()):
+        sentence = raw.strip()
+        if last and _LEADING_PRONOUN.match(sentence):
+            sentence = _LEADING_PRONOUN.sub(display_name(last[-1]), sentence, count=1)
+        last.extend(names.names_in(sentence))
+        sentence, saw, missed = observers_cue(sentence, names)
+        if saw or missed:
+            base.witnesses = frozenset((base.witnesses | saw) - missed)
+        tell = reported_tell(sentence, names)
+        if tell:
+            base.teller = tell.speaker
+            listeners = {tell.listener} if tell.listener else set(base.witnesses)
+            base.listeners = frozenset(listeners)
+            base.claims.extend(claim_facts(tell.claim, names))
+        else:
+            base.facts.extend(f for f in read_facts(sentence, names) if not _blocking(f, base))
+    return base
+
+
+def _blocking(fact, event: EventIn) -> bool:
+    """Where a character on screen sits or stands in the scene is presence (the presence table),
+    not a belief; their entering or leaving a place is a change of state and stays."""
+    return (
+        fact.slot == "location"
+        and fact.subject in event.witnesses
+        and not fact.negated
+        and not is_movement(fact.text)
+    )
+
+
+def _addressee(text: str, listeners: list[str], names: NameIndex) -> list[str]:
+    tail = re.search(r",\s*([\w'’ .-]+?)\s*[.!?]*$", text.strip())
+    named = names.resolve(tail.group(1)) if tail else None
+    return [named] if named in listeners else listeners
+
+
+def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
+    """The rules' scene annotations and one `EventIn` per script line, in film order."""
+    _, scenes, locations, roster, _ = loaded
+    names = NameIndex(roster.names)
+    directions = [line.text for i in scenes for line in scenes[i] if line.kind == "direction"]
+    gender = genders(directions, names)
+    annotated, events, previous = [], [], None
+    for index in sorted(scenes):
+        same_place = previous is not None and locations.get(index) == locations.get(
+            previous.scene_index
+        )
+        previous = rules.annotate_scene(index, scenes[index], roster, previous, same_place)
+        annotated.append(previous)
+        last_named: list[str] = []
+        referents = Referents(names, gender)
+        for line, event in zip(scenes[index], previous.events):
+            base = EventIn(
+                event["event_id"],
+                index,
+                event["description"],
+                frozenset(event["witnesses"]),
+                location=locations.get(index),
+            )
+            if line.kind == "direction":
+                referents.mention(line.text)
+                events.append(_direction_event(base, line.text, names, last_named))
+            elif line.mode != "voice_over" and event["participants"]:
+                speaker = event["participants"][0]
+                listeners = sorted(base.witnesses - set(event["participants"]))
+                you = _addressee(line.text, listeners, names)
+                text = referents.resolve(line.text, speaker, you if len(you) == 1 else [])
+                base.teller, base.listeners = speaker, frozenset(listeners)
+                base.voiced = True
+                for claim in story_claims(text, speaker, you):  # said to nobody: still voiced
+                    base.claims.extend(claim_facts(claim, names))
+                events.append(base)
+    return annotated, events, names
+
+
+def asymmetry_rows(
+    film_id: str, loaded: tuple, selection: Selection, embed=None
+) -> AnnotationResult:
+    """Presence, events, beliefs and meta-beliefs of the selected scenes (pure: a scale-out
+    unit; `embed` defaults to MiniLM)."""
+    annotated, events, names = film_events(loaded)
+    facts = [f for e in events for f in (*e.facts, *e.claims)]
+    tracker = AsymmetryTracker(SameState(facts, set(names.canonical.values()), embed), film_id)
+    for event in events:
+        tracker.step(event)
+    result = AnnotationResult(
+        film_id, BACKEND, defaultdict(list), {"voices_from_source": loaded[4], "facts": len(facts)}
+    )
+    keep_scene, keep_who = selection.has_scene, selection.has_character
+    for scene in annotated:
+        if not keep_scene(scene.scene_index):
+            continue
+        result.tables["scene_events"] += [{"film_id": film_id, **e} for e in scene.events]
+        for character, status in scene.presence.items():
+            if not keep_who(character):
+                continue
+            if status == "absent_unmentioned" and (scene.scene_index, character) in tracker.unaware:
+                status = "offscreen_unaware"
+            result.tables["presence"].append(
+                {
+                    "film_id": film_id,
+                    "scene_index": scene.scene_index,
+                    "character": character,
+                    "status": status,
+                    "witnessed_events": scene.witnessed.get(character, []),
+                }
+            )
+    result.tables["beliefs"] = [
+        r for r in tracker.records() if keep_scene(r["scene_index"]) and keep_who(r["holder"])
+    ]
+    result.tables["meta_beliefs"] = [
+        r for r in tracker.meta if keep_scene(r["scene_index"]) and keep_who(r["holder"])
+    ]
+    return result
+
+
+def annotate_with_asymmetry(
+    store: Store, film_id: str, selection: Selection, dry_run: bool = False, embed=None
+) -> AnnotationResult:
+    """Annotate with the asymmetry tracker and (unless dry_run) store the rows as one run."""
+    result = asymmetry_rows(film_id, load_film(store, film_id), selection, embed)
+    result.counts = {table: len(rows) for table, rows in result.tables.items()}
+    if dry_run:
+        return result
+    spec = offline_run_spec(film_id, result, selection)
+    result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
+    return result

@@ -1,0 +1,74 @@
+"""`storyscope export-task`: a question set as a task inspect_ai or lmms-eval runs as it is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
+
+
+@app.command("export-task")
+def export_task_command(
+    harness: Annotated[str, typer.Option(help="inspect | lmms-eval")] = "inspect",
+    questions: Annotated[
+        str,
+        typer.Option(help="lfvqa (open-ended LF-VideoQA) | mcq (StoryVideoQA multiple choice)"),
+    ] = "lfvqa",
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Slice filter KEY=V1,V2; lfvqa: film, type, center, status, source, question;"
+            " mcq: source, set, vid, type, element, question. Several joined by ';' or the"
+            " option repeated, for AND."
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N questions.")] = None,
+    task: Annotated[
+        str | None,
+        typer.Option(help="The task's name in the harness (default storyscope_<set>)."),
+    ] = None,
+    out: Annotated[Path | None, typer.Option(help="The task folder to write.")] = None,
+    force: Annotated[
+        bool, typer.Option(help="Replace the task's files in --out if they exist.")
+    ] = False,
+    as_json: JsonOption = False,
+    store: StoreOption = None,
+) -> None:
+    """Write questions as a task the harness runs as it is: inspect_ai's task.py + dataset.jsonl,
+    or lmms-eval's task YAML + JSONL + utils.py. Each sample keeps its StoryScope id, so
+    `storyscope import results` links the harness's output back."""
+    from pipelines.cli.parsing import parse_where
+    from pipelines.export_task import FILTERS, ExportTaskError, export_task
+    from pipelines.output_guard import OutputRefused
+
+    if out is None:
+        raise fail("--out DIR is required")
+    if limit is not None and limit < 1:
+        raise fail(f"--limit must be at least 1, got {limit}")
+    if questions not in FILTERS:
+        raise fail(f"--questions {questions!r}: use lfvqa or mcq")
+    filters = parse_where(where, FILTERS[questions])
+    try:
+        report = export_task(
+            open_store(store),
+            harness,
+            questions,
+            out,
+            where=filters,
+            limit=limit,
+            task=task,
+            force=force,
+        )
+    except (ExportTaskError, OutputRefused) as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        files = {role: str(path) for role, path in report.files.items()}
+        summary = {"task": report.task, "harness": report.harness, "files": files}
+        typer.echo(json.dumps({**summary, "n_samples": report.n_samples}))
+        return
+    typer.echo(f"{report.task}: {report.n_samples} {questions} questions → {report.out}")
+    typer.echo(f"run it with: {report.run_hint()}")

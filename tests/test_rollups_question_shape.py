@@ -1,0 +1,245 @@
+"""The question-shape rollup (migration 972, data_access.rollups.questions) and the Verdicts
+page's large-slice metrics (issue 30): the Distributions and Questions readers give the live
+answer from the rollup, a finished run that writes scenes, evidence or questions updates it
+for exactly the questions it can change (equal to a full refresh, without one), and a slice
+above the limit computes its metrics only when asked."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from data_access.importers import import_lfvqa_dir
+from data_access.queries import distributions as views_distributions
+from data_access.queries import questions as views_questions
+from data_access.queries import verdicts as views_verdicts
+from data_access.rollups import full as rollups
+from data_access.writes.runs import RunSpec, finish_run, insert_run
+from pipelines.synth import write_synthetic_dataset
+from tests.conftest import REPO_ROOT
+from tests.support.app_fixtures import FILM, JUDGE_LLM, build_app_fixture, run_page
+
+
+def _readers(film: str, qtype: str) -> list[tuple]:
+    return [
+        (views_distributions.question_shape, (None,)),
+        (views_distributions.question_shape, (film,)),
+        (views_distributions.centers_per_film, ()),
+        (views_questions.questions_list, (None,)),
+        (views_questions.questions_list, (film, (qtype,))),
+        (views_questions.questions_list, (None, (), (), (), (), None, 2)),
+    ]
+
+
+READERS = _readers(FILM, "Q3")
+FULL_REFRESH = rollups.refresh_rollups  # before a test counts calls to it
+
+
+def _read_all(store, readers=READERS) -> list[pd.DataFrame]:
+    return [fn(store, *args) for fn, args in readers]
+
+
+def _live(store, readers=READERS) -> list[pd.DataFrame]:
+    """The same readers with the rollups made stale (they run the live queries)."""
+    with store.transaction() as cursor:
+        cursor.execute("DELETE FROM rollup_state")
+    assert not rollups.rollups_fresh(store)
+    return _read_all(store, readers)
+
+
+def _assert_same(rolled: list, live: list, readers=READERS) -> None:
+    for (fn, args), got, want in zip(readers, rolled, live):
+        assert len(want) > 0, f"{fn.__name__}{args} reads nothing: the check would be empty"
+        key = list(want.columns)
+        got = got.sort_values(key).reset_index(drop=True)
+        want = want.sort_values(key).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{fn.__name__}{args}")
+
+
+def _shape_rows(cursor) -> list[tuple]:
+    return cursor.execute("SELECT * FROM rollup_question_shape ORDER BY ALL").fetchall()
+
+
+def _full_refresh_rows(store) -> list[tuple]:
+    """What a full refresh would hold now (computed and rolled back)."""
+    with store.session() as cursor:
+        cursor.execute("BEGIN TRANSACTION")
+        try:
+            FULL_REFRESH(cursor)
+            return _shape_rows(cursor)
+        finally:
+            cursor.execute("ROLLBACK")
+
+
+@pytest.fixture
+def fresh_fixture(store):
+    build_app_fixture(store)
+    rollups.refresh(store)
+    return store
+
+
+@pytest.fixture
+def full_refreshes(monkeypatch):
+    calls = []
+    real = rollups.refresh_rollups
+    monkeypatch.setattr(rollups, "refresh_rollups", lambda cursor: calls.append(1) or real(cursor))
+    return calls
+
+
+def test_readers_equal_the_live_queries(fresh_fixture):
+    store = fresh_fixture
+    assert rollups.rollups_fresh(store)
+    assert store.scalar("SELECT count(*) FROM rollup_question_shape") == store.scalar(
+        "SELECT count(*) FROM questions"
+    )
+    _assert_same(_read_all(store), _live(store))
+
+
+def test_a_synthetic_import_fills_it_in_its_commit(tmp_path, store):
+    write_synthetic_dataset(tmp_path / "synth", scale="small")
+    import_lfvqa_dir(store, tmp_path / "synth")
+    assert rollups.rollups_fresh(store)  # the import's run filled the rollup in its commit
+    shape = views_distributions.question_shape(store, None)
+    assert len(shape) == store.scalar("SELECT count(*) FROM questions")
+    assert (shape["claims"] > 0).all() and shape["anchor_fifth"].between(1, 5).all()
+    film, qtype = store.rows("SELECT film_id, qtype FROM questions ORDER BY question_id")[0]
+    readers = _readers(film, qtype)
+    rolled = _read_all(store, readers)
+    _assert_same(rolled, _live(store, readers), readers)
+    rollups.refresh(store)  # a full refresh gives the same rows again
+    _assert_same(_read_all(store, readers), rolled, readers)
+
+
+_HOURS = iter(range(1, 1000))
+
+
+def _finish(store, write, status: str = "finished") -> list[tuple]:
+    """Write a run's rows with `write(cursor, run_id)`, finish it in the same transaction (a run
+    started after every other, so its scenes become current), and check the rollup equals a
+    full refresh; returns its rows."""
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec(step="test.step", backend="test", params={}))
+        cursor.execute(
+            "UPDATE runs SET started_at = current_timestamp + ? * INTERVAL 1 HOUR WHERE run_id = ?",
+            [next(_HOURS), run_id],
+        )
+        write(cursor, run_id)
+        finish_run(cursor, run_id, status=status)
+    assert rollups.rollups_fresh(store)
+    with store.session() as cursor:
+        rows = _shape_rows(cursor)
+    assert rows == _full_refresh_rows(store)
+    return rows
+
+
+def _rescene(cursor, run_id: str, shift_s: float) -> None:
+    """A new scene run for the film: every scene as before, each ending `shift_s` later."""
+    cursor.execute(
+        "INSERT INTO scenes SELECT * REPLACE (end_s + ? AS end_s, ? AS run_id)"
+        " FROM current_scenes WHERE film_id = ?",
+        [shift_s, run_id, FILM],
+    )
+
+
+def test_a_scene_run_moves_the_spans_of_its_films_questions(fresh_fixture, full_refreshes):
+    store = fresh_fixture
+    with store.session() as cursor:
+        before = _shape_rows(cursor)
+    after = _finish(store, lambda c, r: _rescene(c, r, 120.0))
+    assert after != before  # the latest cited scene ends two minutes later
+    spans = {row[0]: row[7] for row in before}
+    moved = [row for row in after if row[7] is not None and spans[row[0]] is not None]
+    assert moved and all(row[7] == pytest.approx(spans[row[0]] + 2.0) for row in moved)
+    # a failed scene run's scenes are not current: nothing changes
+    assert _finish(store, lambda c, r: _rescene(c, r, 600.0), status="failed") == after
+    assert full_refreshes == []
+    _assert_same(_read_all(store), _live(store))
+
+
+def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, full_refreshes):
+    store = fresh_fixture
+    question = views_questions.questions_list(store, FILM)["question_id"].iloc[0]
+    sizes = "SELECT claims, core, cited_scenes FROM rollup_question_shape WHERE question_id = ?"
+    old = store.rows(sizes, [question])[0]
+
+    def more(cursor, run_id):
+        cursor.execute(
+            "INSERT INTO rubric_claims VALUES (?, ?, 99, 'core', 'One more claim.', [1], ?)",
+            [f"{question}.c99", question, run_id],
+        )
+        cursor.execute(
+            "INSERT INTO question_evidence VALUES (?, 99, 3000.0, NULL, 1, [99], false, ?)",
+            [question, run_id],
+        )
+
+    _finish(store, more)
+    assert store.rows(sizes, [question])[0] == (old[0] + 1, old[1] + 1, old[2] + 1)
+    assert full_refreshes == []
+    _assert_same(_read_all(store), _live(store))
+
+
+def test_slice_answers_counts_the_rows_of_answer_counts(fresh_fixture):
+    store = fresh_fixture
+    slices = [(JUDGE_LLM,), (JUDGE_LLM, FILM, ("Q3",)), (JUDGE_LLM, None, (), ("subs-qwen",))]
+    rolled = [views_verdicts.slice_answers(store, *s) for s in slices]
+    assert rolled == [len(views_verdicts.answer_counts(store, *s)) for s in slices]
+    assert rolled[0] > 0
+    with store.transaction() as cursor:
+        cursor.execute("DELETE FROM rollup_state")
+    assert [views_verdicts.slice_answers(store, *s) for s in slices] == rolled
+
+
+def test_a_large_slice_computes_its_metrics_only_when_asked(fresh_fixture, monkeypatch):
+    import streamlit as st
+
+    from pipelines import verdict_metrics
+
+    calls = []
+    original = verdict_metrics.slice_metrics
+    monkeypatch.setattr(
+        verdict_metrics, "slice_metrics", lambda *a, **k: calls.append(1) or original(*a, **k)
+    )
+    monkeypatch.setattr(views_verdicts, "LARGE_SLICE_ANSWERS", 1)
+    st.cache_data.clear()
+    at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Metrics"})
+    assert not at.exception and calls == [] and not at.dataframe
+    judged = views_verdicts.slice_answers(fresh_fixture, JUDGE_LLM)
+    assert f"This slice holds {judged:,} judged answers" in at.info[0].value
+    at.toggle(key="metrics_whole").set_value(True).run()
+    assert not at.exception and len(calls) == 2  # by setting, by setting × type
+    settings = views_verdicts.answer_counts(fresh_fixture, JUDGE_LLM)["setting_id"].nunique()
+    table = at.dataframe[0].value
+    assert "Contra" in table.columns and len(table) == settings  # the Table 3 layout, whole
+
+
+# the Verdicts page's "why" table as it read before: through the store-wide current view
+_JUDGEMENTS_THROUGH_THE_VIEW = """
+    SELECT c.ord, c.role, c.text AS claim, a.setting_id, s.label AS setting, a.answer_id,
+           v.judge_id, j.kind, j.backend, v.verdict, v.rationale
+    FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id)
+    JOIN answers a ON a.answer_id = v.answer_id JOIN settings s ON s.setting_id = a.setting_id
+    LEFT JOIN judges j ON j.judge_id = v.judge_id
+    WHERE c.question_id = ? ORDER BY c.ord, s.label, v.judge_id
+"""
+
+
+def test_claim_judgements_resolve_only_the_questions_verdicts(fresh_fixture):
+    store = fresh_fixture
+    # a later judge run supersedes one verdict, and a failed one is never current
+    _finish(store, lambda c, r: _verdict(c, r, "q1:subs-qwen", "q1.c1", "contradicted"))
+    _finish(store, lambda c, r: _verdict(c, r, "q1:subs-qwen", "q1.c2", "omitted"), "failed")
+    questions = [row[0] for row in store.rows("SELECT question_id FROM questions ORDER BY 1")]
+    for question in questions:
+        got = views_verdicts.claim_judgements(store, question)
+        want = store.df(_JUDGEMENTS_THROUGH_THE_VIEW, [question])
+        pd.testing.assert_frame_equal(got, want, obj=question)
+    q1 = views_verdicts.claim_judgements(store, "q1")
+    mine = q1[(q1.answer_id == "q1:subs-qwen") & (q1.judge_id == JUDGE_LLM)]
+    assert dict(zip(mine["ord"], mine["verdict"]))[1] == "contradicted"
+
+
+def _verdict(cursor, run_id, answer, claim, verdict):
+    cursor.execute(
+        "INSERT INTO claim_verdicts VALUES (?, ?, ?, ?, ?, 'test')",
+        [run_id, JUDGE_LLM, answer, claim, verdict],
+    )
