@@ -40,7 +40,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.page_ready import ScriptRuns, settled  # noqa: E402
 from data_access.queries import beliefs as views_beliefs  # noqa: E402
 from data_access.queries import distributions as views_distributions  # noqa: E402
 from data_access.queries import film as views_film  # noqa: E402
@@ -52,6 +51,7 @@ from data_access.queries import runs as views_runs  # noqa: E402
 from data_access.queries import stats  # noqa: E402
 from data_access.queries import verdicts as views_verdicts  # noqa: E402
 from data_access.store import Store  # noqa: E402
+from tests.support.page_ready import ScriptRuns, settled  # noqa: E402
 
 TITLES = {
     "": "StoryScope",

@@ -1,4 +1,4 @@
-"""When a Streamlit page in the browser is ready to be timed (benchmarks/bench_pages.py): its
+"""When a Streamlit page in the browser is ready (benchmarks/bench_pages.py, browser tests): its
 script run is over, by the server's own word, and nothing is still a loading skeleton."""
 
 from __future__ import annotations
