@@ -15,7 +15,8 @@ The commands run as child processes (the CLI, as a lab runs them); this process 
 Ray, so it shares nothing with the embedded Ray of the other scale tests.
 
 Opt-in: about 3-5 minutes on 2 cores (three Ray nodes start, two MiniLM loads per command), so
-it runs in `make test-cluster`, not in `make test` (marker `cluster`; docs/SCALE.md).
+it runs in `make test-cluster`, not in `make test` (marker `cluster`; docs/SCALE.md); CI runs
+it after `make test`.
 """
 
 from __future__ import annotations
