@@ -25,7 +25,8 @@ from pipelines.qgen.prompts import (
     Stage2Reply,
     Stage3Reply,
 )
-from pipelines.qgen.template_text import anchor_phrase, claims_for, question_for
+from pipelines.qgen.template_claims import claims_for
+from pipelines.qgen.template_text import anchor_phrase, question_for
 from pipelines.qgen.text import content_stems
 
 BACKEND = "template"
