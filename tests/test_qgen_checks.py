@@ -6,13 +6,9 @@ import json
 
 import pytest
 
-from pipelines.qgen.checks import (
-    LEAK_THRESHOLD,
-    CheckContext,
-    check_question,
-    leak_score,
-    names_mentioned,
-)
+from pipelines.qgen.checks import LEAK_THRESHOLD, CheckContext, check_question
+from pipelines.qgen.name_mentions import names_mentioned
+from pipelines.qgen.question_shape import leak_score
 from tests.conftest import REPO_ROOT
 
 # Four released questions with their gold answers, as printed in LF-VideoQA App. H (Tables

@@ -11,8 +11,8 @@ import pytest
 
 from pipelines.beliefs.annotate import annotate
 from pipelines.preprocess.ingest import ingest_film
-from pipelines.qgen.checks import names_mentioned
 from pipelines.qgen.generate import GenerateOptions, generate
+from pipelines.qgen.name_mentions import names_mentioned
 
 PAIRS = "screenplays/srt-pairs-robertjvt/scripts_subtitles"
 

@@ -10,7 +10,8 @@ Quick use::
     report = generate(store, options)
     run_id, checks = run_check_questions(store, {"source": ["paper"]})
 
-Modules: `checks` (automatic checks, leak score), `entries` (Table 7 belief entries per type),
+Modules: `checks` (automatic checks), `question_shape` (anchor, body, leak score),
+`name_mentions` (which names a question uses), `entries` (Table 7 belief entries per type),
 `context_sets` (Table 6 payload, discard rules), `sampling`, `prompts` (Tables 22–25 templates
 and reply schemas), `stages` (applying replies, retirement rules), `template_backend` /
 `llm_backend`, `generate` (a run end to end), `check_run` (checks over stored questions),
@@ -18,8 +19,9 @@ and reply schemas), `stages` (applying replies, retirement rules), `template_bac
 """
 
 from pipelines.qgen.check_run import run_check_questions
-from pipelines.qgen.checks import CheckContext, CheckResult, check_question, leak_score
+from pipelines.qgen.checks import CheckContext, CheckResult, check_question
 from pipelines.qgen.generate import GenerateOptions, GenerationError, generate
+from pipelines.qgen.question_shape import leak_score
 
 __all__ = [
     "CheckContext",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from pipelines.qgen.checks import question_body
+from pipelines.qgen.question_shape import question_body
 from pipelines.qgen.text import words
 
 # MiniLM cosine at or above which two questions are near-duplicates. Our choice (no paper gives

@@ -17,13 +17,8 @@ import pandas as pd
 from data_access.store import Store
 from data_access.writes import qgen as db
 from data_access.writes.runs import RunSpec, finish_run, insert_run
-from pipelines.qgen.checks import (
-    CHECKS_VERSION,
-    CheckContext,
-    CheckResult,
-    check_question,
-    names_mentioned,
-)
+from pipelines.qgen.checks import CHECKS_VERSION, CheckContext, CheckResult, check_question
+from pipelines.qgen.name_mentions import names_mentioned
 
 
 @dataclass

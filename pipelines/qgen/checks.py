@@ -19,7 +19,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from pipelines.qgen.text import QUESTION_WORDS, content_stems, proper_nouns, words
+from pipelines.qgen.name_mentions import names_mentioned
+from pipelines.qgen.question_shape import first_question_word_index, leak_score, question_body
+from pipelines.qgen.text import QUESTION_WORDS, words
 
 CHECKS_VERSION = "checks-v2"  # v2: the learning-reveal check (Stage 1, App. F.2)
 
@@ -124,42 +126,6 @@ _LEARNED_WHAT = re.compile(
 # When: "first"/"finally" + learning verb fixes the moment of learning ("when does Ann first
 # realize ...") only together with a stated complement, which _LEARNED_WHAT already catches.
 
-_HONORIFICS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "miss",
-        "dr",
-        "doctor",
-        "sir",
-        "lady",
-        "lord",
-        "madam",
-        "madame",
-        "father",
-        "mother",
-        "sister",
-        "brother",
-        "uncle",
-        "aunt",
-        "the",
-        "a",
-        "an",
-        "of",
-        "de",
-        "la",
-        "le",
-        "van",
-        "von",
-        "mc",
-        "officer",
-        "captain",
-        "detective",
-        "agent",
-    ]
-)
-
 
 @dataclass(frozen=True)
 class CheckFailure:
@@ -200,58 +166,6 @@ class CheckResult:
     @property
     def passed(self) -> bool:
         return not self.failures
-
-
-def first_question_word_index(question: str) -> int | None:
-    """Index (in `words`) of the question word that opens the main clause, or None.
-
-    A question word opening a clause (at the start or after a comma) wins over one inside the
-    anchor ("In the corridor where the staff smoke, what ..."); otherwise the first one counts.
-    """
-    clause_start, first_any = None, None
-    position = 0
-    for clause in re.split(r"[,;:\u2013\u2014]", question):
-        clause_words = words(clause)
-        if clause_words and clause_words[0].lower() in QUESTION_WORDS and clause_start is None:
-            clause_start = position
-        for offset, token in enumerate(clause_words):
-            if first_any is None and token.lower() in QUESTION_WORDS:
-                first_any = position + offset
-        position += len(clause_words)
-    return clause_start if clause_start is not None else first_any
-
-
-def question_body(question: str) -> str:
-    """The question from its main question word on (the anchor phrase removed)."""
-    index = first_question_word_index(question)
-    if index is None:
-        return question
-    # Find the character offset of the index-th word.
-    matches = [
-        m
-        for m in re.finditer(r"[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F'\u2019\-]*", question)
-        if _word_of(m.group(0))
-    ]
-    return question[matches[index].start() :] if index < len(matches) else question
-
-
-def _word_of(raw: str) -> str:
-    return raw.replace("\u2019", "'").removesuffix("'s").strip("'-")
-
-
-def leak_score(question: str, gold: str) -> float:
-    """Share of the gold answer's content words already in the question body.
-
-    Names and places (capitalised words) and the anchor phrase are excluded: the question must
-    name its center and its moment, and those words are not the answer (Table 23 self-test).
-    """
-    names = proper_nouns(question, gold)
-    gold_stems = content_stems(gold, extra_stop=names)
-    if not gold_stems:
-        return 0.0
-    return len(gold_stems & content_stems(question_body(question), extra_stop=names)) / len(
-        gold_stems
-    )
 
 
 # -- the checks ------------------------------------------------------------------------------
@@ -316,41 +230,11 @@ def _may_disambiguate(question: str, context: CheckContext) -> bool:
     )
 
 
-def names_mentioned(question: str, names: Sequence[str], allowed: Sequence[str] = ()) -> list[str]:
-    """The names of `names` the question uses, in full or by a distinctive part."""
-    return sorted({name for name in names if _mentions(question, name, allowed)})
-
-
 def check_forbidden_names(question: str, context: CheckContext) -> str | None:
     used = names_mentioned(question, context.forbidden_names, context.allowed_names)
     if used:
         return "names never spoken aloud in the film: " + ", ".join(used)
     return None
-
-
-def _mentions(question: str, name: str, allowed: Sequence[str]) -> bool:
-    """Whether the question names `name` in full (any case) or by a distinctive part of it.
-
-    A part (or a one-word label) counts only where it is written as a name (capitalised: "Pike",
-    not "the police station"), and never for numbered role labels ("POLICE 1", "GUARD 2"), which the
-        film can
-    only name in full. Parts shared with an allowed name are skipped ("Harlow" of "Tom Harlow").
-    """
-    # Multi-word labels count in any case ("the line judge", App. F.1's example); a one-word
-    # label counts only written as a name, or "the guard station" would name GUARD.
-    full = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.IGNORECASE)
-    if any(len(words(m.group(0))) > 1 or m.group(0)[:1].isupper() for m in full.finditer(question)):
-        return True
-    if re.search(r"\d", name):
-        return False
-    allowed_parts = {part.lower() for other in allowed for part in words(other)}
-    for part in words(name):
-        if part.lower() in _HONORIFICS or len(part) <= 2 or part.lower() in allowed_parts:
-            continue
-        written = {part[:1].upper() + part[1:].lower(), part.upper()}
-        if any(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", question) for w in written):
-            return True
-    return False
 
 
 def check_annotation_vocabulary(question: str, context: CheckContext) -> str | None:

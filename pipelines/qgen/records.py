@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pipelines.qgen.check_run import context_from_payload
-from pipelines.qgen.checks import names_mentioned
 from pipelines.qgen.drafts import Draft
 from pipelines.qgen.film_view import FilmView
+from pipelines.qgen.name_mentions import names_mentioned
 
 _STAGE_RAW_LIMIT = 20_000  # a runaway reply is kept, but not megabytes of it
 
