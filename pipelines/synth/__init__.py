@@ -7,6 +7,7 @@ words: the data exercises sizes and shapes, never meaning, and every dataset is 
 `synthetic`.
 """
 
-from pipelines.synth.paper_scale import SCALES, SynthScale, write_synthetic_dataset
+from pipelines.synth.paper_scale import write_synthetic_dataset
+from pipelines.synth.scales import SCALES, SynthScale
 
 __all__ = ["SCALES", "SynthScale", "write_synthetic_dataset"]
