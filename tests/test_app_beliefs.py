@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import (
-    build_app_fixture,
-    figures,
-    frame,
-    metrics,
-    run_page,
-    traces,
-)
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import figures, frame, metrics, run_page, traces
 
 
 @pytest.fixture

@@ -9,7 +9,9 @@ import pytest
 
 from pipelines.frames import read_thumbnails
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, build_app_fixture, run_page
+from tests.support.app_fixture_data import FILM
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 
 
 def _video(path, seconds: int = 10, fps: int = 5) -> str:

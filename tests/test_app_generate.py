@@ -7,7 +7,8 @@ import pytest
 
 from pages.generate_button import TEMPLATE_LABEL
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, metrics, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import metrics, run_page
 
 NO_ENDPOINT = ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY")
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 from tests.support.harness_fixtures import inspect_sample, write_inspect_log
 from tests.test_import_bad_input import store_dump
 

@@ -10,7 +10,9 @@ import pytest
 
 from data_access.writes.mcq import bulk_insert
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, PLOTTREE, build_app_fixture, figures, metrics, run_page
+from tests.support.app_fixture_data import FILM, PLOTTREE
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import figures, metrics, run_page
 from viz.plottree import MAX_VIEW_NODES, view_nodes
 
 

@@ -13,7 +13,8 @@ import duckdb
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 from tests.test_import_bad_input import store_dump
 
 # page -> (URL parameters, labels of the write buttons it shows in normal mode)

@@ -9,7 +9,9 @@ import pytest
 from data_access.queries import review as views_review
 from data_access.writes import review
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import JUDGE_LEXICAL, build_app_fixture, frame, metrics, run_page
+from tests.support.app_fixture_data import JUDGE_LEXICAL
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import frame, metrics, run_page
 
 
 @pytest.fixture

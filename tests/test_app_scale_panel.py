@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pipelines.scale import LocalExecutor, Unit, run_batch
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 from tests.support.scale_units import square
 
 

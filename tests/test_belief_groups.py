@@ -16,7 +16,8 @@ from pipelines.beliefs.character_summary import (
     search_beliefs,
 )
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, figures, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import figures, run_page
 
 
 def _beliefs() -> pd.DataFrame:

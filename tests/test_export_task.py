@@ -12,7 +12,8 @@ import yaml
 from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
-from tests.support.app_fixtures import FILM, MCQS, QUESTIONS, build_app_fixture
+from tests.support.app_fixture_data import FILM, MCQS, QUESTIONS
+from tests.support.app_fixtures import build_app_fixture
 from tests.test_import_bad_input import store_dump
 
 load_commands()

@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from data_access.queries import film as views_film
 from data_access.store import Store
 from pipelines.cli import app, load_commands
-from tests.support.app_fixtures import FILM, build_app_fixture
+from tests.support.app_fixture_data import FILM
+from tests.support.app_fixtures import build_app_fixture
 from tests.test_frames_cache import FPS, numbered_video
 
 

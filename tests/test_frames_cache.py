@@ -11,7 +11,9 @@ import pytest
 
 from pipelines.frames import cached_frames, extract_to_cache
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, build_app_fixture, run_page
+from tests.support.app_fixture_data import FILM
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 
 FPS = 10
 

@@ -28,7 +28,9 @@ from typer.testing import CliRunner
 from pages.safe_text import inert
 from pipelines.cli import app, load_commands
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import MCQS, build_app_fixture, run_page
+from tests.support.app_fixture_data import MCQS
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 from tests.support.llama_server import MODEL_NAME
 
 pytest.importorskip("inspect_ai", reason="inspect_ai is in the test extra (make test)")

@@ -14,7 +14,9 @@ from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, JUDGE_LEXICAL, JUDGE_LLM, build_app_fixture, run_page
+from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 
 # (query, args) pairs whose results must not depend on whether the rollups are used
 QUERIES = [

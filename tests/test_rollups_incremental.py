@@ -13,7 +13,8 @@ from data_access.importers import import_lfvqa_dir
 from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
-from tests.support.app_fixtures import FILM, JUDGE_LEXICAL, JUDGE_LLM, build_app_fixture
+from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
+from tests.support.app_fixtures import build_app_fixture
 
 TABLES = (
     "rollup_answer_verdicts",

@@ -17,7 +17,9 @@ from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, JUDGE_LLM, build_app_fixture, run_page
+from tests.support.app_fixture_data import FILM, JUDGE_LLM
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 
 
 def _readers(film: str, qtype: str) -> list[tuple]:

@@ -7,7 +7,8 @@ import pytest
 
 from pages.safe_text import inert, plain
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture, run_page
+from tests.support.app_fixtures import build_app_fixture
+from tests.support.apptest_pages import run_page
 from tests.support.hostile import (
     hostile_strings,
     insert_hostile_question,

@@ -11,7 +11,7 @@ from data_access.rollups import rollups_fresh
 from data_access.store import Store
 from data_access.store.migrations import all_migrations
 from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import run_page
+from tests.support.apptest_pages import run_page
 from tests.support.old_store import QUESTIONS, SETTINGS, VERDICTS, build_old_store
 
 # 30: the first schema with today's claim_verdicts keys (the earliest we upgrade from in tests);

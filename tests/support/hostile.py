@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.support.app_fixtures import FILM
+from tests.support.app_fixture_data import FILM
 
 
 def hostile_strings(url: str) -> dict[str, str]:
