@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from data_access.formats.lfvqa import TABLE_FILES
+from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.format_doc import format_doc
 from pipelines.cli import app, load_commands
 from tests.conftest import REPO_ROOT

@@ -12,7 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from data_access.formats.lfvqa import TABLE_FILES, McqPrediction
+from data_access.formats.mcq_records import McqPrediction
+from data_access.formats.table_files import TABLE_FILES
 from data_access.importers import ImportFailure, import_lfvqa_dir, lfvqa
 from data_access.importers.checked_insert import Refused
 from data_access.importers.fields import field_specs

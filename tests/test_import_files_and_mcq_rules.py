@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from data_access.formats.lfvqa import MCQ_RULES, McqQuestion
+from data_access.formats.mcq_records import MCQ_RULES, McqQuestion
 from data_access.importers import ImportFailure, import_lfvqa_dir, import_storyvideoqa_dir
 from pipelines.cli import app, load_commands
 from tests.test_import_lfvqa import tiny_tables, write_dataset

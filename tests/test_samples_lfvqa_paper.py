@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from data_access.formats.lfvqa import TABLE_FILES, Manifest
+from data_access.formats.lfvqa import Manifest
+from data_access.formats.table_files import TABLE_FILES
 from tests.conftest import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "lfvqa_paper"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from data_access.formats.lfvqa import TABLE_FILES, TableFile
+from data_access.formats.table_files import TABLE_FILES, TableFile
 from data_access.importers import checks
 from data_access.importers.errors import EMPTY_FILE, fail
 from data_access.importers.fields import field_specs

@@ -106,7 +106,7 @@ def _length_fault(spec: FieldSpec, column: str) -> list[Fault]:
 
 def value_faults(specs: tuple[FieldSpec, ...], rules: tuple = ()) -> list[Fault]:
     """The row checks a model's field constraints imply, in field order, then its cross-field
-    `RowRule`s (formats/lfvqa.py), the same rules the model applies in Python."""
+    `RowRule`s (formats/mcq_records.py), the same rules the model applies in Python."""
     faults: list[Fault] = []
     for spec in specs:
         column = f'"{spec.name}"'

@@ -11,7 +11,8 @@ import inspect
 import json
 
 from data_access.formats import lfvqa
-from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, TABLE_FILES, Manifest, Record
+from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, Manifest, Record
+from data_access.formats.table_files import TABLE_FILES
 from data_access.formats.task_doc import QUESTIONS_OUT_SECTION
 from data_access.importers.fields import FieldSpec, field_specs, type_words
 from data_access.importers.results.format_doc import RESULTS_SECTION

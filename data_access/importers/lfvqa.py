@@ -20,7 +20,8 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
-from data_access.formats.lfvqa import FORMAT_NAME, TABLE_FILES, Manifest, TableFile
+from data_access.formats.lfvqa import FORMAT_NAME, Manifest
+from data_access.formats.table_files import TABLE_FILES, TableFile
 from data_access.importers import checks
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.checked_insert import Refused, checked_table_file

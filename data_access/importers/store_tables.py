@@ -7,7 +7,7 @@ from pathlib import Path
 
 import duckdb
 
-from data_access.formats.lfvqa import TableFile
+from data_access.formats.table_files import TableFile
 from data_access.importers.catalog import store_catalog
 from data_access.importers.fields import field_specs
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from data_access.formats.lfvqa import McqQuestion, RuleBroken
+from data_access.formats.mcq_records import McqQuestion, RuleBroken
 from data_access.importers.errors import ImportFailure, Problem, fail
 from data_access.importers.json_files import read_json_file
 

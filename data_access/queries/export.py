@@ -22,7 +22,8 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, TABLE_FILES
+from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
+from data_access.formats.table_files import TABLE_FILES
 from data_access.store import Store
 
 FORMATS = ("parquet", "csv", "jsonl")

@@ -13,7 +13,8 @@ from typing import get_args
 
 import duckdb
 
-from data_access.formats.lfvqa import TABLE_FILES, Setting
+from data_access.formats.lfvqa import Setting
+from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import fail
 from data_access.importers.results.link import LINKED, choose_kind, drop_linked, link_samples
