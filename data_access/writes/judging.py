@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 import pandas as pd
+import pyarrow as pa
 
 from data_access.store import Store
 
@@ -103,28 +104,47 @@ def ensure_judge(
     )
 
 
+VERDICT_SCHEMA = pa.schema(
+    [
+        ("answer_id", pa.string()),
+        ("claim_id", pa.string()),
+        ("verdict", pa.string()),
+        ("rationale", pa.string()),
+    ]
+)
+
+
+def verdict_table(rows: list[tuple[str, str, str, str | None]]) -> pa.Table:
+    """(answer_id, claim_id, verdict, rationale) rows as an Arrow table (`write_verdicts`
+    inserts it as is; a Ray worker builds it, so the driver does no work per row)."""
+    columns = list(zip(*rows)) if rows else [(), (), (), ()]
+    return pa.Table.from_arrays(
+        [pa.array(column, pa.string()) for column in columns], schema=VERDICT_SCHEMA
+    )
+
+
 def write_verdicts(
     cursor: duckdb.DuckDBPyConnection,
     run_id: str,
     judge_id: str,
-    rows: list[tuple[str, str, str, str | None]],
+    rows: list[tuple[str, str, str, str | None]] | pa.Table,
 ) -> int:
-    """Append (answer_id, claim_id, verdict, rationale) rows of one run; returns rows written."""
-    if not rows:
+    """Append (answer_id, claim_id, verdict, rationale) rows of one run (tuples, or a
+    `verdict_table`); returns rows written. One insert from an Arrow table."""
+    table = rows if isinstance(rows, pa.Table) else verdict_table(rows)
+    if table.num_rows == 0:
         return 0
-    frame = pd.DataFrame(rows, columns=["answer_id", "claim_id", "verdict", "rationale"])
-    frame.insert(0, "judge_id", judge_id)
-    frame.insert(0, "run_id", run_id)
-    cursor.register("_new_verdicts", frame)
+    cursor.register("_new_verdicts", table)
     try:
         cursor.execute(
             "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id,"
-            " verdict, rationale) SELECT run_id, judge_id, answer_id, claim_id,"
-            " verdict, rationale FROM _new_verdicts"
+            " verdict, rationale) SELECT ?, ?, answer_id, claim_id,"
+            " verdict, rationale FROM _new_verdicts",
+            [run_id, judge_id],
         )
     finally:
         cursor.unregister("_new_verdicts")
-    return len(frame)
+    return table.num_rows
 
 
 def answers_done_in_run(store: Store, run_id: str) -> set[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from data_access.store import Store
 from data_access.writes.runs import add_run_usage
@@ -62,25 +63,47 @@ def lookup_cache(store: Store, keys: list[str]) -> dict[str, dict]:
     return {key: json.loads(response) for key, response in rows}
 
 
-def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) -> None:
-    """Insert new cache entries (a key already present keeps its first reply)."""
-    if not entries:
-        return
+def cached_keys(store: Store, keys: list[str]) -> set[str]:
+    """Which of `keys` the cache holds (the keys only: no reply is read or decoded)."""
+    if not keys:
+        return set()
+    with store.session() as cursor:
+        rows = cursor.execute(
+            "SELECT cache_key FROM llm_cache WHERE cache_key IN (SELECT unnest(?))",
+            [list(dict.fromkeys(keys))],
+        ).fetchall()
+    return {row[0] for row in rows}
+
+
+def cache_table(entries: list[CacheEntry]) -> pa.Table:
+    """The `llm_cache` rows of `entries` as an Arrow table, request and reply JSON-encoded (a
+    key repeated in the list keeps its first reply). Built where the entries are made (a Ray
+    worker), so the driver only inserts it (`insert_cache_table`)."""
     first: dict[str, CacheEntry] = {}
-    for entry in entries:  # a key repeated in the batch keeps its first reply
+    for entry in entries:
         first.setdefault(entry.cache_key, entry)
     unique = list(first.values())
-    frame = pa.table(
+    return pa.table(
         {
-            "cache_key": [e.cache_key for e in unique],
-            "model": [e.model for e in unique],
-            "request": [json.dumps(e.request, sort_keys=True) for e in unique],
-            "response": [json.dumps(e.response, sort_keys=True) for e in unique],
+            "cache_key": pa.array([e.cache_key for e in unique], pa.string()),
+            "model": pa.array([e.model for e in unique], pa.string()),
+            "request": pa.array(
+                [json.dumps(e.request, sort_keys=True) for e in unique], pa.string()
+            ),
+            "response": pa.array(
+                [json.dumps(e.response, sort_keys=True) for e in unique], pa.string()
+            ),
             "prompt_tokens": pa.array([e.prompt_tokens for e in unique], pa.int64()),
             "completion_tokens": pa.array([e.completion_tokens for e in unique], pa.int64()),
         }
     )
-    cursor.register("new_cache_entries", frame)
+
+
+def insert_cache_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
+    """Insert a `cache_table` (a key already in the cache keeps its first reply)."""
+    if table.num_rows == 0:
+        return
+    cursor.register("new_cache_entries", table)
     try:
         cursor.execute(
             # (the primary-key index finds the keys already present; a NOT IN over the
@@ -93,12 +116,22 @@ def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) ->
         cursor.unregister("new_cache_entries")
 
 
-def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:
-    """Append per-call rows (dicts with the keys of CALL_COLUMNS) to `llm_calls`."""
-    if not calls:
+def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) -> None:
+    """Insert new cache entries (a key already present keeps its first reply)."""
+    if entries:
+        insert_cache_table(cursor, cache_table(entries))
+
+
+def calls_table(calls: list[dict]) -> pa.Table:
+    """Per-call rows (dicts with the keys of CALL_COLUMNS) as an Arrow table."""
+    return pa.Table.from_pylist(calls, schema=_CALL_SCHEMA)
+
+
+def insert_calls_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
+    """Append a `calls_table` to `llm_calls`."""
+    if table.num_rows == 0:
         return
-    frame = pa.Table.from_pylist(calls, schema=_CALL_SCHEMA)
-    cursor.register("new_llm_calls", frame)
+    cursor.register("new_llm_calls", table)
     try:
         cursor.execute(
             f"INSERT INTO llm_calls ({', '.join(CALL_COLUMNS)})"
@@ -106,6 +139,12 @@ def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:
         )
     finally:
         cursor.unregister("new_llm_calls")
+
+
+def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:
+    """Append per-call rows (dicts with the keys of CALL_COLUMNS) to `llm_calls`."""
+    if calls:
+        insert_calls_table(cursor, calls_table(calls))
 
 
 def record_batch(
@@ -121,6 +160,29 @@ def record_batch(
         sum(int(c["prompt_tokens"] or 0) for c in fresh),
         sum(int(c["completion_tokens"] or 0) for c in fresh),
         float(sum(c["cost_usd"] or 0.0 for c in fresh)),
+    )
+
+
+def record_tables(
+    cursor: duckdb.DuckDBPyConnection, run_id: str, cache: pa.Table, calls: pa.Table
+) -> None:
+    """`record_batch` for rows already in Arrow tables (`cache_table`, `calls_table`): two
+    inserts and one usage update, with no Python work per row."""
+    insert_cache_table(cursor, cache)
+    insert_calls_table(cursor, calls)
+    if calls.num_rows == 0:
+        return
+    fresh = calls.filter(pc.invert(calls["cached"]))
+
+    def total(column: str):
+        return pc.sum(fresh[column]).as_py() or 0
+
+    add_run_usage(
+        cursor,
+        run_id,
+        int(total("prompt_tokens")),
+        int(total("completion_tokens")),
+        float(total("cost_usd")),
     )
 
 
