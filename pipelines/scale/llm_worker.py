@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any
 
 from data_access.writes import llm_log
 from pipelines.llm import Gateway, LLMRequest, LLMResult
@@ -97,6 +98,25 @@ class LLMUnitResult:
         return any(r.status == "skipped" for r in self.results)
 
 
+@dataclass
+class LLMUnitRows:
+    """A worker's cache entries and call rows as Arrow tables (`llm_log.cache_table`,
+    `llm_log.calls_table`), built on the worker: the driver inserts them as they come
+    (`write_unit_rows`), with no work per row. Arrow tables also travel back cheaper than
+    the results' Python objects."""
+
+    cache: Any
+    calls: Any
+    skipped: int = 0  # requests not sent (the budget was spent)
+
+
+def unit_rows(gateway: WorkerGateway) -> LLMUnitRows:
+    """What `gateway` would have written, as the tables the driver inserts."""
+    return LLMUnitRows(
+        llm_log.cache_table(gateway.entries), llm_log.calls_table(gateway.calls), gateway.skipped
+    )
+
+
 def budget_reason(skipped: int) -> str:
     """The failure reason of a unit whose calls the budget refused."""
     return f"{BUDGET_REASON}: {skipped} call(s) not sent; rerun with a larger budget to resume"
@@ -136,7 +156,7 @@ def llm_unit(payload: dict) -> LLMUnitResult:
 def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
     """(requests with a cached reply, requests that need a call), by the store's cache."""
     keys = [gateway.key_of(r) for r in requests]
-    hits = llm_log.lookup_cache(store, keys)
+    hits = llm_log.cached_keys(store, keys)  # (the replies are read when replayed)
     cached = [r for r, k in zip(requests, keys) if k in hits]
     return cached, [r for r, k in zip(requests, keys) if k not in hits]
 
@@ -144,6 +164,11 @@ def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
 def write_llm_unit(cursor, run_id: str, value: LLMUnitResult) -> None:
     """Record a unit's cache entries, call rows and run usage (the gateway's own write)."""
     llm_log.record_batch(cursor, run_id, value.entries, value.calls)
+
+
+def write_unit_rows(cursor, run_id: str, rows: LLMUnitRows) -> None:
+    """`write_llm_unit` for a unit that sent back `LLMUnitRows`: one insert per table."""
+    llm_log.record_tables(cursor, run_id, rows.cache, rows.calls)
 
 
 class CacheReplayGateway(Gateway):
