@@ -3,7 +3,7 @@
 A dispatcher over the backends: 'rules' (offline, `pipelines.beliefs.rules_annotate`),
 'asymmetry' (offline information-asymmetry tracker: false beliefs, revisions, meta-beliefs;
 `pipelines.beliefs.asymmetry_film`, issue 28) and 'openai' (the LLM stages of Tables 18–21
-through the gateway, `pipelines.beliefs.llm_stages`). All read the stored scenes and script
+through the gateway, `pipelines.beliefs.llm_annotate`). All read the stored scenes and script
 lines (`pipelines.beliefs.annotation.load_film`), so any ingested film works, and all write
 through `data_access.writes.beliefs.write_annotation`. Output rows carry the run's backend; a dry
 run
@@ -45,7 +45,7 @@ def annotate(
         return annotate_with_asymmetry(store, film_id, selection, dry_run=dry_run)
     if backend == "openai":
         # imported here so the offline path never loads the LLM client
-        from pipelines.beliefs.llm_stages import annotate_llm
+        from pipelines.beliefs.llm_annotate import annotate_llm
 
         return annotate_llm(store, film_id, selection, dry_run=dry_run, **llm_options)
     raise AnnotateError(f"unknown backend {backend!r}: use {', '.join(BACKENDS)}")

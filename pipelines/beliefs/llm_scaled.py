@@ -1,7 +1,7 @@
 """LLM belief annotation of many films on an executor: one unit per (film, scene range).
 
 Each unit is the run `storyscope beliefs annotate --backend openai --film F --scenes a:b`
-writes (LF-VideoQA §3.1, App. D; `llm_stages.annotate_llm`): the same stages, the same prompts,
+writes (LF-VideoQA §3.1, App. D; `llm_annotate.annotate_llm`): the same stages, the same prompts,
 the same rows. A range starts from empty belief records, as `--scenes a:b` does, so ranges
 trade the records carried from earlier scenes for parallelism; `--scenes-per-unit` unset (the
 default) makes one unit per film and keeps the film's records whole.
@@ -25,14 +25,9 @@ from data_access.writes import beliefs as belief_store
 from data_access.writes import scale_units as ledger
 from data_access.writes.runs import end_run
 from pipelines.beliefs.annotation import Selection, load_film
+from pipelines.beliefs.llm_annotate import BACKEND, llm_run_spec
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION
-from pipelines.beliefs.llm_stages import (
-    BACKEND,
-    DEFAULT_COVERAGE,
-    BeliefAnnotator,
-    check_coverage,
-    llm_run_spec,
-)
+from pipelines.beliefs.llm_stages import DEFAULT_COVERAGE, BeliefAnnotator, check_coverage
 from pipelines.beliefs.scaled import scene_ranges
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
