@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from data_access.formats.film_time import film_clock
 from data_access.store import Store
 from data_access.writes.mcq import (
     insert_fault_vectors,
@@ -29,11 +28,11 @@ from data_access.writes.mcq import (
     insert_storymind_items,
     storymind_faults,
 )
-from data_access.writes.plottree import film_timeline
 from data_access.writes.runs import RunSpec, end_run, start_run
 from pipelines.mcq import storymind_prompts as prompts
 from pipelines.mcq.reviewers import REVIEWERS, review_table
 from pipelines.mcq.topics import TOPICS, topic_label
+from pipelines.mcq.video_description import video_description
 
 TOP_FAULTS = 10  # §3.2: top-10 similar QAs from the fault archive
 
@@ -58,35 +57,6 @@ def source_of(vid: str) -> str:
         if vid.startswith(prefix):
             return prefix
     return "Movie"
-
-
-def _clock(seconds) -> str:
-    return film_clock(seconds, missing="--:--:--", padded=True)
-
-
-def video_description(store: Store, vid: str, max_chars: int = 40000) -> str:
-    """The aligned script as the §3.1 video description: scenes, timed dialogue, directions."""
-    timeline = film_timeline(store, vid)
-    if timeline["lines"].empty:
-        raise ValueError(
-            f"video '{vid}' has no script lines in the store (import its aligned script first)"
-        )
-    scenes = timeline["scenes"].set_index("scene_index")
-    parts, current = [], None
-    for line in timeline["lines"].itertuples():
-        if line.scene_index != current and line.scene_index in scenes.index:
-            current = line.scene_index
-            scene = scenes.loc[current]
-            parts.append(
-                f"\nScene {current} [{_clock(scene.start_s)}-{_clock(scene.end_s)}] "
-                f"{scene.location or scene.heading or ''}"
-            )
-        if line.kind == "dialogue":
-            parts.append(f"[{_clock(line.start_s)}] {line.character}: {line.text}")
-        else:
-            parts.append(f"({line.text})")
-    text = "\n".join(parts).strip()
-    return text if len(text) <= max_chars else text[:max_chars] + "\n[... description truncated]"
 
 
 def plan(store: Store, options: StoryMindOptions) -> dict:
