@@ -13,16 +13,26 @@ rate (verdicts per second of the driver's write transactions, and their CPU); th
 and the driver's share of one core at 500 calls/s = driver CPU per call x 500 (target ≤ 0.2).
 The load average is printed with the figures.
 
+Also reported: the store file's opens and closes (the driver holds the file open across
+units for up to `pipelines.judge.scaled.HOLD_S`, so they are paid per hold, not per call),
+the driver's CPU while Ray is connected and idle (`--idle-s` seconds before the run: Ray's
+client threads, paid per second), the driver's CPU per call without either, and from these
+the share of a core at 500 calls/s: per call x 500 + opens per second (at most one per hold)
++ the idle CPU per second. `--profile OUT` writes a cProfile of the driver's main thread (CPU time) and prints
+its top functions.
+
 Usage: python benchmarks/bench_cluster_judge.py [--answers 100000] [--latency 0.2]
-       [--concurrency 32] [--head-cpus 1] [--node-cpus 1] [--json OUT]
+       [--concurrency 32] [--head-cpus 1] [--node-cpus 1] [--json OUT] [--profile OUT]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import json
 import os
+import pstats
 import sys
 import tempfile
 import time
@@ -39,22 +49,60 @@ TARGET_CALLS_PER_S, TARGET_DRIVER_CORE = 500, 0.2
 
 
 class WriteClock:
-    """Times the driver's write transactions on a store (wall and this thread's CPU)."""
+    """Times the driver's write transactions on a store (wall and this thread's CPU), and the
+    store file's opens and closes: inside a transaction when the file was not held open, or
+    apart from them when the driver holds it across units (pipelines.judge.scaled._HeldFile);
+    both count as write time."""
 
     def __init__(self, store: Store) -> None:
         self.wall_s = self.cpu_s = 0.0
         self.transactions = 0
+        self.opens = 0
+        self.open_wall_s = self.open_cpu_s = 0.0  # opens + closes, wherever they ran
+        self._outside_wall_s = self._outside_cpu_s = 0.0  # the part outside transactions
+        self._inside = False
         self._transaction = store.transaction
         store.transaction = self._timed  # this store object only
+        self._open, self._close = store._open_connection, store._close
+        store._open_connection = self._timed_file(self._open, opens=1)
+        store._close = self._timed_file(self._close, opens=0)
+
+    def _timed_file(self, method, opens: int):
+        def timed(*args, **kwargs):
+            wall, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+                self.opens += opens
+                self.open_wall_s += wall
+                self.open_cpu_s += cpu
+                if not self._inside:
+                    self._outside_wall_s += wall
+                    self._outside_cpu_s += cpu
+
+        return timed
 
     @contextlib.contextmanager
     def _timed(self, *args, **kwargs):
         wall, cpu = time.perf_counter(), time.thread_time()
-        with self._transaction(*args, **kwargs) as cursor:
-            yield cursor
+        self._inside = True
+        try:
+            with self._transaction(*args, **kwargs) as cursor:
+                yield cursor
+        finally:
+            self._inside = False
         self.wall_s += time.perf_counter() - wall
         self.cpu_s += time.thread_time() - cpu
         self.transactions += 1
+
+    @property
+    def write_wall_s(self) -> float:
+        return self.wall_s + self._outside_wall_s
+
+    @property
+    def write_cpu_s(self) -> float:
+        return self.cpu_s + self._outside_cpu_s
 
 
 def start_cluster(root: Path, head_cpus: int, node_cpus: int) -> LocalRayCluster:
@@ -79,9 +127,19 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
         "budget_tokens": args.budget_tokens,
     }
     options = JudgeOptions(backend="openai", llm=llm, executor="ray", batch_size=32)
+    # What the driver burns with Ray connected and nothing to do (its client threads): paid per
+    # second, not per call.
+    idle_wall, idle_cpu = time.perf_counter(), time.process_time()
+    time.sleep(args.idle_s)
+    idle_cpu_per_s = (time.process_time() - idle_cpu) / (time.perf_counter() - idle_wall)
     clock = WriteClock(store)
+    profile = cProfile.Profile(time.thread_time) if args.profile else None  # the main thread
     wall, cpu = time.perf_counter(), time.process_time()
+    if profile:
+        profile.enable()
     summary = run_judge(store, options, executor=executor)
+    if profile:
+        profile.disable()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     workers_cpu = executor.worker_cpu_seconds()
     executor.close()
@@ -92,6 +150,21 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
         "SELECT count(*) FROM llm_calls WHERE run_id = ? AND NOT cached", [summary["run_id"]]
     )
     per_call_ms = 1000 * cpu / max(calls, 1)
+    if profile:
+        profile.dump_stats(args.profile)
+        pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(25)
+    # The file's opens are paid per hold (at most one per HOLD_S), not per call: at 500 calls/s
+    # the driver would pay the per-call rest x 500 plus at most 1/HOLD_S opens a second.
+    # (code without the hold opens the file once per unit of 4 x concurrency calls)
+    from pipelines.judge import scaled
+
+    units_per_s = TARGET_CALLS_PER_S / (4 * args.concurrency)
+    hold_s = getattr(scaled, "HOLD_S", None)
+    per_open_cpu = clock.open_cpu_s / max(clock.opens, 1)
+    rest_ms = 1000 * (cpu - clock.open_cpu_s) / max(calls, 1)
+    # the per-call part without the file's opens and without Ray's idle burn over the run
+    per_call_only_ms = 1000 * (cpu - clock.open_cpu_s - idle_cpu_per_s * wall) / max(calls, 1)
+    opens_per_s_at_target = units_per_s if hold_s is None else min(1 / hold_s, units_per_s)
     return {
         "answers": summary["done"],
         "failed": summary["failed"],
@@ -105,11 +178,25 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
         "driver_cpu_ms_per_call": round(per_call_ms, 3),
         "driver_cpu_ms_per_verdict": round(1000 * cpu / max(verdicts, 1), 3),
         "write_transactions": clock.transactions,
-        "write_wall_s": round(clock.wall_s, 2),
-        "write_cpu_s": round(clock.cpu_s, 2),
-        "store_write_rate_verdicts_per_s": round(verdicts / max(clock.wall_s, 1e-9)),
+        "write_wall_s": round(clock.write_wall_s, 2),
+        "write_cpu_s": round(clock.write_cpu_s, 2),
+        "store_write_rate_verdicts_per_s": round(verdicts / max(clock.write_wall_s, 1e-9)),
+        "store_file_opens": clock.opens,
+        "store_file_open_close_cpu_s": round(clock.open_cpu_s, 2),
+        "driver_cpu_ms_per_call_without_opens": round(rest_ms, 3),
         "workers_cpu_s": round(workers_cpu, 1),
         "driver_core_at_500_calls_per_s": round(per_call_ms * TARGET_CALLS_PER_S / 1000, 3),
+        "driver_core_at_500_calls_per_s_opens_per_hold": round(
+            rest_ms * TARGET_CALLS_PER_S / 1000 + opens_per_s_at_target * per_open_cpu, 3
+        ),
+        "driver_idle_cpu_per_s": round(idle_cpu_per_s, 4),
+        "driver_cpu_ms_per_call_without_opens_and_idle": round(per_call_only_ms, 3),
+        "driver_core_at_500_calls_per_s_per_call_plus_per_second": round(
+            per_call_only_ms * TARGET_CALLS_PER_S / 1000
+            + opens_per_s_at_target * per_open_cpu
+            + idle_cpu_per_s,
+            3,
+        ),
         "budget_tokens": args.budget_tokens,
         "load_avg": round(os.getloadavg()[0], 1),
     }
@@ -124,6 +211,10 @@ def main() -> None:
     parser.add_argument("--head-cpus", type=int, default=1)
     parser.add_argument("--node-cpus", type=int, default=1)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--profile", type=Path, help="cProfile the driver's main thread to OUT")
+    parser.add_argument(
+        "--idle-s", type=float, default=5.0, help="seconds to measure the idle driver's CPU"
+    )
     args = parser.parse_args()
     from tests.support.fake_server import FakeLLMServer
     from tests.support.lfvqa_rows import build_slice
