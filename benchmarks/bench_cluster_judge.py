@@ -18,8 +18,8 @@ units for up to `pipelines.judge.scaled.HOLD_S`, so they are paid per hold, not 
 the driver's CPU while Ray is connected and idle (`--idle-s` seconds before the run: Ray's
 client threads, paid per second), the driver's CPU per call without either, and from these
 the share of a core at 500 calls/s: per call x 500 + opens per second (at most one per hold)
-+ the idle CPU per second. `--profile OUT` writes a cProfile of the driver's main thread (CPU time) and prints
-its top functions.
++ the idle CPU per second; and the CPU of the driver's threads by name. `--profile OUT` writes
+a cProfile of the driver's main thread (CPU time) and prints its top functions.
 
 Usage: python benchmarks/bench_cluster_judge.py [--answers 100000] [--latency 0.2]
        [--concurrency 32] [--head-cpus 1] [--node-cpus 1] [--json OUT] [--profile OUT]
@@ -105,6 +105,25 @@ class WriteClock:
         return self.cpu_s + self._outside_cpu_s
 
 
+def thread_cpu(top: int = 8) -> dict[str, float]:
+    """CPU seconds since start of this process's live threads by name (Linux /proc; {}
+    elsewhere): the main thread (the store's build too), Ray's client threads, DuckDB's
+    threads (they take the process's name)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    found: dict[str, float] = {}
+    for task in Path("/proc/self/task").glob("*"):
+        try:
+            stat = (task / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        name = "main thread" if task.name == str(os.getpid()) else name
+        fields = stat[stat.rindex(")") + 2 :].split()
+        found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    ranked = sorted(found.items(), key=lambda kv: -kv[1])[:top]
+    return {name: round(seconds, 2) for name, seconds in ranked}
+
+
 def start_cluster(root: Path, head_cpus: int, node_cpus: int) -> LocalRayCluster:
     cluster = LocalRayCluster(root)
     cluster.start_head(num_cpus=head_cpus)
@@ -150,6 +169,7 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
         "SELECT count(*) FROM llm_calls WHERE run_id = ? AND NOT cached", [summary["run_id"]]
     )
     per_call_ms = 1000 * cpu / max(calls, 1)
+    threads = thread_cpu()
     if profile:
         profile.dump_stats(args.profile)
         pstats.Stats(profile, stream=sys.stderr).sort_stats("tottime").print_stats(25)
@@ -198,6 +218,7 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
             3,
         ),
         "budget_tokens": args.budget_tokens,
+        "driver_threads_cpu_s": threads,
         "load_avg": round(os.getloadavg()[0], 1),
     }
 
