@@ -31,6 +31,7 @@ from pipelines.judge.work import (
     judge_unit,
     lexical_items,
     offline_batch,
+    verdict_rows,
 )
 from pipelines.llm import Gateway
 from pipelines.scale import Unit, make_executor
@@ -120,18 +121,8 @@ def _replay(gateway, part, options, writer, cached: list[tuple]) -> None:
     claims_of = {item[0]: part.claims[item[1]] for item in cached}
 
     def on_batch(cursor, results) -> None:
-        verdicts = [
-            (
-                r.item_id,
-                c["claim_id"],
-                r.parsed[c["ord"]].label,
-                r.parsed[c["ord"]].rationale or None,
-            )
-            for r in results
-            if r.ok
-            for c in claims_of[r.item_id]
-        ]
-        writer.write(cursor, verdicts, [r.item_id for r in results if r.status == "failed"])
+        failed = [r.item_id for r in results if r.status == "failed"]
+        writer.write(cursor, verdict_rows(results, claims_of), failed)
 
     requests = [
         judge_request(item, part.claims[item[1]], options.prompt_version) for item in cached

@@ -195,6 +195,17 @@ class JudgeUnitRows:
     failed: list[str]  # answers whose call failed (after the gateway's retries)
 
 
+def verdict_rows(results, claims_of: dict[str, list[dict]]) -> list[tuple]:
+    """(answer_id, claim_id, verdict, rationale) per claim of each answered result;
+    `claims_of` maps an answer id to its question's claims."""
+    return [
+        (r.item_id, c["claim_id"], r.parsed[c["ord"]].label, r.parsed[c["ord"]].rationale or None)
+        for r in results
+        if r.ok
+        for c in claims_of[r.item_id]
+    ]
+
+
 def judge_unit(payload: dict) -> JudgeUnitRows:
     """Work unit (on a worker): judge a chunk of answers through this worker's gateway.
 
@@ -208,13 +219,7 @@ def judge_unit(payload: dict) -> JudgeUnitRows:
     requests = [judge_request(item, claims[item[1]], version) for item in items]
     gateway = unit_gateway(payload)
     results = gateway.run(requests)
-    question_of = {item[0]: item[1] for item in items}
-    verdicts = [
-        (r.item_id, c["claim_id"], r.parsed[c["ord"]].label, r.parsed[c["ord"]].rationale or None)
-        for r in results
-        if r.ok
-        for c in claims[question_of[r.item_id]]
-    ]
+    verdicts = verdict_rows(results, {item[0]: claims[item[1]] for item in items})
     return JudgeUnitRows(
         unit_rows(gateway),
         judging.verdict_table(verdicts),
