@@ -21,7 +21,7 @@ from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages
 from pipelines.judge.schema import judge_reply_schema
 from pipelines.judge.support import SUPPORT_VERSION, SupportMatcher
 from pipelines.llm import LLMRequest
-from pipelines.llm.requests import canonical_json, response_format
+from pipelines.llm.requests import canonical_json, key_part, response_format
 from pipelines.scale.llm_worker import LLMUnitRows, unit_gateway, unit_rows
 
 OFFLINE_BACKENDS = {"lexical": LEXICAL_VERSION, "minilm-support": SUPPORT_VERSION}
@@ -135,12 +135,6 @@ def judge_keys(items: list[tuple], claims: dict[str, list[dict]], version: str, 
 _UNSET = object()
 
 
-def _key_part(text: str) -> bytes:
-    """One length-prefixed part of a cache key's hash input (`requests.cache_key`)."""
-    data = text.encode()
-    return len(data).to_bytes(8, "big") + data
-
-
 @dataclass(frozen=True)
 class _KeyShape:
     """The constant parts of the cache keys of judge requests of one rubric shape."""
@@ -168,11 +162,11 @@ class _KeyShape:
         else:
             encoded = canonical_json(params) if params else "{}"
         system = messages[0]["content"]
-        head = _key_part(shaper.model) + _key_part("system") + _key_part(system)
+        head = key_part(shaper.model) + key_part("system") + key_part(system)
         shape = cls(
             system,
-            hashlib.sha256(head + _key_part("") + _key_part("user")),
-            _key_part("") + _key_part(encoded),
+            hashlib.sha256(head + key_part("") + key_part("user")),
+            key_part("") + key_part(encoded),
         )
         return shape if shape.key(messages) == key else None
 
@@ -181,7 +175,7 @@ class _KeyShape:
         if messages[0]["content"] != self.system:
             return None
         digest = self.prefix.copy()
-        digest.update(_key_part(messages[1]["content"]) + self.suffix)
+        digest.update(key_part(messages[1]["content"]) + self.suffix)
         return digest.hexdigest()
 
 

@@ -107,11 +107,14 @@ def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) ->
             json.dumps(extra, sort_keys=True) if extra else "",
         ]
     parts.append(params)
-    chunks = []
-    for part in parts:
-        data = part.encode()
-        chunks += [len(data).to_bytes(8, "big"), data]
-    return hashlib.sha256(b"".join(chunks)).hexdigest()
+    return hashlib.sha256(b"".join(key_part(part) for part in parts)).hexdigest()
+
+
+def key_part(text: str) -> bytes:
+    """One part of a cache key's hash input, length-prefixed (`cache_key`; the judge's
+    per-rubric-shape fast keys hash the same parts, pipelines.judge.work.judge_keys)."""
+    data = text.encode()
+    return len(data).to_bytes(8, "big") + data
 
 
 def canonical_json(value: Any) -> str:
