@@ -109,3 +109,32 @@ def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
         report.confusions[("fake-model@judge-claims-v2", "lexical")].to_numpy().sum()
         == sizes["verdicts"]
     )
+
+
+def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
+    """The writer counts answers in memory (issue 30); a rolled-back attempt of a batch and its
+    retry must count each answer once, and the count must equal the store's after commit."""
+    from data_access.writes.judging import count_answers_in_run
+    from pipelines.judge.run import _VerdictWriter
+
+    build_slice(store)
+    options = JudgeOptions(backend="lexical")
+    first = run_judge(store, JudgeOptions(backend="lexical", limit=2))
+    answers = store.df("SELECT answer_id, question_id FROM answers ORDER BY answer_id")
+    claims = store.df("SELECT question_id, claim_id FROM rubric_claims")
+    todo = answers[~answers.answer_id.isin(verdicts_of_run(store, first["run_id"]).answer_id)]
+    rows = [
+        (a.answer_id, c.claim_id, "omitted", None)
+        for a in todo.itertuples()
+        for c in claims[claims.question_id == a.question_id].itertuples()
+    ]
+    writer = _VerdictWriter(store, options, first["run_id"], first["done"], None)
+    with pytest.raises(RuntimeError), store.transaction() as cursor:
+        writer.write(cursor, rows[:4])
+        raise RuntimeError("write conflict")
+    with store.transaction() as cursor:
+        writer.write(cursor, rows[:4])
+    with store.transaction() as cursor:
+        writer.write(cursor, rows[4:])
+        stored = count_answers_in_run(cursor, first["run_id"])
+    assert writer.done == stored == len(answers)

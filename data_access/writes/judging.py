@@ -164,6 +164,13 @@ def count_answers_in_run(cursor: duckdb.DuckDBPyConnection, run_id: str) -> int:
     ).fetchone()[0]
 
 
+def verdict_answer_ids(rows: list[tuple] | pa.Table) -> set[str]:
+    """The answer ids of `write_verdicts` rows (tuples or a `verdict_table`)."""
+    if isinstance(rows, pa.Table):
+        return set(rows.column("answer_id").unique().to_pylist())
+    return {row[0] for row in rows}
+
+
 def verdicts_of_run(store: Store, run_id: str) -> pd.DataFrame:
     """Every verdict row of one run."""
     return store.df(

@@ -200,15 +200,20 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
 class _VerdictWriter:
     """Writes one batch of verdicts (+ lexical scores + job progress) per transaction.
 
-    Progress is recomputed from the store inside the batch's transaction and failures are a
-    set of item ids, so a batch retried after a write conflict never double-counts.
+    Progress counts the answers written so far as a set of ids (an answer's verdicts all
+    arrive in one batch), and failures as a set of item ids, so a batch retried after a write
+    conflict never double-counts: a rolled-back attempt's ids are the retry's ids, and a set
+    union is idempotent. Counting in memory instead of `count(DISTINCT answer_id)` inside each
+    transaction keeps the driver's cost per batch flat as the run grows (issue 30: that count
+    went from 1 ms to 17 ms per unit over a 250k-verdict run).
     """
 
     def __init__(self, store, options, run_id, done_before, ctx) -> None:
         self.store, self.options, self.run_id, self.ctx = store, options, run_id, ctx
         self.judge_id = options.identity().judge_id
-        self.done, self.stopped = done_before, False
+        self.done_before, self.done, self.stopped = done_before, done_before, False
         self.failed_items: set[str] = set()
+        self.written_answers: set[str] = set()
 
     @property
     def failed(self) -> int:
@@ -223,11 +228,12 @@ class _VerdictWriter:
     ) -> None:
         judging.write_verdicts(cursor, self.run_id, self.judge_id, verdicts)
         judging.write_lexical_scores(cursor, self.run_id, lexical or [])
-        done = judging.count_answers_in_run(cursor, self.run_id)
+        written = self.written_answers | judging.verdict_answer_ids(verdicts)
+        done = self.done_before + len(written)
         failed = self.failed_items | set(failed_items)
         if self.ctx is not None:
             self.ctx.progress(cursor, done, len(failed))
-        self.done, self.failed_items = done, failed
+        self.done, self.failed_items, self.written_answers = done, failed, written
 
     def should_stop(self) -> bool:
         if self.ctx is not None and self.ctx.should_stop():
