@@ -192,7 +192,7 @@ def test_leaves_carry_dialogue_characters_and_directions(store):
 
 def test_tree_structure_with_a_fake_embedder(store):
     write_fixture_film(store)
-    leaves = build_leaves(film_timeline(store, FILM), 600.0).frame
+    leaves = build_leaves(film_timeline(store, FILM), 600.0, leaf_seconds=1.0).frame
     nodes, vectors = build_nodes(leaves, "f:", embed=hashed_embed)
     by_level = pd.Series([n.level for n in nodes]).value_counts().sort_index()
     assert by_level.tolist() == [600, 16, 1]  # K^0 = ⌊600/36⌋ = 16, then the root
@@ -217,7 +217,9 @@ def test_build_and_ask_through_the_cli(store):
     write_fixture_film(store)
     runner = CliRunner()
     result = runner.invoke(
-        app, ["plottree", "build", "--film", FILM, "--json", "--store", str(store.path)]
+        app,
+        ["plottree", "build", "--film", FILM, "--leaf-seconds", "1", "--json"]
+        + ["--store", str(store.path)],
     )
     assert result.exit_code == 0, result.output
     tree = json.loads(result.stdout)["trees"][0]

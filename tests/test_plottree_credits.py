@@ -1,6 +1,7 @@
-"""PlotTree leaves follow the film's scenes, not a credit cue long after them (issue 28: The
-Departed had 12,287 one-second leaves spanning 3:24:47 against its 2:31:19 runtime; with its
-last scene ending at 2:24:00 it now has 8,641)."""
+"""PlotTree leaves end with the film's scenes, not a credit cue long after them (issue 28: The
+Departed had 12,287 one-second leaves spanning 3:24:47 against its 2:31:19 runtime; one-second
+windows now stop with its last scene at 2:24:00 (8,641), and by default it has one leaf per
+scene, 208)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,13 @@ def test_leaves_end_with_the_last_scene_and_drop_the_credit_cue():
     assert len(leaves) == 100 and leaves["end_s"].max() == 100.0
     assert not leaves["summary"].str.contains("cue 1").any()
     assert leaves["summary"].str.contains("cue 0").any()
+
+
+def test_scene_leaves_drop_the_credit_cue_too():
+    timeline = _timeline([(10.0, 12.0), (105.0, 7382.0)], scene_end=100.0)
+    leaves = build_leaves(timeline, runtime_s=120.0).frame
+    assert leaves[["start_s", "end_s"]].values.tolist() == [[0.0, 100.0]]
+    assert leaves.iloc[0]["summary"] == "Room Dialogue: cue 0"
 
 
 def test_the_runtime_caps_a_scene_that_runs_past_it():

@@ -1,10 +1,12 @@
 """Build a film's PlotTree from the store and write it back (StoryVideoQA §5.1).
 
-`build_film_tree(store, film_id)` reads the film's aligned timeline, makes the leaves, condenses
-them level by level to a root, embeds every node with MiniLM (`pipelines.embeddings`; the paper
-uses a Qwen3 embedding model) and writes nodes + vectors under one `plottree.build` run.
-Offline the parent summaries are extractive (`extractive-centroid`); with an LLM config they
-come from the gateway (backend `llm:<model>`), one request per cluster, cached and replayable.
+`build_film_tree(store, film_id)` reads the film's aligned timeline, makes the leaves (one per
+timed scene, else per subtitle clip, or fixed `leaf_seconds` windows when asked: `leaves.py`,
+`leaf_units.py`), condenses them level by level to a root, embeds every node with MiniLM
+(`pipelines.embeddings`; the paper uses a Qwen3 embedding model) and writes nodes + vectors
+under one `plottree.build` run. Offline the parent summaries are extractive
+(`extractive-centroid`); with an LLM config they come from the gateway (backend `llm:<model>`),
+one request per cluster, cached and replayable.
 With a registered video (`films.video_path`) the leaves record their keyframe indices (OpenCV).
 """
 
@@ -29,7 +31,8 @@ from pipelines.plottree.condense import (
     build_tree,
     extractive_summariser,
 )
-from pipelines.plottree.leaves import LEAF_BACKEND, build_leaves
+from pipelines.plottree.leaf_units import leaf_backend
+from pipelines.plottree.leaves import build_leaves
 from pipelines.plottree.segment_embed import FULL_TEXT, SEGMENT_POOLED, SegmentEmbedder
 
 CONDENSE_PROMPT_VERSION = "plottree-condense-v1"
@@ -47,7 +50,7 @@ def embed_unique(texts: list[str]) -> np.ndarray:
 
 
 def leaf_nodes(frame: pd.DataFrame, prefix: str) -> list[Node]:
-    """Leaf Nodes from `build_leaves` rows."""
+    """Leaf Nodes from `build_leaves` rows, each labelled with the row's leaf backend."""
     return [
         Node(
             f"{prefix}L0-{int(r.t):05d}",
@@ -57,7 +60,7 @@ def leaf_nodes(frame: pd.DataFrame, prefix: str) -> list[Node]:
             r.end_s,
             [int(r.t)],
             r.summary,
-            LEAF_BACKEND,
+            r.backend,
             list(r.characters),
         )
         for r in frame.itertuples(index=False)
@@ -133,8 +136,15 @@ def build_nodes(
 NODE_EMBEDDINGS = {SEGMENT_POOLED: lambda: SegmentEmbedder(), FULL_TEXT: lambda: embed_unique}
 
 
-def tree_run_spec(film_id: str, leaf_seconds: float, llm_config, node_embedding: str) -> RunSpec:
-    """The `plottree.build` run of one film (the same for every executor)."""
+def tree_run_spec(
+    film_id: str,
+    leaf_seconds: float | None,
+    llm_config,
+    node_embedding: str,
+    leaf_backend: str,
+) -> RunSpec:
+    """The `plottree.build` run of one film (the same for every executor); `leaf_seconds` is
+    None unless fixed windows were asked for, `leaf_backend` says how the leaves were cut."""
     from pipelines.embeddings import MODEL_NAME
 
     return RunSpec(
@@ -148,7 +158,7 @@ def tree_run_spec(film_id: str, leaf_seconds: float, llm_config, node_embedding:
             "epsilon": EPSILON,
             "leaf_seconds": leaf_seconds,
             "embedder": MODEL_NAME,
-            "leaf_backend": LEAF_BACKEND,
+            "leaf_backend": leaf_backend,
             "node_embedding": node_embedding,
         },
         source=film_id,
@@ -186,11 +196,12 @@ class TreeOutput:
     backend: str
     seconds: float
     cpu_seconds: float
+    leaf_backend: str
 
 
 def compute_tree(
     source: dict,
-    leaf_seconds: float = 1.0,
+    leaf_seconds: float | None = None,
     node_embedding: str = SEGMENT_POOLED,
     summarise: Summariser | None = None,
 ) -> TreeOutput:
@@ -214,6 +225,7 @@ def compute_tree(
         nodes[-1].summary_backend,
         round(seconds, 2),
         round(cpu_seconds, 2),
+        leaves.backend,
     )
 
 
@@ -255,13 +267,15 @@ def describe(result: TreeBuild) -> str:
 def build_film_tree(
     store: Store,
     film_id: str,
-    leaf_seconds: float = 1.0,
+    leaf_seconds: float | None = None,
     llm_config=None,
     echo: Callable[[str], None] = lambda _: None,
     node_embedding: str = SEGMENT_POOLED,
 ) -> TreeBuild:
     """Build and store the PlotTree of one film; raises ValueError for unknown/empty films.
 
+    `leaf_seconds`: None (default) for one leaf per timed scene (else per subtitle clip), or
+    the window length W of fixed windows (1.0 = the paper's 1 fps).
     `node_embedding`: `segment-pooled` (default: each distinct segment encoded once, about 3x
     cheaper on a real film) or `full-text` (each distinct node text encoded whole).
     """
@@ -270,7 +284,8 @@ def build_film_tree(
             f"node embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
         )
     source = tree_input(store, film_id)
-    spec = tree_run_spec(film_id, leaf_seconds, llm_config, node_embedding)
+    leaves_by = leaf_backend(source["timeline"], source["runtime_s"], leaf_seconds)
+    spec = tree_run_spec(film_id, leaf_seconds, llm_config, node_embedding, leaves_by)
     llm_run = start_run(store, spec) if llm_config is not None else None
     summarise = None
     if llm_config is not None:

@@ -1,9 +1,10 @@
 """Keyframes for PlotTree leaves when a video is registered (StoryVideoQA §5.1, §6.1: 1 fps).
 
-With `films.video_path` set, each leaf records the index of the video frame at its window
-start (round(start_s · fps)), read and checked with OpenCV: a frame the decoder cannot grab is
-not recorded. Captioning the frames (LLaVA in the paper) is not done offline; the text leaves
-stay the summaries, and the indices let the page or a later captioner find the frames.
+With `films.video_path` set, each leaf records the index of the video frame at its start
+(round(start_s · fps): a scene or clip leaf's first frame, a 1-fps window's own frame), read and
+checked with OpenCV: a frame the decoder cannot grab is not recorded. Captioning the frames
+(LLaVA in the paper) is not done offline; the text leaves stay the summaries, and the indices
+let the page or a later captioner find the frames.
 """
 
 from __future__ import annotations

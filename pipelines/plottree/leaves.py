@@ -2,36 +2,59 @@
 
 The paper samples keyframes at 1 fps (§6.1) and captions each with the characters recognised in
 it (P_i), the subtitle dialogue (d_i) and a plot summary (s_i); t_i is the keyframe index.
-Without video, leaf i covers the window [i·W, (i+1)·W) seconds (W = `leaf_seconds`, default 1
-s = 1 fps) and is built from the aligned script (backend `subtitle-script-window`, never passed
-off as a caption):
+Without video, the leaves follow the film's own units (`leaf_units`: one per time-stamped scene,
+backend `scene-window`; subtitle clips when the film has no timed scene, `subtitle-clip`), or
+fixed windows of `leaf_seconds` when a caller asks (`subtitle-script-window`; W = 1 s is the
+paper's 1 fps). Credits are dropped and no leaf ends past the runtime. Every leaf is built from
+the aligned script and subtitles, never passed off as a caption:
 
-- d_i: the subtitle cues overlapping the window;
-- P_i: the characters of the current scene (its speakers; a scene's cast is on screen), plus
-  any speaker of d_i;
-- s_i: "<scene location>: <current stage direction>", where a direction line's time is
-  estimated as the time of the nearest timed line before it in its scene (else the scene
-  start), since the release times only dialogue;
+- d_i: the subtitle cues of the leaf. A scene or clip holds the cues that start in it (each cue
+  in one leaf), written as one "Dialogue: …" part per clip (`leaf_units.clip_groups`), so
+  segment-pooled embedding reads a long scene exchange by exchange instead of truncating it at
+  MiniLM's 256 tokens; a fixed window holds the cues overlapping it;
+- P_i: the characters of the leaf's scene (its speakers; a scene's cast is on screen), plus any
+  speaker of d_i;
+- s_i: "<scene location>: <stage direction>". A scene leaf takes its scene's directions in
+  order, cut at `DIRECTION_WORDS` words (a summary, not the script: the whole scene is on the
+  Film page). A fixed window takes the direction current at its middle, where a direction
+  line's time is estimated as the time of the nearest timed line before it in its scene (else
+  the scene start), since the release times only dialogue. A clip has no scene, so no s_i;
 - the leaf text that is embedded joins s_i, d_i and P_i, like the authors' combined caption.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-LEAF_BACKEND = "subtitle-script-window"
+from pipelines.plottree.leaf_units import (
+    CLIP_BACKEND,
+    SCENE_BACKEND,
+    WINDOW_BACKEND,
+    clip_groups,
+    clip_windows,
+    drop_credit_cues,
+    film_span,
+    fixed_windows,
+    scene_windows,
+    timed_scenes,
+)
+
+DIRECTION_WORDS = 80
 
 
 @dataclass
 class Leaves:
-    """Leaf nodes, one row per window: t, start_s, end_s, summary, text, characters."""
+    """Leaf nodes, one row per leaf: t, start_s, end_s, summary, characters, backend.
+
+    `backend` names how they were cut (`leaf_units`); `seconds` is the window length (None for
+    scenes and clips)."""
 
     frame: pd.DataFrame
-    seconds: float
+    seconds: float | None
+    backend: str
 
 
 def direction_times(lines: pd.DataFrame, scenes: pd.DataFrame) -> pd.Series:
@@ -118,93 +141,135 @@ def _dialogue(
     return dialogue, speakers
 
 
-def _known(value: object) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)
+def _leaf_text(place: str, direction: str, dialogue: list[str], people: list[str]) -> str:
+    """s_i, then each d_i part, then P_i, as one text ("(no dialogue)" when all are empty)."""
+    summary = f"{place}: {direction}".strip(": ").strip() if (place or direction) else ""
+    parts = [summary, *(f"Dialogue: {d}" for d in dialogue if d)]
+    parts.append(f"Characters: {', '.join(people)}." if people else "")
+    return " ".join(p for p in parts if p) or "(no dialogue)"
 
 
-def film_span(
-    subtitles: pd.DataFrame, scenes: pd.DataFrame, runtime_s: float | None = None
-) -> float:
-    """Where the leaves end: with the film's last timed scene (never past the video's length),
-    else at the video's length, else at the last subtitle's end.
-
-    Leaves are the paper's 1-fps keyframes (§6.1), but only while the story runs: what follows
-    the last scene is the credits roll, and subtitle files add their own credit cue there. The
-    Departed's ("谢谢观赏！ (subtitle from http://shooter.cn …)") starts at 2:24:35, after the last
-    scene ends at 2:24:00, and lasts until 3:24:47, against a 2:31:19 runtime: taking the latest
-    of all ends made 12,287 leaves, the last hour of them holding only that cue.
-    """
-    runtime = _known(runtime_s)
-    last_scene = _known(scenes["end_s"].max()) if len(scenes) else None
-    if last_scene:
-        return min(last_scene, runtime) if runtime else last_scene
-    if runtime:
-        return runtime
-    return (_known(subtitles["end_s"].max()) if len(subtitles) else None) or 0.0
+def _place(scene) -> str:
+    return (_text(scene["location"]) or _text(scene["heading"])) if scene is not None else ""
 
 
-def build_leaves(
-    timeline: dict[str, pd.DataFrame], runtime_s: float | None = None, leaf_seconds: float = 1.0
-) -> Leaves:
-    """Leaf windows over the whole film.
-
-    Args:
-        timeline: `subtitles`, `lines`, `scenes` frames as
-        `data_access.writes.plottree.film_timeline`.
-        runtime_s: the video length. Leaves end with the last timed scene (capped at the
-            runtime), else at the runtime, else at the last cue (`film_span`); cues starting
-            after that end (trailing credits) are dropped.
-        leaf_seconds: W, the window per leaf (1.0 = the paper's 1 fps).
-    """
-    subtitles, lines, scenes = timeline["subtitles"], timeline["lines"], timeline["scenes"]
-    scenes = scenes.sort_values("start_s", na_position="first").reset_index(drop=True)
-    duration = film_span(subtitles, scenes, runtime_s)
-    subtitles = subtitles[subtitles["start_s"] < duration] if len(subtitles) else subtitles
-    count = max(1, math.ceil(duration / leaf_seconds))
-    windows = np.arange(count) * leaf_seconds
-    middles = windows + leaf_seconds / 2
-    scene_pos = _scene_at(middles, scenes) if len(scenes) else np.full(count, -1)
-    est = direction_times(lines, scenes) if len(lines) else pd.Series(dtype=float)
-    directions = (
-        _current_direction(middles, lines, est, scene_pos, scenes) if len(lines) else [""] * count
-    )
-    speaker_of_line = {
+def _speakers_of(lines: pd.DataFrame) -> dict[int, str]:
+    """line_index -> its speaker's name (title case), for dialogue lines."""
+    return {
         int(i): str(c).strip().title()
         for i, c, k in zip(
             lines.get("line_index", []), lines.get("character", []), lines.get("kind", [])
         )
         if k == "dialogue" and c
     }
-    dialogue, speakers = _dialogue(windows, leaf_seconds, subtitles, speaker_of_line)
+
+
+def _leaf_row(t: int, start: float, end: float, text: str, people: list[str]) -> dict:
+    return {
+        "t": t,
+        "start_s": float(start),
+        "end_s": float(end),
+        "summary": text,
+        "characters": people,
+    }
+
+
+def _window_leaves(
+    subtitles: pd.DataFrame,
+    lines: pd.DataFrame,
+    scenes: pd.DataFrame,
+    runtime_s: float | None,
+    seconds: float,
+) -> Leaves:
+    """Fixed windows of `seconds` over the span (the paper's 1 fps at 1.0)."""
+    scenes = scenes.sort_values("start_s", na_position="first").reset_index(drop=True)
+    duration = film_span(subtitles, scenes, runtime_s)
+    subtitles = subtitles[subtitles["start_s"] < duration] if len(subtitles) else subtitles
+    windows = fixed_windows(duration, seconds)["start_s"].to_numpy()
+    count, middles = len(windows), windows + seconds / 2
+    scene_pos = _scene_at(middles, scenes) if len(scenes) else np.full(count, -1)
+    est = direction_times(lines, scenes) if len(lines) else pd.Series(dtype=float)
+    directions = (
+        _current_direction(middles, lines, est, scene_pos, scenes) if len(lines) else [""] * count
+    )
+    dialogue, speakers = _dialogue(windows, seconds, subtitles, _speakers_of(lines))
     casts = _scene_casts(lines) if len(lines) else {}
     rows = []
     for i in range(count):
         scene = scenes.iloc[scene_pos[i]] if scene_pos[i] >= 0 else None
-        place = (_text(scene["location"]) or _text(scene["heading"])) if scene is not None else ""
         cast = casts.get(int(scene["scene_index"]), []) if scene is not None else []
         people = list(dict.fromkeys(speakers[i] + cast))
-        summary = (
-            f"{place}: {directions[i]}".strip(": ").strip() if (place or directions[i]) else ""
-        )
-        text = (
-            " ".join(
-                part
-                for part in (
-                    summary,
-                    f"Dialogue: {dialogue[i]}" if dialogue[i] else "",
-                    f"Characters: {', '.join(people)}." if people else "",
-                )
-                if part
-            )
-            or "(no dialogue)"
-        )
-        rows.append(
-            {
-                "t": i,
-                "start_s": float(windows[i]),
-                "end_s": float(windows[i] + leaf_seconds),
-                "summary": text,
-                "characters": people,
-            }
-        )
-    return Leaves(pd.DataFrame(rows), leaf_seconds)
+        text = _leaf_text(_place(scene), directions[i], [dialogue[i]], people)
+        rows.append(_leaf_row(i, windows[i], windows[i] + seconds, text, people))
+    return Leaves(pd.DataFrame(rows).assign(backend=WINDOW_BACKEND), seconds, WINDOW_BACKEND)
+
+
+def _scene_directions(lines: pd.DataFrame) -> dict[int, str]:
+    """scene_index -> its stage directions in script order, cut at `DIRECTION_WORDS` words."""
+    if lines.empty:
+        return {}
+    directions = lines[(lines["kind"] == "direction") & lines["text"].notna()]
+    out = {}
+    for scene, part in directions.groupby("scene_index"):
+        words = " ".join(t.strip() for t in part["text"] if t.strip()).split()
+        cut = len(words) > DIRECTION_WORDS
+        out[int(scene)] = " ".join(words[:DIRECTION_WORDS]) + (" …" if cut else "")
+    return out
+
+
+def _unit_leaves(
+    windows: pd.DataFrame, backend: str, scenes: pd.DataFrame, cues: pd.DataFrame, lines
+) -> Leaves:
+    """Scene or clip leaves from `leaf_units` windows over start-ordered `cues`."""
+    texts, matched = cues["text"].tolist(), cues["matched_line"].tolist()
+    starts, ends = cues["start_s"].to_numpy(float), cues["end_s"].to_numpy(float)
+    speaker_of_line = _speakers_of(lines)
+    casts = _scene_casts(lines) if len(lines) else {}
+    directions = _scene_directions(lines)
+    rows = []
+    for t, window in enumerate(windows.itertuples(index=False)):
+        held = np.asarray(window.cues, dtype=int)
+        scene = scenes.iloc[window.scene] if window.scene >= 0 else None
+        index = int(scene["scene_index"]) if scene is not None else None
+        clips = clip_groups(starts[held], ends[held]) if len(held) else []
+        dialogue = [" ".join(texts[held[k]] for k in clip) for clip in clips]
+        speakers = [
+            speaker_of_line.get(int(matched[i]))
+            for i in held
+            if matched[i] is not None and not pd.isna(matched[i])
+        ]
+        people = list(dict.fromkeys([p for p in speakers if p] + casts.get(index, [])))
+        text = _leaf_text(_place(scene), directions.get(index, ""), dialogue, people)
+        rows.append(_leaf_row(t, window.start_s, window.end_s, text, people))
+    return Leaves(pd.DataFrame(rows).assign(backend=backend), None, backend)
+
+
+def build_leaves(
+    timeline: dict[str, pd.DataFrame],
+    runtime_s: float | None = None,
+    leaf_seconds: float | None = None,
+) -> Leaves:
+    """The film's leaves: one per timed scene, else one per subtitle clip, or fixed windows of
+    `leaf_seconds` when given (`leaf_units` has the rules).
+
+    Args:
+        timeline: `subtitles`, `lines`, `scenes` frames as
+            `data_access.writes.plottree.film_timeline`.
+        runtime_s: the video length. No leaf ends past it; credit cues are dropped.
+        leaf_seconds: W for fixed windows (1.0 = the paper's 1 fps); None for the film's units.
+
+    Raises:
+        ValueError: no timed scene and no subtitle cue to place a leaf on (fixed windows
+            still span the runtime).
+    """
+    subtitles, lines, scenes = timeline["subtitles"], timeline["lines"], timeline["scenes"]
+    cues = drop_credit_cues(subtitles, runtime_s) if len(subtitles) else subtitles
+    if leaf_seconds is not None:
+        return _window_leaves(cues, lines, scenes, runtime_s, leaf_seconds)
+    cues = cues.reset_index(drop=True)
+    windows = scene_windows(scenes, cues, runtime_s)
+    if len(windows):
+        return _unit_leaves(windows, SCENE_BACKEND, timed_scenes(scenes), cues, lines)
+    if len(cues):
+        return _unit_leaves(clip_windows(cues, runtime_s), CLIP_BACKEND, scenes, cues, lines)
+    raise ValueError("no timed scene and no subtitle cue to place PlotTree leaves on")

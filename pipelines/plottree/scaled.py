@@ -32,11 +32,14 @@ def build_trees(
     store,
     film_ids: list[str],
     executor: Executor,
-    leaf_seconds: float = 1.0,
+    leaf_seconds: float | None = None,
     node_embedding: str = "segment-pooled",
     progress: ProgressFn | None = None,
 ) -> tuple[list[TreeBuild], BatchResult]:
     """Build and store the offline PlotTree of every film; a rerun after a kill resumes.
+
+    `leaf_seconds`: None for one leaf per timed scene (else per subtitle clip), or the length
+    of fixed windows (`pipelines.plottree.leaves.build_leaves`).
 
     Raises:
         ValueError: an unknown node embedding, or a film that is unknown or has no timeline.
@@ -72,7 +75,7 @@ def build_trees_from_sources(
     store,
     sources: list[dict],
     executor: Executor,
-    leaf_seconds: float = 1.0,
+    leaf_seconds: float | None = None,
     node_embedding: str = "segment-pooled",
     progress: ProgressFn | None = None,
 ) -> tuple[list[TreeBuild], BatchResult]:
@@ -97,7 +100,9 @@ def _run_tree_units(
     built: list[TreeBuild] = []
 
     def write(cursor, outcome) -> dict:
-        spec = tree_run_spec(outcome.key, leaf_seconds, None, node_embedding)
+        spec = tree_run_spec(
+            outcome.key, leaf_seconds, None, node_embedding, outcome.value.leaf_backend
+        )
         run_id = write_tree(cursor, spec, outcome.value)
         built.append(tree_build(outcome.key, run_id, outcome.value))
         return {"run_id": run_id}

@@ -1,12 +1,13 @@
 """Segment-pooled MiniLM vectors for PlotTree node texts (why a 2-hour film builds in seconds).
 
-A 1-fps leaf text is "<location: direction> Dialogue: <cues> Characters: <names>." (see
-`leaves.py`). Consecutive leaves share the same direction and cast but differ in the dialogue,
-so a real film has thousands of *distinct* leaf texts that repeat the same long direction:
-Chinatown has 2,468 distinct texts (150k tokens), but only 363 distinct direction parts,
-2,139 dialogue parts and 193 cast parts (56k tokens together). Encoding cost is linear in
-tokens, so the build encodes each distinct *segment* once and composes a text's vector from
-its segments.
+A leaf text is "<location: direction> Dialogue: <cues> Characters: <names>." (see `leaves.py`; a
+scene leaf has one "Dialogue:" part per subtitle clip, so a long scene is read exchange by
+exchange rather than cut at MiniLM's 256 tokens). With 1-fps windows, consecutive leaves share
+the same direction and cast but differ in the dialogue, so a real film has thousands of
+*distinct* leaf texts that repeat the same long direction: Chinatown has 2,468 distinct texts
+(150k tokens), but only 363 distinct direction parts, 2,139 dialogue parts and 193 cast parts
+(56k tokens together). Encoding cost is linear in tokens, so the build encodes each distinct
+*segment* once and composes a text's vector from its segments.
 
 Composition (our choice; the paper embeds one caption per keyframe with Qwen3, §5.1):
 MiniLM's sentence vector is the mean of its token vectors, so a concatenated text's vector is
