@@ -22,6 +22,12 @@ from viz.distributions import (
 )
 
 ALL = "(all)"
+
+
+def _or_nan(value: float | None) -> float:
+    return float("nan") if value is None or pd.isna(value) else value  # shown as "nan", as before
+
+
 st.title("Distributions")
 # A section switch bound to the URL, not tabs: Streamlit runs every tab, and the MCQ section
 # aggregates millions of predictions — only the shown section queries.
@@ -30,40 +36,46 @@ section = url_radio("Questions", [OPEN, MCQ], key="view", label_visibility="coll
 
 if section == OPEN:
     film = url_film_or_all(ALL)
-    shape = query(views.question_shape, film)
-    if shape.empty:
+    shape = query(views.question_shape, film)  # counts and bins, counted in the store
+    if not shape.questions:
         st.caption("No open-ended questions in this store.")
     else:
         cols = st.columns(4)
-        cols[0].metric("Questions", f"{len(shape):,}")
-        cols[1].metric("Claims per question", f"{shape['claims'].mean():.1f}")
-        cols[2].metric("Cited scenes per question", f"{shape['cited_scenes'].mean():.1f}")
-        cols[3].metric("Evidence span (min, mean)", f"{shape['span_min'].mean():.1f}")
+        cols[0].metric("Questions", f"{shape.questions:,}")
+        cols[1].metric("Claims per question", f"{shape.mean_claims:.1f}")
+        cols[2].metric("Cited scenes per question", f"{shape.mean_cited_scenes:.1f}")
+        cols[3].metric("Evidence span (min, mean)", f"{_or_nan(shape.mean_span_min):.1f}")
         left, right = st.columns(2)
+        types = shape.value_counts("qtype")
         chart(
             count_bars,
-            shape["qtype"],
+            types,
             "Question types",
             "type",
-            [t for t in QUESTION_TYPE_ORDER if t in set(shape["qtype"])],
+            [t for t in QUESTION_TYPE_ORDER if t in set(types.index)],
             key="types",
             into=left,
         )
         chart(
-            count_bars, shape["claims"], "Claims per question", "claims", key="claims", into=right
+            count_bars,
+            shape.value_counts("claims"),
+            "Claims per question",
+            "claims",
+            key="claims",
+            into=right,
         )
         chart(
             count_bars,
-            shape["cited_scenes"],
+            shape.value_counts("cited_scenes"),
             "Cited scenes per question",
             "scenes",
             key="cited_scenes",
             into=left,
         )
-        chart(span_histogram, shape["span_min"], key="spans", into=right)
+        chart(span_histogram, shape.span_bins, shape.mean_span_min, key="spans", into=right)
         chart(
             count_bars,
-            shape["anchor_fifth"],
+            shape.value_counts("anchor_fifth"),
             "Anchor position by fifth of runtime",
             "fifth",
             [1, 2, 3, 4, 5],
@@ -73,8 +85,8 @@ if section == OPEN:
         centers = query(views.centers_per_film)
         chart(
             count_bars,
-            centers["centers"],
-            f"Center characters per film (median {centers['centers'].median():.1f})",
+            centers.set_index("centers")["films"],
+            f"Center characters per film (median {_or_nan(centers['median_centers'].iloc[0]):.1f})",
             "centers",
             key="centers",
             into=right,

@@ -37,6 +37,19 @@ READERS = _readers(FILM, "Q3")
 FULL_REFRESH = rollups.refresh_rollups  # before a test counts calls to it
 
 
+def _frames(result) -> list[pd.DataFrame]:
+    """A reader's result as frames: the question shape's counts, bins and totals."""
+    if isinstance(result, views_distributions.QuestionShape):
+        totals = [
+            result.questions,
+            result.mean_claims,
+            result.mean_cited_scenes,
+            result.mean_span_min,
+        ]
+        return [result.counts, result.span_bins, pd.DataFrame({"total": totals})]
+    return [result]
+
+
 def _read_all(store, readers=READERS) -> list[pd.DataFrame]:
     return [fn(store, *args) for fn, args in readers]
 
@@ -50,25 +63,31 @@ def _live(store, readers=READERS) -> list[pd.DataFrame]:
 
 
 def _assert_same(rolled: list, live: list, readers=READERS) -> None:
-    for (fn, args), got, want in zip(readers, rolled, live):
-        assert len(want) > 0, f"{fn.__name__}{args} reads nothing: the check would be empty"
-        key = list(want.columns)
-        got = got.sort_values(key).reset_index(drop=True)
-        want = want.sort_values(key).reset_index(drop=True)
-        pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{fn.__name__}{args}")
+    for (fn, args), got_result, want_result in zip(readers, rolled, live):
+        got_frames, want_frames = _frames(got_result), _frames(want_result)
+        assert len(want_frames[0]) > 0, f"{fn.__name__}{args} reads nothing: the check is empty"
+        for got, want in zip(got_frames, want_frames):
+            key = list(want.columns)
+            got = got.sort_values(key).reset_index(drop=True)
+            want = want.sort_values(key).reset_index(drop=True)
+            pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{fn.__name__}{args}")
 
 
 def _shape_rows(cursor) -> list[tuple]:
     return cursor.execute("SELECT * FROM rollup_question_shape ORDER BY ALL").fetchall()
 
 
-def _full_refresh_rows(store) -> list[tuple]:
-    """What a full refresh would hold now (computed and rolled back)."""
+def _count_rows(cursor) -> list[tuple]:
+    return cursor.execute("SELECT * FROM rollup_question_counts ORDER BY ALL").fetchall()
+
+
+def _full_refresh_rows(store) -> tuple[list[tuple], list[tuple]]:
+    """What a full refresh would hold now (computed and rolled back): shapes and counts."""
     with store.session() as cursor:
         cursor.execute("BEGIN TRANSACTION")
         try:
             FULL_REFRESH(cursor)
-            return _shape_rows(cursor)
+            return _shape_rows(cursor), _count_rows(cursor)
         finally:
             cursor.execute("ROLLBACK")
 
@@ -102,8 +121,9 @@ def test_a_synthetic_import_fills_it_in_its_commit(tmp_path, store):
     import_lfvqa_dir(store, tmp_path / "synth")
     assert rollups.rollups_fresh(store)  # the import's run filled the rollup in its commit
     shape = views_distributions.question_shape(store, None)
-    assert len(shape) == store.scalar("SELECT count(*) FROM questions")
-    assert (shape["claims"] > 0).all() and shape["anchor_fifth"].between(1, 5).all()
+    assert shape.questions == store.scalar("SELECT count(*) FROM questions")
+    assert min(shape.value_counts("claims").index) > 0
+    assert set(shape.value_counts("anchor_fifth").index) <= {1, 2, 3, 4, 5}
     film, qtype = store.rows("SELECT film_id, qtype FROM questions ORDER BY question_id")[0]
     readers = _readers(film, qtype)
     rolled = _read_all(store, readers)
@@ -129,8 +149,9 @@ def _finish(store, write, status: str = "finished") -> list[tuple]:
         finish_run(cursor, run_id, status=status)
     assert rollups.rollups_fresh(store)
     with store.session() as cursor:
-        rows = _shape_rows(cursor)
-    assert rows == _full_refresh_rows(store)
+        rows, counts = _shape_rows(cursor), _count_rows(cursor)
+    assert (rows, counts) == _full_refresh_rows(store)
+    assert counts, "the question counts rollup is empty: the check would be too"
     return rows
 
 
@@ -177,6 +198,26 @@ def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, ful
     _finish(store, more)
     assert store.rows(sizes, [question])[0] == (old[0] + 1, old[1] + 1, old[2] + 1)
     assert full_refreshes == []
+    _assert_same(_read_all(store), _live(store))
+
+
+def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refreshes):
+    store = fresh_fixture
+    types = views_distributions.question_shape(store).value_counts("qtype")
+
+    def add(cursor, run_id):
+        cursor.execute(
+            "INSERT INTO questions BY NAME SELECT * REPLACE (question_id || '-new' AS question_id,"
+            " 'N3' AS qtype, 'Someone new' AS center, ? AS run_id) FROM questions"
+            " WHERE question_id = 'q1'",
+            [run_id],
+        )
+
+    _finish(store, add)  # the counts rollup equals a full refresh
+    assert full_refreshes == []
+    assert views_distributions.question_shape(store).value_counts("qtype").get("N3", 0) == (
+        types.get("N3", 0) + 1
+    )
     _assert_same(_read_all(store), _live(store))
 
 

@@ -142,10 +142,13 @@ CASES = {
     ),
     belief_groups.belief_groups_figure: lambda: (_groups_inputs(), {}),
     distributions.count_bars: lambda: (
-        (pd.Series([_evil("Q1"), _evil("Q1"), "Q2"]), _evil("title"), _evil("x")),
+        (pd.Series([2, 1], index=[_evil("Q1"), "Q2"]), _evil("title"), _evil("x")),
         {},
     ),
-    distributions.span_histogram: lambda: ((pd.Series([1.0, 5.0, 9.0]),), {}),
+    distributions.span_histogram: lambda: (
+        (pd.DataFrame({"left_edge": [0.0, 5.0], "right_edge": [5.0, 10.0], "n": [2, 1]}), 5.0),
+        {},
+    ),
     distributions.topic_bars: lambda: (
         (pd.DataFrame({"question_type": ["P", "I"], "story_element": ["C", "A"], "n": [3, 4]}),),
         {},

@@ -283,7 +283,7 @@ def test_metrics_table_orders_formats_and_puts_paper_beside():
 
 
 def test_distribution_figures():
-    bars = count_bars(pd.Series(["N1", "Q2", "Q2"]), "types", "type", ["Q2", "N1"])
+    bars = count_bars(pd.Series(["N1", "Q2", "Q2"]).value_counts(), "types", "type", ["Q2", "N1"])
     assert list(bars.data[0].x) == ["Q2", "N1"] and list(bars.data[0].y) == [2, 1]
     topics = topic_bars(
         pd.DataFrame(dict(question_type=["P", "I"], story_element=["C", "CAL"], n=[3, 2]))

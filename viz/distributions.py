@@ -22,13 +22,13 @@ _LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
 
 
 @escapes_untrusted
-def count_bars(values: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
-    """Bars of how many questions take each value (types, claim counts, anchor fifths...).
+def count_bars(counts: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
+    """Bars of how many questions take each value (types, claim counts, anchor fifths...), from
+    the counts per value (indexed by value, as `Series.value_counts`): the store counts them.
 
     Built with graph_objects, not plotly.express: px costs ~0.3 s per figure, and this page
     draws six of them.
     """
-    counts = values.dropna().value_counts()
     if order is None:
         order = sorted(counts.index)
     order = [value for value in order if value in counts.index]
@@ -41,14 +41,26 @@ def count_bars(values: pd.Series, title: str, x_label: str, order: list | None =
 
 
 @escapes_untrusted
-def span_histogram(spans: pd.Series) -> go.Figure:
-    """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1)."""
-    figure = go.Figure(go.Histogram(x=spans.dropna(), nbinsx=30, name="span (min)"))
+def span_histogram(bins: pd.DataFrame, mean: float | None) -> go.Figure:
+    """Histogram of evidence spans in minutes (the paper: 23 minutes on average, §1), drawn
+    from binned counts (left_edge, right_edge, n: the bins plotly.js picks for 30 at most,
+    data_access.queries.histogram_bins) as the gapless bars a histogram trace draws."""
+    figure = go.Figure(
+        go.Bar(
+            x=(bins["left_edge"] + bins["right_edge"]) / 2,
+            y=bins["n"],
+            width=bins["right_edge"] - bins["left_edge"],
+            customdata=bins[["left_edge", "right_edge"]],
+            hovertemplate="%{customdata[0]:.4g}–%{customdata[1]:.4g} min: %{y}<extra></extra>",
+            name="span (min)",
+        )
+    )
     figure.update_layout(
-        title=f"Evidence span (mean {spans.mean():.1f} min)",
+        title=f"Evidence span (mean {float('nan') if mean is None else mean:.1f} min)",
         xaxis_title="span (min)",
         yaxis_title="questions",
         showlegend=False,
+        bargap=0,
         **_LAYOUT,
     )
     return figure

@@ -4,10 +4,14 @@ predictions) sends the page a few hundred rows, never the tables themselves."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 
+from data_access.queries import histogram_bins
+from data_access.queries.histogram_bins import FIND_BIN_EPSILON
 from data_access.rollups import full as rollups
-from data_access.rollups.questions import SHAPE_SQL
+from data_access.rollups.questions import COUNTED_MEASURES, SHAPE_SQL
 from data_access.store import Store
 
 DIFFICULTY_MEASURES = ("d_q", "d_a", "d_qa", "d")
@@ -15,28 +19,157 @@ HISTOGRAM_BUCKETS = 40
 REVIEW_SAMPLE = 20000
 
 
-def question_shape(store: Store, film_id: str | None = None) -> pd.DataFrame:
-    """One row per LF-VideoQA question: type, claims, core claims, cited scenes, evidence span
-    (min) and the fifth of the runtime its anchor falls in (1–5). No ids: the page counts and
-    bins the rows, and leaving the id columns out reads a third of the bytes (63k questions at
-    ten times the paper)."""
-    columns = "qtype, claims, core, cited_scenes, span_min, anchor_fifth"
-    if rollups.rollups_fresh(store):  # one row per question (data_access.rollups.questions)
-        table = "rollup_question_shape WHERE ? IS NULL OR film_id = ?"
-    else:
-        table = f"({SHAPE_SQL.format(questions='? IS NULL OR film_id = ?')})"
-    return store.df(f"SELECT {columns} FROM {table}", [film_id, film_id])
+SPAN_BINS = 30  # the evidence-span histogram's nbinsx: plotly.js picks the bins (histogram_bins)
+SHAPE_MEASURES = COUNTED_MEASURES  # qtype, claims, cited_scenes, anchor_fifth
+_LIVE_SHAPE = "_live_question_shape"
+
+
+@dataclass(frozen=True)
+class QuestionShape:
+    """What the Distributions page shows of the LF-VideoQA questions of one film or all: counts
+    and bins, a few dozen rows at any store size (the page drew them from one row per
+    question, 63k at ten times the paper, issue 30)."""
+
+    questions: int
+    mean_claims: float | None
+    mean_cited_scenes: float | None
+    mean_span_min: float | None  # over the questions with a span
+    counts: pd.DataFrame  # measure (SHAPE_MEASURES), value, n: questions per value
+    span_bins: pd.DataFrame  # left_edge, right_edge, n: plotly.js's bins of the spans
+
+    def value_counts(self, measure: str) -> pd.Series:
+        """Questions per value of `measure` (as `Series.value_counts` of its column, NULLs
+        left out), indexed by value."""
+        rows = self.counts[self.counts["measure"] == measure]
+        return pd.Series(list(rows["n"]), index=list(rows["value"]), name="n", dtype="int64")
+
+
+def question_shape(store: Store, film_id: str | None = None) -> QuestionShape:
+    """Counts of the question shape (type, claims, cited scenes, evidence span, the fifth of the
+    runtime the anchor falls in) of one film's questions, or all.
+
+    While the rollups are fresh the counts are read from the question counts rollup and the
+    spans from the question-shape rollup (data_access.rollups.questions); otherwise both are
+    counted over the shapes computed live once."""
+    fresh = rollups.rollups_fresh(store)
+    with store.session() as cursor:
+        if fresh:
+            counts = cursor.execute(
+                "SELECT measure, value, n FROM rollup_question_counts"
+                " WHERE film_id IS NOT DISTINCT FROM ? AND measure <> 'centers'",
+                [film_id],
+            ).fetchall()
+            return _counted_shape(cursor, "rollup_question_shape", film_id, counts)
+        # computed once for the statements below (Arrow keeps the integer types)
+        live = cursor.sql(
+            SHAPE_SQL.format(questions="$film IS NULL OR film_id = $film"),
+            params={"film": film_id},
+        ).to_arrow_table()
+        cursor.register(_LIVE_SHAPE, live)
+        try:
+            return _counted_shape(cursor, _LIVE_SHAPE, film_id, _count_live(cursor, _LIVE_SHAPE))
+        finally:
+            cursor.unregister(_LIVE_SHAPE)
+
+
+def _count_live(cursor, source: str) -> list[tuple]:
+    """(measure, value, n) of `source`'s rows, as the question counts rollup holds them."""
+    k = len(SHAPE_MEASURES)
+    grouped = cursor.execute(
+        f"SELECT {', '.join(f'grouping({m}) = 0' for m in SHAPE_MEASURES)},"
+        f" {', '.join(SHAPE_MEASURES)}, count(*) FROM {source}"
+        f" GROUP BY GROUPING SETS ({', '.join(f'({m})' for m in SHAPE_MEASURES)})"
+    ).fetchall()
+    return [
+        (SHAPE_MEASURES[i], row[k + i], row[-1])
+        for row in grouped
+        for i in [row[:k].index(True)]
+        if row[k + i] is not None  # value_counts leaves NULLs out
+    ]
+
+
+def _counted_shape(cursor, source: str, film_id: str | None, counts: list[tuple]) -> QuestionShape:
+    """The question shape from (measure, value, n) counts and the spans in `source`."""
+    typed = sorted(
+        (measure, value if measure == "qtype" else int(value), n) for measure, value, n in counts
+    )
+    frame = pd.DataFrame(typed, columns=["measure", "value", "n"]).astype({"value": object})
+    frame = frame.sort_values("measure", key=lambda m: m.map(SHAPE_MEASURES.index), kind="stable")
+    frame = frame.reset_index(drop=True)
+
+    def mean(measure: str) -> float | None:
+        rows = [(value, n) for m, value, n in typed if m == measure]
+        total = sum(n for _, n in rows)
+        return sum(value * n for value, n in rows) / total if total else None
+
+    where = f"FROM {source} WHERE ($film IS NULL OR film_id = $film) AND span_min IS NOT NULL"
+    film = {"film": film_id}
+    span_mean, *span_stats = cursor.execute(
+        "SELECT avg(span_min), count(*), count(*) FILTER (fmod(span_min, 1) = 0),"
+        f" min(span_min), max(span_min) {where}",
+        film,
+    ).fetchall()[0]
+    return QuestionShape(
+        questions=sum(n for m, _, n in typed if m == "claims"),  # every question has a count
+        mean_claims=mean("claims"),
+        mean_cited_scenes=mean("cited_scenes"),
+        mean_span_min=span_mean,
+        counts=frame,
+        span_bins=_span_bins(cursor, where, film, *span_stats),
+    )
+
+
+def _span_bins(
+    cursor, where: str, film: dict, values: int, integers: int, low, high
+) -> pd.DataFrame:
+    """The spans counted in the bins plotly.js would pick for them (nbinsx = SPAN_BINS)."""
+    if not values:
+        return pd.DataFrame({"left_edge": [], "right_edge": [], "n": []})
+    start, size = histogram_bins.first_bins(low, high, SPAN_BINS)
+    near_edge, near_middle = cursor.execute(
+        "SELECT count(*) FILTER (fmod(1 + (span_min - $start) * 100 / $size, 100) < 2),"
+        " count(*) FILTER (fmod(1 + (span_min + $size / 2 - $start) * 100 / $size, 100) < 2)"
+        f" {where}",
+        {**film, "start": start, "size": size},
+    ).fetchall()[0]
+    counts = histogram_bins.EdgeCounts(values, integers, near_edge, near_middle)
+    bins = histogram_bins.shifted_bins(start, size, low, high, counts)
+    per_bin = dict(
+        cursor.execute(
+            "SELECT floor((span_min - $start) / $size + $epsilon)::BIGINT AS bin, count(*)"
+            f" {where} GROUP BY bin",
+            {**film, "start": bins.start, "size": bins.size, "epsilon": FIND_BIN_EPSILON},
+        ).fetchall()
+    )
+    shown = [b for b in per_bin if 0 <= b < bins.count]
+    edges = bins.edges()
+    # plotly.js draws the bins from the first to the last non-empty one
+    kept = range(min(shown), max(shown) + 1) if shown else range(0)
+    return pd.DataFrame(
+        {
+            "left_edge": [edges[b] for b in kept],
+            "right_edge": [edges[b + 1] for b in kept],
+            "n": [per_bin.get(b, 0) for b in kept],
+        }
+    )
 
 
 def centers_per_film(store: Store) -> pd.DataFrame:
-    """Distinct center characters per film (the paper: a median of 15.5 per film, §1)."""
-    # the question-shape rollup while fresh holds every question's film and center (63k
-    # questions' rows grouped live otherwise at ten times the paper)
-    table = "rollup_question_shape" if rollups.rollups_fresh(store) else "questions"
-    return store.df(
-        "SELECT q.film_id, f.title, count(DISTINCT q.center) AS centers, count(*) AS questions"
-        f" FROM {table} q LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY centers DESC"
-    )
+    """Films per number of distinct center characters (the paper: a median of 15.5 per film,
+    §1), and that median: centers, films, median_centers."""
+    if rollups.rollups_fresh(store):  # the question counts rollup: a few dozen rows
+        films = store.rows(
+            "SELECT value::BIGINT, n FROM rollup_question_counts"
+            " WHERE film_id IS NULL AND measure = 'centers' ORDER BY 1"
+        )
+    else:  # one row per question grouped live
+        films = store.rows(
+            "SELECT centers, count(*) FROM (SELECT film_id, count(DISTINCT center) AS centers"
+            " FROM questions GROUP BY film_id) GROUP BY centers ORDER BY centers"
+        )
+    frame = pd.DataFrame(films, columns=["centers", "films"])
+    median = frame["centers"].repeat(frame["films"]).median()  # over films, as before
+    return frame.assign(median_centers=median)
 
 
 def mcq_facets(store: Store) -> pd.DataFrame:

@@ -1,6 +1,9 @@
 """Question-shape rollup (migration 972): per question what the Distributions page draws (type,
 center, rubric and core claims, cited scenes, evidence span, the fifth of the runtime its anchor
 falls in) and what the Questions page lists beside each question (claims, cited scenes, span).
+Counted from it (migration 973): per film and for all films, the questions per value of the
+type, claims, cited scenes and anchor fifth, and each film's distinct centers, so the
+Distributions page reads a few dozen rows where it grouped one per question.
 
 Computed live, each view resolved every film's current scenes and grouped every question's
 evidence and rubric (0.9 s at ten times the paper, issue 30); the table holds one row per
@@ -41,6 +44,27 @@ SHAPE_SQL = """
     LEFT JOIN films f USING (film_id)
 """
 
+# Per film (and, with film_id NULL, for all films): questions per value of each counted measure
+# (NULLs left out, as `value_counts`), and the film's distinct centers as one film of that many
+# (measure 'centers'). Values are text; the reader gives the numeric measures back their type.
+COUNTED_MEASURES = ("qtype", "claims", "cited_scenes", "anchor_fifth")
+_COUNTS_SQL = """
+    SELECT film_id, measure, value, count(*) AS n FROM (
+        UNPIVOT (SELECT film_id, qtype, claims::VARCHAR AS claims,
+                        cited_scenes::VARCHAR AS cited_scenes, anchor_fifth::VARCHAR AS anchor_fifth
+                 FROM rollup_question_shape WHERE {films})
+        ON qtype, claims, cited_scenes, anchor_fifth INTO NAME measure VALUE value)
+    GROUP BY ALL
+    UNION ALL
+    SELECT film_id, 'centers', count(DISTINCT center)::VARCHAR, 1 FROM rollup_question_shape
+    WHERE {films} GROUP BY film_id
+"""
+_ALL_FILMS_SQL = """
+    INSERT INTO rollup_question_counts
+    SELECT NULL, measure, value, sum(n) FROM rollup_question_counts WHERE film_id IS NOT NULL
+    GROUP BY measure, value
+"""
+
 # the rollup inputs (rollups._INPUT_TABLES) whose rows change a question's shape
 SHAPE_INPUTS = {"questions", "rubric_claims", "question_evidence", "scenes", "films"}
 
@@ -57,11 +81,20 @@ _IN_RUN_QUESTIONS = "question_id IN (SELECT question_id FROM _rollup_shape_quest
 
 
 def refresh_question_shape(cursor: duckdb.DuckDBPyConnection) -> None:
-    """Recompute every question's row inside the caller's transaction."""
+    """Recompute every question's row, and the counts, inside the caller's transaction."""
     cursor.execute("DELETE FROM rollup_question_shape")
     cursor.execute(
         f"INSERT INTO rollup_question_shape BY NAME {SHAPE_SQL.format(questions='TRUE')}"
     )
+    cursor.execute("DELETE FROM rollup_question_counts")
+    _count_films(cursor, "TRUE")
+
+
+def _count_films(cursor: duckdb.DuckDBPyConnection, films: str) -> None:
+    """Recount the films matching `films` (their rows deleted) and the all-films rows."""
+    cursor.execute(f"INSERT INTO rollup_question_counts {_COUNTS_SQL.format(films=films)}")
+    cursor.execute("DELETE FROM rollup_question_counts WHERE film_id IS NULL")
+    cursor.execute(_ALL_FILMS_SQL)
 
 
 def refresh_question_shape_for_run(
@@ -75,4 +108,7 @@ def refresh_question_shape_for_run(
     cursor.execute(
         f"INSERT INTO rollup_question_shape BY NAME {SHAPE_SQL.format(questions=_IN_RUN_QUESTIONS)}"
     )
+    films = f"film_id IN (SELECT film_id FROM questions WHERE {_IN_RUN_QUESTIONS})"
+    cursor.execute(f"DELETE FROM rollup_question_counts WHERE {films}")
+    _count_films(cursor, films)
     cursor.execute("DROP TABLE _rollup_shape_questions")
