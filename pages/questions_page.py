@@ -4,6 +4,7 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 import streamlit as st
 
 from data_access.queries import questions as views_questions
+from data_access.queries.questions import facet_values
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_selectbox
@@ -33,17 +34,15 @@ if facets.empty:
         generate_panel(film_id)
     st.stop()
 columns = st.columns(6)
-qtypes = url_multiselect(
-    "Type", sorted(facets["qtype"].unique()), key="qtype", container=columns[0]
-)
+qtypes = url_multiselect("Type", facet_values(facets, "qtype"), key="qtype", container=columns[0])
 centers = url_multiselect(
-    "Center character", sorted(facets["center"].unique()), key="center", container=columns[1]
+    "Center character", facet_values(facets, "center"), key="center", container=columns[1]
 )
 statuses = url_multiselect(
-    "Status", sorted(facets["status"].unique()), key="status", container=columns[2]
+    "Status", facet_values(facets, "status"), key="status", container=columns[2]
 )
 sources = url_multiselect(
-    "Source", sorted(facets["source"].unique()), key="source", container=columns[3]
+    "Source", facet_values(facets, "source"), key="source", container=columns[3]
 )
 check_choice = url_selectbox(
     "Checks (latest run)",

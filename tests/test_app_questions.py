@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from data_access.queries import questions as views_questions
+from data_access.queries.questions import facet_values
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, run_page, traces
@@ -48,3 +50,16 @@ def test_checks_filter_uses_the_latest_check_run(fixture_store):
     assert list(listed["question_id"]) == ["q2", "q3"] and not listed["checks_passed"].any()
     at.selectbox(key="checks").set_value("passed").run()
     assert list(at.dataframe[0].value["question_id"]) == ["q1"]
+
+
+def test_filter_options_are_each_facets_values(fixture_store):
+    # one row per facet value (issue 30: not per combination of the four)
+    facets = views_questions.question_facets(fixture_store, None)
+    for facet in views_questions.FACETS:
+        want = fixture_store.rows(f"SELECT {facet}, count(*) FROM questions GROUP BY 1 ORDER BY 1")
+        got = facets[facets["facet"] == facet]
+        assert list(zip(got["value"], got["n"])) == want
+    at = run_page(REPO_ROOT, "questions_page")
+    assert not at.exception
+    for facet in views_questions.FACETS:
+        assert at.multiselect(key=facet).options == facet_values(facets, facet)

@@ -11,13 +11,28 @@ from data_access.store import Store
 LIST_LIMIT = 500
 
 
+FACETS = ("qtype", "center", "status", "source")
+
+
 def question_facets(store: Store, film_id: str | None) -> pd.DataFrame:
-    """Distinct (qtype, center, status, source) with counts, for the filter widgets."""
-    return store.df(
-        "SELECT qtype, center, status, source, count(*) AS n FROM questions"
-        " WHERE (? IS NULL OR film_id = ?) GROUP BY ALL ORDER BY qtype, center",
+    """The values of each filter (qtype, center, status, source) with their question counts:
+    facet, value, n. One row per value, not per combination of the four (6k combinations at
+    ten times the paper for a few hundred values)."""
+    rows = store.rows(
+        f"SELECT {', '.join(f'grouping({f}) = 0' for f in FACETS)}, {', '.join(FACETS)},"
+        " count(*) FROM questions WHERE (? IS NULL OR film_id = ?)"
+        f" GROUP BY GROUPING SETS ({', '.join(f'({f})' for f in FACETS)})",
         [film_id, film_id],
     )
+    k = len(FACETS)
+    long = [(FACETS[i], row[k + i], row[-1]) for row in rows for i in [row[:k].index(True)]]
+    long.sort(key=lambda r: (FACETS.index(r[0]), r[1] is None, r[1]))
+    return pd.DataFrame(long, columns=["facet", "value", "n"])
+
+
+def facet_values(facets: pd.DataFrame, facet: str) -> list:
+    """The sorted values of one facet of `question_facets`."""
+    return sorted(facets.loc[facets["facet"] == facet, "value"])
 
 
 # Each listed question's rubric and evidence sizes, computed for the picked questions ...
@@ -37,12 +52,23 @@ _SIZES_LIVE = """
                GROUP BY 1),
 """
 # ... or read from the question-shape rollup while fresh (data_access.rollups.questions: the same
-# counts and span; computing them resolved every film's current scenes, 0.1 s at 10x)
+# counts and span; computing them resolved every film's current scenes, 0.1 s at 10x), in one
+# read of the picked questions' rows
 _SIZES_ROLLUP = """
-        claims AS (SELECT question_id, claims, core FROM rollup_question_shape
-                   WHERE question_id IN (SELECT question_id FROM picked)),
-        ev AS (SELECT question_id, cited_scenes AS evidence_scenes, span_min
-               FROM rollup_question_shape WHERE question_id IN (SELECT question_id FROM picked)),
+        shape AS MATERIALIZED (
+            SELECT question_id, claims, core, cited_scenes, span_min FROM rollup_question_shape
+            WHERE question_id IN (SELECT question_id FROM picked) {films}),
+        claims AS (SELECT question_id, claims, core FROM shape),
+        ev AS (SELECT question_id, cited_scenes AS evidence_scenes, span_min FROM shape),
+"""
+# The film the first `limit` questions (by film and id) end in, from the film counts rollup: the
+# list's default view reads the questions of the films up to it, not every question (the first
+# 500 of 63k at ten times the paper). NULL when the store holds fewer questions.
+_LAST_LISTED_FILM = """
+    SELECT min(film_id) FROM (
+        SELECT film_id, sum(questions) OVER (ORDER BY film_id ROWS UNBOUNDED PRECEDING) AS upto
+        FROM rollup_film_counts WHERE questions > 0)
+    WHERE upto >= ?
 """
 
 
@@ -66,26 +92,55 @@ def questions_list(
     Columns: question_id, film_id, title, qtype, center, status, source, text, claims, core,
     evidence_scenes, span_min (evidence span in minutes, as the paper's "over N min").
     """
-    sizes = _SIZES_ROLLUP if rollups.rollups_fresh(store) else _SIZES_LIVE
-    return store.df(
-        f"""
+    fresh = rollups.rollups_fresh(store)
+    unfiltered = not (film_id or qtypes or centers or statuses or sources or checks or run_id)
+    with store.session() as cursor:
+        last_film = None
+        if fresh and unfiltered:
+            last_film = cursor.execute(_LAST_LISTED_FILM, [limit]).fetchall()[0][0]
+        # the questions (and their rollup rows) of the films up to the last listed one, if known
+        bounded = last_film is not None
+        sizes = (
+            _SIZES_ROLLUP.format(films="AND film_id <= $last_film" if bounded else "")
+            if fresh
+            else _SIZES_LIVE
+        )
+        return cursor.execute(
+            _LIST_SQL.format(sizes=sizes, films="AND q.film_id <= $last_film" if bounded else ""),
+            {
+                "checks": checks,
+                "film": film_id,
+                "qtypes": list(qtypes),
+                "centers": list(centers),
+                "statuses": list(statuses),
+                "sources": list(sources),
+                "run": run_id,
+                "limit": limit,
+                **({"last_film": last_film} if bounded else {}),
+            },
+        ).df()
+
+
+_LIST_SQL = """
         WITH checked AS (
             SELECT c.question_id, arg_max(c.passed, r.started_at) AS passed
             FROM question_check_results c JOIN runs r USING (run_id)
-            WHERE r.status = 'finished' AND ? IS NOT NULL GROUP BY c.question_id
+            WHERE r.status = 'finished' AND $checks IS NOT NULL GROUP BY c.question_id
         ),
-        picked AS (
-            SELECT q.*, ch.passed AS checks_passed FROM questions q LEFT JOIN checked ch USING
-                (question_id)
-            WHERE (? IS NULL OR q.film_id = ?)
-              AND (? IS NULL OR (? = 'passed' AND ch.passed) OR (? = 'failed' AND NOT ch.passed)
-                   OR (? = 'unchecked' AND ch.passed IS NULL))
-              AND (len(?) = 0 OR list_contains(?, q.qtype))
-              AND (len(?) = 0 OR list_contains(?, q.center))
-              AND (len(?) = 0 OR list_contains(?, q.status))
-              AND (len(?) = 0 OR list_contains(?, q.source))
-              AND (? IS NULL OR q.run_id = ?)
-            ORDER BY q.film_id, q.question_id LIMIT ?
+        picked AS MATERIALIZED (
+            SELECT q.question_id, q.film_id, q.qtype, q.center, q.status, q.source, q.text,
+                   ch.passed AS checks_passed
+            FROM questions q LEFT JOIN checked ch USING (question_id)
+            WHERE ($film IS NULL OR q.film_id = $film) {films}
+              AND ($checks IS NULL OR ($checks = 'passed' AND ch.passed)
+                   OR ($checks = 'failed' AND NOT ch.passed)
+                   OR ($checks = 'unchecked' AND ch.passed IS NULL))
+              AND (len($qtypes) = 0 OR list_contains($qtypes, q.qtype))
+              AND (len($centers) = 0 OR list_contains($centers, q.center))
+              AND (len($statuses) = 0 OR list_contains($statuses, q.status))
+              AND (len($sources) = 0 OR list_contains($sources, q.source))
+              AND ($run IS NULL OR q.run_id = $run)
+            ORDER BY q.film_id, q.question_id LIMIT $limit
         ),
         {sizes}
         SELECT p.question_id, p.film_id, f.title, p.qtype, p.center, p.status, p.source, p.text,
@@ -95,28 +150,7 @@ def questions_list(
         FROM picked p LEFT JOIN films f USING (film_id) LEFT JOIN claims c USING (question_id)
         LEFT JOIN ev USING (question_id)
         ORDER BY p.film_id, p.question_id
-        """,
-        [
-            checks,
-            film_id,
-            film_id,
-            checks,
-            checks,
-            checks,
-            checks,
-            list(qtypes),
-            list(qtypes),
-            list(centers),
-            list(centers),
-            list(statuses),
-            list(statuses),
-            list(sources),
-            list(sources),
-            run_id,
-            run_id,
-            limit,
-        ],
-    )
+"""
 
 
 def question_detail(store: Store, question_id: str) -> dict | None:
