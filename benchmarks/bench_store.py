@@ -14,7 +14,9 @@ exceeds 1.5 are named (queries under `--floor-ms` at both scales are not named: 
 timer noise).
 
 Usage: python benchmarks/bench_store.py [--scale paper,10x] [--dir DIR] [--reps 7] [--json OUT]
-(without --dir, the stores are built in a temp folder and deleted)
+    [--pages questions,distributions]
+(without --dir, the stores are built in a temp folder and deleted; with it, `DIR/<scale>.duckdb`
+is reused as it is, migrated first if this code has newer migrations: work on a copy)
 """
 
 from __future__ import annotations
@@ -65,21 +67,37 @@ def ensure_store(directory: Path, scale: str) -> tuple[Path, dict | None]:
     }
 
 
+def wait_for_quiet(max_load: float, poll_s: float = 15.0) -> None:
+    """Wait until the 1-minute load average is at most `max_load` (a shared machine: timings
+    taken beside someone's test run say more about that run than about the store)."""
+    while (load := os.getloadavg()[0]) > max_load:
+        print(f"load {load:.1f} > {max_load:g}: waiting ...", flush=True)
+        time.sleep(poll_s)
+
+
 def _ms(fn, store: Store, args: tuple) -> float:
     start = time.perf_counter()
     fn(store, *args)
     return (time.perf_counter() - start) * 1000.0
 
 
-def page_timings(stores: dict[str, Store], reps: int) -> dict[str, dict[str, dict]]:
+def page_timings(
+    stores: dict[str, Store], reps: int, only: list[str] | None = None
+) -> dict[str, dict[str, dict]]:
     """Per scale and page: the median of its queries' summed time, and each query's median (ms).
 
     The scales take turns rep by rep (page by page), so a change in the machine's load during
-    the run hits every scale alike instead of the scale that happened to run then."""
+    the run hits every scale alike instead of the scale that happened to run then. `only`
+    names the pages to time (default: every page)."""
     from benchmarks.bench_pages import page_queries
 
     calls = {scale: page_queries(store) for scale, store in stores.items()}
     pages = [page for page in next(iter(calls.values())) if all(page in c for c in calls.values())]
+    if only:
+        unknown = sorted(set(only) - set(pages))
+        if unknown:
+            raise SystemExit(f"--pages: no page {', '.join(unknown)} (pages: {', '.join(pages)})")
+        pages = [page for page in pages if page in only]
     out: dict[str, dict[str, dict]] = {scale: {} for scale in stores}
     for page in pages:
         samples: dict[str, list[list[float]]] = {scale: [] for scale in stores}
@@ -150,6 +168,12 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, help="folder of the scales' stores (default: temp)")
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--floor-ms", type=float, default=5.0)
+    parser.add_argument(
+        "--max-load", type=float, help="wait until the 1-minute load average is at most this"
+    )
+    parser.add_argument(
+        "--pages", help="comma-separated pages to time, e.g. questions,distributions (default: all)"
+    )
     parser.add_argument("--json", type=Path)
     options = parser.parse_args()
     scales = [s.strip() for s in options.scale.split(",") if s.strip()]
@@ -166,7 +190,11 @@ def run(options: argparse.Namespace, scales: list[str]) -> None:
         path, ingest = ensure_store(options.dir, scale)
         stores[scale] = Store(path, linger_s=0.25)  # as pages/common.py opens it
         result["scales"][scale] = {"ingest": ingest}
-    for scale, pages in page_timings(stores, options.reps).items():
+    only = [p.strip() for p in (options.pages or "").split(",") if p.strip()]
+    if options.max_load is not None:
+        wait_for_quiet(options.max_load)
+    result["load_avg_at_start"] = round(os.getloadavg()[0], 1)
+    for scale, pages in page_timings(stores, options.reps, only).items():
         result["scales"][scale]["pages"] = pages
         print(json.dumps({scale: result["scales"][scale]}, indent=1), flush=True)
     if len(scales) > 1:
