@@ -35,7 +35,8 @@ if films.empty:
 titles = dict(zip(films["film_id"], films["title"].fillna(films["film_id"]).map(plain)))
 film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=titles.get)
 # the tree's shape only (no texts), and its navigation maps computed once per tree: a feature
-# film has ~8,000 nodes, so nothing below loops over all of them on a rerun
+# film has a few hundred nodes with scene leaves and ~8,000 with 1-s leaves, so nothing below
+# loops over all of them on a rerun
 nodes = query(views_plottree.tree_skeleton, film_id)
 shape = derived(tree_shape, views_plottree.tree_skeleton, film_id)
 children, level_of = shape["children"], shape["level"]
@@ -118,7 +119,7 @@ wanted = st.session_state.get("node") or st.query_params.get("node") or root
 current = wanted if wanted in level_of else root
 path = path_to(shape["parent"], current)
 # the picker lists only the way up (path) and the way down (children): a handful of options,
-# never all 8,000 nodes of a feature film
+# never all the nodes of a feature film
 choices = path + children.get(current, [])
 choice_rows = _with_texts(nodes[nodes["node_id"].isin(choices)])
 choice_labels = dict(zip(choice_rows["node_id"], choice_rows["label"]))

@@ -212,6 +212,16 @@ def test_extractive_summary_keeps_time_order_and_dedupes():
     assert text == "first … second"
 
 
+def test_the_cli_cuts_one_leaf_per_timed_scene_unless_asked_for_windows(store):
+    write_fixture_film(store)
+    result = CliRunner().invoke(
+        app, ["plottree", "build", "--film", FILM, "--json", "--store", str(store.path)]
+    )
+    assert result.exit_code == 0, result.output
+    tree = json.loads(result.stdout)["trees"][0]
+    assert tree["leaf_backend"] == "scene-window" and tree["n_leaves"] == len(SCENES)
+
+
 @pytest.mark.slow
 def test_build_and_ask_through_the_cli(store):
     write_fixture_film(store)

@@ -26,3 +26,21 @@ def test_only_boxes_with_a_readable_share_get_a_label():
     assert labelled == {"root": "%{label}", "big": "%{label}", "tiny": "", "edge": "%{label}"}
     # every box keeps its label text for the hover
     assert all("·" in label for label in trace.labels)
+
+
+def test_siblings_are_drawn_in_film_time_order_not_by_size():
+    # Plotly's default (sort=True) put the largest child first: The Departed's 50:18 part was
+    # drawn above its 0:40 one
+    nodes = pd.DataFrame(
+        dict(
+            node_id=["root", "early", "late"],
+            parent_id=[None, "root", "root"],
+            level=[1, 0, 0],
+            start_s=[0.0, 40.0, 3018.0],
+            end_s=[9000.0, 3018.0, 9000.0],
+            summary=["the film", "the first part", "the longer second part"],
+            leaves=[30, 10, 20],
+        )
+    )
+    trace = tree_figure(nodes, "icicle").data[0]
+    assert trace.sort is False and list(trace.ids) == ["root", "early", "late"]

@@ -1,10 +1,11 @@
 """Figures of the PlotTree page (StoryVideoQA §5): the tree as an icicle or sunburst, and a
 level-by-time view where each node is a bar over the film time it summarises.
 
-A real film's tree has thousands of nodes (Chinatown: 8,056), which neither Plotly nor a reader
-can take at once. So the page shows one node's neighbourhood: the node, its ancestors' path, and
-its descendants down a few levels (`view_nodes`, capped at `MAX_VIEW_NODES`), labelled by time
-span and the first words of the summary (`node_labels`, vectorised: no Python loop per node).
+A real film's tree has hundreds of nodes (Chinatown: 80 with scene leaves, 8,056 with 1-s
+leaves), more than either Plotly or a reader can take at once. So the page shows one node's
+neighbourhood: the node, its ancestors' path, and its descendants down a few levels
+(`view_nodes`, capped at `MAX_VIEW_NODES`), labelled by time span and the first words of the
+summary (`node_labels`, vectorised: no Python loop per node).
 """
 
 from __future__ import annotations
@@ -156,6 +157,9 @@ def tree_figure(
         hovertext=_hover(nodes, labels, scores),
         hoverinfo="text",
         maxdepth=DEFAULT_DEPTH + 1,
+        # Plotly orders siblings largest first by default; a film's parts belong in time order
+        # (`children_map` gives them so), or a 50:18 scene is drawn before the 0:40 one
+        sort=False,
         # Plotly draws the top box transparent by default, which left half an icicle blank and
         # the chosen node's own label invisible on a white page
         root_color=ROOT_COLOUR,

@@ -78,8 +78,13 @@ def build(
         ),
     ] = False,
     leaf_seconds: Annotated[
-        float, typer.Option("--leaf-seconds", help="Seconds per leaf (1 = the paper's 1 fps).")
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            "--leaf-seconds",
+            help="Fixed leaf windows of this many seconds (1 = the paper's 1 fps). "
+            "Default: one leaf per timed scene, else per subtitle clip.",
+        ),
+    ] = None,
     node_embedding: Annotated[
         str,
         typer.Option(
@@ -104,8 +109,6 @@ def build(
 
     from pipelines.plottree.build import NODE_EMBEDDINGS, build_film_tree
 
-    if leaf_seconds <= 0:
-        raise fail("--leaf-seconds must be positive")
     if node_embedding not in NODE_EMBEDDINGS:
         raise fail(
             f"--node-embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"

@@ -111,6 +111,7 @@ class TreeBuild:
     seconds: float
     backend: str
     cpu_seconds: float = 0.0  # this process's CPU time for the same span (wall lies under load)
+    leaf_backend: str = ""  # how the leaves were cut (`leaf_units`)
 
 
 def build_nodes(
@@ -252,6 +253,7 @@ def tree_build(film_id: str, run_id: str, output: TreeOutput) -> TreeBuild:
         output.seconds,
         output.backend,
         output.cpu_seconds,
+        output.leaf_backend,
     )
 
 
@@ -260,7 +262,7 @@ def describe(result: TreeBuild) -> str:
     return (
         f"plottree: {result.film_id}: {result.n_leaves} leaves -> {result.n_nodes} nodes, "
         f"{result.levels} levels in {result.seconds}s ({result.cpu_seconds}s CPU; "
-        f"{result.backend})"
+        f"leaves {result.leaf_backend}, summaries {result.backend})"
     )
 
 
