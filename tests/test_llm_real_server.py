@@ -16,7 +16,7 @@ import pytest
 
 from data_access.writes.llm_modes import remembered_mode
 from pipelines.llm import LLMConfig
-from tests.support.llama_server import missing_packages, start_llama_server
+from tests.support.llama_server import TEST_THREADS, missing_packages, start_llama_server
 from tests.test_beliefs_rules import FILM as BELIEF_FILM
 from tests.test_beliefs_rules import fixture_film  # noqa: F401 (fixture)
 
@@ -165,7 +165,7 @@ def test_cache_replays_with_the_server_stopped(store, tmp_path):
     from tests.support.lfvqa_rows import build_slice
 
     build_slice(store)
-    server = start_llama_server(tmp_path)
+    server = start_llama_server(tmp_path, threads=TEST_THREADS)
     try:
         options = JudgeOptions(
             backend="openai", llm=_config(server, max_tokens=400).public_dict(), limit=2

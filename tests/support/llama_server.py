@@ -25,6 +25,7 @@ import pytest
 MODEL_NAME = "smollm2-135m-instruct"
 STARTUP_TIMEOUT_S = 120.0
 CONTEXT_TOKENS = 4096
+TEST_THREADS = 1  # see start_llama_server
 
 
 def smollm2_gguf() -> Path:
@@ -79,7 +80,14 @@ def _ready(base_url: str) -> bool:
 
 
 def start_llama_server(log_dir: Path, threads: int = 2) -> LlamaServer:
-    """Start the server on a free loopback port and wait until it answers /v1/models."""
+    """Start the server on a free loopback port and wait until it answers /v1/models.
+
+    `threads` serves both generation and prompt evaluation (llama-cpp-python's own default
+    for the latter is every core). The tests use one: `make test` runs two pytest workers on
+    two cores, and when the other core is busy llama.cpp's OpenMP threads wait for it at
+    their barriers (a 961-token prompt with one core taken: 10.7 s CPU and 8.7 s wall on two
+    threads, 7.7 s CPU and 7.8 s wall on one).
+    """
     port = _free_port()
     log_path = log_dir / f"llama_server_{port}.log"
     command = [
@@ -97,6 +105,8 @@ def start_llama_server(log_dir: Path, threads: int = 2) -> LlamaServer:
         "--n_ctx",
         str(CONTEXT_TOKENS),
         "--n_threads",
+        str(threads),
+        "--n_threads_batch",
         str(threads),
     ]
     with log_path.open("wb") as log:
@@ -136,6 +146,6 @@ def llama_server(tmp_path_factory):
     reason = missing_packages()
     if reason is not None:
         pytest.skip(reason)
-    server = start_llama_server(tmp_path_factory.mktemp("llama"))
+    server = start_llama_server(tmp_path_factory.mktemp("llama"), threads=TEST_THREADS)
     yield server
     server.stop()
