@@ -39,9 +39,6 @@ def _evidence_frames(question_id: str) -> None:
         frame_strip(detail["video_path"], list(evidence["time_s"]), evidence_captions(evidence))
 
 
-ANSWER_COLUMNS = 4
-
-
 def _coverage_note(judge_id: str, by_setting, reported) -> str:
     """What each column covers: ours over this slice's questions, the paper's over its whole
     benchmark (different questions: a reference point, not a paired comparison)."""
@@ -64,19 +61,24 @@ def _coverage_note(judge_id: str, by_setting, reported) -> str:
     )
 
 
+ANSWER_WIDTH_PX = 200  # as wide as a quarter of the wide layout on a 1400 px screen
+
+
 def _answers_side_by_side(answers, grid) -> None:
-    """Every setting's answer with its verdict chips, four to a row (none is dropped)."""
+    """Every setting's answer with its verdict chips, side by side (none is dropped).
+
+    One markdown element per answer (its setting, chips and text) in one wrapping row: a grid of
+    `st.columns` with a title and a body per answer drew ~110 elements for a 33-setting question,
+    most of the browser's time on the page's first render (issue 30)."""
     st.markdown(f"**Answers** ({len(answers)} settings)")
-    for start in range(0, len(answers), ANSWER_COLUMNS):
-        chunk = answers.iloc[start : start + ANSWER_COLUMNS]
-        for column, (_, answer) in zip(st.columns(ANSWER_COLUMNS), chunk.iterrows()):
-            with column:
-                st.markdown(f"**{inert(answer['setting'])}**")
-                st.markdown(
-                    answer_markdown(
-                        answer["text"], grid[grid["setting_id"] == answer["setting_id"]], inert
-                    )
-                )
+    verdicts_of = dict(tuple(grid.groupby("setting_id", sort=False)))
+    empty = grid.iloc[0:0]
+    with st.container(horizontal=True, gap="medium"):
+        for setting_id, setting, text in zip(
+            answers["setting_id"], answers["setting"], answers["text"]
+        ):
+            chips = answer_markdown(text, verdicts_of.get(setting_id, empty), inert)
+            st.markdown(f"**{inert(setting)}**\n\n{chips}", width=ANSWER_WIDTH_PX)
 
 
 def _why_table(question_id: str, answers) -> None:

@@ -168,8 +168,12 @@ def test_every_settings_answer_is_shown(store):
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1"})
     assert not at.exception
     shown = {m.value for m in at.markdown}
-    for n in range(4):
-        assert f"**Extra setting {n}**" in shown
+    for n in range(4):  # one markdown per answer: the setting, its chips, the answer
+        assert any(
+            m.startswith(f"**Extra setting {n}**")
+            and unescape_markdown(m).endswith(f"Extra answer {n}.")
+            for m in shown
+        )
     assert "**Answers** (6 settings)" in shown
 
 
