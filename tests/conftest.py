@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,24 @@ def store_path(tmp_path, monkeypatch) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory) -> Path:
+    """A store file migrated once per test process, for `store` to copy.
+
+    Running every migration (and the first rollup refresh) costs ~0.15 s of CPU; copying the
+    migrated file costs ~0.05 s, and 571 of the 1,266 tests take a fresh store.
+    """
+    path = tmp_path_factory.mktemp("template") / "store.duckdb"
+    with Store(path, lock_timeout=10).session():
+        pass
+    return path
+
+
 @pytest.fixture
-def store(store_path) -> Store:
-    """A fresh, migrated store."""
+def store(store_path, migrated_template) -> Store:
+    """A fresh, migrated store: a copy of the migrated template (opening it checks that every
+    migration is there, as opening any store does)."""
+    shutil.copyfile(migrated_template, store_path)
     handle = Store(store_path, lock_timeout=10)
     with handle.session():
         pass
