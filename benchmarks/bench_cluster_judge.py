@@ -21,8 +21,14 @@ the share of a core at 500 calls/s: per call x 500 + opens per second (at most o
 + the idle CPU per second; and the CPU of the driver's threads by name. `--profile OUT` writes
 a cProfile of the driver's main thread (CPU time) and prints its top functions.
 
+Every answer's prompt is distinct by default, as in a real benchmark (each answer is its own
+text), so every unit writes a cache row per call; `--shared-prompts` keeps the fixture's copies
+identical (only 4 distinct prompts, one cache row per distinct prompt: the form of runs before
+4 Dec 2026, which measured far fewer cache writes than a real run makes).
+
 Usage: python benchmarks/bench_cluster_judge.py [--answers 100000] [--latency 0.2]
        [--concurrency 32] [--head-cpus 1] [--node-cpus 1] [--json OUT] [--profile OUT]
+       [--shared-prompts]
 """
 
 from __future__ import annotations
@@ -122,6 +128,12 @@ def thread_cpu(top: int = 8) -> dict[str, float]:
         found[name] = found.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
     ranked = sorted(found.items(), key=lambda kv: -kv[1])[:top]
     return {name: round(seconds, 2) for name, seconds in ranked}
+
+
+def distinct_answers(store: Store) -> None:
+    """Make every answer's text (hence its judge prompt and cache key) its own."""
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE answers SET text = text || ' (' || answer_id || ')'")
 
 
 def start_cluster(root: Path, head_cpus: int, node_cpus: int) -> LocalRayCluster:
@@ -236,6 +248,11 @@ def main() -> None:
     parser.add_argument(
         "--idle-s", type=float, default=5.0, help="seconds to measure the idle driver's CPU"
     )
+    parser.add_argument(
+        "--shared-prompts",
+        action="store_true",
+        help="keep the fixture's copies identical (4 distinct prompts; earlier runs' form)",
+    )
     args = parser.parse_args()
     from tests.support.fake_server import FakeLLMServer
     from tests.support.lfvqa_rows import build_slice
@@ -247,6 +264,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_cluster_judge_") as tmp:
         store = Store(Path(tmp) / "judge.duckdb", lock_timeout=60)
         build_slice(store, n_copies=max(1, args.answers // 4))  # 4 answers a copy
+        if not args.shared_prompts:
+            distinct_answers(store)
         cluster = start_cluster(Path(tmp) / "cluster", args.head_cpus, args.node_cpus)
         try:
             load_before = os.getloadavg()[0]
@@ -257,7 +276,12 @@ def main() -> None:
             ray.shutdown()
             cluster.stop()
             server.stop()
-    result = {"latency_s": args.latency, "load_before": round(load_before, 1), **result}
+    result = {
+        "latency_s": args.latency,
+        "shared_prompts": args.shared_prompts,
+        "load_before": round(load_before, 1),
+        **result,
+    }
     print(json.dumps(result, indent=2))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))

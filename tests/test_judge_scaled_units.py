@@ -125,6 +125,99 @@ def test_a_scaled_rerun_replays_a_local_runs_cache_sending_nothing(tmp_path, fak
     assert len(calls) == 12 and calls.cached.all()
 
 
+def _spy_cache_inserts(monkeypatch) -> list[tuple]:
+    """(known_new, outcome, rows) of each cache insert the driver makes."""
+    inserts = []
+    insert = llm_log.insert_cache_table
+
+    def spy(cursor, table, known_new=False):
+        try:
+            insert(cursor, table, known_new)
+        except llm_log.CacheKeyTaken:
+            inserts.append((known_new, "taken", table.num_rows))
+            raise
+        inserts.append((known_new, "ok", table.num_rows))
+
+    monkeypatch.setattr(llm_log, "insert_cache_table", spy)
+    return inserts
+
+
+def _every_claim_judged(store: Store, run_id: str) -> None:
+    judged = store.df(
+        "SELECT answer_id, count(*) AS n FROM claim_verdicts WHERE run_id = ? GROUP BY 1"
+        " ORDER BY 1",
+        [run_id],
+    )
+    claims = store.df(
+        "SELECT a.answer_id, count(*) AS n FROM answers a JOIN rubric_claims c"
+        " USING (question_id) GROUP BY 1 ORDER BY 1"
+    )
+    pd.testing.assert_frame_equal(judged, claims)
+
+
+def test_a_prompt_two_units_share_is_cached_once_and_both_answers_judged(
+    tmp_path, fake_llm, monkeypatch
+):
+    # the driver inserts a unit's cache rows with a plain INSERT; build_slice's copies share
+    # prompts, so the second unit's keys are the first's: the driver leaves them out
+    server = fake_llm(scripted_judge)
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    store = Store(tmp_path / "shared-prompts.duckdb", lock_timeout=10)
+    build_slice(store, n_copies=3)
+    inserts = _spy_cache_inserts(monkeypatch)
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", TEST_KEY)
+    options = JudgeOptions(backend="openai", llm=llm, batch_size=4, executor="ray")
+    got = run_judge(store, options, executor=PicklingExecutor())
+
+    assert got["done"] == 12 and got["failed"] == 0
+    assert inserts == [(True, "ok", 4), (True, "ok", 0)]  # 2 questions x 2 settings' answers
+    _every_claim_judged(store, got["run_id"])
+    keys = store.df("SELECT cache_key, count(*) AS n FROM llm_cache GROUP BY 1")
+    assert len(keys) == 4 and (keys.n == 1).all()
+
+
+def test_a_key_another_run_cached_meanwhile_redoes_the_unit_keeping_the_first_reply(
+    tmp_path, fake_llm, monkeypatch
+):
+    server = fake_llm(scripted_judge)
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    store = _store(tmp_path, "meanwhile")
+    run_judge(store, JudgeOptions(backend="openai", llm=llm, batch_size=4))
+    cache = store.df("SELECT * FROM llm_cache ORDER BY cache_key")
+    # as if the other run wrote its replies after this one split its answers
+    monkeypatch.setattr(llm_log, "cached_keys", lambda store, keys: set())
+    inserts = _spy_cache_inserts(monkeypatch)
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", TEST_KEY)
+    options = JudgeOptions(backend="openai", llm=llm, batch_size=4, executor="ray")
+    got = run_judge(store, options, executor=PicklingExecutor())
+
+    assert got["done"] == 12 and got["failed"] == 0
+    assert inserts == [(True, "taken", 8), (False, "ok", 8), (True, "taken", 4), (False, "ok", 4)]
+    _every_claim_judged(store, got["run_id"])
+    pd.testing.assert_frame_equal(store.df("SELECT * FROM llm_cache ORDER BY cache_key"), cache)
+    calls = store.df("SELECT count(*) AS n FROM llm_calls WHERE run_id = ?", [got["run_id"]])
+    assert calls.n[0] == 12  # each call row once: the aborted attempt left none
+
+
+def test_a_known_new_cache_insert_that_meets_a_cached_key_changes_nothing(tmp_path):
+    store = Store(tmp_path / "cache.duckdb")
+    entry = llm_log.CacheEntry("k1", "m", {"q": 1}, {"a": 1}, 3, 4)
+    with store.transaction() as cursor:
+        llm_log.insert_cache_table(cursor, llm_log.cache_table([entry]), known_new=True)
+    before = store.df("SELECT * FROM llm_cache")
+    second = llm_log.CacheEntry("k2", "m", {"q": 2}, {"a": 2}, 3, 4)
+    table = llm_log.cache_table([second, entry])
+    with pytest.raises(llm_log.CacheKeyTaken), store.transaction() as cursor:
+        llm_log.insert_cache_table(cursor, table, known_new=True)
+    pd.testing.assert_frame_equal(store.df("SELECT * FROM llm_cache"), before)
+    with store.transaction() as cursor:  # the old form keeps the first reply
+        llm_log.insert_cache_table(cursor, llm_log.cache_table([second, entry]))
+    assert store.df("SELECT cache_key FROM llm_cache ORDER BY 1").cache_key.tolist() == [
+        "k1",
+        "k2",
+    ]
+
+
 def test_the_batched_writers_write_what_the_row_writers_wrote(tmp_path):
     entries = [
         llm_log.CacheEntry(f"k{i % 3}", "m", {"messages": [i]}, {"content": f"r{i}"}, i, 2 * i)

@@ -151,19 +151,37 @@ def _units(part, fresh: list[tuple], size: int, shared: dict) -> list[Unit]:
 def _send(store, writer, executor, units: list[Unit], held: _HeldFile) -> None:
     """Dispatch the units and write each one's rows as it returns, in one transaction: its
     cache entries, call rows and run usage, verdicts and the job's progress, each table in
-    one insert of the Arrow table the worker built."""
+    one insert of the Arrow table the worker built.
+
+    The cache rows go in with a plain INSERT (`llm_log.insert_cache_table`'s `known_new`): the
+    units hold only answers whose keys the cache lacked (`_llm`'s split), less the keys this
+    run has written since (two answers may share a prompt). A key another process cached
+    meanwhile aborts the transaction, which is redone whole keeping the cache's first reply.
+    """
+    written: set[str] = set()
     for outcome in executor.map_units(judge_unit, units):
-        with store.transaction() as cursor:
-            if outcome.ok:
-                value = outcome.value
-                write_unit_rows(cursor, writer.run_id, value.llm)
-                writer.write(cursor, value.verdicts, value.failed)
-            else:
-                chunk = next(u.payload["items"] for u in units if u.key == outcome.key)
-                writer.write(cursor, [], [item[0] for item in chunk])
+        try:
+            written |= _write_outcome(store, writer, units, outcome, written)
+        except llm_log.CacheKeyTaken:
+            written |= _write_outcome(store, writer, units, outcome, None)
         held.release_if_due()
         if writer.should_stop():
             return
+
+
+def _write_outcome(store, writer, units: list[Unit], outcome, written: set | None) -> set[str]:
+    """Write one unit's outcome in one transaction; the cache keys it wrote. `written`: the
+    keys this run wrote before (a plain insert of the others), or None (insert or ignore)."""
+    with store.transaction() as cursor:
+        if not outcome.ok:
+            chunk = next(u.payload["items"] for u in units if u.key == outcome.key)
+            writer.write(cursor, [], [item[0] for item in chunk])
+            return set()
+        value = outcome.value
+        rows = value.llm if written is None else value.llm.without_cached(written)
+        write_unit_rows(cursor, writer.run_id, rows, known_new=written is not None)
+        writer.write(cursor, value.verdicts, value.failed)
+    return rows.cache_keys()
 
 
 class _HeldFile:

@@ -26,6 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pyarrow as pa
+
 from data_access.writes import llm_log
 from pipelines.llm import Gateway, LLMRequest, LLMResult
 from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
@@ -109,6 +111,16 @@ class LLMUnitRows:
     calls: Any
     skipped: int = 0  # requests not sent (the budget was spent)
 
+    def cache_keys(self) -> set[str]:
+        return set(self.cache["cache_key"].to_pylist())
+
+    def without_cached(self, keys: set[str]) -> LLMUnitRows:
+        """These rows less the cache entries whose key is in `keys` (written already)."""
+        fresh = [key not in keys for key in self.cache["cache_key"].to_pylist()]
+        if all(fresh):
+            return self
+        return replace(self, cache=self.cache.filter(pa.array(fresh, pa.bool_())))
+
 
 def unit_rows(gateway: WorkerGateway) -> LLMUnitRows:
     """What `gateway` would have written, as the tables the driver inserts."""
@@ -166,9 +178,10 @@ def write_llm_unit(cursor, run_id: str, value: LLMUnitResult) -> None:
     llm_log.record_batch(cursor, run_id, value.entries, value.calls)
 
 
-def write_unit_rows(cursor, run_id: str, rows: LLMUnitRows) -> None:
-    """`write_llm_unit` for a unit that sent back `LLMUnitRows`: one insert per table."""
-    llm_log.record_tables(cursor, run_id, rows.cache, rows.calls)
+def write_unit_rows(cursor, run_id: str, rows: LLMUnitRows, known_new: bool = False) -> None:
+    """`write_llm_unit` for a unit that sent back `LLMUnitRows`: one insert per table
+    (`known_new`: its cache keys were not in the cache when sent, `llm_log.insert_cache_table`)."""
+    llm_log.record_tables(cursor, run_id, rows.cache, rows.calls, known_new)
 
 
 class CacheReplayGateway(Gateway):
