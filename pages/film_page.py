@@ -101,14 +101,19 @@ st.markdown(
 )
 if isinstance(row["summary"], str) and row["summary"]:
     show_text(row["summary"], caption=True)
-lines_tab, events_tab, subs_tab, frames_tab = st.tabs(["Lines", "Events", "Subtitles", "Frames"])
-with lines_tab:
-    st.dataframe(query(views_film.scene_lines, film_id, scene), hide_index=True, width="stretch")
-with events_tab:
-    st.dataframe(query(views_film.scene_events, film_id, scene), hide_index=True, width="stretch")
-with subs_tab:
-    st.dataframe(
-        query(views_film.scene_subtitles, film_id, scene), hide_index=True, width="stretch"
-    )
-with frames_tab:
-    scene_frames(header.get("video_path"), row["start_s"], row["end_s"])
+# only the open tab is drawn (a rerun on switching): three tables drawn at once, two of them
+# hidden, were ~0.5 s of the page's first render in the browser (issue 30)
+lines_tab, events_tab, subs_tab, frames_tab = st.tabs(
+    ["Lines", "Events", "Subtitles", "Frames"], key="reader_tab", on_change="rerun"
+)
+READERS = {
+    lines_tab: views_film.scene_lines,
+    events_tab: views_film.scene_events,
+    subs_tab: views_film.scene_subtitles,
+}
+for tab, reader in READERS.items():
+    if tab.open:
+        tab.dataframe(query(reader, film_id, scene), hide_index=True, width="stretch")
+if frames_tab.open:
+    with frames_tab:
+        scene_frames(header.get("video_path"), row["start_s"], row["end_s"])

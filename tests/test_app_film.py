@@ -7,6 +7,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, metrics, run_page, traces
+from viz.film import presence_counts
 
 
 @pytest.fixture
@@ -25,17 +26,27 @@ def test_film_page_shows_timeline_presence_and_reader(fixture_store):
     assert (
         list(timeline["matched"].base) == [0, 5, 25, 50] and len(timeline["interpolated"].base) == 2
     )
-    presence = {name: len(trace.x) for name, trace in traces(specs["presence_grid"]).items()}
+    presence = presence_counts(specs["presence_grid"])
     assert presence == {
         "on screen": 13,
         "offscreen aware": 1,
         "offscreen unaware": 1,
         "absent unmentioned": 3,
     }
-    lines, events, subtitles = (frame.value for frame in at.dataframe[:3])
+    # the reader draws only its open tab: Lines first, the others when opened
+    assert len(at.dataframe) == 1
+    lines = at.dataframe[0].value
     assert list(lines["text"]) == ["Wind batters the lamp room.", "Ann speaks in scene 3."]
-    assert list(events["witnesses"]) == ["Ann, Cara"]
-    assert list(subtitles["start_s"]) == [1510.0]
+    assert not any("No video registered" in caption.value for caption in at.caption)
+    at.session_state["reader_tab"] = "Events"
+    at.run()
+    assert list(at.dataframe[0].value["witnesses"]) == ["Ann, Cara"] and len(at.dataframe) == 1
+    at.session_state["reader_tab"] = "Subtitles"
+    at.run()
+    assert list(at.dataframe[0].value["start_s"]) == [1510.0]
+    at.session_state["reader_tab"] = "Frames"
+    at.run()
+    assert not at.dataframe
     assert any("No video registered" in caption.value for caption in at.caption)
 
 

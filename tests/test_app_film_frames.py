@@ -53,6 +53,8 @@ def test_film_page_shows_frames_of_the_scene_and_a_keyframe_strip(store_with_vid
     deadline = time.monotonic() + 30
     while True:
         at = run_page(REPO_ROOT, "film_page", {"film": FILM, "scene": "0"})
+        at.session_state["reader_tab"] = "Frames"  # the reader draws its open tab only
+        at.run()
         assert not at.exception
         images = [element for element in _walk(at.main) if element.type == "image"]
         if len(images) >= 4 or time.monotonic() > deadline:

@@ -7,7 +7,7 @@ import pytest
 
 from viz.beliefs import belief_lanes_figure, describe_belief, lane_rows
 from viz.distributions import accuracy_by_topic_table, count_bars, difficulty_figure, topic_bars
-from viz.film import presence_grid_figure, scene_timeline_figure
+from viz.film import presence_counts, presence_grid_figure, scene_timeline_figure
 from viz.plottree import ROOT_COLOUR, level_time_figure, tree_figure
 from viz.qlab import leak_histogram, question_map_figure
 from viz.questions import (
@@ -159,8 +159,10 @@ def test_scene_timeline_and_presence_grid():
             status=["on_screen", "offscreen_unaware", "on_screen"],
         )
     )
-    grid = {trace.name: len(trace.x) for trace in presence_grid_figure(presence).data}
-    assert grid == {"on screen": 2, "offscreen unaware": 1}
+    grid = presence_grid_figure(presence)
+    assert presence_counts(grid) == {"on screen": 2, "offscreen unaware": 1}
+    # the legend names the statuses shown, one entry each
+    assert [t.name for t in grid.data if t.type == "scatter"] == ["on screen", "offscreen unaware"]
 
 
 EVIDENCE = pd.DataFrame(
