@@ -283,6 +283,8 @@ def test_the_driver_holds_the_store_file_across_units_and_lets_it_go(tmp_path, m
         with store.transaction():
             assert connection._open_files[path].connection is opened
         held.hold_s = 0
-        held.release_if_due()  # due: closed and opened again
+        held.release_if_due()  # due: closed, and free for another process until the next write
+        assert path not in connection._open_files
+        held.hold()
         assert connection._open_files[path].connection is not opened
     assert path not in connection._open_files  # released on leaving

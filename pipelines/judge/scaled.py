@@ -96,6 +96,7 @@ def _llm(store, part, options, writer, executor) -> None:
     fresh = [item for item, key in zip(items, keys) if key not in hits]
     with _HeldFile(store) as held:
         for chunk in _chunks(cached, 8 * size):  # replayed here: the cache is the store's
+            held.hold()
             _replay(gateway, part, options, writer, chunk)
             held.release_if_due()
         # The key stays out of the unit; a worker reads it from its environment.
@@ -160,6 +161,7 @@ def _send(store, writer, executor, units: list[Unit], held: _HeldFile) -> None:
     """
     written: set[str] = set()
     for outcome in executor.map_units(judge_unit, units):
+        held.hold()
         try:
             written |= _write_outcome(store, writer, units, outcome, written)
         except llm_log.CacheKeyTaken:
@@ -190,8 +192,10 @@ class _HeldFile:
     Each `store.transaction()` opens the DuckDB file and closes it after (so other processes,
     the app, can use it between): 30-40 ms of CPU per open and close at this machine's load,
     ~0.3 ms per call with a unit of 128 calls, most of the driver's write cost. Held open, the
-    units' transactions reuse one connection; it is released every `hold_s` seconds (after a
-    unit's write), so another process waits at most that long plus a write.
+    units' transactions reuse one connection; once it has been held `hold_s` seconds it is let
+    go after a unit's write and taken again only at the next unit's write (`hold`), so another
+    process gets the file while the driver waits for that unit (taking it again at once left
+    a waiting reader a window of a few milliseconds a second).
     """
 
     def __init__(self, store, hold_s: float = HOLD_S) -> None:
@@ -200,13 +204,14 @@ class _HeldFile:
         self._since = 0.0
 
     def __enter__(self) -> _HeldFile:
-        self._hold()
+        self.hold()
         return self
 
     def __exit__(self, *exc) -> None:
         self._release()
 
-    def _hold(self) -> None:
+    def hold(self) -> None:
+        """Hold the file (again, if `release_if_due` let it go)."""
         if self._session is None:
             self._session = self.store.session()
             self._session.__enter__()
@@ -218,7 +223,6 @@ class _HeldFile:
             session.__exit__(None, None, None)
 
     def release_if_due(self) -> None:
-        """Let other processes in if the file was held `hold_s`; hold it again right after."""
+        """Let other processes in if the file was held `hold_s` (until the next `hold`)."""
         if time.monotonic() - self._since >= self.hold_s:
             self._release()
-            self._hold()
