@@ -122,14 +122,39 @@ def films_to_explore(store: Store, limit: int | None = 12) -> pd.DataFrame:
 def first_film_with(store: Store, table: str) -> str | None:
     """A sensible default film for a page: the first (by title) that has rows in `table`
     ("scenes" for the Film page, "beliefs" for Belief timelines), preferring a film whose
-    current rows are a hand-made gold annotation (backend `gold`, issue 13: the showcase film)."""
+    current rows are a hand-made gold annotation (backend `gold`, issue 13: the showcase film).
+
+    Gold runs are few (hand annotation), so the films holding any gold row are found in the table
+    itself and only those are resolved through the current view; which films have beliefs at all
+    is read from the film counts rollup while it is fresh. Resolving every film's current beliefs
+    twice took 2-4 s at ten times the paper (the Belief timelines' first render, issue 30)."""
     views = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
     if table not in views:
         raise ValueError(f"no default-film rule for {table!r}")
+    view = views[table]
+    gold = [
+        film
+        for (film,) in store.rows(
+            f"SELECT DISTINCT film_id FROM {table}"
+            " WHERE run_id IN (SELECT run_id FROM runs WHERE backend = 'gold')"
+        )
+    ]
+    if gold:  # of those, the films whose current rows are gold
+        gold = [
+            film
+            for (film,) in store.rows(
+                f"SELECT DISTINCT t.film_id FROM {view} t JOIN runs r USING (run_id)"
+                " WHERE r.backend = 'gold' AND t.film_id IN (SELECT unnest(?::VARCHAR[]))",
+                [gold],
+            )
+        ]
+    if table == "beliefs" and rollups.rollups_fresh(store):
+        has_rows = "f.film_id IN (SELECT film_id FROM rollup_film_counts WHERE beliefs > 0)"
+    else:
+        has_rows = f"EXISTS (SELECT 1 FROM {view} t WHERE t.film_id = f.film_id)"
     return store.scalar(
-        f"SELECT f.film_id FROM films f WHERE EXISTS (SELECT 1 FROM {views[table]} t WHERE "
-        f"t.film_id = f.film_id)"
-        " ORDER BY NOT EXISTS (SELECT 1 FROM " + views[table] + " t JOIN runs r USING (run_id)"
-        " WHERE t.film_id = f.film_id AND r.backend = 'gold'), f.kind = 'story', f.title, f.film_id"
-        " LIMIT 1"
+        f"SELECT f.film_id FROM films f WHERE {has_rows}"
+        " ORDER BY f.film_id NOT IN (SELECT unnest(?::VARCHAR[])), f.kind = 'story', f.title,"
+        " f.film_id LIMIT 1",
+        [gold],
     )
