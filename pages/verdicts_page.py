@@ -61,6 +61,7 @@ def _coverage_note(judge_id: str, by_setting, reported) -> str:
     )
 
 
+MAX_BARS = 40  # settings drawn in the metrics chart
 ANSWER_WIDTH_PX = 200  # as wide as a quarter of the wide layout on a 1400 px screen
 
 
@@ -140,7 +141,14 @@ def _metrics_tables(the_slice: tuple) -> None:
         width="stretch",
         key="metrics_table",
     )
-    chart(metrics_figure, by_setting, order_by, reported, key="metrics_figure")
+    # a lab's 330 settings drew 330 bars with intervals (three pixels each, ~1,000 SVG nodes):
+    # the chart shows the best MAX_BARS, the table above every setting (issue 30)
+    chart(metrics_figure, by_setting, order_by, reported, limit=MAX_BARS, key="metrics_figure")
+    if len(by_setting) > MAX_BARS:
+        st.caption(
+            f"The chart shows the {MAX_BARS} best of {len(by_setting)} settings by "
+            f"{METRIC_LABELS[order_by]}; the table above lists them all."
+        )
     st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
     by_type = derived(
         verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice

@@ -399,3 +399,20 @@ def test_belief_lanes_read_null_flags_as_false():
     figure = belief_lanes_figure(beliefs, META.iloc[0:0])
     assert [shape.name for shape in figure.layout.shapes] == ["false", "belief", "belief"]
     assert "rejected" not in describe_belief(beliefs.iloc[2])
+
+
+def test_metrics_figure_draws_the_best_settings_up_to_its_limit():
+    from viz.verdicts import metrics_figure
+
+    metrics = pd.DataFrame(
+        {
+            "setting_id": ["a", "b", "c"],
+            "setting": ["A", "B", "C"],
+            "f1": [0.2, 0.9, 0.5],
+            "f1_lo": [0.1, 0.8, 0.4],
+            "f1_hi": [0.3, 1.0, 0.6],
+        }
+    )
+    assert len(metrics_figure(metrics, "f1").data[0].x) == 3
+    bars = metrics_figure(metrics, "f1", limit=2).data[0]
+    assert [name for name in bars.customdata] == ["B", "C"]  # the best two by F1

@@ -176,10 +176,14 @@ def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
 
 @escapes_untrusted
 def metrics_figure(
-    metrics: pd.DataFrame, metric: str = "f1", reported: pd.DataFrame | None = None
+    metrics: pd.DataFrame,
+    metric: str = "f1",
+    reported: pd.DataFrame | None = None,
+    limit: int | None = None,
 ) -> go.Figure:
-    """Bars of one metric per setting with 95% intervals; the paper's figures as diamonds."""
-    ordered = metrics.sort_values(metric, ascending=metric == "contradiction")
+    """Bars of one metric per setting with 95% intervals; the paper's figures as diamonds.
+    `limit`: draw only the best `limit` settings by the metric (None: all)."""
+    ordered = metrics.sort_values(metric, ascending=metric == "contradiction").head(limit)
     # numbered short ticks: full setting names tilted the axis and squeezed the bars to a strip
     # (the full name is in the hover; the number keeps two names with one prefix apart)
     ticks = [_short(name, i) for i, name in enumerate(ordered["setting"], start=1)]
