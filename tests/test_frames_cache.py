@@ -108,5 +108,7 @@ def test_verdicts_page_shows_evidence_frames(store_with_video):
 def test_no_video_says_so(store):
     build_app_fixture(store)
     at = run_page(REPO_ROOT, "film_page", {"film": FILM, "scene": "0"})
+    at.session_state["reader_tab"] = "Frames"  # the reader draws its open tab only
+    at.run()
     assert not at.exception
     assert any("No video registered" in c.value for c in at.caption)

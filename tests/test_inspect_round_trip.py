@@ -130,8 +130,12 @@ def test_real_server_round_trip_reaches_the_verdicts_page(llama_server, fixture_
     label = fixture_store.scalar("SELECT label FROM settings WHERE setting_id = ?", [setting])
     assert label.startswith(f"{REAL_MODEL} via inspect_ai")  # the model name, as shown
     shown = [block.value for block in page.markdown]
-    assert f"**{inert(label)}**" in shown
-    assert any(block.endswith(inert(completions[question])) for block in shown)
+    # one block per answer: its setting in bold, its chips, its text
+    assert any(
+        block.startswith(f"**{inert(label)}**\n\n")
+        and block.endswith(inert(completions[question]))
+        for block in shown
+    )
     _record(
         "real_server",
         {
