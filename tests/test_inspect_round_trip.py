@@ -132,8 +132,7 @@ def test_real_server_round_trip_reaches_the_verdicts_page(llama_server, fixture_
     shown = [block.value for block in page.markdown]
     # one block per answer: its setting in bold, its chips, its text
     assert any(
-        block.startswith(f"**{inert(label)}**\n\n")
-        and block.endswith(inert(completions[question]))
+        block.startswith(f"**{inert(label)}**\n\n") and block.endswith(inert(completions[question]))
         for block in shown
     )
     _record(
