@@ -18,6 +18,7 @@ shows on the next rerun without restarting the app, and an unchanged store costs
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -159,9 +160,27 @@ def current_store() -> Store:
     return usable_store(_store_for(path), _store_label(path))  # or one line saying why not
 
 
+# Writes this app process made, counted: part of the version cache key, so a version token read
+# before a write can never be served after it. (Clearing the cache is not enough: a read that
+# started before another session's write could land in the cache just after the clear.)
+_local_writes = [0]
+_local_writes_lock = threading.Lock()
+
+
+def mark_store_written() -> None:
+    """Call after this process wrote to the store: the next query sees the write at once instead
+    of up to 2 s later."""
+    with _local_writes_lock:  # two sessions saving at once must both move the key
+        _local_writes[0] += 1
+
+
 @st.cache_data(ttl=2, show_spinner=False)
-def _version(path: str) -> str:
+def _cached_version(path: str, local_writes: int) -> str:
     return store_version(_store_for(path))
+
+
+def _version(path: str) -> str:
+    return _cached_version(path, _local_writes[0])
 
 
 @st.cache_data(show_spinner=False, max_entries=512)

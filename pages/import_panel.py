@@ -18,7 +18,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.common import current_store, read_only, read_only_note, refuse_if_read_only
+from pages.common import (
+    current_store,
+    mark_store_written,
+    read_only,
+    read_only_note,
+    refuse_if_read_only,
+)
 
 # Streamlit's own cap (server.maxUploadSize) is 200 MB; results files of a full benchmark run are
 # a few MB (6k open-ended answers), so the panel takes less and says to use the CLI beyond it.
@@ -102,9 +108,7 @@ def import_results_panel() -> None:
             return
         done = _run_import(uploaded.name, data, fmt, setting, dry_run=False)
         st.session_state.pop(_REPORT_KEY, None)
-        from pages.common import _version
-
-        _version.clear()  # the new run shows on this rerun, not 2 s later
+        mark_store_written()  # the new run shows on this rerun, not 2 s later
         _show(done)
         if not isinstance(done, str):
             st.success(f"Imported {done.n_matched} samples as run {done.run_id}.")

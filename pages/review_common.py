@@ -14,7 +14,13 @@ from typing import Any
 import streamlit as st
 
 from data_access.writes.review import ReviewError, clean_reviewer
-from pages.common import current_store, read_only, read_only_note, refuse_if_read_only
+from pages.common import (
+    current_store,
+    mark_store_written,
+    read_only,
+    read_only_note,
+    refuse_if_read_only,
+)
 
 _NAME_KEY = "_reviewer_name"  # survives pages where the sidebar input is not drawn
 
@@ -68,10 +74,8 @@ def save(write: Callable[[Any], Any], done: str) -> bool:
     except ReviewError as exc:
         st.error(str(exc))
         return False
-    # the page's queries are cached on a version token that is itself cached for 2 s; drop it
+    # the page's queries are cached on a version token that is itself cached for 2 s: move it
     # so the rerun after a save shows the new label at once
-    from pages.common import _version
-
-    _version.clear()
+    mark_store_written()
     st.toast(done)
     return True

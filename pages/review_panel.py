@@ -117,6 +117,13 @@ def _show_item(item: dict, verdicts: str, gold_flag: bool) -> None:
     st.text(f"Judges: {verdicts}" + ("  ·  gold self-check fails this claim" if gold_flag else ""))
 
 
+def _save_label(reviewer: str, answer_id: str, claim_id: str) -> None:
+    """Form callback: store the verdict and note the reviewer gave on this claim."""
+    note = st.session_state.get("review_note") or None
+    label = ClaimLabel(answer_id, claim_id, st.session_state["review_verdict"], note)
+    save(lambda store: review.label_claims(store, reviewer, [label]), done="Saved")
+
+
 def review_queue(film_id, qtypes, settings) -> None:
     """ "Next claim to review": the most contested unlabelled item of the slice, a keyboard form
     (arrow keys pick the verdict, Enter in the note saves and moves on), progress."""
@@ -136,19 +143,18 @@ def review_queue(film_id, qtypes, settings) -> None:
     item = query(views_review.review_item, head["answer_id"], head["claim_id"])
     st.markdown(f"**Next claim** (judges disagree: {head['disagreement']:.2f})")
     _show_item(item, head["verdicts"], bool(head["gold_disagrees"]))
+    # The buttons carry the claim this form shows (callback args bound at render time): the queue
+    # is recomputed on the submit run, and another reviewer's save can move it, but the label
+    # must land on the claim the reviewer read.
+    shown = (str(head["answer_id"]), str(head["claim_id"]))
     with st.form("review_next", clear_on_submit=True):
-        verdict = st.radio("Your verdict", HUMAN_VERDICTS, horizontal=True, key="review_verdict")
-        note = st.text_input("Note (Enter saves)", key="review_note")
+        st.radio("Your verdict", HUMAN_VERDICTS, horizontal=True, key="review_verdict")
+        st.text_input("Note (Enter saves)", key="review_note")
         save_col, skip_col = st.columns(2)
-        submitted = save_col.form_submit_button("Save and next", type="primary")
-        skip = skip_col.form_submit_button("Skip")
-    if skip:
-        skipped.add((head["answer_id"], head["claim_id"]))
-        st.rerun()
-    if submitted:
-        label = ClaimLabel(head["answer_id"], head["claim_id"], verdict, note or None)
-        if save(lambda store: review.label_claims(store, reviewer, [label]), done="Saved"):
-            st.rerun()
+        save_col.form_submit_button(
+            "Save and next", type="primary", on_click=_save_label, args=(reviewer, *shown)
+        )
+        skip_col.form_submit_button("Skip", on_click=skipped.add, args=(shown,))
     st.markdown("**Up next**")
     st.dataframe(
         queue.head(20)[

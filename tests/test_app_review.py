@@ -45,6 +45,26 @@ def test_review_queue_saves_the_most_contested_claim_first(fixture_store):
     assert any("1 of 14 claims labelled by you" in str(p.proto) for p in at.get("progress"))
 
 
+def test_a_label_lands_on_the_claim_the_reviewer_read(fixture_store):
+    """The same reviewer labels the shown claim in another tab before this tab saves: the queue
+    has moved on by the submit run, but this tab's verdict still goes to the claim it showed."""
+    from pages.common import mark_store_written
+
+    at = run_page(REPO_ROOT, "verdicts_page", {"view": "Review"})
+    shown = views_review.review_queue(fixture_store, "human:alice", limit=1).iloc[0]
+    other_tab = review.ClaimLabel(shown.answer_id, shown.claim_id, "asserted")
+    review.label_claims(fixture_store, "alice", [other_tab])
+    mark_store_written()  # the other tab ran in this process: its write is seen at once
+    at.radio(key="review_verdict").set_value("omitted")
+    _button(at, "Save and next").click().run()
+    assert not at.exception
+    labels = fixture_store.df(
+        "SELECT answer_id, claim_id, verdict FROM current_claim_verdicts"
+        " WHERE judge_id = 'human:alice'"
+    )
+    assert labels.values.tolist() == [[shown.answer_id, shown.claim_id, "omitted"]]
+
+
 def test_human_labels_show_in_agreement_by_role_and_type(fixture_store):
     queue = views_review.review_queue(fixture_store, "human:alice", limit=100)
     labels = [review.ClaimLabel(a, c, "asserted") for a, c in zip(queue.answer_id, queue.claim_id)]
