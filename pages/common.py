@@ -174,7 +174,11 @@ def mark_store_written() -> None:
         _local_writes[0] += 1
 
 
-@st.cache_data(ttl=2, show_spinner=False)
+# How long a version token is reused: a write by another process shows within this long.
+VERSION_TTL_S = 2.0
+
+
+@st.cache_data(ttl=VERSION_TTL_S, show_spinner=False)
 def _cached_version(path: str, local_writes: int) -> str:
     return store_version(_store_for(path))
 

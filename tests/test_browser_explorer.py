@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 from data_access.store import Store
+from pages.common import VERSION_TTL_S
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, build_app_fixture
 from tests.support.app_server import CHROMIUM, launch_chromium, running_app
@@ -251,7 +253,8 @@ def test_download_button_writes_the_rows_the_page_shows(browser, app_url):
 
 def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, list]], **spec):
     """Write rows under a new finished run while the app serves the store (the new run changes
-    the store's version token, so the app's cached queries see the rows)."""
+    the store's version token, so the app's cached queries see the rows once the token the app
+    holds expires: this waits that long, as earlier tests of the module just cached one)."""
     from data_access.writes.runs import RunSpec, finish_run, insert_run
 
     store = Store(app_store_path, lock_timeout=30)  # waits while the app holds the file
@@ -260,6 +263,7 @@ def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, lis
         for sql, params in statements:
             cursor.execute(sql, [*params, run_id])
         finish_run(cursor, run_id)
+    time.sleep(VERSION_TTL_S + 0.2)
 
 
 def test_belief_timelines_after_the_film_page_opens_on_a_film_with_beliefs(
