@@ -169,7 +169,7 @@ _local_writes_lock = threading.Lock()
 
 def mark_store_written() -> None:
     """Call after this process wrote to the store: the next query sees the write at once instead
-    of up to 2 s later."""
+    of up to VERSION_TTL_S later."""
     with _local_writes_lock:  # two sessions saving at once must both move the key
         _local_writes[0] += 1
 

@@ -74,8 +74,8 @@ def save(write: Callable[[Any], Any], done: str) -> bool:
     except ReviewError as exc:
         st.error(str(exc))
         return False
-    # the page's queries are cached on a version token that is itself cached for 2 s: move it
-    # so the rerun after a save shows the new label at once
+    # the page's queries are cached on a version token that is itself cached: move its key so
+    # the rerun after a save shows the new label at once
     mark_store_written()
     st.toast(done)
     return True

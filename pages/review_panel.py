@@ -144,8 +144,8 @@ def review_queue(film_id, qtypes, settings) -> None:
     st.markdown(f"**Next claim** (judges disagree: {head['disagreement']:.2f})")
     _show_item(item, head["verdicts"], bool(head["gold_disagrees"]))
     # The buttons carry the claim this form shows (callback args bound at render time): the queue
-    # is recomputed on the submit run, and another reviewer's save can move it, but the label
-    # must land on the claim the reviewer read.
+    # is recomputed on the submit run and may have moved (the same reviewer in another tab, a
+    # judge run finishing), but the label must land on the claim the reviewer read.
     shown = (str(head["answer_id"]), str(head["claim_id"]))
     with st.form("review_next", clear_on_submit=True):
         st.radio("Your verdict", HUMAN_VERDICTS, horizontal=True, key="review_verdict")
