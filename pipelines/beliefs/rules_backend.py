@@ -6,10 +6,12 @@ It follows the rules the LF-VideoQA prompts state, where they can be read off th
   ids `e_<scene:03d>_<n>`; witnesses = the characters present, minus V.O.-only speakers and
   anyone a direction marks unconscious / asleep / knocked out (until the scene ends);
 - presence ladder (Table 19), top-down: on_screen = speaks in person (O.S./O.C. count, V.O. does
-  not) or is named in a direction; offscreen_aware = speaks only by V.O. (a phone voice is a
-  concrete channel) or was on_screen in the previous scene at the same location and is not
-  shown leaving; offscreen_unaware = named in this scene's dialogue while absent (the scene
-  bears on them); absent_unmentioned = everyone else;
+  not) or a direction places them (`rules_presence`: a possessive, a depiction, a quotation, a
+  surname inside another character's name or a dead character is a mention, not presence);
+  offscreen_aware = speaks only by V.O. (a phone voice is a concrete channel) or was on_screen
+  in the previous scene at the same location and is not shown leaving; offscreen_unaware =
+  named in this scene's dialogue or directions while absent (the scene bears on them);
+  absent_unmentioned = everyone else;
 - told (Table 20, TOLD): each story claim a spoken line makes (`rules_claims.story_claims`:
   statements only, first and second person resolved to names, about someone or something in
   particular) is told to each other witness, believed left open. Until issue 13 every line of
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipelines.beliefs import rules_presence
 from pipelines.beliefs.rules_claims import story_claims
 
 BACKEND = "rules"
@@ -63,6 +66,8 @@ class SceneAnnotation:
     presence: dict[str, str] = field(default_factory=dict)
     witnessed: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     told: list[dict] = field(default_factory=list)
+    # who the directions have said is dead by the scene's end (carried to the next scene)
+    dead: set[str] = field(default_factory=set)
 
 
 def voice_mode(
@@ -119,6 +124,14 @@ class Roster:
         """Characters named in `text`, in roster order."""
         return [c for c, pattern in self.patterns.items() if pattern.search(text)]
 
+    def placed(self, text: str, dead: set[str] = frozenset()) -> list[str]:
+        """Characters a direction puts on screen, not merely mentions (`rules_presence`)."""
+        return rules_presence.placed(text, self.patterns, dead)
+
+    def deaths(self, text: str) -> list[str]:
+        """Characters a direction says are dead (`rules_presence`)."""
+        return rules_presence.deaths(text, self.patterns)
+
     def incapacitated(self, text: str) -> list[str]:
         """Characters a direction marks as unable to perceive."""
         found = []
@@ -143,20 +156,16 @@ def annotate_scene(
     spoken = [(line, split_group(line.character)) for line in lines if line.kind == "dialogue"]
     speakers = {name for _, names in spoken for name in names}
     in_person = {name for line, names in spoken if line.mode != "voice_over" for name in names}
-    in_directions = {c for ln in lines if ln.kind == "direction" for c in roster.mentioned(ln.text)}
+    in_directions, result.dead = _placed_by_directions(lines, roster, previous)
     present = in_person | in_directions
     voice_only = set(speakers) - in_person
-    mentioned_in_talk = {
-        c for ln in lines if ln.kind == "dialogue" for c in roster.mentioned(ln.text)
-    }
-    _set_presence(
-        result, roster, present, voice_only, mentioned_in_talk, previous, same_place_as_previous
-    )
+    mentioned = {c for ln in lines for c in roster.mentioned(ln.text)} - present
+    _set_presence(result, roster, present, voice_only, mentioned, previous, same_place_as_previous)
     out_of_it: set[str] = set()
     for number, line in enumerate(lines, start=1):
         event_id = f"e_{scene_index:03d}_{number}"
         if line.kind == "direction":
-            out_of_it |= set(roster.incapacitated(line.text))
+            out_of_it |= set(roster.incapacitated(line.text)) | set(roster.deaths(line.text))
         witnesses = sorted(present - out_of_it)
         talkers = split_group(line.character) if line.kind == "dialogue" else []
         participants = talkers or roster.mentioned(line.text)
@@ -176,6 +185,20 @@ def annotate_scene(
         if line.kind == "dialogue" and line.mode != "voice_over":
             _add_told(result, line, talkers, witnesses, event_id)
     return result
+
+
+def _placed_by_directions(lines, roster, previous) -> tuple[set[str], set[str]]:
+    """Who the scene's directions place on screen, and who is dead at its end. Read in order:
+    a death counts from its own line on; speaking in person undoes it (`rules_presence`)."""
+    dead = set(previous.dead) if previous is not None else set()
+    placed: set[str] = set()
+    for line in lines:
+        if line.kind == "direction":
+            dead |= set(roster.deaths(line.text))
+            placed |= set(roster.placed(line.text, dead))
+        elif line.mode != "voice_over":
+            dead -= set(split_group(line.character))
+    return placed, dead
 
 
 def _add_told(result, line, talkers, witnesses, event_id) -> None:

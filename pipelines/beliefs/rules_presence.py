@@ -1,0 +1,132 @@
+"""Which characters a direction line puts on screen, and which it merely mentions (issue 28).
+
+LF-VideoQA Table 19's top rung: on_screen = "the scene shows them speaking or acting, or places
+them physically in its space". A direction that names a character does not always do that, so
+a name in a direction places its character unless the name is only a mention:
+- part of another roster character's name: inside a longer roster name ("Mrs. Mulwray" when
+  MRS. MULWRAY is on the roster) or the surname after another character's name ("Evelyn
+  Mulwray" is EVELYN, not MULWRAY);
+- a possessive ("Mulwray's car", "GITTES' OFFICE"): the thing is on screen, not its owner;
+  except a body part ("Evelyn's hand trembles") or a point of view ("ETHAN's POV"), which
+  places the person, and a contraction ("Gittes's going", "Kit's not there"), which is "is" /
+  "has", not a possessive;
+- a depiction, a quotation or an identity taken on: inside "photo(s) / picture / portrait ... of"
+  up to the clause's end ("photos of Mulwray and the girl"), inside quotation marks (a sign, a
+  caption, a headline: "HOLLIS I. MULWRAY CHIEF ENGINEER"), or right after "posed as" /
+  "impersonates" ("the woman who posed as Evelyn Mulwray");
+- a dead character. A body on screen is no perceiving character (Table 18's witnesses are those
+  who perceive): once a direction says the character is dead ("the body of Mulwray",
+  "Mulwray's corpse", "Mulwray is dead", "Mulwray dies"; not "Nadia's body", said of the
+  living too), later direction names do not place them. Speaking in person (not V.O.) brings
+  them back: the death was a reading error, a fake or a flashback, and Table 19 puts whoever
+  speaks on screen.
+A mention is still a mention: the scene bears on the character (Table 19's offscreen_unaware).
+Directions are narration, so they alone decide a death; dialogue can lie or be wrong.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A closed list: the possessed thing is part of the person ("Nadia's body" while she lives), or
+# their eyes are the camera ("ETHAN's POV"), so they are there.
+_PART_OF_THEM = (
+    r"(?:body|face|hands?|eyes?|head|arms?|fingers?|lips|mouth|shoulders?|feet|foot|legs?|"
+    r"knees?|chin|cheeks?|neck|jaw|hair|expression|gaze|smile|brow|forehead|pov|"
+    r"point\s+of\s+view)\b"
+)
+# After "'s", a function word or a participle means "is" / "has" ("Kit's not here").
+_CONTRACTION = (
+    r"(?:a|an|the|not|no|never|still|just|been|got|gone|here|there|now|already|about|in|on|at|"
+    r"out|up|down|off|back|too|all|very|almost|alone|alive|[a-z]+ing)\b"
+)
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)(?!\w)", re.I)
+_DEPICTION = re.compile(
+    r"\b(?:photo(?:graph)?s?|pictures?|portraits?|snapshots?|drawings?|paintings?|posters?|"
+    r"images?|sketch(?:es)?|statues?|busts?|likeness(?:es)?)\s+of\b[^.;:!?–—]*",
+    re.I,
+)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+# Named as an identity someone else takes on: "the woman who posed as Evelyn Mulwray".
+_POSING_AS = re.compile(
+    r"\b(?:pos(?:es|ed|ing)|disguised|masquerad(?:es|ed|ing))\s+as\s+$|"
+    r"\bpretend(?:s|ed|ing)?\s+to\s+be\s+$|\bimpersonat(?:es|ed|ing)\s+$",
+    re.I,
+)
+_DEATH_BEFORE = re.compile(r"\b(?:body|corpse|remains)\s+of\s+(?:the\s+)?$|\bdead\s+$", re.I)
+_DEATH_AFTER = re.compile(
+    r"^(?:(?:'s|’s|'|’)\s+(?:(?:dead|lifeless)\s+body|corpse|remains)\b|"
+    r"(?:'s|’s|\s+is|\s+lies|\s+falls|\s+was|\s+has\s+been)\s+(?:dead|killed)\b|"
+    r"\s+dies\b)",
+    re.I,
+)
+
+
+def _matches(text: str, patterns: dict[str, re.Pattern]) -> list[tuple[int, int, str]]:
+    return sorted(
+        (m.start(), m.end(), character)
+        for character, pattern in patterns.items()
+        for m in pattern.finditer(text)
+    )
+
+
+def _inside_other_name(match: tuple, matches: list[tuple], text: str) -> bool:
+    """Part of another character's name: within a longer match, or right after one."""
+    start, end, character = match
+    for other_start, other_end, other in matches:
+        if other == character:
+            continue
+        within = other_start <= start and end <= other_end and other_end - other_start > end - start
+        surname = other_end < start and text[other_end:start] == " "
+        if within or surname:
+            return True
+    return False
+
+
+def _possessive(text: str, end: int) -> bool:
+    after = text[end:]
+    suffix = _POSSESSIVE.match(after)
+    if not suffix:
+        return False
+    rest = after[suffix.end() :].lstrip()
+    if re.match(_PART_OF_THEM, rest, re.I):
+        return False
+    apostrophe_s = suffix.group(0).lower() in ("'s", "’s")
+    return not (apostrophe_s and re.match(_CONTRACTION, rest))
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """Where names are depicted or quoted, not shown."""
+    return [m.span() for regex in (_DEPICTION, _QUOTED) for m in regex.finditer(text)]
+
+
+def placed(text: str, patterns: dict[str, re.Pattern], dead: set[str] = frozenset()) -> list[str]:
+    """Characters a direction line puts on screen (the module's rule), in order of first place."""
+    matches = _matches(text, patterns)
+    spans = _spans(text)
+    found: list[str] = []
+    for match in matches:
+        start, end, character = match
+        if character in dead or character in found:
+            continue
+        if _inside_other_name(match, matches, text) or _possessive(text, end):
+            continue
+        if any(a <= start and end <= b for a, b in spans):
+            continue
+        if _POSING_AS.search(text[max(0, start - 30) : start]):
+            continue
+        found.append(character)
+    return found
+
+
+def deaths(text: str, patterns: dict[str, re.Pattern]) -> list[str]:
+    """Characters a direction line says are dead ("the body of X", "X's corpse", "X dies")."""
+    matches = _matches(text, patterns)
+    dead = []
+    for match in matches:
+        start, end, character = match
+        if _inside_other_name(match, matches, text) or character in dead:
+            continue
+        if _DEATH_BEFORE.search(text[max(0, start - 20) : start]) or _DEATH_AFTER.match(text[end:]):
+            dead.append(character)
+    return dead
