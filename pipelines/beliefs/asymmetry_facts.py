@@ -26,7 +26,10 @@ from dataclasses import dataclass, replace
 from pipelines.beliefs.asymmetry_cues import DETERMINER as _DET
 from pipelines.beliefs.asymmetry_cues import NameIndex, names_list, normalise
 
-_NP = rf"(?:{_DET}\s+)?(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
+# A word of a name may carry a full stop ("Mrs. Mulwray", "J.J. Gittes"): sentences are split
+# before facts are read (`rules_claims.split_sentences`), so no stop here ends one.
+_WORD = r"[\w'’/-]+(?:\.[\w'’/-]*)*"
+_NP = rf"(?:{_DET}\s+)?(?:{_WORD}\s+){{0,3}}?{_WORD}"
 # A thing that can be put somewhere or change hands: a noun phrase with its determiner ("the log",
 # "a leather LEDGER"), so "gets up", "has trouble" or "gets out of the car" are no possession.
 _THING = rf"{_DET}\s+(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
@@ -81,7 +84,8 @@ _PUT = (
     r"returns|returned|carries|carried)"
 )
 _TAKE = (
-    r"(?:takes|took|grabs|grabbed|pockets|pocketed|picks up|picked up|steals|stole|finds|found|"
+    r"(?:has got|have got|had got|'s got|'ve got|"  # before "has" / "got": "has got the key"
+    r"takes|took|grabs|grabbed|pockets|pocketed|picks up|picked up|steals|stole|finds|found|"
     r"has|had|holds|held|keeps|kept|gets|got|snatches|snatched|pulls out|pulled out|"
     r"retrieves|retrieved|owns|owned)"
 )
@@ -94,6 +98,9 @@ _ENTER = (
 )
 _EXIT = r"(?:exited|exits|exit|leaves|left|walks out of|walked out of|goes out of|went out of)"
 _PRONOUNS = {"he", "she", "him", "her", "his", "they", "them", "it", "this", "that", "there"}
+# Nothing in particular: "There's nothing in the safe" is no state of any one thing.
+_PRONOUNS |= {"nothing", "something", "anything", "everything", "nobody", "somebody", "anybody"}
+_PRONOUNS |= {"everybody", "someone", "anyone", "everyone", "no one"}
 SLOTS = ("location", "holder", "alive", "knows", "did", "is")
 # Slots where a thing has one value at a time: two different values disagree.
 SINGLE_VALUED = frozenset({"location", "holder", "alive"})
@@ -137,6 +144,21 @@ _P_MOVE = _compile(
     rf"^(?P<agent>{_NP})\s+{_PUT}\s+(?P<obj>{_THING})\s+(?:back\s+)?{_PREP}\s+(?P<place>{_NP})$"
 )
 _P_LOCATED = _compile(rf"^(?P<obj>{_NP})\s+{_BE}{_NEG}\s+(?:still\s+)?{_PREP}\s+(?P<place>{_NP})$")
+# Screenplay prose names the place first: "On the desk is a framed photo of Evelyn", "In the
+# drawer are the photos"; speech opens with "there": "There's a drunk in the morgue".
+_LIES = r"(?:is|are|was|were|lies|lie|lay|sits|sit|stands|stand|hangs|hang|rests|rest|waits)"
+_P_PLACE_FIRST = _compile(
+    rf"^(?:{_PREP}|inside)\s+(?P<place>{_NP}),?\s+{_LIES}\s+(?P<obj>{_DET}\s+.+?){_TAIL}$"
+)
+# Seen somewhere: "Gittes spots a card tray on Yelburton's desk" (finding is taking: holder).
+_P_SPOTS = _compile(
+    rf"^(?P<who>{_NP})\s+(?:spots|spotted|sees|saw|notices|noticed|discovers|discovered|"
+    rf"glimpses|glimpsed)\s+(?P<obj>{_THING})\s+{_PREP}\s+(?P<place>{_NP})$"
+)
+_P_THERE = _compile(
+    rf"^there(?:'s|’s|\s+is|\s+are|\s+was|\s+were){_NEG}\s+(?:(?P<no>no)\s+)?"
+    rf"(?P<obj>(?:{_DET}\s+)?{_NP})\s+{_PREP}\s+(?P<place>{_NP}){_TAIL}$"
+)
 _P_GIVE_TO = _compile(rf"^(?P<agent>{_NP})\s+{_GIVE}\s+(?P<obj>{_NP})\s+to\s+(?P<to>{_NP})$")
 _P_GIVE = _compile(rf"^(?P<agent>{_NP})\s+{_GIVE}\s+(?P<to>{_NP})\s+(?P<obj>{_DET}\s+{_NP})$")
 _P_TAKE = _compile(
@@ -188,6 +210,12 @@ def _location_facts(s: str, names: NameIndex) -> list[Fact]:
     if m := _P_LOCATED.match(s):
         place = _place(m["place"])
         return [f for f in [_fact(m["obj"], "location", place, m["neg"], s, names)] if f]
+    for pattern in (_P_PLACE_FIRST, _P_THERE, _P_SPOTS):
+        if m := pattern.match(s):
+            negated = m.groupdict().get("neg") or m.groupdict().get("no")
+            return [
+                f for f in [_fact(m["obj"], "location", _place(m["place"]), negated, s, names)] if f
+            ]
     return []
 
 
@@ -223,7 +251,11 @@ def _other_facts(s: str, names: NameIndex) -> list[Fact]:
         return [
             f for f in [_fact(f"{m['verb']} {m['rest']}", "did", m["agent"], True, s, names)] if f
         ]
-    if (m := _P_IS.match(s)) and not re.match(rf"^(?:{_PREP}\b|\w+ing\b)", m["what"], re.I):
+    if (
+        (m := _P_IS.match(s))
+        and not re.match(rf"^(?:{_PREP}\b|\w+ing\b)", m["what"], re.I)
+        and not re.match(rf"^(?:{_PREP}|inside)\s", m["subj"], re.I)  # "On the desk is ..."
+    ):
         return [f for f in [_fact(m["subj"], "is", m["what"], m["neg"], s, names)] if f]
     if (m := _P_DID.match(s)) and names.resolve(m["agent"]):
         return [
@@ -232,7 +264,14 @@ def _other_facts(s: str, names: NameIndex) -> list[Fact]:
     return []
 
 
-_CLAUSE = re.compile(r"\s*,?\s+and\s+(?=[a-z]+(?:s|ed)\b)")
+# A clause boundary before a verb: "... and puts", or a comma before a third-person verb as
+# screenplays chain actions ("Gittes pulls out a cigarette case, offers the Secretary one"); not
+# a comma before a word that only looks like one ("his", "was", "as").
+_CLAUSE = re.compile(
+    r"\s*,?\s+and\s+(?=[a-z]+(?:s|ed)\b)|"
+    r",\s+(?!(?:his|hers|its|this|was|is|has|as|us|yes|thus|less|unless|across|perhaps)\b)"
+    r"(?=[a-z]+s\s)"
+)
 
 
 def clauses(text: str, names: NameIndex) -> list[str]:

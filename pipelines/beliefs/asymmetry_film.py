@@ -35,10 +35,9 @@ from pipelines.beliefs.asymmetry_facts import is_movement, read_facts
 from pipelines.beliefs.asymmetry_refs import Referents, genders
 from pipelines.beliefs.asymmetry_same import SameState, claim_fact
 from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
-from pipelines.beliefs.rules_claims import display_name, story_claims
+from pipelines.beliefs.rules_claims import display_name, split_sentences, story_claims
 
 BACKEND = "asymmetry"
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _LEADING_PRONOUN = re.compile(r"^(He|She)\b")
 
 
@@ -57,7 +56,7 @@ def claim_facts(claim: str, names: NameIndex):
 
 
 def _direction_event(base: EventIn, text: str, names: NameIndex, last: list[str]) -> EventIn:
-    for raw in _SENTENCES.split(text.strip()):
+    for raw in split_sentences(text):
         sentence = raw.strip()
         if last and _LEADING_PRONOUN.match(sentence):
             sentence = _LEADING_PRONOUN.sub(display_name(last[-1]), sentence, count=1)

@@ -26,9 +26,8 @@ import re
 from collections import defaultdict
 
 from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.rules_claims import display_name
+from pipelines.beliefs.rules_claims import display_name, split_sentences
 
-_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 _PROPER = re.compile(r"(?<=[a-z,;:] )((?:[A-Z][a-z]+)(?: [A-Z][a-z]+)+)")
 _THE = re.compile(r"\bthe ([a-z]+)(?: ([a-z]+))?", re.I)
 _SUBJECT = re.compile(r"^(He|She|It)('s)?\b")
@@ -155,7 +154,7 @@ def genders(directions: list[str], names: NameIndex) -> dict[str, str]:
     pronoun leaves them out (unknown: either pronoun may be them)."""
     votes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for text in directions:
-        sentences = _SENTENCES.split(text.strip())
+        sentences = split_sentences(text)
         for i, sentence in enumerate(sentences):
             named = names.names_in(sentence)
             if len(named) != 1:
@@ -207,7 +206,7 @@ class Referents:
         """A spoken line with each sentence's leading He / She / It resolved."""
         exclude = {speaker, *addressees}
         out = []
-        for sentence in _SENTENCES.split(text.strip()):
+        for sentence in split_sentences(text):
             match = _SUBJECT.match(sentence)
             dummy = match and match.group(1) == "It" and _DUMMY_IT.match(sentence)
             if match and not dummy:

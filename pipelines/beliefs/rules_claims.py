@@ -21,6 +21,14 @@ import re
 
 MIN_CLAIM_WORDS = 4
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# A full stop that ends a title or an initial, not a sentence: "Mrs. Mulwray", "J.J. Gittes",
+# "Hollis I. Mulwray". Split there, "Mrs. Mulwray nods" became "Mrs." and a sentence about
+# MULWRAY.
+_ABBREVIATION = re.compile(
+    r"(?:(?i:\b(?:mr|mrs|ms|messrs|dr|st|jr|sr|lt|sgt|capt|col|gen|prof|rev|mt))|"
+    r"(?<![\w])[A-Z](?:\.[A-Z])*)\.$"
+)
+
 _LEADING_CONJUNCTION = re.compile(r"^(and|but|so|then|well|oh|now)\b[,\s]*", re.I)
 # A person (he / she / him / her) or a particular thing ("the log") the story is about.
 _STORY_REFERENCE = re.compile(
@@ -192,13 +200,24 @@ def _strip_vocative(sentence: str, names: list[str]) -> str:
     return pattern.sub(lambda m: m.group(1) or ".", sentence)
 
 
+def split_sentences(text: str) -> list[str]:
+    """`text` split into sentences, not after a title or an initial followed by a capital."""
+    out: list[str] = []
+    for part in _SENTENCE.split(text.strip()):
+        if out and _ABBREVIATION.search(out[-1]) and part[:1].isupper():
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def story_claims(text: str, speaker: str, listeners: list[str]) -> list[str]:
     """The claims a spoken line makes, in the speaker's and listeners' names (may be empty)."""
     speaker_name = display_name(speaker)
     single = display_name(listeners[0]) if len(listeners) == 1 else None
     names = [speaker_name] + [display_name(n) for n in listeners]
     claims = []
-    for raw in _SENTENCE.split(text.strip()):
+    for raw in split_sentences(text):
         sentence = _LEADING_CONJUNCTION.sub("", raw.strip())
         sentence = _strip_vocative(sentence, names)
         words = sentence.split()
