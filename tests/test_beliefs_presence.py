@@ -72,6 +72,15 @@ def test_a_body_part_a_point_of_view_or_a_contraction_places_them(text, expected
     assert shown == expected
 
 
+def test_a_role_on_the_roster_before_a_name_is_that_name_s_title():
+    roster = Roster({"DETECTIVE": [], "LOACH": [], "EVELYN": [], "MULWRAY": []})
+    assert roster.placed("Detective Loach waits by the car.") == ["LOACH"]
+    assert roster.placed("The Detective waits. Evelyn Mulwray joins him.") == [
+        "DETECTIVE",
+        "EVELYN",
+    ]
+
+
 def test_a_mentioned_character_bears_on_the_scene_but_is_not_there():
     scene = annotate_scene(0, [_direction("Gittes drives Mulwray's car.")], ROSTER, None, False)
     assert scene.presence["MULWRAY"] == "offscreen_unaware"

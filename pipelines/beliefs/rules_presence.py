@@ -5,7 +5,8 @@ them physically in its space". A direction that names a character does not alway
 a name in a direction places its character unless the name is only a mention:
 - part of another roster character's name: inside a longer roster name ("Mrs. Mulwray" when
   MRS. MULWRAY is on the roster) or the surname after another character's name ("Evelyn
-  Mulwray" is EVELYN, not MULWRAY);
+  Mulwray" is EVELYN, not MULWRAY); a role the roster holds as a character is a title before a
+  name ("Detective Loach" is LOACH, not DETECTIVE);
 - a possessive ("Mulwray's car", "GITTES' OFFICE"): the thing is on screen, not its owner;
   except a body part ("Evelyn's hand trembles") or a point of view ("ETHAN's POV"), which
   places the person, and a contraction ("Gittes's going", "Kit's not there"), which is "is" /
@@ -70,15 +71,32 @@ def _matches(text: str, patterns: dict[str, re.Pattern]) -> list[tuple[int, int,
     )
 
 
+# Role words a roster may hold as a character ("DOCTOR", "DETECTIVE"): before a name they are
+# that name's title ("Detective Loach" is LOACH), not a first name.
+_TITLES = re.compile(
+    r"(?:doctor|dr|detective|sergeant|sgt|captain|lieutenant|lt|officer|inspector|agent|"
+    r"professor|judge|nurse|father|mother|sister|brother|uncle|aunt|mr|mrs|miss|ms)\.?",
+    re.I,
+)
+
+
+def _is_title(text: str, start: int, end: int) -> bool:
+    return bool(_TITLES.fullmatch(text[start:end]))
+
+
 def _inside_other_name(match: tuple, matches: list[tuple], text: str) -> bool:
-    """Part of another character's name: within a longer match, or right after one."""
+    """Part of another character's name: within a longer match, or right after one (a
+    surname), unless that one is a title; a title right before a name is part of it."""
     start, end, character = match
     for other_start, other_end, other in matches:
         if other == character:
             continue
         within = other_start <= start and end <= other_end and other_end - other_start > end - start
-        surname = other_end < start and text[other_end:start] == " "
-        if within or surname:
+        after = other_end < start and text[other_end:start] == " "
+        before = end < other_start and text[end:other_start] == " "
+        surname = after and not _is_title(text, other_start, other_end)
+        title = before and _is_title(text, start, end)
+        if within or surname or title:
             return True
     return False
 
