@@ -49,6 +49,7 @@ def _on_screen(scenes: list[list[ScriptLine]]) -> list[set[str]]:
         ("Workmen scrape away Mulwray's name. Gittes' glance follows them.", set()),
         ("In the drawer are the photos of Mulwray and the girl in the park.", set()),
         ("He spots a picture of a much younger Mulwray, along with Cross.", set()),
+        ("Escobar runs the newsreel footage of Mulwray at the dam.", {"ESCOBAR"}),
         ('The door reads "HOLLIS MULWRAY CHIEF ENGINEER". Escobar knocks.', {"ESCOBAR"}),
         ("She is the woman who posed as Evelyn Mulwray.", set()),
     ],

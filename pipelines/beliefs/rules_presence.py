@@ -11,7 +11,7 @@ a name in a direction places its character unless the name is only a mention:
   except a body part ("Evelyn's hand trembles") or a point of view ("ETHAN's POV"), which
   places the person, and a contraction ("Gittes's going", "Kit's not there"), which is "is" /
   "has", not a possessive;
-- a depiction, a quotation or an identity taken on: inside "photo(s) / picture / portrait ... of"
+- a depiction, a quotation or an identity taken on: inside "photo(s) / picture / footage ... of"
   up to the clause's end ("photos of Mulwray and the girl"), inside quotation marks (a sign, a
   caption, a headline: "HOLLIS I. MULWRAY CHIEF ENGINEER"), or right after "posed as" /
   "impersonates" ("the woman who posed as Evelyn Mulwray");
@@ -44,7 +44,8 @@ _CONTRACTION = (
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)(?!\w)", re.I)
 _DEPICTION = re.compile(
     r"\b(?:photo(?:graph)?s?|pictures?|portraits?|snapshots?|drawings?|paintings?|posters?|"
-    r"images?|sketch(?:es)?|statues?|busts?|likeness(?:es)?)\s+of\b[^.;:!?–—]*",
+    r"images?|sketch(?:es)?|statues?|busts?|likeness(?:es)?|footage|videos?|films?|newsreels?|"
+    r"clippings?|displays?|exhibits?|murals?|montages?)\s+of\b[^.;:!?–—]*",
     re.I,
 )
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
