@@ -88,3 +88,15 @@ def test_mrs_mulwray_in_a_direction_is_no_sentence_about_mulwray():
     base = EventIn("e_001_1", 1, "", frozenset({"GITTES", "MRS. MULWRAY"}))
     event = _direction_event(base, "Mrs. Mulwray is a widow. She hesitates.", NAMES, [])
     assert [(f.subject, f.slot) for f in event.facts] == [("MRS. MULWRAY", "is")]
+
+
+def test_he_after_a_sign_or_a_photo_is_the_last_person_shown():
+    base = EventIn("e_014_1", 14, "", frozenset({"GITTES"}))
+    last: list[str] = []
+    _direction_event(base, "Gittes waits in the hall.", NAMES, last)
+    _direction_event(base, '"HOLLIS I. MULWRAY CHIEF ENGINEER"', NAMES, last)
+    _direction_event(
+        base, "He studies the photos of Mulwray. He enters an outer office.", NAMES, last
+    )
+    (moved,) = [f for f in base.facts if f.slot == "location"]
+    assert (moved.subject, moved.value) == ("GITTES", "outer office")

@@ -36,6 +36,7 @@ from pipelines.beliefs.asymmetry_refs import Referents, genders
 from pipelines.beliefs.asymmetry_same import SameState, claim_fact
 from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
 from pipelines.beliefs.rules_claims import display_name, split_sentences, story_claims
+from pipelines.beliefs.rules_presence import without_depictions
 
 BACKEND = "asymmetry"
 _LEADING_PRONOUN = re.compile(r"^(He|She)\b")
@@ -60,7 +61,8 @@ def _direction_event(base: EventIn, text: str, names: NameIndex, last: list[str]
         sentence = raw.strip()
         if last and _LEADING_PRONOUN.match(sentence):
             sentence = _LEADING_PRONOUN.sub(display_name(last[-1]), sentence, count=1)
-        last.extend(names.names_in(sentence))
+        # a "He" / "She" refers back to someone the scene shows, not to a sign or a photo
+        last.extend(names.names_in(without_depictions(sentence)))
         sentence, saw, missed = observers_cue(sentence, names)
         if saw or missed:
             base.witnesses = frozenset((base.witnesses | saw) - missed)

@@ -119,6 +119,14 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for regex in (_DEPICTION, _QUOTED) for m in regex.finditer(text)]
 
 
+def without_depictions(text: str) -> str:
+    """`text` with its depicted and quoted stretches blanked: what is left is what the scene
+    shows. A "He" after a door sign reading "HOLLIS I. MULWRAY" is not Mulwray."""
+    for start, end in _spans(text):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 def placed(text: str, patterns: dict[str, re.Pattern], dead: set[str] = frozenset()) -> list[str]:
     """Characters a direction line puts on screen (the module's rule), in order of first place."""
     matches = _matches(text, patterns)
