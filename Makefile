@@ -12,7 +12,7 @@ PORT   ?= 8501
 # generation, imports or store switching; the store is opened read-only)
 READ_ONLY ?=
 
-.PHONY: run test install browser demo bench clean lint import-check test-cluster
+.PHONY: run test test-durations install browser demo bench clean lint import-check test-cluster
 
 install: $(STAMP)
 
@@ -49,8 +49,17 @@ run: demo
 	STORYSCOPE_STORE=$(STORE) $(if $(READ_ONLY),STORYSCOPE_READ_ONLY=$(READ_ONLY)) \
 	  $(PY) -m pages.serve run app.py --server.port $(PORT)
 
+# Whole files per worker, heaviest first (tests/support/file_order.py: xdist's own reorder is
+# switched off so the recorded order holds).
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
+
 test: $(TEST_STAMP) browser
-	$(PY) -m pytest -q -n 2 --dist loadfile --durations=40
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+# Re-record tests/durations.json (each file's seconds) after adding or slowing down test files.
+test-durations: $(TEST_STAMP) browser
+	$(PY) -m pytest $(PYTEST_ARGS) --record-file-durations
 
 bench: $(TEST_STAMP)
 	$(PY) benchmarks/bench_store.py

@@ -13,6 +13,7 @@ from data_access.store import Store
 
 pytest_plugins = [
     "tests.support.fake_llm",
+    "tests.support.file_order",
     "tests.support.llama_server",
     "tests.support.ray_session",
 ]
