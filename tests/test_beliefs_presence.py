@@ -106,6 +106,12 @@ def test_the_dead_are_not_on_screen_until_they_speak_again():
     assert "MULWRAY" in shown[4] and "MULWRAY" in shown[5]  # he spoke in person: alive
 
 
+def test_a_death_reads_past_a_full_name_and_a_possessive_body_is_not_one():
+    assert ROSTER.deaths("Evelyn Mulwray dies in the car.") == ["EVELYN"]
+    assert ROSTER.deaths("Escobar stands over the body of Mulwray.") == ["MULWRAY"]
+    assert ROSTER.deaths("We glide up Evelyn's body, in the passenger seat.") == []
+
+
 def test_someone_who_dies_stops_witnessing_from_that_line():
     lines = [
         _direction("Cross and Escobar argue on the pier."),

@@ -154,6 +154,15 @@ def deaths(text: str, patterns: dict[str, re.Pattern]) -> list[str]:
         start, end, character = match
         if _inside_other_name(match, matches, text) or character in dead:
             continue
+        end = _name_end(end, matches, text)  # "Evelyn Mulwray dies": after the surname
         if _DEATH_BEFORE.search(text[max(0, start - 20) : start]) or _DEATH_AFTER.match(text[end:]):
             dead.append(character)
     return dead
+
+
+def _name_end(end: int, matches: list[tuple], text: str) -> int:
+    """Where a full name ends: past a surname that is another roster name."""
+    for other_start, other_end, _ in matches:
+        if other_start == end + 1 and text[end] == " ":
+            return other_end
+    return end
