@@ -14,10 +14,12 @@ reported speech tells claims. Rules:
 3. Told. A listener (the addressee, or everyone present) accepts a claim unless they have seen
    the state (or its place) themselves later than the teller could have (Hi-ToM assumption 3,
    generalised from "exited later" to "last had access later"); a rejected claim is recorded
-   with believed=False. Telling does not change the teller's own belief. An accepted claim is
-   false when the narrated state disagrees with it while it is held, or, where nothing is
-   narrated, when the story's last word on that state (a later claim) disagrees (a lie, a
-   mistake).
+   with believed=False. A teller's access includes what they were told: news passed on is as
+   recent as its source's access (`access`), so a listener who saw the old state is revised by
+   second-hand news of the change, not deaf to it. Telling does not change the teller's own
+   belief. An accepted claim is false when the narrated state disagrees with it while it is
+   held, or, where nothing is narrated, when the story's last word on that state (a later
+   claim) disagrees (a lie, a mistake).
 4. Meta-beliefs (Table 21, second order): co-witnesses of a change think each other know it
    (shared_witnessing); a witness thinks an absent character who held the old state does not
    know (d_absence); a teller thinks the listener now holds the claim (c_told_d). Only states
@@ -105,6 +107,7 @@ class AsymmetryTracker:
         self.meta: list[dict] = []
         self._meta_seen: dict[tuple[str, str, Key], tuple] = {}
         self.fresh: dict[tuple[str, Key], int] = {}
+        self.heard: dict[tuple[str, Key], int] = {}  # when the source of a told state saw it
         self.last_at: dict[tuple[str, str], int] = {}
         self.key_location: dict[Key, str] = {}
         self.updates: list[tuple[int, Key, Fact, frozenset | None, frozenset | None]] = []
@@ -135,6 +138,11 @@ class AsymmetryTracker:
         place = self.key_location.get(key)
         at = self.last_at.get((who, place), -1) if place else -1
         return max(self.fresh.get((who, key), -1), at)
+
+    def access(self, who: str, key: Key) -> int:
+        """How recent what `who` can tell about a state is: their own access, or that of
+        whoever told them (rule 3: news passed on keeps its source's date)."""
+        return max(self.freshness(who, key), self.heard.get((who, key), -1))
 
     # -- replay ------------------------------------------------------------------------
     def step(self, event: EventIn) -> None:
@@ -193,12 +201,13 @@ class AsymmetryTracker:
         believers = set()
         for who in sorted(event.listeners - {teller}):
             old = self.current[who].get(key)
-            listener_saw = self.freshness(who, key)
-            if listener_saw >= 0 and listener_saw > self.freshness(teller, key):
+            listener_saw, source = self.freshness(who, key), self.access(teller, key)
+            if listener_saw >= 0 and listener_saw > source:
                 if old is None or not self.same.agrees(old.fact, fact):
                     self._reject(who, fact, event)
                 continue
             believers.add(who)
+            self.heard[(who, key)] = source
             self.learned[(who, key)].append(self.t)
             if about(fact, who):  # what they did or are: they know it first-hand (rule 3)
                 continue
