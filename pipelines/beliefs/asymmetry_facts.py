@@ -284,6 +284,24 @@ def clauses(text: str, names: NameIndex) -> list[str]:
     return [parts[0]] + [f"{opener.group(0)} {p}" for p in parts[1:]]
 
 
+# Taking a thing or being handed it moves it: it is with its new holder, no longer where it was
+# ("Ben takes the key" ends "the key is in the drawer"). Having, keeping or finding it moves
+# nothing ("Tomas has a boat"; "finds the key in the drawer" leaves it there).
+_TRANSFER = _compile(
+    r"\b(?:takes|took|grabs|grabbed|pockets|pocketed|picks up|picked up|steals|stole|"
+    r"snatches|snatched|pulls out|pulled out|retrieves|retrieved|gives|gave|hands|handed|"
+    r"passes|passed)\b"
+)
+
+
+def whereabouts(fact: Fact) -> Fact | None:
+    """Where a holder fact that is a transfer puts its thing: with the new holder (a location
+    fact of the same thing, so it disagrees with where the thing was believed to be)."""
+    if fact.slot != "holder" or fact.negated or not _TRANSFER.search(fact.text):
+        return None
+    return Fact(fact.subject, "location", fact.value, False, fact.text)
+
+
 _READERS = (_location_facts, _holder_facts, _alive_facts, _other_facts)
 _LEAD = re.compile(
     r"^(?:and|but|so|then|now|well|oh|still|later|suddenly|finally|meanwhile)\b[,\s]*", re.I

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pipelines.beliefs.asymmetry_facts import Fact
+from pipelines.beliefs.asymmetry_facts import Fact, whereabouts
 from pipelines.beliefs.asymmetry_same import SameState
 
 Key = tuple[str, str, str]
@@ -91,6 +91,14 @@ def _perception_report(fact: Fact) -> bool:
     """ "June saw Tomas carry crates": said by June, it is testimony about what happened (her
     belief about Tomas), not about June."""
     return fact.slot == "did" and fact.subject.startswith(_PERCEIVED)
+
+
+def _with_whereabouts(fact: Fact) -> list[Fact]:
+    """A transfer is also a change of where the thing is (rule 1: "Ben takes the key" revises
+    "the key is in the drawer"); the location comes first, so that one sentence's record is the
+    one that revises (`records`)."""
+    moved = whereabouts(fact)
+    return [moved, fact] if moved is not None else [fact]
 
 
 class AsymmetryTracker:
@@ -152,9 +160,11 @@ class AsymmetryTracker:
             for who in event.witnesses:
                 self.last_at[(who, event.location)] = self.t
         for fact in event.facts:
-            self._narrate(event, fact)
+            for each in _with_whereabouts(fact):
+                self._narrate(event, each)
         for fact in event.claims:
-            self._tell(event, fact)
+            for each in _with_whereabouts(fact):
+                self._tell(event, each)
 
     def see_place(self, event: EventIn, entrants: set[str]) -> None:
         """Entering a place, everyone there sees where its things are (Hi-ToM EnterAction)."""
@@ -322,7 +332,7 @@ class AsymmetryTracker:
         kept, seen = [], set()
         revised = {(h.holder, h.row["revises"]) for h in self.held}
         for held in self.held:
-            same = (held.holder, held.row["scene_index"], held.row["content"], held.row["kind"])
+            same = (held.holder, held.row["scene_index"], held.row["content"])
             if held.tag in lies.get(held.holder, ()) or not self._matters(held, revised):
                 continue
             if same in seen and (held.holder, held.tag) not in revised:
