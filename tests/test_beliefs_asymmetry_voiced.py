@@ -161,3 +161,12 @@ def test_a_capitalised_place_is_not_a_person():
     refs = Referents(NameIndex({"MARA": [], "KIT": []}))
     refs.mention("The man you found was Daniel Ashe, on the rocks below Gull Point.")
     assert refs.resolve("He was a diver.", "MARA", ["KIT"]) == "Daniel Ashe was a diver."
+
+
+def test_nobody_is_told_what_they_took_or_have():
+    rows = replay(said(1, 0, "BEN", "Cara took the key.", {"CARA", "ANNA"}))
+    assert of(rows, "CARA") == []  # she knows what she took (rule 3)
+    assert {r["kind"] for r in of(rows, "ANNA")} == {"told"} and len(of(rows, "ANNA")) == 1
+    # and what a speaker says they have is about themselves, not their belief (rule 5)
+    rows = replay(said(1, 0, "CARA", "Cara has the key.", {"ANNA"}))
+    assert of(rows, "CARA") == [] and len(of(rows, "ANNA")) == 1

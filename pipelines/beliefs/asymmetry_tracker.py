@@ -77,9 +77,11 @@ class Held:
 
 
 def about(fact: Fact, who: str) -> bool:
-    """The fact is about `who`: its subject, the doer of a 'did' fact, or a claim that opens
-    with them."""
-    if fact.subject == who or (fact.slot == "did" and fact.value == who):
+    """The fact is about `who`: its subject, the doer of a 'did' fact, the holder of a thing
+    (what they took or have, and so where it is: with them), or a claim that opens with them."""
+    if fact.subject == who or (fact.slot in ("did", "holder") and fact.value == who):
+        return True
+    if fact.slot == "location" and fact.value == who:
         return True
     return fact.slot == "claim" and fact.subject.startswith(who.lower() + " ")
 
