@@ -25,6 +25,11 @@ pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscop
 
 FILMS = ["llm-a", "llm-b"]
 
+# Scripted replies come at once; the fixture's 2-s timeout is for tests that time out on purpose.
+# Ray workers on a loaded two-core machine can wait longer than that for a core, and a timed-out
+# call would be retried and recorded as a failure these tests do not script.
+REPLY_TIMEOUT_S = 30.0
+
 
 def _llm_belief_rows(store: Store) -> dict[str, pd.DataFrame]:
     rows = _belief_rows(store)
@@ -63,7 +68,7 @@ def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_s
     from pipelines.beliefs.annotate import Selection, annotate
 
     server = fake_llm(_route)
-    config = fake_llm.config(server, structured="none")
+    config = fake_llm.config(server, structured="none", timeout_s=REPLY_TIMEOUT_S)
     rows = {}
     for name in ("whole", "local", "ray"):
         store = _store_with_films(tmp_path, name)
@@ -90,12 +95,13 @@ def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_s
     again = _annotate_many(store, "ray", config, scenes_per_unit=2)
     assert again.complete
     calls = store.df(
-        "SELECT cached, status, attempts FROM llm_calls WHERE run_id IN (SELECT unnest(?))",
+        "SELECT cached, status, reason, attempts FROM llm_calls WHERE run_id IN (SELECT unnest(?))",
         [[r["run_id"] for r in again.results.values()]],
     )
     assert calls.cached.sum() > 0
     asked = calls[~calls.cached]
     assert (asked.status == "failed").all() and len(asked) == 2  # ELLEN in s_001, per film
+    assert set(asked.reason) == {"malformed reply"}, asked.to_dict("records")
     assert len(server.log.bodies) - sent == asked.attempts.sum()
 
 
@@ -106,7 +112,7 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
     from dataclasses import replace
 
     server = fake_llm(_route)
-    config = fake_llm.config(server, structured="none", concurrency=2)
+    config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=REPLY_TIMEOUT_S)
     local = _store_with_films(tmp_path, "local")
     assert _annotate_many(local, "local", config, scenes_per_unit=1).complete
     total = int(_batch_calls(local).tokens.sum())
@@ -239,7 +245,7 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
     from tests.test_qgen_llm import handler
 
     server = fake_llm(handler)
-    config = fake_llm.config(server, concurrency=2)
+    config = fake_llm.config(server, concurrency=2, timeout_s=REPLY_TIMEOUT_S)
 
     def options(store):
         return GenerateOptions(
@@ -288,7 +294,9 @@ def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
     from tests.support.lfvqa_rows import build_slice, scripted_judge
 
     server = fake_llm(scripted_judge)
-    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    llm = fake_llm.config(
+        server, api_key=None, concurrency=2, timeout_s=REPLY_TIMEOUT_S
+    ).public_dict()
     whole = _fresh_store(tmp_path, "judge-whole")
     sizes = build_slice(whole, n_copies=3)
     full = run_judge(whole, JudgeOptions(backend="openai", llm=llm, batch_size=4))
@@ -326,7 +334,9 @@ def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
     from tests.test_scale_executor import _scripted_summary, _summary_rows
 
     server = fake_llm(_scripted_summary)
-    llm = fake_llm.config(server, api_key=None, concurrency=1).public_dict()
+    llm = fake_llm.config(
+        server, api_key=None, concurrency=1, timeout_s=REPLY_TIMEOUT_S
+    ).public_dict()
     rows = {}
     for name, budgets in (("local", [None]), ("ray", [200, None])):
         store = _store_with_films(tmp_path, f"summaries-{name}")
