@@ -170,3 +170,15 @@ def test_nobody_is_told_what_they_took_or_have():
     # and what a speaker says they have is about themselves, not their belief (rule 5)
     rows = replay(said(1, 0, "CARA", "Cara has the key.", {"ANNA"}))
     assert of(rows, "CARA") == [] and len(of(rows, "ANNA")) == 1
+
+
+def test_a_contraction_is_two_words_for_the_asymmetry_reading_only():
+    from pipelines.beliefs.rules_claims import story_claims
+
+    line = "I did. And you're the birdwatcher. June told me."
+    assert story_claims(line, "MARA", ["RUTH"], contractions=True) == ["Ruth is the birdwatcher."]
+    assert story_claims("The log's gone.", "TOMAS", ["RUTH"], contractions=True) == [
+        "The log's gone."
+    ]
+    assert story_claims("He's cold.", "MARA", ["KIT"], contractions=True) == []  # three words
+    assert story_claims(line, "MARA", ["RUTH"]) == []  # the rules backend's reading is kept

@@ -8,8 +8,9 @@ Table 19. Then:
 - a direction line's sentences are narrated facts (`asymmetry_facts.read_facts`; a leading
   he / she is the character the scene's directions named last), seen by the event's witnesses;
   reported speech in a direction ("Kit tells Mara that ...") is a tell;
-- a spoken line (not V.O.) tells each of its story claims (`rules_claims.story_claims`) to
-  everyone present; "you" resolves to the addressee named at the line's end ("..., Kit.") or to
+- a spoken line (not V.O.) tells each of its story claims (`rules_claims.story_claims`, a
+  contraction counted as two words: "And you're the birdwatcher." is a claim) to everyone
+  present; "you" resolves to the addressee named at the line's end ("..., Kit.") or to
   the only listener. A claim no pattern reads is kept as a 'claim' fact (`asymmetry_same`).
 The film is always replayed whole (beliefs depend on everything before, falsity on what comes
 after); a scene or character selection keeps that part of the rows, so a partial run's rows are
@@ -127,7 +128,8 @@ def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
                 text = referents.resolve(line.text, speaker, you if len(you) == 1 else [])
                 base.teller, base.listeners = speaker, frozenset(listeners)
                 base.voiced = True
-                for claim in story_claims(text, speaker, you):  # said to nobody: still voiced
+                # said to nobody: still voiced; a contraction is two words
+                for claim in story_claims(text, speaker, you, contractions=True):
                     base.claims.extend(claim_facts(claim, names))
                 events.append(base)
     return annotated, events, names

@@ -211,8 +211,23 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def story_claims(text: str, speaker: str, listeners: list[str]) -> list[str]:
-    """The claims a spoken line makes, in the speaker's and listeners' names (may be empty)."""
+# A contraction is two words ("you're" is "you are", "log's gone" is "log is gone").
+_CONTRACTION = re.compile(r"\w(?:'re|'s|'ve|'ll|'d|'m|n't)\b", re.I)
+
+
+def claim_words(sentence: str, contractions: bool = False) -> int:
+    """Words of a sentence; with `contractions`, "you're" counts as the two words it is."""
+    extra = len(_CONTRACTION.findall(sentence)) if contractions else 0
+    return len(sentence.split()) + extra
+
+
+def story_claims(
+    text: str, speaker: str, listeners: list[str], contractions: bool = False
+) -> list[str]:
+    """The claims a spoken line makes, in the speaker's and listeners' names (may be empty).
+    `contractions`: count a contraction as two words against `MIN_CLAIM_WORDS` (the
+    `asymmetry` backend: "And you're the birdwatcher." is a claim, "Ruth is the birdwatcher";
+    `rules` keeps its first reading)."""
     speaker_name = display_name(speaker)
     single = display_name(listeners[0]) if len(listeners) == 1 else None
     names = [speaker_name] + [display_name(n) for n in listeners]
@@ -222,7 +237,7 @@ def story_claims(text: str, speaker: str, listeners: list[str]) -> list[str]:
         sentence = _strip_vocative(sentence, names)
         words = sentence.split()
         if (
-            len(words) < MIN_CLAIM_WORDS
+            claim_words(sentence, contractions) < MIN_CLAIM_WORDS
             or sentence.endswith("?")
             or words[0].lower().strip(",.!") in _IMPERATIVES | _FRAGMENT_OPENERS
         ):
