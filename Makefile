@@ -50,8 +50,10 @@ run: demo
 	  $(PY) -m pages.serve run app.py --server.port $(PORT)
 
 # Whole files per worker, heaviest first (tests/support/file_order.py: xdist's own reorder is
-# switched off so the recorded order holds).
-PYTEST_WORKERS ?= 2
+# switched off so the recorded order holds). Three workers on two cores: the suite waits on
+# servers, browsers and scripted latency about half of its time (summed test time ~2x its CPU
+# time at -n 2), so a third worker fills the idle core.
+PYTEST_WORKERS ?= 3
 PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
 
 test: $(TEST_STAMP) browser

@@ -32,6 +32,7 @@ from pipelines.scale import (
 )
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+from tests.support.fake_llm import PATIENT_TIMEOUT_S
 
 ray = pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
 
@@ -279,7 +280,7 @@ def test_openai_judge_on_ray_uses_the_cache_first_and_fills_it(tmp_path, ray_ses
     from tests.support.lfvqa_rows import build_slice, scripted_judge
 
     server = fake_llm(scripted_judge)
-    llm = fake_llm.config(server, api_key=None).public_dict()
+    llm = fake_llm.config(server, api_key=None, timeout_s=PATIENT_TIMEOUT_S).public_dict()
     rows = {}
     for name in ("local", "ray"):
         store = _fresh_store(tmp_path, name)
@@ -398,7 +399,7 @@ def test_scene_summaries_per_film_on_ray_write_the_local_rows(tmp_path, ray_sess
     for backend in ("extractive", "openai"):
         # a server per backend: the fake server stops itself after 120 s
         server = fake_llm(_scripted_summary)
-        llm = fake_llm.config(server, api_key=None).public_dict()
+        llm = fake_llm.config(server, api_key=None, timeout_s=PATIENT_TIMEOUT_S).public_dict()
         rows = {}
         for name in ("whole", "local", "ray"):
             store = _fresh_store(tmp_path, f"{backend}-{name}")

@@ -18,17 +18,13 @@ import pytest
 from data_access.store import Store
 from data_access.writes import scale_units as ledger
 from pipelines.scale import make_executor
+from tests.support.fake_llm import PATIENT_TIMEOUT_S
 from tests.test_beliefs_llm import _route
 from tests.test_scale_executor import _belief_rows, _fresh_store, _write_rules_film
 
 pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
 
 FILMS = ["llm-a", "llm-b"]
-
-# Scripted replies come at once; the fixture's 2-s timeout is for tests that time out on purpose.
-# Ray workers on a loaded two-core machine can wait longer than that for a core, and a timed-out
-# call would be retried and recorded as a failure these tests do not script.
-REPLY_TIMEOUT_S = 30.0
 
 
 def _llm_belief_rows(store: Store) -> dict[str, pd.DataFrame]:
@@ -68,7 +64,7 @@ def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_s
     from pipelines.beliefs.annotate import Selection, annotate
 
     server = fake_llm(_route)
-    config = fake_llm.config(server, structured="none", timeout_s=REPLY_TIMEOUT_S)
+    config = fake_llm.config(server, structured="none", timeout_s=PATIENT_TIMEOUT_S)
     rows = {}
     for name in ("whole", "local", "ray"):
         store = _store_with_films(tmp_path, name)
@@ -112,7 +108,7 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
     from dataclasses import replace
 
     server = fake_llm(_route)
-    config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=REPLY_TIMEOUT_S)
+    config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
     local = _store_with_films(tmp_path, "local")
     assert _annotate_many(local, "local", config, scenes_per_unit=1).complete
     total = int(_batch_calls(local).tokens.sum())
@@ -245,7 +241,7 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
     from tests.test_qgen_llm import handler
 
     server = fake_llm(handler)
-    config = fake_llm.config(server, concurrency=2, timeout_s=REPLY_TIMEOUT_S)
+    config = fake_llm.config(server, concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
 
     def options(store):
         return GenerateOptions(
@@ -295,7 +291,7 @@ def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
 
     server = fake_llm(scripted_judge)
     llm = fake_llm.config(
-        server, api_key=None, concurrency=2, timeout_s=REPLY_TIMEOUT_S
+        server, api_key=None, concurrency=2, timeout_s=PATIENT_TIMEOUT_S
     ).public_dict()
     whole = _fresh_store(tmp_path, "judge-whole")
     sizes = build_slice(whole, n_copies=3)
@@ -335,7 +331,7 @@ def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
 
     server = fake_llm(_scripted_summary)
     llm = fake_llm.config(
-        server, api_key=None, concurrency=1, timeout_s=REPLY_TIMEOUT_S
+        server, api_key=None, concurrency=1, timeout_s=PATIENT_TIMEOUT_S
     ).public_dict()
     rows = {}
     for name, budgets in (("local", [None]), ("ray", [200, None])):

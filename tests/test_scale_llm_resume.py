@@ -29,6 +29,7 @@ from data_access.writes import scale_units as ledger
 from pipelines.scale import Unit, make_executor
 from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+from tests.support.fake_llm import PATIENT_TIMEOUT_S
 from tests.support.fake_server import FakeReply
 from tests.test_beliefs_llm import _route
 from tests.test_scale_llm import (
@@ -52,7 +53,7 @@ def _slow_route(body: dict, number: int) -> FakeReply:
 def _local_run(tmp_path, fake_llm) -> tuple[dict[str, pd.DataFrame], int]:
     """The local executor's rows and how many requests its server saw."""
     server = fake_llm(_route)
-    config = fake_llm.config(server, structured="none", concurrency=2)
+    config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
     store = _store_with_films(tmp_path, "local")
     assert _annotate_many(store, "local", config, scenes_per_unit=1).complete
     return _llm_belief_rows(store), len(server.log.bodies)
@@ -92,7 +93,7 @@ def test_a_ray_worker_killed_mid_llm_unit_is_retried_and_each_unit_written_once(
 
     expected, local_requests = _local_run(tmp_path, fake_llm)
     server = fake_llm(_slow_route)
-    config = fake_llm.config(server, structured="none", concurrency=2)
+    config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
     store = _store_with_films(tmp_path, "ray")
     executor = make_executor("ray")
     try:

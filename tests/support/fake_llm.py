@@ -21,6 +21,13 @@ from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: F401 (re
 TEST_KEY = "sk-test-SECRET-0123456789abcdef"
 
 
+# For calls that are not meant to time out: scripted replies come at once, and the fixture's
+# 2-s timeout is for tests that time out on purpose. Ray workers on a loaded two-core machine
+# can wait longer than that for a core, and a timed-out call is retried and recorded as a
+# failure the test did not script.
+PATIENT_TIMEOUT_S = 30.0
+
+
 class _FakeLLMFactory:
     def __init__(self) -> None:
         self.servers: list[FakeLLMServer] = []
