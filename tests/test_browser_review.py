@@ -87,8 +87,15 @@ def test_two_reviewers_label_the_queue_at_once(browser, review_app):  # noqa: F8
         _pick_verdict(bob, "asserted")
         note.press("Enter")
         bob.get_by_role("button", name="Save and next").click()  # both saves in flight at once
-        _settle(alice)
-        _settle(bob)
+        # Wait for each tab's own count, not only for a quiet status widget: under load a rerun
+        # can start more than _settle's 300 ms after the click, and a click sent before the
+        # previous save's rerun has drawn the next claim is merged with that rerun by Streamlit
+        # (one form trigger, one save) — the test would click faster than any reviewer can.
+        for tab in (alice, bob):
+            _settle(tab)
+            tab.get_by_text(f"{round_ + 1} of 14 claims labelled by you").first.wait_for(
+                timeout=60000
+            )
     for tab, name in ((alice, "alice"), (bob, "bob")):
         tab.get_by_text(f"{ROUNDS} of 14 claims labelled by you").first.wait_for(timeout=60000)
         assert tab.locator('[data-testid="stException"]').count() == 0
