@@ -50,10 +50,10 @@ run: demo
 	  $(PY) -m pages.serve run app.py --server.port $(PORT)
 
 # Whole files per worker, heaviest first (tests/support/file_order.py: xdist's own reorder is
-# switched off so the recorded order holds). Three workers on two cores: the suite waits on
-# servers, browsers and scripted latency about half of its time (summed test time ~2x its CPU
-# time at -n 2), so a third worker fills the idle core.
-PYTEST_WORKERS ?= 3
+# switched off so the recorded order holds). Two workers: a third (`make test PYTEST_WORKERS=3`)
+# did not make CI faster on two cores (1,014 s against 940-1,136 s for two; the suite's ~1,400 s
+# of CPU is the bound) and loads the browser and Ray tests harder.
+PYTEST_WORKERS ?= 2
 PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=40
 
 test: $(TEST_STAMP) browser
