@@ -28,8 +28,17 @@ REFERENCES = [
 @pytest.mark.parametrize("idf", [False, True])
 def test_equals_the_bert_score_package(idf):
     bert_score_package = pytest.importorskip("bert_score")
+    # nthreads=0: the package counts idf in a forked multiprocessing Pool otherwise, and a fork
+    # from a test worker that already runs threads (a Ray session, torch) can deadlock the child
+    # on a lock copied mid-use — it hung a CI run for good
     p, r, f = bert_score_package.score(
-        CANDIDATES, REFERENCES, model_type=str(model_path()), num_layers=6, idf=idf, batch_size=8
+        CANDIDATES,
+        REFERENCES,
+        model_type=str(model_path()),
+        num_layers=6,
+        idf=idf,
+        batch_size=8,
+        nthreads=0,
     )
     ours = bert_score(CANDIDATES, REFERENCES, idf=idf)
     np.testing.assert_allclose(ours.precision, p.numpy(), atol=1e-4)
