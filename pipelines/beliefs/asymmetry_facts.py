@@ -101,6 +101,10 @@ _PRONOUNS = {"he", "she", "him", "her", "his", "they", "them", "it", "this", "th
 # Nothing in particular: "There's nothing in the safe" is no state of any one thing.
 _PRONOUNS |= {"nothing", "something", "anything", "everything", "nobody", "somebody", "anybody"}
 _PRONOUNS |= {"everybody", "someone", "anyone", "everyone", "no one"}
+# A person is no thing that is carried or held ("walks with the man").
+_PEOPLE_WORDS = frozenset(
+    ["man", "men", "woman", "women", "boy", "girl", "child", "children", "people", "guy", "kid"]
+)
 SLOTS = ("location", "holder", "alive", "knows", "did", "is")
 # Slots where a thing has one value at a time: two different values disagree.
 SINGLE_VALUED = frozenset({"location", "holder", "alive"})
@@ -242,7 +246,14 @@ def _alive_facts(s: str, names: NameIndex) -> list[Fact]:
     return []
 
 
+# "The log's gone": no longer where it was (a contraction _P_IS leaves alone, as "'s" after a
+# noun is mostly a possessive; before "gone" / "missing" it is "is"). `asymmetry_film` places it.
+_P_GONE = _compile(rf"^(?P<obj>{_NP})(?:'s|’s|\s+(?:is|are|was|were)){_NEG}\s+(?:gone|missing)$")
+
+
 def _other_facts(s: str, names: NameIndex) -> list[Fact]:
+    if m := _P_GONE.match(s):
+        return [f for f in [_fact(m["obj"], "is", "gone", m["neg"], s, names)] if f]
     for pattern in (_P_KNOWS, _P_KNOWS_PLAIN):
         if (m := pattern.match(s)) and names.resolve(m["who"]):
             neg = m.groupdict().get("neg")
@@ -302,6 +313,37 @@ def whereabouts(fact: Fact) -> Fact | None:
     return Fact(fact.subject, "location", fact.value, False, fact.text)
 
 
+# Carrying something away (App. D, Table 18: an actor's own action is an event its witnesses see;
+# issue 28: "who holds what"): "Tomas leaves the harbour office with the boat log under his coat"
+# moves the log with him, as a transfer does (`whereabouts`). Only a verb of going: "sits at the
+# bar with a whisky" places nothing, and a person is company, not a thing ("walks with the man").
+_GO = (
+    r"(?:leaves|left|exits|exited|enters|entered|walks|walked|hurries|hurried|runs|ran|goes|went|"
+    r"comes|came|climbs|climbed|arrives|arrived|heads|headed|steps|stepped|returns|returned|"
+    r"crosses|crossed|slips|slipped|drives|drove|rides|rode|sets off|set off)"
+)
+_P_CARRY = _compile(
+    rf"^(?P<who>{_NP})\s+{_GO}\b(?:\s+[\w'’-]+){{0,6}}?\s+with\s+(?P<obj>{_THING})"
+    r"(?:\s+(?:under|in|inside|beneath|over|on|against|at)\s.*)?$"
+)
+
+
+def carried(clause: str, names: NameIndex) -> list[Fact]:
+    """What an actor carries as they go: the thing is theirs (holder) and is with them
+    (location), so it is no longer where it was believed to be."""
+    m = _P_CARRY.match(clause)
+    who = names.resolve(m["who"]) if m else None
+    if who is None or names.resolve(m["obj"]) or _PEOPLE_WORDS & set(m["obj"].lower().split()):
+        return []
+    facts = [_fact(m["obj"], slot, who, False, clause, names) for slot in ("location", "holder")]
+    return [f for f in facts if f]
+
+
+def located(thing: str, place: str, text: str, names: NameIndex) -> Fact | None:
+    """`thing` is at `place` (a place phrase; its container, `_place`), as said in `text`."""
+    return _fact(thing, "location", _place(place), False, text, names)
+
+
 _READERS = (_location_facts, _holder_facts, _alive_facts, _other_facts)
 _LEAD = re.compile(
     r"^(?:and|but|so|then|now|well|oh|still|later|suddenly|finally|meanwhile)\b[,\s]*", re.I
@@ -320,4 +362,5 @@ def read_facts(sentence: str, names: NameIndex) -> list[Fact]:
             if facts:
                 found += [replace(f, text=sentence.strip()) for f in facts]
                 break
+        found += [replace(f, text=sentence.strip()) for f in carried(clause, names)]
     return found

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import replace
 
 from data_access.store import Store
 from data_access.writes import beliefs as belief_store
@@ -32,7 +33,7 @@ from pipelines.beliefs.annotation import (
     offline_run_spec,
 )
 from pipelines.beliefs.asymmetry_cues import NameIndex, observers_cue, reported_tell
-from pipelines.beliefs.asymmetry_facts import is_movement, read_facts
+from pipelines.beliefs.asymmetry_facts import is_movement, located, read_facts
 from pipelines.beliefs.asymmetry_refs import Referents, genders
 from pipelines.beliefs.asymmetry_same import SameState, claim_fact
 from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
@@ -110,6 +111,7 @@ def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
         annotated.append(previous)
         last_named: list[str] = []
         referents = Referents(names, gender)
+        asked = None  # the last line's where-question (asker, thing), answered by the next
         for line, event in zip(scenes[index], previous.events):
             base = EventIn(
                 event["event_id"],
@@ -129,10 +131,106 @@ def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
                 base.teller, base.listeners = speaker, frozenset(listeners)
                 base.voiced = True
                 # said to nobody: still voiced; a contraction is two words
+                answer = _answered(asked, speaker, text, you, names)
+                if answer is not None:
+                    text = answer[1]
+                    base.claims.append(answer[0])
                 for claim in story_claims(text, speaker, you, contractions=True):
                     base.claims.extend(claim_facts(claim, names))
                 events.append(base)
+                asked = _asked_where(text, speaker, referents)
+                continue
+            if _reads_document(line, event, base):
+                events.append(_document_event(base, line.text, event["participants"][0], names))
+            asked = None  # only the next spoken line answers a question
+    for event in events:
+        event.facts = [_gone_from(f, event.location, names) for f in event.facts]
+        event.claims = [_gone_from(f, event.location, names) for f in event.claims]
     return annotated, events, names
+
+
+# A V.O. line read from a document ("MARA (V.O.) (reading)"): the screenplay voices what the
+# reader reads. App. D, Table 20: the reader perceives the document's text first-hand; what it
+# says is a claim the document makes, not a line said to those present (a V.O. is not heard).
+_READING = re.compile(r"\bread(?:s|ing)?\b", re.I)
+
+
+def _reads_document(line, event: dict, base: EventIn) -> bool:
+    return (
+        line.kind == "dialogue"
+        and line.mode == "voice_over"
+        and bool(_READING.search(line.parenthetical or ""))
+        and bool(event["participants"])
+        and event["participants"][0] in base.witnesses  # the reader is on screen, reading
+    )
+
+
+def _document_event(base: EventIn, text: str, reader: str, names: NameIndex) -> EventIn:
+    """The text read, as claims the document tells its reader: each sentence a fact reads, or,
+    if none does (a ledger's entries, a list), the passage as one claim (`claim_facts`' rule)."""
+    facts = [f for s in split_sentences(text) for f in read_facts(s, names)]
+    base.teller, base.listeners = None, frozenset({reader})
+    base.claims.extend(facts or [claim_fact(text)])
+    return base
+
+
+# A where-question answered by a place alone ("And where does Tomas keep it?" / "In the harbour
+# office, on his desk."): the answer says where the thing asked about is (issue 28: a fact is
+# "where someone is" or a thing is; what is said is told). Only the next line, by someone else.
+_WHERE = re.compile(
+    r"(?:^|[.!?]\s+)(?:and\s+|so\s+|but\s+|then\s+)?where\s+(?:"
+    r"(?:is|are|was|were)\s+(?P<a>[\w'’ -]+?)|"
+    r"(?:does|did|do|would|will|could)\s+[\w'’ .-]+?\s+"
+    r"(?:keep|keeps|put|hide|leave|store|have)\s+(?P<b>[\w'’ -]+?))"
+    r"(?:\s+now|\s+these days|\s+then)?\s*\?\s*$",
+    re.I,
+)
+_PLACE_ANSWER = re.compile(
+    r"^(?:and\s+)?(?P<prep>in|inside|on|under|behind|beside|at|near|by)\s+"
+    r"(?P<place>(?:the|a|an|his|her|their|my|your|our)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2})"
+    r"\s*(?:[,.;]|$)",
+    re.I,
+)
+_OBJECT_PRONOUNS = {"it", "them", "that", "this"}
+
+
+def _asked_where(text: str, speaker: str, referents: Referents) -> tuple[str, str] | None:
+    """(asker, the thing asked about) when a line ends with a where-question."""
+    m = _WHERE.search(text.strip())
+    if not m:
+        return None
+    thing = (m["a"] or m["b"]).strip()
+    if thing.lower() in _OBJECT_PRONOUNS:
+        thing = referents.thing or ""
+    if not thing or thing.lower() in {"he", "she", "they", "you", "i", "we"}:
+        return None
+    return speaker, thing
+
+
+def _answered(asked, speaker: str, text: str, you: list[str], names: NameIndex):
+    """(the location fact, the rest of the line) when the line opens by answering `asked` with
+    a place only; None otherwise."""
+    if asked is None or asked[0] == speaker:
+        return None
+    first, *rest = split_sentences(text.strip())
+    if not _PLACE_ANSWER.match(first):
+        return None
+    thing = asked[1][0].upper() + asked[1][1:]
+    claims = story_claims(f"{thing} is {first[0].lower()}{first[1:]}", speaker, you, True)
+    m = _PLACE_ANSWER.match(re.sub(r"^.*?\bis\s+", "", claims[0], count=1)) if claims else None
+    fact = located(asked[1], m["place"], claims[0], names) if m else None
+    return (fact, " ".join(rest)) if fact is not None else None
+
+
+# "The log's gone", "The key is missing": not where it was, i.e. not here (the event's place;
+# issue 28: "different location" is an explicit cue of disagreement).
+def _gone_from(fact, place: str | None, names: NameIndex):
+    """An "is gone / missing" fact (`asymmetry_facts`) as the thing's location: not at the
+    event's place."""
+    if fact.slot != "is" or fact.negated or fact.value != "gone" or not place:
+        return fact
+    here = located(fact.subject, place, fact.text, names)
+    return replace(here, negated=True) if here is not None else fact
 
 
 def asymmetry_rows(

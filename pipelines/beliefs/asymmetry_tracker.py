@@ -103,6 +103,10 @@ def _with_whereabouts(fact: Fact) -> list[Fact]:
     return [moved, fact] if moved is not None else [fact]
 
 
+def _sentence(held: Held) -> tuple:
+    return held.holder, held.row["scene_index"], held.row["content"]
+
+
 class AsymmetryTracker:
     """Replays `EventIn`s; `records()` gives belief rows, `meta` the meta-belief rows."""
 
@@ -224,7 +228,8 @@ class AsymmetryTracker:
             if about(fact, who):  # what they did or are: they know it first-hand (rule 3)
                 continue
             if old is None or not self.same.agrees(old.fact, fact):
-                self._hold(who, key, fact, event, "told", old)
+                # no teller: a document its reader reads, seen first-hand (Table 20)
+                self._hold(who, key, fact, event, "told" if teller else "witnessed", old)
             self._meta(teller, who, key, fact, event, "c_told_d")
         if event.voiced and teller is not None:
             self._voice(teller, key, fact, event)
@@ -333,12 +338,18 @@ class AsymmetryTracker:
                 held.row.update(kind="inferred", revises=None, trigger=None)
         kept, seen = [], set()
         revised = {(h.holder, h.row["revises"]) for h in self.held}
+        # one sentence read as two facts ("took the log ... and carried it") is one record: the
+        # one that revises, if any ("Otto leaves the shed with the lantern" revises where the
+        # lantern was, not where Otto was)
+        revising = {_sentence(h) for h in self.held if h.row["revises"]}
         for held in self.held:
-            same = (held.holder, held.row["scene_index"], held.row["content"])
+            same = _sentence(held)
             if held.tag in lies.get(held.holder, ()) or not self._matters(held, revised):
                 continue
-            if same in seen and (held.holder, held.tag) not in revised:
-                continue  # one sentence read as two facts ("took the log ... and carried it")
+            if (held.holder, held.tag) not in revised and (
+                same in seen or (same in revising and not held.row["revises"])
+            ):
+                continue
             seen.add(same)
             kept.append(held.row)
         return kept + self.rejected
