@@ -32,7 +32,9 @@ _WORD = r"[\w'’/-]+(?:\.[\w'’/-]*)*"
 _NP = rf"(?:{_DET}\s+)?(?:{_WORD}\s+){{0,3}}?{_WORD}"
 # A thing that can be put somewhere or change hands: a noun phrase with its determiner ("the log",
 # "a leather LEDGER"), so "gets up", "has trouble" or "gets out of the car" are no possession.
-_THING = rf"{_DET}\s+(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
+# A possessive name is a determiner too ("Tomas's log", as "his log"); capitalised, as names are.
+_OWNER = r"(?-i:[A-Z])[\w.-]*['’]s"
+_THING = rf"(?:{_DET}|{_OWNER})\s+(?:[\w'’/-]+\s+){{0,3}}?[\w'’/-]+"
 # Body parts move with their owner and never change hands ("holds her breath", "puts his hand").
 _BODY = frozenset(
     [

@@ -33,6 +33,7 @@ from pipelines.beliefs.annotation import (
     offline_run_spec,
 )
 from pipelines.beliefs.asymmetry_cues import NameIndex, observers_cue, reported_tell
+from pipelines.beliefs.asymmetry_epithets import Epithets
 from pipelines.beliefs.asymmetry_facts import is_movement, located, read_facts
 from pipelines.beliefs.asymmetry_refs import Referents, genders
 from pipelines.beliefs.asymmetry_same import SameState, claim_fact
@@ -103,6 +104,7 @@ def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
     directions = [line.text for i in scenes for line in scenes[i] if line.kind == "direction"]
     gender = genders(directions, names)
     annotated, events, previous = [], [], None
+    epithets = Epithets(names)  # what the film has called each character so far
     for index in sorted(scenes):
         same_place = previous is not None and locations.get(index) == locations.get(
             previous.scene_index
@@ -135,7 +137,10 @@ def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
                 if answer is not None:
                     text = answer[1]
                     base.claims.append(answer[0])
+                epithets.note_line(line.text, speaker, listeners)
                 for claim in story_claims(text, speaker, you, contractions=True):
+                    claim = epithets.resolve(claim)
+                    epithets.note_claim(claim)
                     base.claims.extend(claim_facts(claim, names))
                 events.append(base)
                 asked = _asked_where(text, speaker, referents)

@@ -338,21 +338,30 @@ class AsymmetryTracker:
                 held.row.update(kind="inferred", revises=None, trigger=None)
         kept, seen = [], set()
         revised = {(h.holder, h.row["revises"]) for h in self.held}
-        # one sentence read as two facts ("took the log ... and carried it") is one record: the
-        # one that revises, if any ("Otto leaves the shed with the lantern" revises where the
-        # lantern was, not where Otto was)
-        revising = {_sentence(h) for h in self.held if h.row["revises"]}
+        # One sentence read as two facts ("took the log ... and carried it") is one record: the
+        # one in an arc (it revises or is revised) if any ("Otto leaves the shed with the
+        # lantern" revises where the lantern was, not where Otto was), else the first.
+        in_arc = self._arcs()
+        arcs = {_sentence(h) for h in self.held if (h.holder, h.tag) in in_arc}
         for held in self.held:
             same = _sentence(held)
             if held.tag in lies.get(held.holder, ()) or not self._matters(held, revised):
                 continue
-            if (held.holder, held.tag) not in revised and (
-                same in seen or (same in revising and not held.row["revises"])
-            ):
+            if (held.holder, held.tag) not in in_arc and (same in seen or same in arcs):
                 continue
             seen.add(same)
             kept.append(held.row)
         return kept + self.rejected
+
+    def _arcs(self) -> set[tuple[str, str]]:
+        """(holder, tag) of records that revise, or are revised by, another sentence's record."""
+        by_tag = {(h.holder, h.tag): h for h in self.held}
+        found = set()
+        for held in self.held:
+            old = by_tag.get((held.holder, held.row["revises"]))
+            if old is not None and _sentence(old) != _sentence(held):
+                found |= {(held.holder, held.tag), (old.holder, old.tag)}
+        return found
 
     def _matters(self, held: Held, revised: set) -> bool:
         """Rule 5: what a speaker says about themselves is kept only when it is false, revises
