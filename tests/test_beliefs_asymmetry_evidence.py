@@ -110,3 +110,15 @@ def test_a_document_read_in_voice_over_is_seen_by_its_reader_only():
     assert read["basis"] == ["e_000_2"] and not read["is_false"]
     assert not of(rows, "LENA", "ferryman")  # a V.O. reading is not heard by those present
     assert not of(rows, "PIA", "key")  # a phone voice-over is still not read
+
+
+def test_a_sentence_read_as_two_facts_keeps_the_record_that_revises():
+    # Otto only had the key (a holder); giving it away is a holder and a location: the holder
+    # revises, so that is the sentence's one record
+    lines = [
+        (0, "direction", None, "OTTO has the key."),
+        (1, "direction", None, "OTTO gives PIA the key."),
+    ]
+    had, gave = of(beliefs(lines, {0: "SHED", 1: "SHED"}), "OTTO", "key")
+    assert gave["scene_index"] == 1 and gave["revises"] == had["belief_id"]
+    assert had["revised_at_scene"] == 1

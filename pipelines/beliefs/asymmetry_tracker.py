@@ -336,32 +336,41 @@ class AsymmetryTracker:
         for held in self.held:
             if held.row["revises"] in lies.get(held.holder, ()):
                 held.row.update(kind="inferred", revises=None, trigger=None)
-        kept, seen = [], set()
         revised = {(h.holder, h.row["revises"]) for h in self.held}
-        # One sentence read as two facts ("took the log ... and carried it") is one record: the
-        # one in an arc (it revises or is revised) if any ("Otto leaves the shed with the
-        # lantern" revises where the lantern was, not where Otto was), else the first.
-        in_arc = self._arcs()
-        arcs = {_sentence(h) for h in self.held if (h.holder, h.tag) in in_arc}
-        for held in self.held:
-            same = _sentence(held)
-            if held.tag in lies.get(held.holder, ()) or not self._matters(held, revised):
-                continue
-            if (held.holder, held.tag) not in in_arc and (same in seen or same in arcs):
-                continue
-            seen.add(same)
-            kept.append(held.row)
-        return kept + self.rejected
+        shown = [
+            h
+            for h in self.held
+            if h.tag not in lies.get(h.holder, ()) and self._matters(h, revised)
+        ]
+        return self._one_per_sentence(shown) + self.rejected
 
-    def _arcs(self) -> set[tuple[str, str]]:
-        """(holder, tag) of records that revise, or are revised by, another sentence's record."""
+    def _one_per_sentence(self, shown: list[Held]) -> list[dict]:
+        """One sentence read as several facts ("took the log ... and carried it"; a transfer is a
+        holder and a location) is one record: the first that revises another sentence's record
+        ("Otto leaves the shed with the lantern" revises where the lantern was, not where Otto
+        was), else the first. A revision of a record left out revises its sentence's record."""
         by_tag = {(h.holder, h.tag): h for h in self.held}
-        found = set()
-        for held in self.held:
+
+        def revised_elsewhere(held: Held) -> Held | None:
             old = by_tag.get((held.holder, held.row["revises"]))
-            if old is not None and _sentence(old) != _sentence(held):
-                found |= {(held.holder, held.tag), (old.holder, old.tag)}
-        return found
+            return old if old is not None and _sentence(old) != _sentence(held) else None
+
+        groups: dict[tuple, list[Held]] = defaultdict(list)
+        for held in shown:
+            groups[_sentence(held)].append(held)
+        chosen = {
+            same: next((h for h in members if revised_elsewhere(h)), members[0])
+            for same, members in groups.items()
+        }
+        for held in chosen.values():
+            old = revised_elsewhere(held)
+            target = chosen.get(_sentence(old), old) if old is not None else None
+            if target is not None:
+                held.row["revises"] = target.tag
+                at = target.row["revised_at_scene"]
+                scene = held.row["scene_index"]
+                target.row["revised_at_scene"] = scene if at is None else min(at, scene)
+        return [held.row for held in chosen.values()]
 
     def _matters(self, held: Held, revised: set) -> bool:
         """Rule 5: what a speaker says about themselves is kept only when it is false, revises
