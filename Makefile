@@ -27,8 +27,10 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 # The test extra adds llama-cpp-python[server] (the real OpenAI-compatible server the LLM tests
-# run against), which pip builds from source: GGML_NATIVE=OFF builds for a generic x86-64 CPU
-# so the cached wheel runs on any CI machine (minutes on 2 cores, once; pip caches the wheel).
+# run against), which pip builds from source (minutes on 2 cores, once; pip caches the wheel).
+# GGML_NATIVE=OFF keeps -march=native out, so the cached wheel does not depend on the exact CPU
+# it was built on; ggml's defaults still turn on AVX2, FMA and F16C (read off the built
+# libggml-cpu.so: AVX2 and FMA code, no AVX-512), so it needs an x86-64-v3 CPU.
 $(TEST_STAMP): $(STAMP) pyproject.toml
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q -e ".[test]"
 	@touch $(TEST_STAMP)
