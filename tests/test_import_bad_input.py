@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from data_access.importers import ImportFailure, import_lfvqa_dir
+from tests.conftest import store_copy
 from tests.test_import_lfvqa import MANIFEST, tiny_tables, write_dataset
 
 
@@ -33,10 +34,15 @@ def store_dump(store) -> dict[str, list]:
 
 
 @pytest.fixture
-def seeded(store, tmp_path):
+def seeded(store_path, seeded_template):
     """A store that already holds the tiny dataset, so 'unchanged' compares real content."""
-    import_lfvqa_dir(store, write_dataset(tmp_path / "seed", tiny_tables()))
-    return store
+    template = seeded_template(
+        "tiny-seeded",
+        lambda store, folder: import_lfvqa_dir(
+            store, write_dataset(folder / "seed", tiny_tables())
+        ),
+    )
+    return store_copy(template, store_path)
 
 
 def other_tables() -> dict[str, list[dict]]:

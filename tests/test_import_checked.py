@@ -20,6 +20,7 @@ from data_access.importers.fields import field_specs
 from data_access.importers.staging import StagedFile
 from data_access.importers.staging_jsonl import jsonl_select
 from data_access.store import Store
+from tests.conftest import store_copy
 from tests.test_import_bad_input import other_tables, store_dump
 from tests.test_import_lfvqa import MCQ, tiny_tables, write_dataset
 
@@ -44,6 +45,18 @@ def paths(monkeypatch) -> dict[str, list]:
     monkeypatch.setattr(lfvqa, "checked_table_file", spy_checked)
     monkeypatch.setattr(lfvqa, "import_table_file", spy_explaining)
     return taken
+
+
+@pytest.fixture
+def other_seeded(store_path, seeded_template) -> Store:
+    """A store already holding the second dataset, so 'left as it was' compares real content."""
+    template = seeded_template(
+        "other-seeded",
+        lambda store, folder: import_lfvqa_dir(
+            store, write_dataset(folder / "seed", other_tables())
+        ),
+    )
+    return store_copy(template, store_path)
 
 
 def full_tables() -> dict[str, list[dict]]:
@@ -164,24 +177,23 @@ CASES = [
 
 
 @pytest.mark.parametrize("case, fmt", CASES)
-def test_every_bad_record_is_refused_first_and_then_named(store, tmp_path, paths, case, fmt):
+def test_every_bad_record_is_refused_first_and_then_named(other_seeded, tmp_path, paths, case, fmt):
     break_it, field = BAD[case]
     tables = full_tables()
     break_it(tables)
     folder = write_dataset(tmp_path / "ds", tables)
     if fmt == "parquet":
         as_parquet(folder)
-    import_lfvqa_dir(store, write_dataset(tmp_path / "seed", other_tables()))
-    before = store_dump(store)
+    before = store_dump(other_seeded)
     with pytest.raises(ImportFailure) as caught:
-        import_lfvqa_dir(store, folder)
+        import_lfvqa_dir(other_seeded, folder)
     problem = caught.value.first
     assert paths["checked"] == [(problem.file, "Refused")], paths
     assert problem.file in paths["explaining"]
     assert problem.record.startswith("line " if fmt == "jsonl" else "row "), str(problem)
     if field is not None:
         assert problem.field == field, str(problem)
-    assert store_dump(store) == before
+    assert store_dump(other_seeded) == before
 
 
 def test_keys_already_in_the_store_are_refused_first(store, tmp_path, paths):
