@@ -20,6 +20,7 @@ from data_access.writes.review import ClaimLabel
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
+from tests.conftest import store_copy
 
 load_commands()
 PAPER_SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "lfvqa_paper"
@@ -63,6 +64,12 @@ def _source_store(store: Store, tmp_path: Path) -> None:
     )
 
 
+@pytest.fixture
+def source(store_path, seeded_template) -> Store:
+    """A store holding `_source_store`'s content: a copy of one built once per test process."""
+    return store_copy(seeded_template("export-source", _source_store), store_path)
+
+
 _COMPARE = {  # export name -> (store table or view of the source, sort key)
     "films": ("films", ["film_id"]),
     "questions": ("questions", ["question_id"]),
@@ -85,8 +92,8 @@ def _rows(store: Store, table: str, key: list[str], columns: list[str]) -> pd.Da
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_export_then_import_gives_the_same_rows(store, tmp_path, fmt):
-    _source_store(store, tmp_path)
+def test_export_then_import_gives_the_same_rows(source, tmp_path, fmt):
+    store = source
     folder = tmp_path / f"out-{fmt}"
     for name in _COMPARE:
         export_slice(store, name, fmt, folder, interchange=True)
@@ -107,8 +114,8 @@ def test_export_then_import_gives_the_same_rows(store, tmp_path, fmt):
         pd.testing.assert_frame_equal(before, after, check_dtype=False, obj=name)
 
 
-def test_every_export_carries_run_ids(store, tmp_path):
-    _source_store(store, tmp_path)
+def test_every_export_carries_run_ids(source):
+    store = source
     for name in EXPORTS:
         frame = slice_frame(store, name)
         assert "run_id" in frame.columns or "run_ids" in frame.columns, name
@@ -123,8 +130,8 @@ def test_every_export_carries_run_ids(store, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv", "jsonl"])
-def test_formats_read_back_with_the_same_rows(store, tmp_path, fmt):
-    _source_store(store, tmp_path)
+def test_formats_read_back_with_the_same_rows(source, tmp_path, fmt):
+    store = source
     out = tmp_path / f"answers.{fmt}"
     report = export_slice(
         store, "answers", fmt, out, {"setting_id": ["lfvqa-paper:qwen3.6:screenplay"]}
@@ -146,8 +153,7 @@ def test_bad_exports_are_clear(store, tmp_path):
         export_slice(store, "plottree", "jsonl", tmp_path, interchange=True)
 
 
-def test_export_cli(store, store_path, tmp_path):
-    _source_store(store, tmp_path)
+def test_export_cli(source, store_path, tmp_path):
     runner = CliRunner()
     out = tmp_path / "v.csv"
     result = runner.invoke(
