@@ -139,9 +139,9 @@ def test_a_worker_killed_mid_unit_is_restarted_and_the_unit_written_once(
 
 @pytest.mark.slow
 def test_a_killed_driver_resumes_with_the_same_command_writing_each_unit_once(
-    store_path, ray_session
+    store_path, ray_address
 ):
-    command = [sys.executable, "-m", "tests.support.scale_driver", str(store_path), ray_session]
+    command = [sys.executable, "-m", "tests.support.scale_driver", str(store_path), ray_address]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     first = subprocess.Popen([*command, "10"], cwd=REPO_ROOT, env=env, start_new_session=True)
     store = Store(store_path, lock_timeout=30)

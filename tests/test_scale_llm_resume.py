@@ -155,7 +155,7 @@ def _wait_for_done_units(store: Store, driver, at_least: int) -> None:
 
 @pytest.mark.slow
 def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_once(
-    tmp_path, ray_session, fake_llm
+    tmp_path, ray_address, fake_llm
 ):
     expected, _ = _local_run(tmp_path, fake_llm)
     server = fake_llm(_slow_route)
@@ -169,7 +169,7 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
         "STORYSCOPE_LLM_STRUCTURED": "none",
         "STORYSCOPE_LLM_CONCURRENCY": "2",
     }
-    command = _cli_command(store_path, ray_session)
+    command = _cli_command(store_path, ray_address)
     first = subprocess.Popen(
         command, cwd=REPO_ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL
     )

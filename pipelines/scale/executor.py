@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
+import pipelines.scale.kept_workers as kept_workers
+
 EXECUTORS = ("local", "ray")
 ENV_EXECUTOR = "STORYSCOPE_EXECUTOR"
 ENV_RAY_ADDRESS = "STORYSCOPE_RAY_ADDRESS"
@@ -169,6 +171,10 @@ def _unit_worker_class():
         def run(self, fn: UnitFn, unit: Unit) -> UnitOutcome:
             return run_unit(fn, unit)
 
+        def reconstructed(self) -> bool:
+            """Whether Ray restarted this actor (`kept_workers` keeps only those it did not)."""
+            return ray.get_runtime_context().was_current_actor_reconstructed
+
     return UnitWorker
 
 
@@ -204,8 +210,11 @@ class RayExecutor:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, workers or cpus)
         self.in_flight = max(1, in_flight)
+        # inside `keep_workers()`, the workers an earlier executor of this driver handed back
+        self._actors = kept_workers.take(ray, self.workers)
         worker_class = _unit_worker_class()
-        self._actors = [worker_class.remote(1) for _ in range(self.workers)]
+        self._actors += [worker_class.remote(1) for _ in range(self.workers - len(self._actors))]
+        self._in_flight = 0
 
     def map_units(self, fn: UnitFn, units: Iterable[Unit]) -> Iterator[UnitOutcome]:
         """Run the units in the order given, each on the first worker with room for it.
@@ -241,12 +250,14 @@ class RayExecutor:
                 slot = load.index(min(load))
                 running[self._actors[slot].run.remote(fn_ref, unit)] = (unit, slot)
                 load[slot] += 1
+                self._in_flight += 1
 
         submit()
         while running:
             [ready], _ = ray.wait(list(running), num_returns=1)
             unit, slot = running.pop(ready)
             load[slot] -= 1
+            self._in_flight -= 1
             submit()
             yield self._collect(ready, unit)
 
@@ -259,14 +270,19 @@ class RayExecutor:
             return UnitOutcome(unit.key, error=f"{type(exc).__name__}: {exc}")
 
     def worker_cpu_seconds(self) -> float:
-        """CPU seconds the workers' processes have used since they started (benchmarks)."""
+        """CPU seconds the workers' processes have used since they started (benchmarks; inside
+        `keep_workers()` that includes the batches of earlier executors)."""
         refs = [a.run.remote(_process_cpu, Unit("cpu", None)) for a in self._actors]
         return float(sum(o.value for o in self._ray.get(refs) if o.ok))
 
     def close(self) -> None:
-        for actor in self._actors:
-            self._ray.kill(actor)
-        self._actors = []
+        """Kill the workers (or, inside `keep_workers()`, hand them back) and stop an embedded
+        Ray this executor started. Workers still running abandoned units are always killed."""
+        actors, self._actors = self._actors, []
+        keep = not self._owns_ray and self._in_flight == 0
+        if not (keep and kept_workers.hand_back(self._ray, actors)):
+            for actor in actors:
+                self._ray.kill(actor)
         if self._owns_ray:
             self._ray.shutdown()
 

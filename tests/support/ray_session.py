@@ -1,7 +1,10 @@
-"""Pytest fixture `ray_session`: one embedded Ray with 2 CPUs for the whole test session.
+"""Pytest fixtures on one embedded Ray with 2 CPUs for the whole test session.
 
 Starting Ray costs seconds (tens under load), so every Ray test file shares one: the first
-test that asks starts it, the session's end shuts it down. Tests skip when Ray is absent.
+test that asks starts it, the session's end shuts it down. Its workers are kept between
+executors (`pipelines.scale.kept_workers`): each executor's fresh actors cost ~6.5 s of CPU for
+Ray's worker start and the pipelines' imports, and the suite makes a few dozen of them. Tests
+skip when Ray is absent.
 """
 
 from __future__ import annotations
@@ -14,15 +17,27 @@ def ray_session():
     """One embedded Ray with 2 CPUs; yields its GCS address (for driver subprocesses)."""
     ray = pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
     from pipelines.scale.executor import start_ray
+    from pipelines.scale.kept_workers import keep_workers
 
     start_ray(None, 2)
-    yield ray.get_runtime_context().gcs_address
+    with keep_workers():
+        yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
 
 @pytest.fixture
+def ray_address(ray_session):
+    """The session's Ray address for a driver subprocess, the kept idle workers released first:
+    each holds one of the 2 CPUs the subprocess's own workers need."""
+    from pipelines.scale.kept_workers import release
+
+    release()
+    return ray_session
+
+
+@pytest.fixture
 def ray_executor(ray_session):
-    """A RayExecutor on the session's Ray (two workers), its actors killed after the test."""
+    """A RayExecutor on the session's Ray (two workers), closed after the test."""
     from pipelines.scale import RayExecutor
 
     executor = RayExecutor()

@@ -47,3 +47,10 @@ def minilm_loads(_payload) -> tuple[int, int]:
 
     embed_texts(["a unit's sentence"])
     return os.getpid(), _load_sentence_model.cache_info().misses
+
+
+def worker_restarted(_payload) -> tuple[int, bool]:
+    """(worker pid, whether Ray restarted the actor running the unit)."""
+    import ray
+
+    return os.getpid(), ray.get_runtime_context().was_current_actor_reconstructed
