@@ -32,7 +32,14 @@ import pytest
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
-from tests.support.app_server import CHROMIUM, LLM_ENV, launch_chromium, start_app, stop_app
+from tests.support.app_server import (
+    CHROMIUM,
+    CONTEXT_OPTIONS,
+    LLM_ENV,
+    launch_chromium,
+    start_app,
+    stop_app,
+)
 from tests.test_browser_explorer import (
     ARTIFACTS,
     judge_everything_asserted,
@@ -203,7 +210,9 @@ async def _load(url: str, store_path: Path, llm_base_url: str, visits: Visits) -
         process = None
         try:
             contexts = [
-                await browser.new_context(viewport={"width": 1400, "height": 1200})
+                await browser.new_context(
+                    viewport={"width": 1400, "height": 1200}, **CONTEXT_OPTIONS
+                )
                 for _ in range(SESSIONS)
             ]
             for context in contexts:
