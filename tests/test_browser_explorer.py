@@ -18,7 +18,7 @@ from data_access.store import Store
 from pages.common import VERSION_TTL_S
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, build_app_fixture
-from tests.support.app_server import CHROMIUM, launch_chromium, running_app
+from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 PAGES = {  # url path -> the page title it must show
@@ -87,7 +87,7 @@ def browser():
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 2200})
+    context = browser.new_context(viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS)
     tab = context.new_page()
     yield tab
     context.close()
@@ -237,7 +237,9 @@ def test_download_button_writes_the_rows_the_page_shows(browser, app_url):
 
     import pandas as pd
 
-    context = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 2200})
+    context = browser.new_context(
+        accept_downloads=True, viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS
+    )
     tab = context.new_page()
     try:
         _open(tab, f"{app_url}/film?film={FILM}", "Film")
