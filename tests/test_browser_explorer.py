@@ -85,9 +85,14 @@ def browser():
         handle.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS)
+    """One tab for the module: every test opens its page by URL, a new Streamlit session. A new
+    tab would be a new renderer process that compiles Streamlit's and Plotly's scripts again
+    (~2.5 core-s of Chromium per tab here, the same tab's next page ~1.5)."""
+    context = browser.new_context(
+        accept_downloads=True, viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS
+    )
     tab = context.new_page()
     yield tab
     context.close()
@@ -231,26 +236,19 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     page.screenshot(path=str(ARTIFACTS / "questions-after-generate-job.png"), full_page=True)
 
 
-def test_download_button_writes_the_rows_the_page_shows(browser, app_url):
+def test_download_button_writes_the_rows_the_page_shows(page, app_url):
     """The file is written when the button is clicked (deferred), and holds the page's rows."""
     import io
 
     import pandas as pd
 
-    context = browser.new_context(
-        accept_downloads=True, viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS
-    )
-    tab = context.new_page()
-    try:
-        _open(tab, f"{app_url}/film?film={FILM}", "Film")
-        button = tab.get_by_role("button", name=re.compile(r"^Download \d+ rows")).first
-        shown = int(re.search(r"Download (\d+) rows", button.inner_text()).group(1))
-        with tab.expect_download() as download:
-            button.click()
-        frame = pd.read_parquet(io.BytesIO(Path(download.value.path()).read_bytes()))
-        assert len(frame) == shown > 0 and {"scene_index", "heading"} <= set(frame.columns)
-    finally:
-        context.close()
+    _open(page, f"{app_url}/film?film={FILM}", "Film")
+    button = page.get_by_role("button", name=re.compile(r"^Download \d+ rows")).first
+    shown = int(re.search(r"Download (\d+) rows", button.inner_text()).group(1))
+    with page.expect_download() as download:
+        button.click()
+    frame = pd.read_parquet(io.BytesIO(Path(download.value.path()).read_bytes()))
+    assert len(frame) == shown > 0 and {"scene_index", "heading"} <= set(frame.columns)
 
 
 def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, list]], **spec):
