@@ -13,7 +13,7 @@ import pytest
 from data_access.store import Store
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
-from tests.support.app_server import CHROMIUM, launch_chromium, running_app
+from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app
 from tests.support.hostile import insert_hostile_question
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -93,7 +93,7 @@ def test_hostile_text_fetches_nothing_and_keeps_the_layout(hostile_app):
     }
     with sync_playwright() as playwright:
         browser = launch_chromium(playwright)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, **CONTEXT_OPTIONS)
         widths = {}
         for name, (path, title) in views.items():
             page.goto(f"{url}/{path}")

@@ -15,7 +15,7 @@ import pytest
 
 from data_access.store import Store
 from tests.support.app_fixtures import build_app_fixture
-from tests.support.app_server import CHROMIUM, running_app
+from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, running_app
 from tests.support.page_ready import ScriptRuns
 from tests.test_browser_explorer import (
     ARTIFACTS,
@@ -109,7 +109,9 @@ def test_a_visitor_clicking_everything_changes_no_row(browser, read_only_app):  
     url, store_path = read_only_app
     ARTIFACTS.mkdir(exist_ok=True)
     before, file_before = _store_contents(store_path), _file_hash(store_path)
-    context = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 2200}, accept_downloads=True, **CONTEXT_OPTIONS
+    )
     tab = context.new_page()
     runs = ScriptRuns(tab)
     clicked, notes = {}, {}

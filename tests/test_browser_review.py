@@ -13,7 +13,7 @@ import pytest
 
 from data_access.store import Store
 from tests.support.app_fixtures import build_app_fixture
-from tests.support.app_server import CHROMIUM, running_app
+from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, running_app
 from tests.test_browser_explorer import (
     ARTIFACTS,
     _settle,
@@ -41,7 +41,7 @@ def review_app(tmp_path_factory):
 
 
 def _session(browser, url: str, reviewer: str):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1400, "height": 2200})
+    context = browser.new_context(viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS)
     tab = context.new_page()
     tab.goto(url)
     tab.get_by_role("heading", name=url.rsplit("/", 1)[-1].split("?")[0].title()).first.wait_for(
