@@ -16,7 +16,7 @@ from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, store_copy
 from tests.support.app_fixture_data import FILM, JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
@@ -92,11 +92,15 @@ def _full_refresh_rows(store) -> tuple[list[tuple], list[tuple]]:
             cursor.execute("ROLLBACK")
 
 
-@pytest.fixture
-def fresh_fixture(store):
+def _fill_and_refresh(store, folder) -> None:
     build_app_fixture(store)
     rollups.refresh(store)
-    return store
+
+
+@pytest.fixture
+def fresh_fixture(store_path, seeded_template):
+    """The app fixture with its rollups refreshed: a copy of one built once per test process."""
+    return store_copy(seeded_template("app-fixture-refreshed", _fill_and_refresh), store_path)
 
 
 @pytest.fixture
