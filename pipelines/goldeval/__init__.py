@@ -42,12 +42,18 @@ def evaluate_beliefs(store: Store, film_id: str, backend: str = "rules", embed=_
 BELIEF_BACKENDS = ("rules", "asymmetry")
 
 
-def evaluate_belief_backends(store: Store, film_id: str, embed=_embed) -> dict[str, dict]:
+def evaluate_belief_backends(
+    store: Store, film_id: str, embed=_embed, scored: dict[str, dict] | None = None
+) -> dict[str, dict]:
     """Every offline belief backend that has a run on the film, scored side by side (issue 28);
-    a backend without a run is left out (its annotate command is named by `missing_backends`)."""
+    a backend without a run is left out (its annotate command is named by `missing_backends`).
+    A backend in `scored` (`evaluate_beliefs` results by backend) is taken from it, not scored
+    again."""
     scores = {}
     for backend in BELIEF_BACKENDS:
-        if queries.belief_run(store, film_id, backend) is not None:
+        if scored is not None and backend in scored:
+            scores[backend] = scored[backend]
+        elif queries.belief_run(store, film_id, backend) is not None:
             scores[backend] = evaluate_beliefs(store, film_id, backend, embed)
     return scores
 
@@ -112,7 +118,8 @@ def gold_eval(store: Store, film_id: str) -> dict:
     """All three comparisons with their detail (counts, runs, the gold questions' reference);
     `beliefs` is the rules backend's, `belief_backends` every offline backend's with a run."""
     beliefs = evaluate_beliefs(store, film_id)
-    backends = evaluate_belief_backends(store, film_id)
+    # the rules backend is scored once (its belief and gold texts embedded once), not again here
+    backends = evaluate_belief_backends(store, film_id, scored={"rules": beliefs})
     questions = evaluate_questions(store, film_id)
     judge = evaluate_judge(store, film_id)
     return {
