@@ -84,7 +84,8 @@ def seeded_template(migrated_template, tmp_path_factory):
 
     For tests that each start from the same seeded content: copying the seeded file (~1 ms)
     instead of seeding every test's store (an import is ~0.2 s of CPU). A test still gets its own
-    copy (`store_copy`), so what it writes stays its own.
+    copy (`store_copy`), so what it writes stays its own. A `name` stands for one content:
+    every caller passing the same name must seed the same rows (the first caller's seed runs).
     """
     built: dict[str, Path] = {}
 
