@@ -54,6 +54,8 @@ JOB_KINDS: dict[str, str] = {
     "generate": "pipelines.qgen.job:run_generate_job",
 }
 _threads: dict[str, threading.Thread] = {}
+# Held while a resume reads, claims and registers a job (`resume_job`).
+_resuming = threading.Lock()
 
 
 @dataclass
@@ -248,22 +250,40 @@ def resume_job(
     Raises:
         ValueError: no such job, it is not resumable, or another process claimed it first.
     """
-    job = _known_job(store, job_id)
+    # Reading the row, claiming it and registering the job's thread or child are one step in
+    # this process. Between a claim (the row says queued, with our pid) and the registration,
+    # another thread would see a job of this process with nothing registered, take it for
+    # interrupted and claim it again: two runs (seen once in CI).
+    with _resuming:
+        job = _known_job(store, job_id)
+        _check_resumable(job)
+        if not job_rows.claim_job(store, job, os.getpid()):
+            raise ValueError(
+                f"job {job_id} was just resumed by another process; see `storyscope jobs"
+                f" status {job_id}`"
+            )
+        if mode != "inline":  # a thread or a child: started and registered at once
+            job_rows.clear_stop(store, job_id)
+            _launch(store, job_id, mode, env)
+            return
+        _threads[job_id] = threading.current_thread()  # alive to this process from here on
+    try:
+        job_rows.clear_stop(store, job_id)
+    except BaseException:
+        _threads.pop(job_id, None)
+        raise
+    _launch(store, job_id, mode, env)
+
+
+def _check_resumable(job: dict) -> None:
     state, _ = observed_state(job)
     if state in ACTIVE:  # also the loser of two resumes at once: the winner has queued it
         raise ValueError(
-            f"job {job_id} is {state} in process {job['pid']}: it is already running (or was"
-            f" just resumed by another process); see `storyscope jobs status {job_id}`"
+            f"job {job['job_id']} is {state} in process {job['pid']}: it is already running (or"
+            f" was just resumed by another process); see `storyscope jobs status {job['job_id']}`"
         )
     if state not in RESUMABLE:
-        raise ValueError(f"job {job_id} is {state}; only {', '.join(RESUMABLE)} jobs resume")
-    if not job_rows.claim_job(store, job, os.getpid()):
-        raise ValueError(
-            f"job {job_id} was just resumed by another process; see `storyscope jobs status"
-            f" {job_id}`"
-        )
-    job_rows.clear_stop(store, job_id)
-    _launch(store, job_id, mode, env)
+        raise ValueError(f"job {job['job_id']} is {state}; only {', '.join(RESUMABLE)} jobs resume")
 
 
 def stop_job(store: Store, job_id: str) -> None:

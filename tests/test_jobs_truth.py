@@ -128,3 +128,50 @@ def test_resume_in_two_threads_of_one_process_runs_once(store, tmp_path):
     for thread in threads:
         thread.join(60)
     assert marker.read_text() == "ran\n" and len(errors) == 1, errors
+
+
+@pytest.mark.parametrize("mode", ["inline", "thread"])
+def test_a_resume_reading_the_row_just_after_another_threads_claim_is_refused(
+    store, tmp_path, monkeypatch, mode
+):
+    """The window CI once hit: thread A has claimed the job (queued, this process's pid) but not
+    yet registered its thread; thread B reads the row then. B must see a running job, not an
+    interrupted one it may claim again. A's claim is held open here until B has started."""
+    import threading
+
+    marker = tmp_path / "marker"
+    job_id = job_rows.create_job(store, KIND, {"marker": str(marker), "sleep_s": 0.5})
+    job_rows.set_state(store, job_id, "stopped")
+    claimed, second_started = threading.Event(), threading.Event()
+    real_claim = job_rows.claim_job
+
+    def slow_claim(*args):
+        won = real_claim(*args)
+        if won:
+            claimed.set()
+            second_started.wait(10)
+            time.sleep(0.3)  # B reads the row now, unless the claim and registration are one step
+        return won
+
+    monkeypatch.setattr(job_rows, "claim_job", slow_claim)
+    errors: list[str] = []
+
+    def resume() -> None:
+        try:
+            resume_job(store, job_id, mode=mode)
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    first = threading.Thread(target=resume)
+    first.start()
+    assert claimed.wait(30)
+    second = threading.Thread(target=resume)
+    second.start()
+    second_started.set()
+    for thread in (first, second):
+        thread.join(60)
+    from pipelines.jobs import wait_for
+
+    wait_for(job_id, 60)
+    assert marker.read_text() == "ran\n" and len(errors) == 1, errors
+    assert "already running" in errors[0]
