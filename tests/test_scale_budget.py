@@ -4,13 +4,12 @@ ended however the block is left."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from pipelines.llm.config import LLMConfig
 from pipelines.scale import LocalExecutor
 from pipelines.scale.budget import SharedBudget, batch_budget, budget_state
+from tests.support.ray_session import assert_actor_ends
 
 CONFIG = LLMConfig(base_url="http://127.0.0.1:9", model="m", budget_tokens=100)
 
@@ -48,19 +47,6 @@ def test_a_ray_budget_actor_ends_when_the_block_raises(ray_session):
         ):
             assert budget_state(budget)["budget_tokens"] == 100
             raise RuntimeError("batch broke")
-        _assert_actor_ends(ray, budget)
+        assert_actor_ends(ray, budget, "state")
     finally:
         executor.close()
-
-
-def _assert_actor_ends(ray, actor, timeout_s: float = 60.0) -> None:
-    """`ray.kill` is asynchronous: a call sent just after it may still be served, so poll
-    until the actor refuses calls (a loaded machine can take seconds)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            ray.get(actor.state.remote(), timeout=30)
-        except ray.exceptions.RayActorError:
-            return
-        time.sleep(0.2)
-    pytest.fail("the budget actor still answered calls 60 s after the block was left")

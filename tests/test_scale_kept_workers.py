@@ -8,13 +8,12 @@ slow like the other Ray tests.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import pipelines.scale.kept_workers as kept_workers
 from pipelines.scale import RayExecutor, Unit
 from tests.support import scale_units as fns
+from tests.support.ray_session import assert_actor_ends
 
 pytestmark = pytest.mark.slow
 
@@ -23,18 +22,6 @@ def _pids(executor: RayExecutor, fn=fns.worker_pid) -> set:
     # enough units that both workers serve some (each takes at most two at once)
     units = [Unit(str(i), {"n": i, "sleep": 0.2}) for i in range(6)]
     return {o.value for o in executor.map_units(fn, units)}
-
-
-def _assert_dead(ray, actor, timeout_s: float = 60.0) -> None:
-    """`ray.kill` is asynchronous: poll until the actor refuses calls."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            ray.get(actor.reconstructed.remote(), timeout=30)
-        except ray.exceptions.RayActorError:
-            return
-        time.sleep(0.2)
-    pytest.fail("the actor still answered calls 60 s after the executor closed")
 
 
 def test_the_next_executor_gets_the_same_worker_processes(ray_session):
@@ -75,7 +62,7 @@ def test_workers_left_running_abandoned_units_are_killed(ray_session):
     next(iter(executor.map_units(fns.sleep_then_pid, units)))  # the caller stops early
     executor.close()
     for actor in actors:
-        _assert_dead(ray, actor)
+        assert_actor_ends(ray, actor, "reconstructed")
     assert kept_workers.take(ray, 2) == []
 
 
@@ -88,4 +75,4 @@ def test_outside_a_block_close_kills_the_workers(ray_session, monkeypatch):
     assert _pids(executor)
     executor.close()
     for actor in actors:
-        _assert_dead(ray, actor)
+        assert_actor_ends(ray, actor, "reconstructed")

@@ -9,6 +9,8 @@ skip when Ray is absent.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 
@@ -43,3 +45,16 @@ def ray_executor(ray_session):
     executor = RayExecutor()
     yield executor
     executor.close()
+
+
+def assert_actor_ends(ray, actor, method: str, timeout_s: float = 60.0) -> None:
+    """Poll `actor.<method>()` until the actor refuses calls: `ray.kill` is asynchronous, so a
+    call sent just after it may still be served (a loaded machine can take seconds)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            ray.get(getattr(actor, method).remote(), timeout=30)
+        except ray.exceptions.RayActorError:
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the actor still answered calls {timeout_s:.0f} s after it was to end")
