@@ -12,18 +12,13 @@ from typer.testing import CliRunner
 
 from data_access.importers import ImportFailure
 from pipelines.results import import_results
-from tests.conftest import store_copy
 from tests.support import harness_fixtures as hf
 from tests.test_import_bad_input import store_dump
 
 
 @pytest.fixture
 def seeded(store_path, seeded_template):
-    template = seeded_template(
-        "results-4-4",
-        lambda store, folder: hf.seed_store(store, folder / "seed", n_questions=4, n_mcqs=4),
-    )
-    return store_copy(template, store_path)
+    return hf.seeded_store_copy(store_path, seeded_template, 4)
 
 
 def rejected(store, path, file: str, record: str, field: str, words: str, **options) -> str:

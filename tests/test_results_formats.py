@@ -15,17 +15,12 @@ from data_access.importers.results.report import (
     UNKNOWN_ID,
 )
 from pipelines.results import detect_format, import_results
-from tests.conftest import store_copy
 from tests.support import harness_fixtures as hf
 
 
 @pytest.fixture
 def seeded(store_path, seeded_template):
-    template = seeded_template(
-        "results-6-6",
-        lambda store, folder: hf.seed_store(store, folder / "seed", n_questions=6, n_mcqs=6),
-    )
-    return store_copy(template, store_path)
+    return hf.seeded_store_copy(store_path, seeded_template, 6)
 
 
 def answers_of(store, run_id: str) -> dict[str, str]:

@@ -12,18 +12,13 @@ import pytest
 from data_access.queries import distributions as views_distributions
 from pipelines.judge.run import JudgeOptions, run_judge
 from pipelines.results import import_results
-from tests.conftest import store_copy
 from tests.support import harness_fixtures as hf
 from tests.test_import_bad_input import store_dump
 
 
 @pytest.fixture
 def seeded(store_path, seeded_template):
-    template = seeded_template(
-        "results-4-4",
-        lambda store, folder: hf.seed_store(store, folder / "seed", n_questions=4, n_mcqs=4),
-    )
-    return store_copy(template, store_path)
+    return hf.seeded_store_copy(store_path, seeded_template, 4)
 
 
 def lmms_answers(tmp_path, texts: list[str]):

@@ -97,6 +97,18 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def seeded_store_copy(store_path: Path, seeded_template, n: int):
+    """A store at `store_path` seeded like `seed_store(n_questions=n, n_mcqs=n)`: a copy of one
+    seeded once per test process (`seeded_template` in tests/conftest.py)."""
+    from tests.conftest import store_copy
+
+    template = seeded_template(
+        f"results-{n}-{n}",
+        lambda store, folder: seed_store(store, folder / "seed", n_questions=n, n_mcqs=n),
+    )
+    return store_copy(template, store_path)
+
+
 def lmms_eval_line(
     doc_id: int,
     question_id: str | None,
