@@ -3,6 +3,7 @@
 import streamlit as st
 
 from data_access.queries import beliefs as views_beliefs
+from data_access.queries import film as views_film
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
@@ -18,7 +19,9 @@ from pipelines.beliefs.character_summary import (
     group_key,
     search_beliefs,
 )
+from pipelines.beliefs.knowledge_split import gap_over_time, knowledge_split, split_summary
 from viz.belief_groups import belief_groups_figure
+from viz.belief_split import knowledge_gap_figure
 from viz.beliefs import belief_lanes_figure, describe_belief
 
 MAX_ROWS = 60
@@ -83,6 +86,29 @@ st.dataframe(character_summary(lanes), hide_index=True, width="stretch", key="su
 wrong = false_beliefs(lanes)
 with st.expander(f"False beliefs ({len(wrong)}): who told them, when they were corrected"):
     st.dataframe(wrong, hide_index=True, width="stretch", key="false_beliefs")
+
+
+def _knowledge_split(first: str, second: str) -> None:
+    """What each of two characters holds that the other does not, and who was away."""
+    both = query(views_beliefs.belief_lanes, film_id, (first, second))
+    split = knowledge_split(both, query(views_film.presence_grid, film_id), first, second)
+    st.subheader(f"Knowledge split: {inert(first)} and {inert(second)}")
+    st.caption(
+        "Beliefs one holds and the other does not (yet): the same belief is the same words, as"
+        " the offline backends write one text for every witness and listener (hand-written and"
+        " LLM records match only where their words agree). A line rises when one learns"
+        " something the other has not, and falls when the other learns it; dotted: formed"
+        " while the other was not on screen."
+    )
+    st.dataframe(split_summary(split, first, second), hide_index=True, key="split_summary")
+    scenes = query(views_film.scene_timeline, film_id)
+    chart(knowledge_gap_figure, gap_over_time(split, scenes), key="knowledge_gap")
+    with st.expander(f"The {len(split)} beliefs held alone, in film order"):
+        st.dataframe(split, hide_index=True, width="stretch", key="split_rows")
+
+
+if len(chosen) >= 2:
+    _knowledge_split(chosen[0], chosen[1])
 
 st.subheader("Groups")
 by = url_selectbox(

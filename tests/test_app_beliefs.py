@@ -191,3 +191,36 @@ def test_changing_the_film_keeps_characters_picked(fixture_store):
     assert at.multiselect(key="who").value  # the story's first characters, not an empty pick
     assert "belief_lanes" in figures(at)
     assert not [c for c in at.caption if c.value == "Pick at least one character."]
+
+
+def test_two_characters_show_their_knowledge_split(fixture_store):
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann", "Ben"]})
+    assert not at.exception
+    summary = frame(at, "holds", "not held by", "formed while away")
+    # Ann: B1 and F1 with Ben on screen, B3 while he was away (T1 rejected, B2 he held first);
+    # Ben: B1 learned by Ann in scene 4, F2 and B3 with Ann on screen
+    assert summary.to_dict("records") == [
+        {
+            "holds": "Ann",
+            "not held by": "Ben",
+            "beliefs": 3,
+            "formed while away": 1,
+            "learned later": 0,
+        },
+        {
+            "holds": "Ben",
+            "not held by": "Ann",
+            "beliefs": 3,
+            "formed while away": 0,
+            "learned later": 1,
+        },
+    ]
+    gap = traces(figures(at)["knowledge_gap"])
+    assert list(gap["Ben holds, Ann does not"].y) == [0, 1, 2, 2, 1, 2]  # falls in scene 4
+    assert list(gap["… formed while Ben was away"].y) == [0, 0, 1, 1, 1, 1]
+
+
+def test_one_character_shows_no_knowledge_split(fixture_store):
+    at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": ["Ann"]})
+    assert not at.exception
+    assert "knowledge_gap" not in figures(at)

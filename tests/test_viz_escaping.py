@@ -18,6 +18,7 @@ import pytest
 import viz
 from viz import (
     belief_groups,
+    belief_split,
     beliefs,
     distributions,
     film,
@@ -91,6 +92,19 @@ def _groups_inputs():
     return groups, changing
 
 
+def _gap_rows() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "holder": [_evil("Ann")] * 2 + [_evil("Ben")] * 2,
+            "other": [_evil("Ben")] * 2 + [_evil("Ann")] * 2,
+            "scene_index": [0, 1, 0, 1],
+            "start_s": [0.0, 60.0, 0.0, 60.0],
+            "unshared": [1, 2, 0, 1],
+            "away": [1, 1, 0, 0],
+        }
+    )
+
+
 def _tree_nodes() -> pd.DataFrame:
     nodes = pd.DataFrame(
         {
@@ -141,6 +155,7 @@ CASES = {
         {},
     ),
     belief_groups.belief_groups_figure: lambda: (_groups_inputs(), {}),
+    belief_split.knowledge_gap_figure: lambda: ((_gap_rows(),), {}),
     distributions.count_bars: lambda: (
         (pd.Series([2, 1], index=[_evil("Q1"), "Q2"]), _evil("title"), _evil("x")),
         {},

@@ -1,0 +1,108 @@
+"""The knowledge split of two characters (pipelines/beliefs/knowledge_split.py), on rows built
+here: what each holds alone, who was away, when the other learns it, and the gap over time."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from pipelines.beliefs.knowledge_split import (
+    gap_over_time,
+    knowledge_split,
+    same_words,
+    split_summary,
+)
+
+
+def _lanes(rows):
+    return pd.DataFrame(
+        rows, columns=["holder", "belief_id", "scene_index", "kind", "content", "rejected"]
+    ).assign(start_s=lambda f: f["scene_index"] * 60.0)
+
+
+# scene -> who is on screen (everyone else is absent)
+ON_SCREEN = {0: {"Ann", "Ben"}, 1: {"Ann"}, 2: {"Ann", "Ben"}, 3: {"Ben"}, 4: {"Ann", "Ben"}}
+PRESENCE = pd.DataFrame(
+    [
+        (scene, who, "on_screen" if who in there else "absent_unmentioned")
+        for scene, there in ON_SCREEN.items()
+        for who in ("Ann", "Ben")
+    ],
+    columns=["scene_index", "character", "status"],
+)
+SCENES = pd.DataFrame({"scene_index": range(5), "start_s": [s * 60.0 for s in range(5)]})
+LANES = _lanes(
+    [
+        # both told in scene 0: shared from the start, in either's words up to case and stop
+        ("Ann", "B1", 0, "told", "The boat is late.", False),
+        ("Ben", "B1", 0, "told", "the boat is  late", False),
+        # Ann alone while Ben is away; Ben is told it in scene 3
+        ("Ann", "B2", 1, "witnessed", "The key is in the drawer.", False),
+        ("Ben", "B2", 3, "told", "The key is in the drawer.", False),
+        # Ann alone with Ben on screen (he said it, and holds no record of it)
+        ("Ann", "B3", 2, "told", "Ben was at the harbour.", False),
+        # Ben alone while Ann is away, never learned by her
+        ("Ben", "B3", 3, "witnessed", "Cara hides the log.", False),
+        # a rejected claim is not held
+        ("Ann", "T1", 4, "told", "The storm will pass.", True),
+    ]
+)
+
+
+def test_each_belief_held_alone_says_whether_the_other_was_away_and_when_they_learn_it():
+    split = knowledge_split(LANES, PRESENCE, "Ann", "Ben")
+    rows = {(r.holder, r.belief_id): r for r in split.itertuples()}
+    assert set(rows) == {("Ann", "B2"), ("Ann", "B3"), ("Ben", "B3")}
+    assert rows["Ann", "B2"].other_away and rows["Ann", "B2"].other_learns_at == 3
+    assert not rows["Ann", "B3"].other_away and pd.isna(rows["Ann", "B3"].other_learns_at)
+    assert rows["Ben", "B3"].other_away and pd.isna(rows["Ben", "B3"].other_learns_at)
+    assert list(split["scene_index"]) == sorted(split["scene_index"])
+
+
+def test_the_gap_rises_when_one_learns_alone_and_falls_when_the_other_is_told():
+    gap = gap_over_time(knowledge_split(LANES, PRESENCE, "Ann", "Ben"), SCENES)
+    ann = gap[gap["holder"] == "Ann"].set_index("scene_index")
+    ben = gap[gap["holder"] == "Ben"].set_index("scene_index")
+    assert list(ann["unshared"]) == [0, 1, 2, 1, 1]  # B2 from 1 until Ben is told in 3
+    assert list(ann["away"]) == [0, 1, 1, 0, 0]  # B3 formed with Ben on screen
+    assert list(ben["unshared"]) == [0, 0, 0, 1, 1]
+    assert list(ben["away"]) == [0, 0, 0, 1, 1]
+    assert set(gap["other"]) == {"Ann", "Ben"} and ann["start_s"].iloc[1] == 60.0
+
+
+def test_summary_counts_each_direction():
+    split = knowledge_split(LANES, PRESENCE, "Ann", "Ben")
+    assert split_summary(split, "Ann", "Ben") == [
+        {
+            "holds": "Ann",
+            "not held by": "Ben",
+            "beliefs": 2,
+            "formed while away": 1,
+            "learned later": 1,
+        },
+        {
+            "holds": "Ben",
+            "not held by": "Ann",
+            "beliefs": 1,
+            "formed while away": 1,
+            "learned later": 0,
+        },
+    ]
+
+
+def test_same_words_ignores_case_spacing_and_end_punctuation_only():
+    words = same_words(pd.Series(["The log's gone.", "the  log's gone!", "The log is gone.", None]))
+    assert words[0] == words[1] != words[2]
+    assert words[3] == ""
+
+
+def test_a_holder_without_beliefs_holds_nothing_alone_and_the_other_everything():
+    split = knowledge_split(LANES[LANES["holder"] == "Ann"], PRESENCE, "Ann", "Ben")
+    assert (
+        list(split["holder"]) == ["Ann"] * 3
+    )  # T1 is rejected and split["other_learns_at"].isna().all()
+
+
+def test_without_presence_rows_nobody_is_counted_away():
+    split = knowledge_split(LANES, PRESENCE.iloc[0:0], "Ann", "Ben")
+    assert split["other_away"].isna().all()
+    assert [s["formed while away"] for s in split_summary(split, "Ann", "Ben")] == [0, 0]
