@@ -91,19 +91,24 @@ with st.expander(f"False beliefs ({len(wrong)}): who told them, when they were c
 def _knowledge_split(first: str, second: str) -> None:
     """What each of two characters holds that the other does not, and who was away."""
     both = query(views_beliefs.belief_lanes, film_id, (first, second))
-    split = knowledge_split(both, query(views_film.presence_grid, film_id), first, second)
+    presence = query(views_film.presence_grid, film_id)
+    split = knowledge_split(both, presence, first, second)
     st.subheader(f"Knowledge split: {inert(first)} and {inert(second)}")
     st.caption(
-        "Beliefs one holds and the other does not (yet): the same belief is the same words, as"
-        " the offline backends write one text for every witness and listener (hand-written and"
-        " LLM records match only where their words agree). A line rises when one learns"
-        " something the other has not, and falls when the other learns it; dotted: formed"
-        " while the other was not on screen."
+        "Beliefs one holds and the other does not: the same belief is the same words, as the"
+        " offline backends write one text for every witness and listener (hand-written and LLM"
+        " records match only where their words agree). A line rises when one learns something"
+        " the other does not hold, and falls when the other learns it or a belief is revised;"
+        " dotted: formed while the other was not on screen."
     )
     st.dataframe(split_summary(split, first, second), hide_index=True, key="split_summary")
+    if split.empty:
+        st.caption("Neither formed a belief the other did not hold at that moment.")
+        return
     scenes = query(views_film.scene_timeline, film_id)
-    chart(knowledge_gap_figure, gap_over_time(split, scenes), key="knowledge_gap")
-    with st.expander(f"The {len(split)} beliefs held alone, in film order"):
+    gap = gap_over_time(both, presence, first, second, scenes)
+    chart(knowledge_gap_figure, gap, key="knowledge_gap")
+    with st.expander(f"The {len(split)} beliefs one held and the other did not, when formed"):
         st.dataframe(split, hide_index=True, width="stretch", key="split_rows")
 
 

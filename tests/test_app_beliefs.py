@@ -216,7 +216,7 @@ def test_two_characters_show_their_knowledge_split(fixture_store):
         },
     ]
     gap = traces(figures(at)["knowledge_gap"])
-    assert list(gap["Ben holds, Ann does not"].y) == [0, 1, 2, 2, 1, 2]  # falls in scene 4
+    assert list(gap["Ben holds, Ann does not"].y) == [0, 1, 2, 2, 1, 1]  # Ann learns B1 in 4
     assert list(gap["… formed while Ben was away"].y) == [0, 0, 1, 1, 1, 1]
 
 

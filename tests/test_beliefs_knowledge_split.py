@@ -14,9 +14,10 @@ from pipelines.beliefs.knowledge_split import (
 
 
 def _lanes(rows):
-    return pd.DataFrame(
-        rows, columns=["holder", "belief_id", "scene_index", "kind", "content", "rejected"]
-    ).assign(start_s=lambda f: f["scene_index"] * 60.0)
+    """Rows (holder, id, scene, kind, content, rejected[, end_scene]); held to the end (5)."""
+    rows = [(*row, 5) if len(row) == 6 else row for row in rows]
+    columns = ["holder", "belief_id", "scene_index", "kind", "content", "rejected", "end_scene"]
+    return pd.DataFrame(rows, columns=columns).assign(start_s=lambda f: f["scene_index"] * 60.0)
 
 
 # scene -> who is on screen (everyone else is absent)
@@ -42,6 +43,11 @@ LANES = _lanes(
         ("Ann", "B3", 2, "told", "Ben was at the harbour.", False),
         # Ben alone while Ann is away, never learned by her
         ("Ben", "B3", 3, "witnessed", "Cara hides the log.", False),
+        # both see the marble in the basket; Ben sees it moved in scene 3 (Ann away): from
+        # then on Ann holds the old place alone (shared when formed, so not in the split)
+        ("Ann", "B4", 0, "witnessed", "The marble is in the basket.", False),
+        ("Ben", "B4", 0, "witnessed", "The marble is in the basket.", False, 3),
+        ("Ben", "B5", 3, "revised", "The marble is in the box.", False),
         # a rejected claim is not held
         ("Ann", "T1", 4, "told", "The storm will pass.", True),
     ]
@@ -51,7 +57,7 @@ LANES = _lanes(
 def test_each_belief_held_alone_says_whether_the_other_was_away_and_when_they_learn_it():
     split = knowledge_split(LANES, PRESENCE, "Ann", "Ben")
     rows = {(r.holder, r.belief_id): r for r in split.itertuples()}
-    assert set(rows) == {("Ann", "B2"), ("Ann", "B3"), ("Ben", "B3")}
+    assert set(rows) == {("Ann", "B2"), ("Ann", "B3"), ("Ben", "B3"), ("Ben", "B5")}
     assert rows["Ann", "B2"].other_away and rows["Ann", "B2"].other_learns_at == 3
     assert not rows["Ann", "B3"].other_away and pd.isna(rows["Ann", "B3"].other_learns_at)
     assert rows["Ben", "B3"].other_away and pd.isna(rows["Ben", "B3"].other_learns_at)
@@ -59,13 +65,14 @@ def test_each_belief_held_alone_says_whether_the_other_was_away_and_when_they_le
 
 
 def test_the_gap_rises_when_one_learns_alone_and_falls_when_the_other_is_told():
-    gap = gap_over_time(knowledge_split(LANES, PRESENCE, "Ann", "Ben"), SCENES)
+    gap = gap_over_time(LANES, PRESENCE, "Ann", "Ben", SCENES)
     ann = gap[gap["holder"] == "Ann"].set_index("scene_index")
     ben = gap[gap["holder"] == "Ben"].set_index("scene_index")
-    assert list(ann["unshared"]) == [0, 1, 2, 1, 1]  # B2 from 1 until Ben is told in 3
-    assert list(ann["away"]) == [0, 1, 1, 0, 0]  # B3 formed with Ben on screen
-    assert list(ben["unshared"]) == [0, 0, 0, 1, 1]
-    assert list(ben["away"]) == [0, 0, 0, 1, 1]
+    # B2 from 1 until Ben is told it in 3; B3 from 2; B4 once Ben revised his copy in 3
+    assert list(ann["unshared"]) == [0, 1, 2, 2, 2]
+    assert list(ann["away"]) == [0, 1, 1, 0, 0]  # only B2 formed while Ben was away
+    assert list(ben["unshared"]) == [0, 0, 0, 2, 2]  # B3 and B5, both while Ann was away
+    assert list(ben["away"]) == [0, 0, 0, 2, 2]
     assert set(gap["other"]) == {"Ann", "Ben"} and ann["start_s"].iloc[1] == 60.0
 
 
@@ -82,8 +89,8 @@ def test_summary_counts_each_direction():
         {
             "holds": "Ben",
             "not held by": "Ann",
-            "beliefs": 1,
-            "formed while away": 1,
+            "beliefs": 2,
+            "formed while away": 2,
             "learned later": 0,
         },
     ]
@@ -98,7 +105,7 @@ def test_same_words_ignores_case_spacing_and_end_punctuation_only():
 def test_a_holder_without_beliefs_holds_nothing_alone_and_the_other_everything():
     split = knowledge_split(LANES[LANES["holder"] == "Ann"], PRESENCE, "Ann", "Ben")
     assert (
-        list(split["holder"]) == ["Ann"] * 3
+        list(split["holder"]) == ["Ann"] * 4
     )  # T1 is rejected and split["other_learns_at"].isna().all()
 
 
@@ -106,3 +113,10 @@ def test_without_presence_rows_nobody_is_counted_away():
     split = knowledge_split(LANES, PRESENCE.iloc[0:0], "Ann", "Ben")
     assert split["other_away"].isna().all()
     assert [s["formed while away"] for s in split_summary(split, "Ann", "Ben")] == [0, 0]
+
+
+def test_two_holders_of_the_same_beliefs_hold_nothing_alone():
+    ann = LANES[LANES["holder"] == "Ann"]
+    split = knowledge_split(pd.concat([ann, ann.assign(holder="Ben")]), PRESENCE, "Ann", "Ben")
+    assert split.empty
+    assert [s["beliefs"] for s in split_summary(split, "Ann", "Ben")] == [0, 0]

@@ -16,6 +16,8 @@ from viz.belief_groups import STORY_AXIS
 from viz.safe import escapes_untrusted
 
 COLOURS = ("#1f77b4", "#d62728")
+# the first direction drawn wider, so that equal counts (a Sally-Anne split: one each) show both
+WIDTHS = (5, 2)
 
 
 @escapes_untrusted
@@ -27,8 +29,8 @@ def knowledge_gap_figure(gap: pd.DataFrame) -> go.Figure:
     """
     clock = bool(gap["start_s"].notna().any()) if not gap.empty else True
     figure = go.Figure()
-    for colour, ((holder, other), part) in zip(
-        COLOURS, gap.groupby(["holder", "other"], sort=False)
+    for colour, width, ((holder, other), part) in zip(
+        COLOURS, WIDTHS, gap.groupby(["holder", "other"], sort=False)
     ):
         part = part.dropna(subset=["start_s"]) if clock else part
         x = part["start_s"] / 60.0 if clock else part["scene_index"].astype(float)
@@ -41,7 +43,7 @@ def knowledge_gap_figure(gap: pd.DataFrame) -> go.Figure:
                 x=x,
                 y=part[column],
                 mode="lines",
-                line=dict(shape="hv", color=colour, dash=dash),
+                line=dict(shape="hv", color=colour, dash=dash, width=width),
                 hovertemplate="%{y}",  # the trace name (escaped) labels it
             )
     figure.update_layout(

@@ -12,8 +12,12 @@ until the other is told. This module reads that from stored rows, for any backen
   holder's own words (the gold, an LLM) are shared only where the words agree, so their split
   overstates the gap. A paraphrase match (MiniLM) would close that, at the cost of a model on
   every page view; it was left out.
-- a belief of A is **unshared at scene s** when A formed it at or before s and B has not formed
-  a record with the same words by s (B may never);
+- a belief is **held** from the scene it forms in until the scene it is revised in (exclusive;
+  `end_scene` of `belief_lanes`), so a belief revised away is no longer shared: in a Sally-Anne
+  story, Sally's "the marble is in the basket" is held alone once Anne has seen it moved;
+- a belief of A is **held alone at scene s** when A holds it at s and B holds no record with
+  the same words at s; the split lists every belief of A that B does not hold when it forms,
+  with the first later scene where B does (B may never);
 - A's belief formed **while B was away** when B was not on screen in that scene (LF-VideoQA
   Table 19's presence levels: only `on_screen` perceives the scene first-hand).
 Rejected claims (a told claim the holder does not believe) are not held and do not count.
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pandas as pd
 
 SPLIT_COLUMNS = [
@@ -52,22 +57,29 @@ def _held(lanes: pd.DataFrame, holder: str) -> pd.DataFrame:
     return rows.assign(words=same_words(rows["content"]))
 
 
-def _one_side(mine: pd.DataFrame, theirs: pd.DataFrame, presence: pd.DataFrame) -> pd.DataFrame:
-    first = theirs.groupby("words")["scene_index"].min()
-    # numeric even when the other holds nothing (an empty map gives strings)
-    learns = pd.to_numeric(mine["words"].map(first), errors="coerce")
-    # shared from the start: the other held the same words when (or before) this one formed
-    alone = mine[~(learns <= mine["scene_index"])].assign(other_learns_at=learns)
-    status = presence.groupby("scene_index")["status"].first()
+def _first_learned(mine: pd.DataFrame, theirs: pd.DataFrame) -> pd.Series:
+    """The first scene after each belief of `mine` formed where `theirs` forms the same words."""
+    later = mine.reset_index().merge(
+        theirs[["words", "scene_index"]], on="words", suffixes=("", "_b")
+    )
+    later = later[later["scene_index_b"] > later["scene_index"]]
+    first = later.groupby("index")["scene_index_b"].min()
+    return pd.Series(first.reindex(mine.index).to_numpy(), index=mine.index).astype("Int64")
+
+
+def _side(lanes: pd.DataFrame, presence: pd.DataFrame, holder: str, other: str):
+    """(the holder's held beliefs with `other_away`, the other's held beliefs)."""
+    mine, theirs = _held(lanes, holder), _held(lanes, other)
+    status = presence[presence["character"] == other].groupby("scene_index")["status"].first()
     # no presence row for the other in that scene (a story without presence): unknown, not away
-    away = alone["scene_index"].map(status.ne("on_screen")).astype("boolean")
-    return alone.assign(other_away=away)
+    away = mine["scene_index"].map(status.ne("on_screen")).astype("boolean")
+    return mine.assign(other=other, other_away=away), theirs
 
 
 def knowledge_split(
     lanes: pd.DataFrame, presence: pd.DataFrame, first: str, second: str
 ) -> pd.DataFrame:
-    """Every belief of `first` or `second` that the other did not hold when it formed.
+    """Every belief of `first` or `second` that the other does not hold when it forms.
 
     Args:
         lanes: `belief_lanes` rows of (at least) both holders.
@@ -76,51 +88,76 @@ def knowledge_split(
 
     Returns:
         SPLIT_COLUMNS, in film order: `other_away` is True when the other was not on screen in
-        the scene the belief formed in (NA: no presence row of theirs for that scene); `other_learns_at` the scene where the other first holds
-        the same words later (NA: never).
+        the scene the belief formed in (NA: no presence row of theirs for that scene);
+        `other_learns_at` the first later scene where the other forms the same words (NA: never).
     """
     parts = []
     for holder, other in ((first, second), (second, first)):
-        theirs = presence[presence["character"] == other]
-        side = _one_side(_held(lanes, holder), _held(lanes, other), theirs)
-        parts.append(side.assign(other=other))
+        mine, theirs = _side(lanes, presence, holder, other)
+        formed = mine["scene_index"].to_numpy()
+        # held alone in the scene it forms in: the diagonal of beliefs × their own scenes
+        alone = mine[np.diagonal(_alone_by_scene(mine, theirs, formed))]
+        parts.append(alone.assign(other_learns_at=_first_learned(alone, theirs)))
     split = pd.concat(parts, ignore_index=True)
     split["other_learns_at"] = split["other_learns_at"].astype("Int64")
-    return split.sort_values(["scene_index", "holder", "belief_id"])[SPLIT_COLUMNS].reset_index(
-        drop=True
-    )
+    ordered = split.sort_values(["scene_index", "holder", "belief_id"])
+    return ordered[SPLIT_COLUMNS].reset_index(drop=True)
 
 
-def gap_over_time(split: pd.DataFrame, scenes: pd.DataFrame) -> pd.DataFrame:
-    """How many beliefs each holder holds that the other does not, scene by scene.
+def gap_over_time(
+    lanes: pd.DataFrame, presence: pd.DataFrame, first: str, second: str, scenes: pd.DataFrame
+) -> pd.DataFrame:
+    """How many beliefs each of two holders holds alone, scene by scene.
 
     Args:
-        split: `knowledge_split` rows.
+        lanes, presence, first, second: as for `knowledge_split`.
         scenes: the film's scenes (scene_index, start_s), in order.
 
     Returns:
-        holder, other, scene_index, start_s, unshared (formed by then, not yet learned by the
-        other), away (of those, formed while the other was not on screen): one row per holder
-        and scene.
+        holder, other, scene_index, start_s, unshared (held at that scene by the holder and
+        not by the other), away (of those, formed while the other was not on screen): one row
+        per holder and scene.
     """
-    rows = []
-    for (holder, other), part in split.groupby(["holder", "other"], sort=False):
-        formed, learned = part["scene_index"], part["other_learns_at"]
-        for scene, start in zip(scenes["scene_index"], scenes["start_s"]):
-            open_ = (formed <= scene) & ~(learned.fillna(scene + 1) <= scene)
-            rows.append(
+    at = scenes["scene_index"].to_numpy()
+    parts = []
+    for holder, other in ((first, second), (second, first)):
+        mine, theirs = _side(lanes, presence, holder, other)
+        alone = _alone_by_scene(mine, theirs, at)
+        away = alone & mine["other_away"].fillna(False).to_numpy(dtype=bool)[:, None]
+        parts.append(
+            pd.DataFrame(
                 {
                     "holder": holder,
                     "other": other,
-                    "scene_index": scene,
-                    "start_s": start,
-                    "unshared": int(open_.sum()),
-                    "away": int((open_ & part["other_away"].fillna(False)).sum()),
+                    "scene_index": at,
+                    "start_s": scenes["start_s"].to_numpy(),
+                    "unshared": alone.sum(axis=0),
+                    "away": away.sum(axis=0),
                 }
             )
-    return pd.DataFrame(
-        rows, columns=["holder", "other", "scene_index", "start_s", "unshared", "away"]
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def _alone_by_scene(mine: pd.DataFrame, theirs: pd.DataFrame, at: np.ndarray) -> np.ndarray:
+    """beliefs × scenes: the belief is held then and no record of `theirs` with its words is."""
+    held = _spans(mine["scene_index"], mine["end_scene"], at)
+    pairs = (
+        mine.reset_index(drop=True)
+        .reset_index()
+        .merge(theirs[["words", "scene_index", "end_scene"]], on="words", suffixes=("", "_b"))
     )
+    covered = np.zeros_like(held)
+    np.logical_or.at(
+        covered, pairs["index"].to_numpy(), _spans(pairs["scene_index_b"], pairs["end_scene_b"], at)
+    )
+    return held & ~covered
+
+
+def _spans(start: pd.Series, end: pd.Series, at: np.ndarray) -> np.ndarray:
+    """rows × scenes: start <= scene < end."""
+    first, stop = start.to_numpy(dtype=float)[:, None], end.to_numpy(dtype=float)[:, None]
+    return (first <= at[None, :]) & (at[None, :] < stop)
 
 
 def split_summary(split: pd.DataFrame, first: str, second: str) -> list[dict]:
