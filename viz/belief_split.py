@@ -17,7 +17,7 @@ from viz.safe import escapes_untrusted
 
 COLOURS = ("#1f77b4", "#d62728")
 # the first direction drawn wider, so that equal counts (a Sally-Anne split: one each) show both
-WIDTHS = (5, 2)
+WIDTHS = (4, 2)
 
 
 @escapes_untrusted
