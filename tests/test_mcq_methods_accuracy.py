@@ -10,6 +10,7 @@ import pytest
 
 from data_access.queries import distributions as views
 from data_access.queries.mcq_methods import prediction_methods, question_predictions
+from data_access.rollups import full as rollups
 from data_access.writes.mcq import insert_difficulty
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
@@ -103,7 +104,25 @@ def test_accuracy_by_topic_and_bin_equal_pandas_over_the_same_rows(store, fake_l
     rows = _pandas_rows(store)
     assert set(rows["method"]) == {"VideoLLaMA3", "subtitles@200:fake-model"}
     assert len(rows) == 2 * N
+    _check_views_against(store, rows)
+    # the same figures from the rollups (read while they are fresh)
+    rollups.refresh(store)
+    assert rollups.rollups_fresh(store)
+    _check_views_against(store, rows)
 
+    methods = prediction_methods(store).set_index("method")
+    assert methods.loc["VideoLLaMA3", "origin"] == "imported"
+    assert methods.loc["subtitles@200:fake-model", "origin"] == "StoryScope"
+    for method, part in rows.groupby("method"):
+        assert methods.loc[method, "accuracy"] == pytest.approx(100 * part["correct"].mean())
+        assert methods.loc[method, "n"] == len(part)
+
+    wrong = question_predictions(store, "VideoLLaMA3", wrong_only=True)
+    assert len(wrong) == N // 2 and not wrong["correct"].any()
+    assert set(wrong["qid"] % 2) == {1}
+
+
+def _check_views_against(store, rows: pd.DataFrame) -> None:
     by_topic = views.accuracy_by_topic(store).set_index(
         ["method", "question_type", "story_element"]
     )
@@ -120,14 +139,3 @@ def test_accuracy_by_topic_and_bin_equal_pandas_over_the_same_rows(store, fake_l
     assert len(by_bin) == len(expected) == 2 * 9
     for key, value in expected.items():
         assert by_bin.loc[key, "accuracy"] == pytest.approx(value)
-
-    methods = prediction_methods(store).set_index("method")
-    assert methods.loc["VideoLLaMA3", "origin"] == "imported"
-    assert methods.loc["subtitles@200:fake-model", "origin"] == "StoryScope"
-    for method, part in rows.groupby("method"):
-        assert methods.loc[method, "accuracy"] == pytest.approx(100 * part["correct"].mean())
-        assert methods.loc[method, "n"] == len(part)
-
-    wrong = question_predictions(store, "VideoLLaMA3", wrong_only=True)
-    assert len(wrong) == N // 2 and not wrong["correct"].any()
-    assert set(wrong["qid"] % 2) == {1}
