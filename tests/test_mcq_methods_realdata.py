@@ -51,3 +51,24 @@ def test_subtitle_baseline_on_a_real_episode(store, shared_data, tmp_path, fake_
     by_topic = views.accuracy_by_topic(store)
     overall = (by_topic["accuracy"] * by_topic["n"]).sum() / by_topic["n"].sum()
     assert overall == pytest.approx(expected)
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+def test_plottree_offline_on_a_real_episode_as_the_demo_runs_it(store, shared_data, tmp_path):
+    from data_access.queries.mcq_methods import prediction_retrieval, question_predictions
+    from pipelines.demo import step_55_plottrees
+
+    import_storyvideoqa_dir(store, _one_episode_release(shared_data, tmp_path / "r", False))
+    messages = []
+    step_55_plottrees.run(store, shared_data, messages.append)
+    assert any(f"{EPISODE}: " in m and "plottree:minilm-option-match" in m for m in messages)
+    rows = question_predictions(store, "plottree:minilm-option-match")
+    n = store.scalar("SELECT count(*) FROM mcq_questions WHERE vid = ?", [EPISODE])
+    assert len(rows) == n and rows["retrieved"].all() and rows["predicted_option"].notna().all()
+    nodes = prediction_retrieval(store, rows.run_id[0], rows.mcq_id[0])
+    tree = store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [EPISODE])
+    assert len(nodes) == min(32, tree) and nodes["summary"].notna().all()  # §6.1: top-32
+    assert list(nodes["start_s"]) == sorted(nodes["start_s"])
+    # a choice is a letter among the question's options, and correctness is recorded against GT
+    assert (rows["correct"] == (rows["predicted_option"] == rows["option"])).all()
