@@ -11,7 +11,8 @@ from data_access.queries import distributions as views
 from data_access.queries import mcq_methods
 from pages.common import chart, query
 from pages.filters import url_selectbox
-from pipelines.mcq.methods import provenance_summary
+from pages.safe_text import inert
+from pipelines.mcq.methods import given_for_video, provenance_summary
 from pipelines.mcq.paper_tables import paper_accuracy_by_topic
 from pipelines.mcq.topics import topic_label
 from viz.mcq_methods import beside_paper_table, options_table, topic_accuracy_heatmap
@@ -74,11 +75,15 @@ def _per_question(methods: pd.DataFrame, set_name: str | None, source: str | Non
     if len(rows) == 500:
         st.caption("The first 500 questions of the slice.")
     picked = st.selectbox("Question", list(rows["mcq_id"]), key="mcq_question")
-    _question_detail(rows.set_index("mcq_id").loc[picked], picked)
+    row = rows.set_index("mcq_id").loc[picked]
+    params = methods.set_index("method").loc[method, "params"]
+    _question_detail(row, picked, given_for_video(params, str(row["vid"])))
 
 
-def _question_detail(row: pd.Series, mcq_id: str) -> None:
+def _question_detail(row: pd.Series, mcq_id: str, given: str) -> None:
     st.text(str(row["question"]))  # dataset text: shown as text
+    if given:
+        st.caption(inert(f"Given to the model: {given}."))
     chosen = row["predicted_option"] if pd.notna(row["predicted_option"]) else None
     st.dataframe(
         options_table(list(row["choices"]), row["option"], chosen),

@@ -81,6 +81,8 @@ def test_own_method_appears_beside_the_paper_with_its_choices(store, fake_llm):
     assert options.set_index("option").loc["B", "correct"] == "✓"
     assert "Who took the <b>spare</b> key?" in [t.value for t in at.text]  # as text, not HTML
     assert "retrieval" not in frames  # the subtitle method retrieves nothing
+    given = [c.value for c in at.caption if "Given to the model" in c.value]
+    assert len(given) == 1 and "subtitle cues" in given[0] and "evenly\\-spaced\\-cues" in given[0]
 
     at.checkbox(key="mcq_wrong_only").check().run()
     assert _frames(at)["questions"]["mcq_id"].tolist() == [f"Movie:{FILM}:2"]

@@ -20,7 +20,7 @@ is resumed by giving the same command again (cached items replay without a call)
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -32,7 +32,7 @@ from data_access.writes.mcq import insert_predictions
 from data_access.writes.plottree import insert_retrievals
 from data_access.writes.runs import RunSpec, end_run, start_run
 from pipelines.mcq import answer_prompts as prompts
-from pipelines.mcq.subtitle_budget import fit_subtitles
+from pipelines.mcq.subtitle_budget import clock, fit_subtitles
 
 METHODS = ("plottree", "subtitles")
 OFFLINE_BACKEND = "minilm-option-match"
@@ -110,7 +110,7 @@ def answer_mcqs(
         ValueError: bad options, or no question matches.
     """
     if options.method == "subtitles" and options.budget is None:
-        options.budget = DEFAULT_SUBTITLE_BUDGET
+        options = replace(options, budget=DEFAULT_SUBTITLE_BUDGET)
     validate(options)
     questions = mcq_questions(store, options.where, options.limit)
     if questions.empty:
@@ -359,3 +359,27 @@ def provenance_summary(params_json: str | None) -> str:
     if params.get("skipped"):
         parts.append(f"{len(params['skipped'])} videos skipped")
     return "; ".join(parts)
+
+
+def given_for_video(params_json: str | None, vid: str) -> str:
+    """What a run gave the model for one video, in a sentence (the per-question view); '' when
+    the run does not say (imported predictions)."""
+    import json
+
+    params = json.loads(params_json) if params_json else {}
+    video = (params.get("videos") or {}).get(vid) if isinstance(params, dict) else None
+    if not video:
+        return ""
+    if params.get("method") == "subtitles":
+        if not video.get("cues_kept"):
+            return f"no subtitle cue fitted the budget of {video.get('budget')} tokens"
+        return (
+            f"{video['cues_kept']} of {video['cues_total']} subtitle cues (rule"
+            f" {video['rule']}, ~{video['tokens']} tokens of {video.get('budget')}), from"
+            f" {clock(video['first_s'])} to {clock(video['last_s'])}"
+        )
+    return (
+        f"the top-{params.get('top_m')} PlotTree nodes of tree run {video.get('tree_run_id')}"
+        f" (embedder {video.get('embedder')}); {video.get('nodes_cut', 0)} nodes cut by the"
+        " budget over this video"
+    )
