@@ -185,6 +185,19 @@ def test_plottree_offline_backend_is_named_and_budget_cuts_nodes(store):
     contexts = store.df("SELECT context, answer_backend FROM plottree_retrievals")
     assert (contexts["context"].str.len() / 4 <= 60).all()
     assert (contexts["answer_backend"] == "minilm-option-match").all()
+    # `plottree ask-mcqs` is the same method on one film's questions
+    result = CliRunner().invoke(
+        app, ["plottree", "ask-mcqs", "--film", FILM, "--json", "--store", str(store.path)]
+    )
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert (payload["method"], payload["questions"]) == ("plottree:minilm-option-match", 3)
+    assert (
+        store.scalar(
+            "SELECT count(*) FROM mcq_predictions WHERE method = 'plottree:minilm-option-match'"
+        )
+        == 3
+    )
 
 
 def test_the_cli_answers_and_refuses_bad_options(store, fake_llm, monkeypatch):
