@@ -71,6 +71,7 @@ def _per_question(methods: pd.DataFrame, set_name: str | None, source: str | Non
         topic=[topic_label(t, e) for t, e in zip(rows["question_type"], rows["story_element"])],
         chosen=rows["predicted_option"].fillna("(none)"),
     )[["mcq_id", "question", "chosen", "option", "correct", "topic", "bin"]]
+    table = table.rename(columns={"option": "correct option"})
     st.dataframe(table, hide_index=True, width="stretch", key="mcq_questions")
     if len(rows) == 500:
         st.caption("The first 500 questions of the slice.")

@@ -74,7 +74,10 @@ def test_own_method_appears_beside_the_paper_with_its_choices(store, fake_llm):
     assert "beside_paper_heatmap" in figures(at)
 
     questions = frames["questions"]
-    assert questions["chosen"].tolist() == ["B", "B"] and questions["option"].tolist() == ["B", "A"]
+    assert questions["chosen"].tolist() == ["B", "B"] and questions["correct option"].tolist() == [
+        "B",
+        "A",
+    ]
     options = frames["options"]  # the first question is shown
     assert options["text"].tolist() == ["Ann", "Cara", "Ben", "Dan", "Eve"]
     assert options.set_index("option").loc["B", "chosen"] == "◀ chosen"

@@ -54,7 +54,7 @@ def topic_accuracy_heatmap(table: pd.DataFrame) -> go.Figure:
         )
     )
     figure.update_layout(
-        title="Accuracy by topic: this store's methods and the paper's Tables 8–9",
+        title="Accuracy by topic: this store's methods and the paper's reported rows",
         height=max(300, 22 * len(labels) + 120),
         yaxis=dict(autorange="reversed", type="category"),
         xaxis=dict(type="category"),

@@ -378,8 +378,13 @@ def given_for_video(params_json: str | None, vid: str) -> str:
             f" {video['rule']}, ~{video['tokens']} tokens of {video.get('budget')}), from"
             f" {clock(video['first_s'])} to {clock(video['last_s'])}"
         )
+    budget = params.get("budget_tokens")
+    cut = (
+        f"{video.get('nodes_cut', 0)} nodes cut by the budget of {budget} tokens over this video"
+        if budget
+        else "no budget"
+    )
     return (
-        f"the top-{params.get('top_m')} PlotTree nodes of tree run {video.get('tree_run_id')}"
-        f" (embedder {video.get('embedder')}); {video.get('nodes_cut', 0)} nodes cut by the"
-        " budget over this video"
+        f"the top-{params.get('top_m')} PlotTree nodes (all of them when the tree is smaller) of"
+        f" tree run {video.get('tree_run_id')}, embedder {video.get('embedder')}; {cut}"
     )
