@@ -232,3 +232,28 @@ def test_the_cli_answers_and_refuses_bad_options(store, fake_llm, monkeypatch):
     assert bad.exit_code != 0 and "unknown method 'oracle'" in bad.output
     bad = runner.invoke(app, [*base, "--method", "subtitles", "--where", "film=x"])
     assert bad.exit_code != 0 and "unknown field 'film'" in bad.output
+
+
+def test_a_run_the_llm_budget_stops_is_resumed_not_counted(store, fake_llm):
+    from data_access.queries.mcq_methods import prediction_methods
+    from tests.support.fake_llm import FakeReply
+
+    write_fixture_film(store)
+    _mcqs(store)
+    server = fake_llm(
+        lambda body, n: FakeReply(
+            content=json.dumps({"option": "B"}), prompt_tokens=100, completion_tokens=100
+        )
+    )
+    stopped = answer_mcqs(
+        store,
+        AnswerOptions(
+            "subtitles", llm_config=fake_llm.config(server, concurrency=1, budget_tokens=250)
+        ),
+    )
+    assert (stopped["status"], stopped["questions"]) == ("stopped", 2)
+    assert prediction_methods(store).empty  # a stopped run is not the method's result
+    resumed = answer_mcqs(store, AnswerOptions("subtitles", llm_config=fake_llm.config(server)))
+    assert resumed["status"] == "finished" and resumed["questions"] == 3
+    assert len(server.log.bodies) == 3  # the two answered before replayed from the cache
+    assert prediction_methods(store)["n"].tolist() == [3]
