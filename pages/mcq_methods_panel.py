@@ -43,6 +43,7 @@ def _methods_table(methods: pd.DataFrame) -> None:
         given=[provenance_summary(p) for p in methods["params"]],
         accuracy=methods["accuracy"].round(1),
     )[["method", "origin", "backend", "model", "prompt_version", "given", "n", "accuracy"]]
+    shown = shown.astype({"model": object, "prompt_version": object}).fillna("—")  # no "None"
     st.dataframe(shown, hide_index=True, width="stretch", key="mcq_methods")
 
 
@@ -72,6 +73,7 @@ def _per_question(methods: pd.DataFrame, set_name: str | None, source: str | Non
         chosen=rows["predicted_option"].fillna("(none)"),
     )[["mcq_id", "question", "chosen", "option", "correct", "topic", "bin"]]
     table = table.rename(columns={"option": "correct option"})
+    table["bin"] = table["bin"].astype(object).where(table["bin"].notna(), "—")
     st.dataframe(table, hide_index=True, width="stretch", key="mcq_questions")
     if len(rows) == 500:
         st.caption("The first 500 questions of the slice.")

@@ -73,7 +73,9 @@ def test_own_method_appears_beside_the_paper_with_its_choices(store, fake_llm):
     assert paper.loc["PlotTree · Gemini-2.0-Flash", "Avg"] == 86.5 and len(paper) == 24
     assert "beside_paper_heatmap" in figures(at)
 
+    assert methods.loc["subtitles@30:fake-model"].notna().all()  # no "None" cells
     questions = frames["questions"]
+    assert questions["bin"].tolist() == ["—", "—"]  # no difficulty computed: said, not "None"
     assert questions["chosen"].tolist() == ["B", "B"] and questions["correct option"].tolist() == [
         "B",
         "A",
@@ -116,6 +118,8 @@ def test_plottree_choice_shows_its_retrieval(store):
         REPO_ROOT, "distributions_page", {**MCQ_VIEW, "mcq_method": "plottree:minilm-option-match"}
     )
     assert not at.exception
+    methods = _frames(at)["methods"].set_index("method")
+    assert methods.loc["plottree:minilm-option-match", "model"] == "—"  # offline: no model
     retrieval = _frames(at)["retrieval"]
     assert len(retrieval) == 3 and retrieval["position"].tolist() == [1, 2, 3]
     assert retrieval["start_s"].is_monotonic_increasing
