@@ -9,6 +9,7 @@ from data_access.queries import distributions as views
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_radio, url_selectbox
+from pages.mcq_methods_panel import methods_section
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
 from viz.distributions import (
@@ -162,3 +163,4 @@ else:
         st.dataframe(
             pd.DataFrame(summary["pairwise"]), hide_index=True, width="stretch", key="reviewers"
         )
+    methods_section(set_arg, source_arg)

@@ -47,6 +47,19 @@ def test_plottree_condensation_and_mcq_answering(store, llama_server):
     assert len(retrieval.nodes) == 3
     row = store.df("SELECT answer_backend FROM plottree_retrievals").iloc[0]
     assert row["answer_backend"] == f"llm:{llama_server.model}"
+    # PlotTree QA and the subtitle baseline as MCQ methods (`mcq answer`): the letter comes back
+    # under the schema's grammar (or fails with its raw reply) and joins the predictions
+    from pipelines.mcq.methods import AnswerOptions, answer_mcqs
+    from tests.mcq_helpers import load_records, make_mcq
+
+    choices = ["Ann", "Cara", "Ben", "Dan", "Eve"]
+    load_records(store, [make_mcq("Movie", FILM, 1, question=question.text, choices=choices)])
+    for method, budget in (("plottree", None), ("subtitles", 200)):
+        options = AnswerOptions(method, budget=budget, top_m=3, llm_config=config)
+        result = answer_mcqs(store, options)
+        check_plumbing(store, result["run_id"])
+        assert (result["status"], result["questions"]) == ("finished", 1)
+    assert store.scalar("SELECT count(*) FROM mcq_predictions") == 2
 
 
 def _opening_scenes(tmp_path, scenes: int = 3, cues: int = 20):

@@ -46,6 +46,16 @@ def test_steps_fill_difficulty_trees_and_retrievals(store, monkeypatch):
         store.scalar("SELECT count(*) FROM current_plottree_nodes WHERE film_id = ?", [FILM]) == 5
     )
     assert store.scalar("SELECT count(*) FROM plottree_retrievals WHERE film_id = ?", [FILM]) == 9
+    # ... each answered by the offline PlotTree QA method, its predictions under the same run
+    assert (
+        store.scalar(
+            "SELECT count(*) FROM mcq_predictions p JOIN plottree_retrievals r"
+            " ON r.run_id = p.run_id AND r.item_id = p.mcq_id"
+            " WHERE p.method = 'plottree:minilm-option-match'"
+            " AND r.answer_option = p.predicted_option"
+        )
+        == 9
+    )
     assert messages[-1].startswith("  1 PlotTrees built in ")
     step_55_plottrees.run(store, Path("."), messages.append)  # second run: nothing rebuilt
     assert any("tree already built" in m for m in messages)

@@ -1,5 +1,5 @@
 """StoryVideoQA analytics commands: `storyscope topics`, `reviewers`, `difficulty`,
-`mcq import-predictions`, `storymind generate` (StoryVideoQA §3-4)."""
+`mcq import-predictions`, `mcq answer`, `storymind generate` (StoryVideoQA §3-4)."""
 
 from __future__ import annotations
 
@@ -174,6 +174,93 @@ def import_predictions_cmd(
     typer.echo(f"imported {result['n']} predictions (run {result['run_id']})")
     for method, row in result["methods"].items():
         typer.echo(f"  {method}: n={row['n']}  accuracy {row['accuracy']:.2f}%")
+
+
+@mcq_app.command("answer")
+def answer_cmd(
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            envvar="STORYSCOPE_MCQ_METHOD",
+            help="plottree (PlotTree QA, §5.2) or subtitles (the video's subtitles).",
+        ),
+    ],
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--where",
+            envvar="STORYSCOPE_WHERE",
+            help="Filter KEY=V1[,V2...] on source, set, vid, type, element or question;"
+            " several joined by ';' or the option repeated, for AND.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", help="At most N questions (by source, video, id).")
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget",
+            envvar="STORYSCOPE_MCQ_BUDGET",
+            help="Context budget in estimated tokens (4 characters each); subtitles default"
+            " 16000, PlotTree none (its top-M nodes).",
+        ),
+    ] = None,
+    top_m: Annotated[int, typer.Option("--top-m", help="PlotTree nodes retrieved.")] = 32,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            envvar="STORYSCOPE_MCQ_BACKEND",
+            help="openai (the LLM gateway) or offline (plottree only: minilm-option-match).",
+        ),
+    ] = "openai",
+    model: Annotated[str | None, typer.Option("--model", help="LLM model (openai).")] = None,
+    store: StoreOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer MCQs with a StoryScope method; the predictions join imported ones."""
+    from data_access.queries.task_questions import MCQ_FILTERS
+    from pipelines.cli.parsing import parse_where
+    from pipelines.mcq.methods import AnswerOptions, answer_mcqs
+
+    if limit is not None and limit < 1:
+        raise fail("--limit must be at least 1")
+    options = AnswerOptions(
+        method=method,
+        where=parse_where(where, MCQ_FILTERS),
+        limit=limit,
+        budget=budget,
+        llm_config=_method_llm_config(backend, model),
+        top_m=top_m,
+    )
+    try:
+        result = answer_mcqs(open_store(store), options, echo=lambda m: typer.echo(m, err=True))
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    accuracy = "-" if result["accuracy"] is None else f"{result['accuracy']:.2f}%"
+    typer.echo(
+        f"{result['method']}: {result['questions']} MCQs, {result['answered']} answered,"
+        f" {result['failed']} failed, accuracy {accuracy} (run {result['run_id']},"
+        f" {result['status']})"
+    )
+
+
+def _method_llm_config(backend: str, model: str | None):
+    if backend == "offline":
+        return None
+    if backend != "openai":
+        raise fail(f"--backend {backend!r}: expected openai or offline")
+    from pipelines.llm import load_config
+
+    try:
+        return load_config({"model": model})
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
 
 
 storymind_app = typer.Typer(help="StoryMindv2 QA generation (§3.2-3.3).", no_args_is_help=True)

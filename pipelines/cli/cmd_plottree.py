@@ -22,7 +22,8 @@ BackendOption = Annotated[
     typer.Option(
         "--backend",
         envvar="STORYSCOPE_PLOTTREE_BACKEND",
-        help="offline (extractive summaries, no answer) or openai (the LLM gateway).",
+        help="offline (extractive summaries; MCQs answered by minilm-option-match) or openai"
+        " (the LLM gateway).",
     ),
 ]
 ModelOption = Annotated[str | None, typer.Option("--model", help="LLM model (openai backend).")]
@@ -232,22 +233,24 @@ def ask_mcqs(
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run retrieval (and QA) for every MCQ of a film; store the retrievals for the page."""
-    from pipelines.plottree.ask import ask, film_questions
+    """PlotTree QA on every MCQ of a film: `mcq answer --method plottree --where vid=FILM`
+    (retrievals stored for the page, choices stored as the method's predictions)."""
+    from pipelines.mcq.methods import AnswerOptions, answer_mcqs
 
-    handle = open_store(store)
-    questions = film_questions(handle, film)
-    if not questions:
-        raise fail(f"no MCQs for film '{film}' in the store")
-    config = _llm_config(backend, model)
+    options = AnswerOptions(
+        "plottree", where={"vid": [film]}, llm_config=_llm_config(backend, model), top_m=top_m
+    )
     try:
-        results = ask(handle, film, questions, top_m, config)
+        result = answer_mcqs(open_store(store), options)
     except ValueError as exc:
-        raise fail(str(exc)) from exc
-    answered = sum(a is not None for _, a in results)
-    summary = {"film": film, "questions": len(results), "answered": answered}
+        message = f"no MCQs for film '{film}' in the store" if "no MCQs" in str(exc) else str(exc)
+        raise fail(message) from exc
+    if film in result["skipped"]:
+        raise fail(f"film '{film}': {result['skipped'][film]}")
+    summary = {"film": film, "questions": result["questions"], "answered": result["answered"]}
     typer.echo(
-        json.dumps(summary)
+        json.dumps({**summary, "method": result["method"], "accuracy": result["accuracy"]})
         if as_json
-        else f"{film}: {len(results)} MCQs retrieved, {answered} answered"
+        else f"{film}: {result['questions']} MCQs retrieved, {result['answered']} answered by"
+        f" {result['method']} (accuracy {result['accuracy']}%)"
     )

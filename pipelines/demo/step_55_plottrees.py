@@ -5,8 +5,10 @@ episodes (Friends, The Big Bang Theory, Game of Thrones), about 41 hours at 1 fp
 are segment-pooled MiniLM (`pipelines.plottree.segment_embed`), which makes a 2-hour film cost
 about 30 s of CPU instead of 75 s (Chinatown), so the demo builds all of them, films first
 (docs/STORYVIDEOQA.md has the measured total). Summaries are extractive offline (labelled
-`extractive-centroid`). Each video's golden MCQs then get a stored retrieval (`plottree
-ask-mcqs`, answer null offline) so the PlotTree page can show them. Already-built videos are
+`extractive-centroid`). Each video's golden MCQs are then answered by PlotTree QA offline
+(`mcq answer --method plottree --backend offline`: the `minilm-option-match` backend, named as
+such), so Distributions shows a StoryScope method beside the imported ones and each choice's
+retrieval. Already-built videos are
 skipped, so an interrupted demo resumes; `storyscope plottree build --all --skip-built` does
 the same from the command line.
 """
@@ -36,7 +38,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
         echo("  no --data-dir; skipped")
         return
     from data_access.queries.plottree import films_with_tree
-    from pipelines.plottree.ask import ask, film_questions
+    from pipelines.mcq.methods import AnswerOptions, answer_mcqs
     from pipelines.plottree.build import build_film_tree
 
     videos = videos_to_build(store)
@@ -52,10 +54,14 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
             continue
         build_film_tree(store, film_id, echo=lambda m: echo(f"  {m}"))
         count += 1
-        questions = film_questions(store, film_id)
-        if questions:
-            ask(store, film_id, questions)
-            echo(f"  {film_id}: {len(questions)} MCQ retrievals stored (offline: no answers)")
+        try:
+            answered = answer_mcqs(store, AnswerOptions("plottree", where={"vid": [film_id]}))
+        except ValueError:  # the video has no MCQs
+            continue
+        echo(
+            f"  {film_id}: {answered['questions']} MCQs answered by {answered['method']}"
+            " (retrievals stored)"
+        )
     report("PlotTrees", len(videos), len(videos))
     echo(
         f"  {count} PlotTrees built in {time.perf_counter() - wall:.0f}s wall, "

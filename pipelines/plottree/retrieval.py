@@ -50,13 +50,13 @@ def retrieve(index: TreeIndex, question_vector: np.ndarray, top_m: int = TOP_M) 
 
 
 def qa_messages(context: str, question: str, choices: list[str] | None) -> list[dict]:
-    """The QA prompt: context paragraph + question (+ lettered options)."""
-    body = f"Story context (in time order):\n{context}\n\nQuestion: {question}\n"
+    """The QA prompt: context paragraph + question; with options, PlotTree QA's MCQ prompt
+    (`pipelines.mcq.answer_prompts`, the one `storyscope mcq answer` sends)."""
     if choices:
-        body += "".join(f"{'ABCDE'[i]}. {c}\n" for i, c in enumerate(choices[:5]))
-        body += "Answer with the letter of the correct option only."
-    else:
-        body += "Answer briefly."
+        from pipelines.mcq.answer_prompts import PLOTTREE_WHAT, mcq_messages
+
+        return mcq_messages(PLOTTREE_WHAT, context, question, list(choices))
+    body = f"Story context (in time order):\n{context}\n\nQuestion: {question}\nAnswer briefly."
     return [
         {
             "role": "system",

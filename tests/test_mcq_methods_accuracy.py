@@ -1,0 +1,141 @@
+"""Accuracy by topic and by difficulty bin, for imported and StoryScope methods alike, equals a
+pandas computation over the same prediction rows (each method's latest finished run)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from data_access.queries import distributions as views
+from data_access.queries.mcq_methods import prediction_methods, question_predictions
+from data_access.rollups import full as rollups
+from data_access.writes.mcq import insert_difficulty
+from data_access.writes.runs import RunSpec, finish_run, insert_run
+from pipelines.mcq.methods import AnswerOptions, answer_mcqs
+from pipelines.mcq.topics import TOPICS
+from tests.mcq_helpers import load_records, make_mcq
+from tests.test_plottree_build import FILM, write_fixture_film
+
+N = 28  # two questions per topic
+
+
+def _setup(store, tmp_path) -> None:
+    write_fixture_film(store)
+    records = [
+        make_mcq(
+            "Movie",
+            FILM,
+            i,
+            t.split("-")[0],
+            t.split("-")[1],
+            option="ABCDE"[i % 5],
+            question=f"Question {i} about the lighthouse?",
+        )
+        for i, t in enumerate(TOPICS * 2)
+    ]
+    load_records(store, records)
+    with store.transaction() as cursor:
+        run = insert_run(cursor, RunSpec(step="mcq.difficulty", backend="fixture"))
+        insert_difficulty(
+            cursor,
+            pd.DataFrame(
+                {
+                    "mcq_id": [r["mcq_id"] for r in records],
+                    "d_q": 0.1,
+                    "d_a": 0.2,
+                    "d_qa": 0.3,
+                    "d": [i / N for i in range(N)],
+                    "bin": [i * 9 // N for i in range(N)],
+                }
+            ),
+            run,
+        )
+        finish_run(cursor, run)
+    # an imported method: right on even ids; a superseded older import of it is ignored
+    for stale, letter_of in ((True, lambda r: "A"), (False, None)):
+        path = tmp_path / f"pred{stale}.json"
+        path.write_text(
+            json.dumps(
+                [
+                    {
+                        "mcq_id": r["mcq_id"],
+                        "method": "VideoLLaMA3",
+                        "predicted_option": letter_of(r)
+                        if stale
+                        else (
+                            r["option"] if r["qid"] % 2 == 0 else "E" if r["option"] != "E" else "D"
+                        ),
+                    }
+                    for r in records
+                ]
+            )
+        )
+        from pipelines.mcq.predictions import import_predictions
+
+        import_predictions(store, path)
+
+
+def _pandas_rows(store) -> pd.DataFrame:
+    """Every prediction of each method's latest finished run, with topic and bin (pandas)."""
+    predictions = store.df(
+        "SELECT p.*, r.started_at, r.status FROM mcq_predictions p JOIN runs r USING (run_id)"
+    )
+    finished = predictions[predictions["status"] == "finished"]
+    latest = finished.loc[finished.groupby("method")["started_at"].idxmax(), ["method", "run_id"]]
+    rows = predictions.merge(latest, on=["method", "run_id"])
+    questions = store.df("SELECT mcq_id, question_type, story_element FROM mcq_questions")
+    bins = store.df("SELECT mcq_id, bin FROM current_mcq_difficulty")
+    return rows.merge(questions, on="mcq_id").merge(bins, on="mcq_id")
+
+
+def test_accuracy_by_topic_and_bin_equal_pandas_over_the_same_rows(store, fake_llm, tmp_path):
+    _setup(store, tmp_path)
+
+    def varied(body, n):  # a letter that depends on the question, so accuracy varies by topic
+        prompt = body["messages"][-1]["content"]
+        number = int(prompt.split("Question: Question ", 1)[1].split(" ", 1)[0])
+        return json.dumps({"option": "ABCDE"[number * 7 % 5 if number % 3 else number % 5]})
+
+    config = fake_llm.config(fake_llm(varied))
+    answer_mcqs(store, AnswerOptions("subtitles", budget=200, llm_config=config))
+
+    rows = _pandas_rows(store)
+    assert set(rows["method"]) == {"VideoLLaMA3", "subtitles@200:fake-model"}
+    assert len(rows) == 2 * N
+    _check_views_against(store, rows)
+    # the same figures from the rollups (read while they are fresh)
+    rollups.refresh(store)
+    assert rollups.rollups_fresh(store)
+    _check_views_against(store, rows)
+
+    methods = prediction_methods(store).set_index("method")
+    assert methods.loc["VideoLLaMA3", "origin"] == "imported"
+    assert methods.loc["subtitles@200:fake-model", "origin"] == "StoryScope"
+    for method, part in rows.groupby("method"):
+        assert methods.loc[method, "accuracy"] == pytest.approx(100 * part["correct"].mean())
+        assert methods.loc[method, "n"] == len(part)
+
+    wrong = question_predictions(store, "VideoLLaMA3", wrong_only=True)
+    assert len(wrong) == N // 2 and not wrong["correct"].any()
+    assert set(wrong["qid"] % 2) == {1}
+
+
+def _check_views_against(store, rows: pd.DataFrame) -> None:
+    by_topic = views.accuracy_by_topic(store).set_index(
+        ["method", "question_type", "story_element"]
+    )
+    expected = rows.groupby(["method", "question_type", "story_element"])["correct"].agg(
+        ["mean", "size"]
+    )
+    assert len(by_topic) == len(expected) == 2 * 14
+    for key, row in expected.iterrows():
+        assert by_topic.loc[key, "accuracy"] == pytest.approx(100 * row["mean"])
+        assert by_topic.loc[key, "n"] == row["size"]
+
+    by_bin = views.accuracy_by_bin(store).set_index(["method", "bin"])
+    expected = rows.groupby(["method", "bin"])["correct"].mean().mul(100)
+    assert len(by_bin) == len(expected) == 2 * 9
+    for key, value in expected.items():
+        assert by_bin.loc[key, "accuracy"] == pytest.approx(value)
