@@ -20,6 +20,10 @@ from pathlib import Path
 import numpy as np
 
 THUMB_WIDTH = 320
+# JPEG quality of cached frames: 85 halves the bytes of opencv's default 95 with no visible
+# loss at these sizes; the frames also travel inline to vision models (captions, video
+# settings), where every byte is sent and kept with the gateway's cache entry.
+JPEG_QUALITY = 85
 _PROJECT_DATA = Path(__file__).resolve().parent.parent / "data"
 _NO_FRAME = ".none"  # marker: the video has no frame at that time (past its end)
 
@@ -38,11 +42,13 @@ def _frame_index(time_s: float, fps: float) -> int:
 # Decoding: wanted frames further apart than this many frames are reached by a seek, nearer
 # ones by decoding forward (grab) in one pass. A seek lands on the keyframe before its target
 # and decodes forward from there, so it pays off only past a gap of about the keyframe
-# spacing. benchmarks/bench_frames.py sweeps the gap (docs/VIDEO.md has the figures): the
-# crossover was 120-240 frames for H.264 with libx264's keyframe spacing (what a user's films
-# are) and about 35 for opencv's mp4v (a keyframe every 12 frames). Set for H.264: 0.2 fps of
-# a 24-fps film (a 120-frame gap) and every denser sampling decode in one pass.
-SEEK_GAP_FRAMES = 150
+# spacing. benchmarks/bench_frames.py sweeps the gap (figures in docs/VIDEO.md): seek and pass
+# cross at about 120 frames for H.264 with libx264's keyframe spacing (what a user's films
+# are; 0.62x at a 120-frame gap over 15 min) and at about 30 for opencv's mp4v (a keyframe
+# every 12 frames). Set for H.264: 0.2 fps of a 24-30 fps film (gaps of 120-150 frames)
+# seeks; 0.5 fps (caption frames, gaps of 48-60) and denser decode in one pass, as does any
+# video of a few frames per second (the animatic: a gap of 4-10).
+SEEK_GAP_FRAMES = 100
 
 
 def read_frames(
@@ -195,6 +201,7 @@ def extract_to_cache(
                 path.with_suffix(_NO_FRAME).touch()
                 continue
             partial = path.with_name(path.name + f".{os.getpid()}.tmp.jpg")
-            cv2.imwrite(str(partial), cv2.cvtColor(frame, cv2.COLOR_RGB2BGR))
+            bgr = cv2.cvtColor(frame, cv2.COLOR_RGB2BGR)
+            cv2.imwrite(str(partial), bgr, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             os.replace(partial, path)
     return [p if p.is_file() else None for p in paths]
