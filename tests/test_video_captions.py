@@ -208,3 +208,17 @@ def test_captions_on_ray_write_the_rows_a_local_run_writes(
         )
     assert len(rows["local"]) == 11  # 660.5 s in 60-s chunks; the last 0.5 s has no frame
     assert rows["local"].astype(str).equals(rows["ray"].astype(str))
+
+
+def test_a_film_without_a_video_is_refused_with_the_store_left_as_it_was(store, store_path):
+    from pipelines.cli import app, load_commands
+
+    film = ingest_sample_film(store)
+    runs_before = store.rows("SELECT count(*) FROM runs")[0][0]
+    load_commands()
+    args = ["film", "caption", "--film", film, "--model", "m", "--store", str(store_path)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert f"film {film!r} has no registered video" in result.output
+    assert store.rows("SELECT count(*) FROM runs")[0][0] == runs_before
+    assert store.rows("SELECT count(*) FROM scale_batches")[0][0] == 0
