@@ -51,6 +51,30 @@ def _frame_index(time_s: float, fps: float) -> int:
 SEEK_GAP_FRAMES = 100
 
 
+class VideoError(ValueError):
+    """The video file cannot be opened."""
+
+
+def probe_video(path: Path) -> tuple[float, float | None]:
+    """(frames per second, duration in seconds) read with OpenCV.
+
+    Raises:
+        VideoError: opencv cannot open the file, or it reports no frame rate."""
+    import cv2
+
+    capture = cv2.VideoCapture(str(path))
+    try:
+        if not capture.isOpened():
+            raise VideoError(f"{path}: OpenCV cannot open this video")
+        fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        frames = float(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0.0)
+    finally:
+        capture.release()
+    if fps <= 0:
+        raise VideoError(f"{path}: the video reports no frame rate")
+    return fps, (frames / fps if frames > 0 else None)
+
+
 def read_frames(
     video_path: str,
     times_s: list[float],

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from data_access.queries.video import film_video
 from data_access.store import Store
-from pipelines.frames import extract_to_cache
+from pipelines.frames import VideoError, extract_to_cache, probe_video
 
 DEFAULT_FPS = 0.2  # LF-VideoQA §4.2
 FRAME_WIDTH = 448  # pixels; the height keeps the aspect ratio
@@ -60,8 +60,6 @@ def film_video_file(store: Store, film_id: str) -> FilmVideo:
     Raises:
         NoVideo: no such film, no video registered, or the file is missing or unreadable.
     """
-    from pipelines.preprocess.ingest import VideoError, probe_video
-
     row = film_video(store, film_id)
     if row is None:
         raise NoVideo(f"no film {film_id!r} in the store")
