@@ -65,3 +65,30 @@ def timed_speakers(store: Store, film_id: str) -> pd.DataFrame:
         """,
         [film_id],
     )
+
+
+CAPTION_READ_COLUMNS = [
+    "chunk_index", "start_s", "end_s", "caption", "frame_times", "characters",
+    "captioner", "backend", "run_id",
+]  # fmt: skip
+
+
+def film_captions(store: Store, film_id: str, captioner: str | None = None) -> pd.DataFrame:
+    """The current captions of a film, chunk by chunk in time order: chunk_index, start_s,
+    end_s, caption, frame_times, characters, captioner, backend, run_id. `captioner` None:
+    the captioner whose finished run is the latest."""
+    if captioner is None:
+        latest = store.rows(
+            "SELECT c.captioner FROM current_video_captions c JOIN runs r USING (run_id)"
+            " WHERE c.film_id = ? ORDER BY r.started_at DESC LIMIT 1",
+            [film_id],
+        )
+        if not latest:
+            return pd.DataFrame(columns=CAPTION_READ_COLUMNS)
+        captioner = latest[0][0]
+    return store.df(
+        "SELECT chunk_index, start_s, end_s, caption, frame_times, characters, captioner,"
+        " backend, run_id FROM current_video_captions WHERE film_id = ? AND captioner = ?"
+        " ORDER BY start_s",
+        [film_id, captioner],
+    )
