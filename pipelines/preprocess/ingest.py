@@ -16,6 +16,7 @@ from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
 from data_access.writes.films import FilmRows, ensure_dataset, write_film
 from data_access.writes.runs import RunSpec, finish_run, insert_run
+from pipelines.frames import VideoError, probe_video  # noqa: F401 (VideoError: re-exported)
 from pipelines.preprocess.coref import CharacterGroup, is_group, is_role, resolve_characters
 from pipelines.preprocess.coref_lexicon import HONORIFICS, ROLE_WORDS
 from pipelines.preprocess.files import parse_screenplay_file
@@ -34,10 +35,6 @@ STEP = "preprocess.film"
 NAME_SKIP_WORDS = frozenset(
     w.lower() for w in ROLE_WORDS | set(HONORIFICS) | {"VOICE", "OLD", "BIG", "LITTLE"}
 )
-
-
-class VideoError(ValueError):
-    """The video file cannot be opened."""
 
 
 @dataclass
@@ -60,23 +57,6 @@ def slugify(text: str) -> str:
     """'The Keeper's Ledger 2026' -> 'the-keepers-ledger-2026'."""
     text = re.sub(r"['’]", "", text.lower())
     return re.sub(r"[^a-z0-9]+", "-", text).strip("-") or "film"
-
-
-def probe_video(path: Path) -> tuple[float, float | None]:
-    """(frames per second, duration in seconds) read with OpenCV."""
-    import cv2
-
-    capture = cv2.VideoCapture(str(path))
-    try:
-        if not capture.isOpened():
-            raise VideoError(f"{path}: OpenCV cannot open this video")
-        fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
-        frames = float(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0.0)
-    finally:
-        capture.release()
-    if fps <= 0:
-        raise VideoError(f"{path}: the video reports no frame rate")
-    return fps, (frames / fps if frames > 0 else None)
 
 
 def resolve_film_characters(screenplay: Screenplay) -> tuple[list[CharacterGroup], dict[str, str]]:
