@@ -9,7 +9,8 @@ from pathlib import Path
 from data_access.importers.errors import fail
 
 _LMMS_NAME = re.compile(r"^.+_samples_.+\.jsonl$")
-_LM_EVAL_NAME = re.compile(r"^samples_.+_\d{4}-\d{2}-\d{2}T[\d.\-]+\.jsonl$")
+# lm-eval named its JSON-lines samples `.json` from May to 13 June 2024 (3850e21a), `.jsonl` since
+_LM_EVAL_NAME = re.compile(r"^samples_.+_\d{4}-\d{2}-\d{2}T[\d.\-]+\.jsonl?$")
 _PEEK_BYTES = 1 << 16
 
 
@@ -31,18 +32,22 @@ def _jsonl_format(path: Path) -> str:
     if _LMMS_NAME.match(path.name):
         return "lmms-eval"
     line = _first_line(path) or {}
-    if "custom_id" in line and ("response" in line or "error" in line):
-        return "openai-batch"
+    if "custom_id" in line and ("response" in line or "error" in line or "url" in line):
+        return "openai-batch"  # an input line (url, body) is refused by the reader, with why
     if "doc_id" in line:
         return "lm-eval" if isinstance(line.get("arguments"), dict) else "lmms-eval"
     return "table"
 
 
 def _json_format(path: Path) -> str:
+    if _LM_EVAL_NAME.match(path.name):
+        return "lm-eval"
     with path.open("rb") as handle:
         head = handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
     if '"eval"' in head and '"version"' in head:
         return "inspect"
+    if "doc_id" in (_first_line(path) or {}):  # JSON lines under a .json name
+        return _jsonl_format(path)
     raise fail(
         path.name,
         "(file)",

@@ -1,15 +1,20 @@
-"""lmms-eval and lm-evaluation-harness `--log_samples` output: one JSONL line per document.
+"""lmms-eval and lm-evaluation-harness `--log_samples` output: one JSON line per document.
 
 Followed writer code:
-- lmms-eval: `lmms_eval/loggers/evaluation_tracker.py` (EvolvingLMMs-Lab/lmms-eval at 4eadb30e,
-  `save_results_samples` / `save_results_aggregated`): `<model>/<date>_samples_<task>.jsonl`
-  beside `<date>_results.json`; a line holds `doc_id`, `target` (str), `filtered_resps`,
-  `resps` (dropped when equal to `filtered_resps`), `input`, the hashes and the task's metric
-  fields; `doc` is popped before writing there, kept by older versions (lmms_eval/evaluator.py).
+- lmms-eval: `lmms_eval/loggers/evaluation_tracker.py` (EvolvingLMMs-Lab/lmms-eval at 4eadb30e
+  and 75571cfe, `save_results_samples` / `save_results_aggregated`):
+  `<model>/<date>_samples_<task>.jsonl` beside `<date>_results.json`; a line holds `doc_id`,
+  `target` (str), `filtered_resps`, `resps` (dropped when equal to `filtered_resps`; since 2026
+  a one-request line is flattened, `filtered_resps` a bare string), `input`, the hashes and the
+  task's metric fields (its `process_results` dict: the doc's id and the task's own parse of the
+  reply, e.g. videomme `pred_answer`); `arguments` and `doc` are popped before writing.
 - lm-evaluation-harness: `lm_eval/loggers/evaluation_tracker.py` (EleutherAI/lm-evaluation-
-  harness at da211969): `<model>/samples_<task>_<date>.jsonl` beside `results_<date>.json`; a
-  line holds `doc_id`, `doc`, `target`, `arguments`, `resps`, `filtered_resps` (every value
-  made a string by `sanitize_list`), `filter` (newer versions: one line per filter) and metrics.
+  harness): `<model>/samples_<task>_<date>.jsonl` beside `results_<date>.json` (v0.4.3 on, from
+  3850e21a, 2024-06-13); from its introduction in May 2024 (f4f59251 and before) the same JSON
+  lines were named `samples_<task>_<date>.json`. A line holds `doc_id`, `doc`, `target`,
+  `arguments` (`gen_args_i`/`arg_j`), `resps`, `filtered_resps` (every value made a string by
+  `sanitize_list`), `filter` (one line per filter) and metrics. The task's `output_type` (which
+  says whether `resps` are loglikelihoods or text) is only in the results summary's `configs`.
 
 Linking: `--map question_id=FIELD` (a dotted path into the line), else `doc.question_id`,
 `doc.mcq_id`, `doc.id`, then a metric field's `question_id` (lmms-eval tasks return their doc's
@@ -20,18 +25,33 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from data_access.importers.errors import fail
+from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
-from pipelines.results.letters import lmms_eval_letter, loglikelihood_letter, plain_letter
-from pipelines.results.options import ReadOptions
+from pipelines.results.letters import (
+    BARE_LETTER,
+    HARNESS_PARSE,
+    LMMS_PARSE_KEYS,
+    LOGLIKELIHOOD,
+    MAPPED_OPTION,
+    STORYSCOPE_RULE,
+    as_letter,
+    loglikelihood_letter,
+    plain_letter,
+    storyscope_letter,
+)
+from pipelines.results.options import ReadOptions, check_mapped_places
+from pipelines.results.readers import register_reader
 from pipelines.results.records import as_id, dig, first_text, iter_jsonl, read_json_object, require
 
 FAILED = "the harness marked it failed (success: false)"
 LINK_KEYS = ("question_id", "mcq_id", "id")  # of the line's `doc`, in this order
+LOGLIKELIHOOD_TYPES = ("multiple_choice", "loglikelihood")
+OUTPUT_TYPES = (*LOGLIKELIHOOD_TYPES, "generate_until", "loglikelihood_rolling")
 # GeneralConfigTracker._get_model_name: the model name is the value of the first of these keys
 # found in `model_args` (order matters: peft/delta come with pretrained).
 _MODEL_ARG_KEYS = ("peft=", "delta=", "pretrained=", "model=", "model_version=", "model_name=",
@@ -40,42 +60,45 @@ _MODEL_ARG_KEYS = ("peft=", "delta=", "pretrained=", "model=", "model_version=",
 
 @dataclass(frozen=True)
 class SamplesLayout:
-    """How one harness names its files and reads an answer's letter."""
+    """How one harness names its files."""
 
     format: str
     harness: str
-    samples_glob: str
+    samples_globs: tuple[str, ...]
     name_pattern: re.Pattern  # groups: task, date
-    results_name: Callable[[str], str]  # date -> the results summary file name
+    results_name: str  # the results summary beside the samples, `{date}` filled in
     version_keys: tuple[str, ...]
 
 
 LMMS_EVAL = SamplesLayout(
     "lmms-eval",
     "lmms-eval",
-    "*_samples_*.jsonl",
+    ("*_samples_*.jsonl",),
     re.compile(r"^(?P<date>.+?)_samples_(?P<task>.+)\.jsonl$"),
-    lambda date: f"{date}_results.json",
+    "{date}_results.json",
     ("lmms_eval_version", "version"),
 )
 LM_EVAL = SamplesLayout(
     "lm-eval",
     "lm-evaluation-harness",
-    "samples_*.jsonl",
-    re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl$"),
-    lambda date: f"results_{date}.json",
+    ("samples_*.jsonl", "samples_*.json"),
+    re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl?$"),
+    "results_{date}.json",
     ("lm_eval_version", "version"),
 )
+OTHER = {"lmms-eval": LM_EVAL, "lm-eval": LMMS_EVAL}
 
 
 def _samples_file(path: Path, layout: SamplesLayout) -> Path:
     if path.is_file():
         return path
-    found = sorted(p for p in path.glob(layout.samples_glob) if layout.name_pattern.match(p.name))
+    found = sorted(
+        p for g in layout.samples_globs for p in path.glob(g) if layout.name_pattern.match(p.name)
+    )
     if len(found) == 1:
         return found[0]
     if not found:
-        raise fail(str(path), "(folder)", "-", f"no {layout.samples_glob} file of {layout.format}")
+        raise fail(str(path), "(folder)", "-", f"no samples file of {layout.format}")
     names = ", ".join(p.name for p in found[:4])
     raise fail(str(path), "(folder)", "-", f"samples of several tasks ({names}): import one file")
 
@@ -87,16 +110,21 @@ def _model_name(model_args: str | None) -> str | None:
     return None
 
 
-def _header(samples: Path, layout: SamplesLayout, task: str | None) -> tuple[HarnessRun, dict]:
-    """The run header from the results summary beside the samples file (when it is there)."""
+def _summary(samples: Path, layout: SamplesLayout) -> tuple[Path | None, dict]:
     match = layout.name_pattern.match(samples.name)
+    path = samples.with_name(layout.results_name.format(date=match["date"])) if match else None
+    if path is None or not path.is_file():
+        return None, {}
+    return path, read_json_object(path)
+
+
+def _header(summary_path: Path | None, summary: dict, layout, task) -> tuple[HarnessRun, dict]:
+    """The run header from the results summary beside the samples file (when it is there)."""
     # no model without the summary: the folder name is the model's only when the harness made
     # the folder (an uploaded file sits in a temporary one)
     run = HarnessRun(layout.harness, task=task)
-    summary_path = samples.with_name(layout.results_name(match["date"])) if match else None
-    if summary_path is None or not summary_path.is_file():
+    if summary_path is None:
         return run, {}
-    summary = read_json_object(summary_path)
     configs = summary.get("configs")
     if task and isinstance(configs, dict) and configs and task not in configs:
         raise fail(
@@ -116,6 +144,18 @@ def _header(samples: Path, layout: SamplesLayout, task: str | None) -> tuple[Har
         (str(summary[k]) for k in layout.version_keys if summary.get(k)), None
     ) or (f"git {summary['git_hash']}" if summary.get("git_hash") else None)
     return run, (configs or {}).get(task, {}) if isinstance(configs, dict) else {}
+
+
+def _stated_accuracy(run: HarnessRun, summary: dict, task: str | None, metric: str | None):
+    """The harness's own figure for `metric` of `task` (first filter), as 0-1."""
+    scores = dig(summary, f"results.{task}") if task and metric else None
+    if not isinstance(scores, dict):
+        return
+    key = next((k for k in scores if k.split(",")[0] == metric), None)
+    value = scores.get(key) if key else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        run.stated_accuracy = value / 100 if value > 1 else float(value)
+        run.stated_accuracy_in = f"results.{task}.{key}"
 
 
 def _metric_question_id(line: dict) -> str | None:
@@ -142,6 +182,16 @@ def _link(line: dict, options: ReadOptions) -> tuple[str | None, str]:
     return as_id(line.get("doc_id")), "doc_id"
 
 
+def _own_parse(line: dict) -> tuple[str, str, object] | None:
+    """(metric, key, value) of the task's own parse of the reply in the line's metric dict."""
+    for metric, value in line.items():
+        if isinstance(value, dict):
+            for key in LMMS_PARSE_KEYS:
+                if key in value:
+                    return metric, key, value[key]
+    return None
+
+
 def _loglikelihoods(responses) -> list[float] | None:
     """`[["-1.2", "False"], ...]` (one [loglikelihood, is_greedy] per choice) as floats."""
     if not isinstance(responses, list) or not responses:
@@ -152,25 +202,45 @@ def _loglikelihoods(responses) -> list[float] | None:
         return None
 
 
-def _answer(line: dict, layout: SamplesLayout, output_type: str | None, options: ReadOptions):
-    """(text, letter) of a line: the filtered response, the raw one when filtering left none."""
+def _text(line: dict, options: ReadOptions) -> str | None:
+    """The filtered response, the raw one when filtering left none."""
     mapped = options.mapped("answer")
-    responses = dig(line, mapped) if mapped else line.get("filtered_resps")
-    if output_type in ("multiple_choice", "loglikelihood"):
-        letter = loglikelihood_letter(_loglikelihoods(responses) or [])
-        return letter, letter
-    text = first_text(responses)
+    text = first_text(dig(line, mapped) if mapped else line.get("filtered_resps"))
     if text is None and not mapped:
         text = first_text(line.get("resps"))
+    return text
+
+
+def _n_choices(line: dict) -> int:
+    choices = dig(line, "doc.choices")
+    return len(choices) if isinstance(choices, list) and 1 < len(choices) <= 8 else 5
+
+
+def _lmms_answer(line: dict, options: ReadOptions):
+    """(text, letter, rule): the task's own parse when the line has one, else StoryScope's."""
+    text = _text(line, options)
+    mapped = options.mapped("option")
+    if mapped:
+        return text, as_letter(dig(line, mapped)), MAPPED_OPTION
+    parse = _own_parse(line)
+    if parse is not None:
+        return text, as_letter(parse[2]), f"{HARNESS_PARSE} ({parse[1]})"
     if text is None:
-        return None, None
-    letter_of = lmms_eval_letter if layout is LMMS_EVAL else plain_letter
-    return text, letter_of(text)
+        return None, None, None
+    return text, storyscope_letter(text, _n_choices(line)), STORYSCOPE_RULE
 
 
-def _samples(
-    samples: Path, layout: SamplesLayout, task: str | None, output_type, options: ReadOptions
-) -> Iterator[ResultSample]:
+def _lm_eval_answer(line: dict, output_type: str, options: ReadOptions):
+    if output_type in LOGLIKELIHOOD_TYPES:
+        mapped = options.mapped("answer")
+        responses = dig(line, mapped) if mapped else line.get("filtered_resps")
+        letter = loglikelihood_letter(_loglikelihoods(responses) or [])
+        return letter, letter, LOGLIKELIHOOD
+    text = _text(line, options)
+    return (text, plain_letter(text), BARE_LETTER) if text is not None else (None, None, None)
+
+
+def _samples(samples: Path, layout, task, output_type, options) -> Iterator[ResultSample]:
     first_filter = None
     what = f"an {layout.format} samples record"
     for record, line in iter_jsonl(samples):
@@ -183,19 +253,77 @@ def _samples(
         if "filter" in line:
             first_filter = first_filter or line["filter"]
             repeat = None if line["filter"] == first_filter else f"filter {line['filter']}"
-        text, letter = _answer(line, layout, output_type, options)
+        if layout is LMMS_EVAL:
+            text, letter, rule = _lmms_answer(line, options)
+        else:
+            text, letter, rule = _lm_eval_answer(line, output_type, options)
         link_id, _ = _link(line, options)
         failed = FAILED if line.get("success") is False else None
-        yield ResultSample(record, sample_id or "?", link_id, text, letter, failed, repeat)
+        yield ResultSample(record, sample_id or "?", link_id, text, letter, failed, repeat, rule)
+
+
+def _written_by(samples: Path, first: dict | None) -> str | None:
+    """The harness whose writer shaped the file, by its name and first line; None if unsure.
+    lm-eval keeps `arguments` (`gen_args_0`...) on every line, lmms-eval pops it."""
+    for layout in (LMMS_EVAL, LM_EVAL):
+        if layout.name_pattern.match(samples.name):
+            return layout.format
+    arguments = (first or {}).get("arguments")
+    if isinstance(arguments, dict) and any(k.startswith("gen_args_") for k in arguments):
+        return LM_EVAL.format
+    return None
+
+
+def _refuse_other_harness(samples: Path, first: dict | None, layout: SamplesLayout) -> None:
+    other = _written_by(samples, first)
+    if other is not None and other != layout.format:
+        raise fail(
+            samples.name,
+            "line 1" if first else "(file)",
+            "-",
+            f"written by {OTHER[layout.format].harness}, not {layout.harness}: use"
+            f" --format {other}",
+        )
+
+
+def _output_type(samples: Path, task_config: dict, options: ReadOptions, has_summary) -> str:
+    mapped = options.mapped("output_type")
+    if mapped:
+        if mapped not in OUTPUT_TYPES:
+            raise fail(samples.name, "(option)", "--map", f"output_type one of {OUTPUT_TYPES}")
+        return mapped
+    found = task_config.get("output_type") if isinstance(task_config, dict) else None
+    if isinstance(found, str):
+        return found
+    where = "its results summary has no output_type" if has_summary else "no results summary"
+    raise fail(
+        samples.name,
+        "(file)",
+        "output_type",
+        f"cannot tell the task's output type ({where} beside it): the answers would be"
+        " loglikelihoods or text; put results_<date>.json beside it or give"
+        " --map output_type=multiple_choice (or generate_until)",
+    )
 
 
 def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResults:
     samples = _samples_file(path, layout)
+    first = next(iter_jsonl(samples), None)
+    _refuse_other_harness(samples, first[1] if first else None, layout)
+    if first is not None:
+        check_mapped_places(samples.name, first[0], first[1], options)
     match = layout.name_pattern.match(samples.name)
     task = match["task"] if match else None
-    run, task_config = _header(samples, layout, task)
-    output_type = task_config.get("output_type") if isinstance(task_config, dict) else None
-    first = next(iter_jsonl(samples), None)
+    summary_path, summary = _summary(samples, layout)
+    run, task_config = _header(summary_path, summary, layout, task)
+    output_type = None
+    if layout is LM_EVAL:
+        output_type = _output_type(samples, task_config, options, summary_path is not None)
+        metric = "acc" if output_type in LOGLIKELIHOOD_TYPES else None
+    else:
+        parse = _own_parse(first[1]) if first else None
+        metric = parse[0] if parse else None
+    _stated_accuracy(run, summary, task, metric)
     link_field = _link(first[1], options)[1] if first else "doc_id"
     return OpenedResults(
         format=layout.format,
@@ -208,11 +336,13 @@ def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResu
     )
 
 
+@register_reader(formats.LMMS_EVAL)
 def open_lmms_eval(path: Path, options: ReadOptions) -> OpenedResults:
     """An lmms-eval `--log_samples` file (or the model folder holding one task's samples)."""
     return _open(path, options, LMMS_EVAL)
 
 
+@register_reader(formats.LM_EVAL)
 def open_lm_eval(path: Path, options: ReadOptions) -> OpenedResults:
     """An lm-evaluation-harness `--log_samples` file (or its model folder)."""
     return _open(path, options, LM_EVAL)
