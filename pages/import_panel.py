@@ -19,7 +19,6 @@ from pathlib import Path
 import streamlit as st
 
 from data_access.importers.results.formats import upload_types
-
 from pages.common import (
     current_store,
     mark_store_written,

@@ -40,8 +40,7 @@ def predictions_of(store, run_id: str) -> dict[str, str | None]:
 
 def stored_accuracy(store, run_id: str) -> float:
     return store.scalar(
-        "SELECT avg(CASE WHEN correct THEN 1.0 ELSE 0.0 END) FROM mcq_predictions"
-        " WHERE run_id = ?",
+        "SELECT avg(CASE WHEN correct THEN 1.0 ELSE 0.0 END) FROM mcq_predictions WHERE run_id = ?",
         [run_id],
     )
 
@@ -93,7 +92,9 @@ def test_vlmevalkit_scored_file_gives_the_harness_verdict(seeded, tmp_path):
 def test_vlmevalkit_accuracy_equals_its_acc_csv(seeded, tmp_path, shape):
     folder = scored_folder(tmp_path, shape)
     report = import_results(seeded, folder)
-    stated = float((folder / f"{MODEL}_{DATASET}_acc.csv").read_text().splitlines()[1].split(",")[1])
+    stated = float(
+        (folder / f"{MODEL}_{DATASET}_acc.csv").read_text().splitlines()[1].split(",")[1]
+    )
     assert stored_accuracy(seeded, report.run_id) == pytest.approx(stated) == 4 / 6
     assert report.harness_accuracy == pytest.approx(stated)
     assert report.accuracy == pytest.approx(stated)
@@ -107,7 +108,7 @@ def test_vlmevalkit_keeps_the_raw_prediction_as_the_answer_text(seeded, tmp_path
     assert [s.text for s in opened.samples][:3] == ["['A']", "['B']", "['A']"]
 
 
-# -- 3. letters by the version that wrote the file ---------------------------------------------------
+# -- 3. letters by the version that wrote the file -------------------------------------------------
 # "B" is the first of eight words: every can_infer before 2025-08-04 reads it; the position rule
 # of c3371551 only takes a letter among the last four words.
 EARLY_LETTER = "B is my pick, though I am unsure"
@@ -126,7 +127,7 @@ def test_vlmevalkit_can_infer_of_the_run_date(seeded, tmp_path, shape, letter, v
     assert report.harness_version == version
     assert report.model == MODEL and report.task == DATASET
     (rule,) = report.letter_rules
-    assert ("2023-12-14" if shape == "dated" else "2026-06-17") in rule
+    assert ("2023-12-14" if shape == "dated" else "2025-08-04") in rule
 
 
 def test_lmms_eval_uses_the_tasks_own_parse(seeded, tmp_path):
@@ -148,7 +149,7 @@ def test_lmms_eval_uses_the_tasks_own_parse(seeded, tmp_path):
 
 @pytest.mark.parametrize("version", ["0.3", "2026"])
 def test_lmms_eval_line_without_a_parse_reads_by_the_export_rule(seeded, tmp_path, version):
-    """"Correct" must not be read as C: the export rule reads the letter after "answer:"."""
+    """ "Correct" must not be read as C: the export rule reads the letter after "answer:"."""
     line = hv.lmms_line(0, "**Correct answer: A**", "svqa_score", {"question_id": "m000000"},
                         version)  # fmt: skip
     report = import_results(seeded, hv.write_lmms_run(tmp_path / "o", "svqa", [line], {}))
@@ -185,7 +186,7 @@ def test_an_exported_task_run_imports_at_the_accuracy_lmms_eval_states(seeded, t
     assert set(report.letter_rules) == {f"{HARNESS_PARSE} (pred_letter)"}
 
 
-# -- 2. lm-eval's 2024 `.json` JSON lines ------------------------------------------------------------
+# -- 2. lm-eval's 2024 `.json` JSON lines ----------------------------------------------------------
 def mc_lines():
     return [
         hf.lm_eval_line(0, {"mcq_id": "m000000"}, loglikelihoods=[-0.9797919988632202, -2.0]),
@@ -231,7 +232,7 @@ def test_a_dry_run_reports_shared_ids_and_names_the_fix(seeded, tmp_path):
     assert "a second sample for question 'm000000'" in message
 
 
-# -- 5. what was looked up ---------------------------------------------------------------------------
+# -- 5. what was looked up -------------------------------------------------------------------------
 def test_nothing_linked_names_the_field_and_the_ids_tried(seeded, tmp_path):
     lines = [hv.lmms_line(i, "A", "x_score", {"question_id": f"00{i}-1"}) for i in range(3)]
     path = hv.write_lmms_run(tmp_path / "o", "other", lines, {})
@@ -246,7 +247,7 @@ def test_nothing_linked_names_the_field_and_the_ids_tried(seeded, tmp_path):
     assert "none of the 3 samples" in message
 
 
-# -- 6. --map fields a reader does not use -------------------------------------------------------------
+# -- 6. --map fields a reader does not use ---------------------------------------------------------
 @pytest.mark.parametrize(
     ("format", "field"),
     [("vlmevalkit", "option"), ("inspect", "id"), ("lm-eval", "error"), ("openai-batch", "answer")],
@@ -275,7 +276,7 @@ def test_batch_replies_by_option_labels(seeded, tmp_path):
     assert predictions_of(seeded, report.run_id)["m000002"] == "D"
 
 
-# -- 7. provenance and wording -------------------------------------------------------------------------
+# -- 7. provenance and wording ---------------------------------------------------------------------
 def test_batch_input_records_the_served_model(seeded, tmp_path):
     out = hf.write_jsonl(tmp_path / "out.jsonl", [hf.batch_output_line("r1", "Ann knows.")])
     inp = hf.write_jsonl(tmp_path / "in.jsonl", [hf.batch_input_line("r1", "q000000")])
@@ -314,8 +315,8 @@ def test_a_cancelled_inspect_log(seeded, tmp_path, suffix):
     write_eval_log(log, str(empty))
     refused(seeded, empty, "cancelled: the inspect run stopped before any sample finished")
 
-    some = hf.write_inspect_log(tmp_path / f"some{suffix}",
-                                [hf.inspect_sample("s1", "Ann knows.", {"question_id": "q000000"})])  # fmt: skip
+    sample = hf.inspect_sample("s1", "Ann knows.", {"question_id": "q000000"})
+    some = hf.write_inspect_log(tmp_path / f"some{suffix}", [sample])
     log = read_eval_log(str(some))
     log.status = "cancelled"
     write_eval_log(log, str(some))
@@ -324,20 +325,18 @@ def test_a_cancelled_inspect_log(seeded, tmp_path, suffix):
     assert any("ended cancelled" in note for note in report.notes)
 
 
-# -- the registry ------------------------------------------------------------------------------------
+# -- the registry ----------------------------------------------------------------------------------
 def test_cli_choices_upload_types_and_doc_come_from_the_registry():
     from data_access.importers.format_doc import format_doc
     from data_access.importers.results.formats import RESULTS_FORMATS
     from pages.import_panel import UPLOAD_TYPES
-    from pipelines.cli import app, load_commands
+    from pipelines.cli.cmd_results import ResultsFormat
     from pipelines.results.readers import READERS
 
-    load_commands()
     assert set(READERS) == set(RESULTS_FORMATS)
-    help_text = CliRunner().invoke(app, ["import", "results", "--help"]).output
+    assert [f.value for f in ResultsFormat] == ["auto", *RESULTS_FORMATS]
     doc = format_doc()
     for spec in RESULTS_FORMATS.values():
-        assert spec.name in help_text
         assert spec.doc_row() in doc
         assert set(spec.extensions) <= set(UPLOAD_TYPES)
 

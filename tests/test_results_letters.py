@@ -96,7 +96,14 @@ def test_vlmevalkit_rule_of_a_run_date():
 
 
 def test_parsed_answers_and_labels():
-    assert [as_letter(v) for v in ("b", "(C)", "D.", "", "red", None)] == ["B", "C", "D", None, None, None]
+    assert [as_letter(v) for v in ("b", "(C)", "D.", "", "red", None)] == [
+        "B",
+        "C",
+        "D",
+        None,
+        None,
+        None,
+    ]
     labels = parse_labels("1234")
     assert [labelled_letter(t, labels) for t in ("1", "(2)", "ANSWER: 3", "4.", "5", "B")] == [
         "A", "B", "C", "D", None, None,

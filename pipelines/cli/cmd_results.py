@@ -13,7 +13,6 @@ import typer
 from data_access.importers.results.formats import FORMAT_NAMES, MAP_FIELDS
 from pipelines.cli.app import JsonOption, StoreOption, fail, import_app, open_store
 
-
 # the --format choices: `auto` and every registered format (data_access/importers/results/
 # formats.py), so a new format is offered here without being listed again
 ResultsFormat = StrEnum(

@@ -11,9 +11,9 @@ from data_access.importers.results.write import write_results
 from data_access.store import Store
 from pipelines.results.detect import detect_format
 from pipelines.results.options import ReadOptions, check_map
-from pipelines.results.readers import FORMATS, READERS, Reader, _load_readers
+from pipelines.results.readers import FORMATS, READERS, Reader, load_readers
 
-_load_readers()
+load_readers()
 
 # settings.source of the imported setting when the caller does not say: the harnesses here
 # evaluate video LLMs on the film itself (lmms-eval, VLMEvalKit are video-LMM harnesses).

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from data_access.importers.errors import fail
+from data_access.importers.results.formats import RESULTS_FORMATS
 
 _LMMS_NAME = re.compile(r"^.+_samples_.+\.jsonl$")
 # lm-eval named its JSON-lines samples `.json` from May to 13 June 2024 (3850e21a), `.jsonl` since
@@ -56,18 +57,20 @@ def _json_format(path: Path) -> str:
     )
 
 
+def _readers_of(suffix: str) -> list[str]:
+    """The registered formats that read files ending `suffix` (formats.py)."""
+    return [f.name for f in RESULTS_FORMATS.values() if suffix.lstrip(".") in f.extensions]
+
+
 def _file_format(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix == ".eval":
-        return "inspect"
     if suffix == ".json":
         return _json_format(path)
     if suffix == ".jsonl":
         return _jsonl_format(path)
-    if suffix in (".xlsx", ".tsv"):
-        return "vlmevalkit"
-    if suffix in (".csv", ".parquet"):
-        return "table"
+    readers = _readers_of(suffix)
+    if len(readers) == 1:  # an ending one format alone reads (.eval, .xlsx, .csv, ...)
+        return readers[0]
     raise fail(path.name, "(file)", "-", "cannot tell the format from the name; pass --format")
 
 
@@ -80,8 +83,8 @@ def detect_format(path: Path) -> str:
         return "lm-eval"
     if any(_LMMS_NAME.match(n) for n in names):
         return "lmms-eval"
-    if any(n.endswith(".eval") for n in names):
-        return "inspect"
-    if any(n.endswith((".xlsx", ".tsv")) for n in names):
-        return "vlmevalkit"
+    owned = [r[0] for n in sorted(names) if len(r := _readers_of(Path(n).suffix.lower())) == 1]
+    harness_owned = [name for name in owned if name != "table"]
+    if harness_owned:  # a folder of .eval logs, of VLMEvalKit .xlsx / .tsv files
+        return harness_owned[0]
     raise fail(str(path), "(folder)", "-", "no results file of a known harness; pass --format")

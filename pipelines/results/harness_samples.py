@@ -311,6 +311,7 @@ def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResu
     first = next(iter_jsonl(samples), None)
     _refuse_other_harness(samples, first[1] if first else None, layout)
     if first is not None:
+        require(first[1], "doc_id", samples.name, first[0], f"an {layout.format} samples record")
         check_mapped_places(samples.name, first[0], first[1], options)
     match = layout.name_pattern.match(samples.name)
     task = match["task"] if match else None

@@ -20,8 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.importers.errors import fail
-from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
 from data_access.importers.results import formats
+from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
 from pipelines.results.letters import (
     BARE_LETTER,
     MAPPED_LETTERS,

@@ -30,7 +30,7 @@ def register_reader(spec: ResultsFormat) -> Callable[[Reader], Reader]:
     return register
 
 
-def _load_readers() -> None:
+def load_readers() -> None:
     """Import every reader module (each registers itself) and check none is missing."""
     from pipelines.results import (  # noqa: F401 -- imported for their registrations
         harness_samples,

@@ -4,8 +4,8 @@
 names the columns; unmapped fields fall back to columns named like the field (`question_id`
 or `mcq_id`; `answer`, `prediction` or `response`; `option`; `id`; `error`). No harness wrote
 the file, so the MCQ letter is the `option` column, else a reply that is a bare letter or
-`ANSWER: X` (letters.py `plain_letter`), or one of `--map letters=...` labels. Files are streamed: CSV rows by the csv module,
-Parquet by record batches.
+`ANSWER: X` (letters.py `plain_letter`), or one of the `--map letters=...` labels. Files are
+streamed: CSV rows by the csv module, Parquet by record batches.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from data_access.importers.errors import fail
-from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
 from data_access.importers.results import formats
+from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
 from pipelines.results.letters import LETTERS, MAPPED_OPTION
 from pipelines.results.openai_batch import letter_reader
 from pipelines.results.options import ReadOptions

@@ -47,7 +47,9 @@ FAIL_MSG = "Failed to obtain answer via API"
 SUFFIXES = (".xlsx", ".tsv")
 LINK_COLUMNS = ("question_id", "mcq_id", "index")
 _RESULT_SUFFIX = re.compile(r"_[^_]+_result$")
-_EVAL_ID = re.compile(r"^T(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})(?:_G(?P<commit>[0-9a-fA-F]+)|-\d{6})$")
+_EVAL_ID = re.compile(
+    r"^T(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})(?:_G(?P<commit>[0-9a-fA-F]+)|-\d{6})$"
+)
 _MATCH_LOG = re.compile(r"^\s*Match Log:\s*(?P<text>.*?)\.?\s*$", re.DOTALL)
 STATUS_FILE = "status.json"
 

@@ -102,10 +102,10 @@ def write_vlmevalkit_scored(folder: Path, model: str, dataset: str, judged: list
 # -- lmms-eval -----------------------------------------------------------------------------------
 def exported_lmms_utils() -> dict:
     """StoryScope's exported lmms-eval task utils.py, loaded as lmms-eval loads it."""
-    from pipelines.export_task.writers import _lmms_eval_utils
+    from pipelines.export_task.writers import lmms_eval_utils
 
     namespace: dict = {"__name__": "storyscope_task_utils"}
-    exec(compile(_lmms_eval_utils(), "utils.py", "exec"), namespace)
+    exec(compile(lmms_eval_utils(), "utils.py", "exec"), namespace)
     return namespace
 
 

@@ -14,6 +14,7 @@ EMPTY_ANSWER = "empty answer"  # the harness recorded no text for it
 HARNESS_ERROR = "harness error"  # the harness marked the sample as failed
 REPEATED_SAMPLE = "repeated sample"  # a second epoch / repeat / filter of a sample already read
 WRONG_KIND = "other question kind"  # an MCQ id in an open-ended import, or the other way round
+LOOKED_UP = (UNKNOWN_ID, WRONG_KIND)  # reasons that come from looking the link id up
 
 
 @dataclass
@@ -137,7 +138,7 @@ class ResultsReport:
         for reason, group in sorted(self.unmatched.items()):
             ids = ", ".join(group.first_ids)
             looked = ""
-            if group.first_links and group.first_links != group.first_ids:
+            if reason in LOOKED_UP and group.first_links != group.first_ids:
                 looked = f"; looked up by {self.link_field}: {', '.join(group.first_links)}"
             lines.append(f"  not imported, {reason}: {group.count:,} (first: {ids}{looked})")
         lines.extend(f"  note: {note}" for note in self.notes)

@@ -25,7 +25,7 @@ from data_access.importers.results.provenance import (
     record_import,
     setting_in_use,
 )
-from data_access.importers.results.report import ResultsReport
+from data_access.importers.results.report import LOOKED_UP, ResultsReport
 from data_access.importers.results.samples import OpenedResults
 from data_access.importers.results.stage import (
     drop_stage,
@@ -70,8 +70,12 @@ def _new_report(opened: OpenedResults, dry_run: bool) -> ResultsReport:
 
 def _nothing_linked(opened: OpenedResults, report: ResultsReport):
     why = "; ".join(
-        f"{reason}: {group.count:,} (first: {', '.join(map(repr, group.first_ids))}; looked up"
-        f" by {opened.link_field}: {', '.join(map(repr, group.first_links))})"
+        f"{reason}: {group.count:,} (first: {', '.join(map(repr, group.first_ids))}"
+        + (
+            f"; looked up by {opened.link_field}: {', '.join(map(repr, group.first_links))})"
+            if reason in LOOKED_UP
+            else ")"
+        )
         for reason, group in sorted(report.unmatched.items())
     )
     return fail(
