@@ -325,6 +325,19 @@ def test_a_cancelled_inspect_log(seeded, tmp_path, suffix):
     assert any("ended cancelled" in note for note in report.notes)
 
 
+@pytest.mark.parametrize(("version", "letter"), [("0.3.41", "B"), ("0.3.162", "B"), (None, "C")])
+def test_inspect_parsing_of_the_version_that_wrote_the_log(seeded, tmp_path, version, letter):
+    """No scorer recorded an answer: the log's own inspect_ai version's parse_answers decides
+    (the first ANSWER line before 0.3.221, the last one since)."""
+    reply = "ANSWER: B\nOn reflection, the scene says otherwise.\nANSWER: C"
+    sample = hf.inspect_sample("s1", reply, {"mcq_id": "m000000"})
+    path = hf.write_inspect_log(tmp_path / "log.eval", [sample], version=version)
+    report = import_results(seeded, path)
+    assert predictions_of(seeded, report.run_id) == {"m000000": letter}
+    (rule,) = report.letter_rules
+    assert ("0.3.42+" if version == "0.3.162" else "") in rule
+
+
 # -- the registry ----------------------------------------------------------------------------------
 def test_cli_choices_upload_types_and_doc_come_from_the_registry():
     from data_access.importers.format_doc import format_doc

@@ -10,12 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipelines.results.letters import (
+    INSPECT_FIRST_ANY,
+    INSPECT_FIRST_STRICT,
+    INSPECT_LAST,
+    INSPECT_RULE_VERSIONS,
     LETTERS,
     VLMEVAL_ORIGINAL,
     VLMEVAL_POSITION,
     VLMEVAL_VERBOSE,
     as_letter,
     inspect_letter,
+    inspect_rule,
     labelled_letter,
     loglikelihood_letter,
     parse_labels,
@@ -33,6 +38,16 @@ letters = st.sampled_from(LETTERS)
 def test_inspect_reads_the_last_answer_line(prefix, letter, lower):
     answer = "answer" if lower else "ANSWER"
     assert inspect_letter(f"{prefix}\n{answer}: {letter}") == letter
+
+
+def test_inspect_rules_by_version():
+    assert [inspect_rule(v) for v in ("0.3.41", "0.3.42", "0.3.162", "0.3.221", None)] == [
+        INSPECT_FIRST_ANY, INSPECT_FIRST_STRICT, INSPECT_FIRST_STRICT, INSPECT_LAST, INSPECT_LAST,
+    ]  # fmt: skip
+    two = "ANSWER: B\nOn reflection\nANSWER: C"
+    assert [inspect_letter(two, r) for r in INSPECT_RULE_VERSIONS] == ["B", "B", "C"]
+    # lowercase letters were refused until 0.3.221 uppercased the match
+    assert [inspect_letter("ANSWER: b", r) for r in INSPECT_RULE_VERSIONS] == [None, None, "B"]
 
 
 def test_inspect_examples_from_its_parser():

@@ -24,7 +24,13 @@ from typing import Any
 from data_access.importers.errors import ImportFailure, fail
 from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
-from pipelines.results.letters import INSPECT_PARSE, INSPECT_SCORE, LETTERS, inspect_letter
+from pipelines.results.letters import (
+    INSPECT_PARSE,
+    INSPECT_SCORE,
+    LETTERS,
+    inspect_letter,
+    inspect_rule,
+)
 from pipelines.results.options import ReadOptions
 from pipelines.results.readers import register_reader
 from pipelines.results.records import as_id, dig
@@ -107,18 +113,20 @@ def _eval_samples(path: Path) -> Iterator:
                 yield EvalSample.model_validate(data, context=get_deserializing_context())
 
 
-def _samples(path: Path, samples: Iterator, options: ReadOptions) -> Iterator[ResultSample]:
+def _samples(path: Path, samples: Iterator, options: ReadOptions, version: str | None):
+    rule = inspect_rule(version)
+    parsing = f"{INSPECT_PARSE} (inspect_ai {rule}+ rule)"
     try:
         for number, sample in enumerate(samples, start=1):
             text = _text(sample, options)
-            letter, rule = _scored_letter(sample.scores), INSPECT_SCORE
+            letter, how = _scored_letter(sample.scores), INSPECT_SCORE
             if letter is None and text:
-                letter, rule = inspect_letter(text), INSPECT_PARSE
+                letter, how = inspect_letter(text, rule), parsing
             error = sample.error.message if sample.error is not None else None
             repeat = f"epoch {sample.epoch}" if (sample.epoch or 1) > 1 else None
             yield ResultSample(
                 f"sample {number}", str(sample.id), _link(sample, options), text, letter, error,
-                repeat, rule if (letter or text) else None,
+                repeat, how if (letter or text) else None,
             )  # fmt: skip
     except ImportFailure:
         raise
@@ -175,7 +183,7 @@ def open_inspect(path: Path, options: ReadOptions) -> OpenedResults:
         files=[path],
         label=path.name,
         run=run,
-        samples=_samples(path, samples, options),
+        samples=_samples(path, samples, options, run.harness_version),
         id_field="id",
         link_field=mapped or "metadata.question_id",
     )

@@ -144,8 +144,45 @@ _INSPECT_STRICT = re.compile(r"(?i)^ANSWER\s*:\s*([A-Za-z\d ,]+)\s*(?:$|\n|\.)",
 _INSPECT_LOOSE = re.compile(r"(?i)ANSWER\s*:\s*([A-Za-z\d ,]+)(?:[^\w]|\n|$|\.)")
 
 
-def inspect_letter(text: str) -> str | None:
-    """The option letter inspect_ai's multiple-choice parsing reads from a completion."""
+# Older inspect_ai read the reply differently (UKGovernmentBEIS/inspect_ai, src/inspect_ai/solver/
+# _multiple_choice.py `parse_answers`): before 0.3.42 (775396c9) the FIRST `ANSWER: X` anywhere
+# (letters, spaces and commas), each capital letter of it marking a choice; from 0.3.42 the first
+# strict line, else the first anywhere, accepted when it is exactly one allowed capital letter;
+# from 0.3.221 (846da97f) the LAST such line, in either case (the rule above). The log's
+# `packages.inspect_ai` says which version wrote it.
+INSPECT_FIRST_ANY = "0.3.0"
+INSPECT_FIRST_STRICT = "0.3.42"
+INSPECT_LAST = "0.3.221"
+INSPECT_RULE_VERSIONS = (INSPECT_FIRST_ANY, INSPECT_FIRST_STRICT, INSPECT_LAST)
+_INSPECT_OLD_LOOSE = re.compile(r"(?i)ANSWER\s*:\s*([A-Za-z ,]+)(?:[^\w]|\n|$)")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def inspect_rule(version: str | None) -> str:
+    """The parsing rule of the inspect_ai `version` that wrote a log (the latest when unknown)."""
+    if not version or not re.match(r"^\d+\.\d+", version):
+        return INSPECT_LAST
+    key = _version_key(version)
+    return max(
+        (r for r in INSPECT_RULE_VERSIONS if _version_key(r) <= key), key=_version_key,
+        default=INSPECT_FIRST_ANY,
+    )  # fmt: skip
+
+
+def inspect_letter(text: str, rule: str = INSPECT_LAST) -> str | None:
+    """The option letter inspect_ai's multiple-choice parsing (of `rule`, a version of
+    `INSPECT_RULE_VERSIONS`) reads from a completion."""
+    if rule == INSPECT_FIRST_ANY:
+        match = _INSPECT_OLD_LOOSE.search(text)
+        marked = {c for c in match[1] if c in LETTERS} if match else set()
+        return marked.pop() if len(marked) == 1 else None
+    if rule == INSPECT_FIRST_STRICT:
+        match = _INSPECT_STRICT.search(text) or _INSPECT_LOOSE.search(text)
+        answer = match[1].strip().rstrip(".") if match else ""
+        return answer if len(answer) == 1 and answer in LETTERS else None
     for pattern, replacement in _INSPECT_UNWRAP:
         text = pattern.sub(replacement, text)
     matches = _INSPECT_STRICT.findall(text) or _INSPECT_LOOSE.findall(text)
