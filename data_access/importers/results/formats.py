@@ -86,7 +86,7 @@ INSPECT = ResultsFormat(
     "inspect_ai logs `.eval` / `.json` (any status: a cancelled run's samples are read), read with `inspect_ai.log` (`pip install 'storyscope[harness]'`)",
     "`id` (epoch 1; later epochs are repeats)",
     "`metadata.question_id`, `metadata.mcq_id`, `id`",
-    "a scorer's `Score.answer` (`choice()`), else inspect's `ANSWER: X` parsing (`parse_answers`, every version from 0.3.41)",
+    "a scorer's `Score.answer` (`choice()`), else `parse_answers` of the log's inspect_ai version: before 0.3.42 the first `ANSWER: X` anywhere; 0.3.42–0.3.220 the first `ANSWER: X` line, else anywhere, capital letters only; from 0.3.221 the last one, any case",
 )
 OPENAI_BATCH = ResultsFormat(
     "openai-batch",
