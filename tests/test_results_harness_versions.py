@@ -157,6 +157,23 @@ def test_lmms_eval_line_without_a_parse_reads_by_the_export_rule(seeded, tmp_pat
     assert report.letter_rules == {STORYSCOPE_RULE: [1, 0]}
 
 
+def test_lmms_eval_0_2_3_wrote_lm_evals_names_and_is_still_lmms_eval(seeded, tmp_path):
+    lines = [
+        hv.lmms_line(i, reply, "videomme_perception_score",
+                     {"question_id": m, "pred_answer": reply[-1]}, "0.2.3")
+        for i, (m, reply) in enumerate(zip(hf.mcq_ids(2), ["Answer: A", "Answer: C"]))
+    ]  # fmt: skip
+    path = hv.write_lmms_run(tmp_path / "o", "videomme", lines, {"videomme_perception_score": 50.0},
+                             version="0.2.3")  # fmt: skip
+    assert path.name.startswith("samples_videomme_")
+    assert detect_format(path) == detect_format(path.parent) == "lmms-eval"
+    report = import_results(seeded, path, format="lmms-eval")
+    assert predictions_of(seeded, report.run_id) == {"m000000": "A", "m000001": "C"}
+    assert report.harness == "lmms-eval" and report.task == "videomme"
+    assert report.harness_accuracy == pytest.approx(0.5) == report.accuracy
+    refused(seeded, path, "use --format lmms-eval", format="lm-eval")
+
+
 VERBOSE_REPLIES = [
     "**Correct answer: B**",
     "Considering the scene, Chandler leaves. Answer: (C)",

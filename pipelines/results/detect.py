@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from data_access.importers.errors import fail
 from data_access.importers.results.formats import RESULTS_FORMATS
+from pipelines.results.harness_samples import LM_EVAL_NAMING, LMMS_EVAL_NAMING, written_by
 
-_LMMS_NAME = re.compile(r"^.+_samples_.+\.jsonl$")
-# lm-eval named its JSON-lines samples `.json` from May to 13 June 2024 (3850e21a), `.jsonl` since
-_LM_EVAL_NAME = re.compile(r"^samples_.+_\d{4}-\d{2}-\d{2}T[\d.\-]+\.jsonl?$")
 _PEEK_BYTES = 1 << 16
 
 
@@ -27,28 +24,30 @@ def _first_line(path: Path) -> dict | None:
     return None
 
 
+def _samples_format(path: Path) -> str | None:
+    """lmms-eval or lm-eval for a `--log_samples` file, by its name and first line."""
+    line = _first_line(path)
+    if line is not None and "doc_id" not in line:
+        return None
+    return written_by(path.name, line) or ("lmms-eval" if line else None)
+
+
 def _jsonl_format(path: Path) -> str:
-    if _LM_EVAL_NAME.match(path.name):
-        return "lm-eval"
-    if _LMMS_NAME.match(path.name):
-        return "lmms-eval"
     line = _first_line(path) or {}
     if "custom_id" in line and ("response" in line or "error" in line or "url" in line):
         return "openai-batch"  # an input line (url, body) is refused by the reader, with why
-    if "doc_id" in line:
-        return "lm-eval" if isinstance(line.get("arguments"), dict) else "lmms-eval"
-    return "table"
+    return _samples_format(path) or "table"
 
 
 def _json_format(path: Path) -> str:
-    if _LM_EVAL_NAME.match(path.name):
-        return "lm-eval"
+    if LM_EVAL_NAMING[0].match(path.name):  # lm-eval's JSON lines under .json (May-June 2024)
+        return _samples_format(path) or "lm-eval"
     with path.open("rb") as handle:
         head = handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
     if '"eval"' in head and '"version"' in head:
         return "inspect"
-    if "doc_id" in (_first_line(path) or {}):  # JSON lines under a .json name
-        return _jsonl_format(path)
+    if "doc_id" in (_first_line(path) or {}):  # JSON lines under another .json name
+        return _samples_format(path) or "lm-eval"
     raise fail(
         path.name,
         "(file)",
@@ -79,10 +78,9 @@ def detect_format(path: Path) -> str:
     if not path.is_dir():
         return _file_format(path)
     names = [p.name for p in path.iterdir()]
-    if any(_LM_EVAL_NAME.match(n) for n in names):
-        return "lm-eval"
-    if any(_LMMS_NAME.match(n) for n in names):
-        return "lmms-eval"
+    samples = sorted(n for n in names if LM_EVAL_NAMING[0].match(n) or LMMS_EVAL_NAMING[0].match(n))
+    if samples:
+        return _samples_format(path / samples[0]) or "lmms-eval"
     owned = [r[0] for n in sorted(names) if len(r := _readers_of(Path(n).suffix.lower())) == 1]
     harness_owned = [name for name in owned if name != "table"]
     if harness_owned:  # a folder of .eval logs, of VLMEvalKit .xlsx / .tsv files

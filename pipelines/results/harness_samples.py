@@ -58,6 +58,19 @@ _MODEL_ARG_KEYS = ("peft=", "delta=", "pretrained=", "model=", "model_version=",
                    "model_id=", "path=", "engine=")  # fmt: skip
 
 
+# lm-eval's naming: `samples_<task>_<date>.jsonl` (`.json` in May-June 2024) beside
+# `results_<date>.json`; lmms-eval 0.2.3 (2024-09) wrote the same names, lmms-eval 0.2.4 on
+# `<date>_samples_<task>.jsonl` beside `<date>_results.json`.
+LM_EVAL_NAMING = (
+    re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl?$"),
+    "results_{date}.json",
+)
+LMMS_EVAL_NAMING = (
+    re.compile(r"^(?P<date>.+?)_samples_(?P<task>.+)\.jsonl$"),
+    "{date}_results.json",
+)
+
+
 @dataclass(frozen=True)
 class SamplesLayout:
     """How one harness names its files."""
@@ -65,25 +78,29 @@ class SamplesLayout:
     format: str
     harness: str
     samples_globs: tuple[str, ...]
-    name_pattern: re.Pattern  # groups: task, date
-    results_name: str  # the results summary beside the samples, `{date}` filled in
+    namings: tuple[tuple[re.Pattern, str], ...]  # (name pattern: task, date; results name)
     version_keys: tuple[str, ...]
+
+    def match(self, name: str) -> tuple[re.Match, str] | None:
+        """The name's (task, date) match and the name of the results summary beside it."""
+        for pattern, results_name in self.namings:
+            if found := pattern.match(name):
+                return found, results_name.format(date=found["date"])
+        return None
 
 
 LMMS_EVAL = SamplesLayout(
     "lmms-eval",
     "lmms-eval",
-    ("*_samples_*.jsonl",),
-    re.compile(r"^(?P<date>.+?)_samples_(?P<task>.+)\.jsonl$"),
-    "{date}_results.json",
+    ("*_samples_*.jsonl", "samples_*.jsonl"),
+    (LMMS_EVAL_NAMING, LM_EVAL_NAMING),
     ("lmms_eval_version", "version"),
 )
 LM_EVAL = SamplesLayout(
     "lm-eval",
     "lm-evaluation-harness",
     ("samples_*.jsonl", "samples_*.json"),
-    re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.\-]+)\.jsonl?$"),
-    "results_{date}.json",
+    (LM_EVAL_NAMING,),
     ("lm_eval_version", "version"),
 )
 OTHER = {"lmms-eval": LM_EVAL, "lm-eval": LMMS_EVAL}
@@ -92,9 +109,7 @@ OTHER = {"lmms-eval": LM_EVAL, "lm-eval": LMMS_EVAL}
 def _samples_file(path: Path, layout: SamplesLayout) -> Path:
     if path.is_file():
         return path
-    found = sorted(
-        p for g in layout.samples_globs for p in path.glob(g) if layout.name_pattern.match(p.name)
-    )
+    found = sorted({p for g in layout.samples_globs for p in path.glob(g) if layout.match(p.name)})
     if len(found) == 1:
         return found[0]
     if not found:
@@ -111,8 +126,8 @@ def _model_name(model_args: str | None) -> str | None:
 
 
 def _summary(samples: Path, layout: SamplesLayout) -> tuple[Path | None, dict]:
-    match = layout.name_pattern.match(samples.name)
-    path = samples.with_name(layout.results_name.format(date=match["date"])) if match else None
+    match = layout.match(samples.name)
+    path = samples.with_name(match[1]) if match else None
     if path is None or not path.is_file():
         return None, {}
     return path, read_json_object(path)
@@ -262,20 +277,25 @@ def _samples(samples: Path, layout, task, output_type, options) -> Iterator[Resu
         yield ResultSample(record, sample_id or "?", link_id, text, letter, failed, repeat, rule)
 
 
-def _written_by(samples: Path, first: dict | None) -> str | None:
-    """The harness whose writer shaped the file, by its name and first line; None if unsure.
-    lm-eval keeps `arguments` (`gen_args_0`...) on every line, lmms-eval pops it."""
-    for layout in (LMMS_EVAL, LM_EVAL):
-        if layout.name_pattern.match(samples.name):
-            return layout.format
-    arguments = (first or {}).get("arguments")
-    if isinstance(arguments, dict) and any(k.startswith("gen_args_") for k in arguments):
+def written_by(name: str, first: dict | None) -> str | None:
+    """The harness whose writer shaped a samples file, by its name and first line; None if
+    unsure. lmms-eval's own naming is its alone. lm-eval's naming and its `arguments`
+    (`gen_args_0`...) are lmms-eval 0.2.3's too; what tells them apart is the task's metric
+    value: a dict (the doc's id, the task's parse) only lmms-eval tasks return."""
+    first = first or {}
+    if LMMS_EVAL_NAMING[0].match(name) and not LM_EVAL_NAMING[0].match(name):
+        return LMMS_EVAL.format
+    if any(isinstance(v, dict) for k, v in first.items() if k not in ("doc", "arguments")):
+        return LMMS_EVAL.format
+    arguments = first.get("arguments")
+    lm_eval_line = isinstance(arguments, dict) and any(k.startswith("gen_args_") for k in arguments)
+    if LM_EVAL_NAMING[0].match(name) or lm_eval_line:
         return LM_EVAL.format
     return None
 
 
 def _refuse_other_harness(samples: Path, first: dict | None, layout: SamplesLayout) -> None:
-    other = _written_by(samples, first)
+    other = written_by(samples.name, first)
     if other is not None and other != layout.format:
         raise fail(
             samples.name,
@@ -313,8 +333,8 @@ def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResu
     if first is not None:
         require(first[1], "doc_id", samples.name, first[0], f"an {layout.format} samples record")
         check_mapped_places(samples.name, first[0], first[1], options)
-    match = layout.name_pattern.match(samples.name)
-    task = match["task"] if match else None
+    match = layout.match(samples.name)
+    task = match[0]["task"] if match else None
     summary_path, summary = _summary(samples, layout)
     run, task_config = _header(summary_path, summary, layout, task)
     output_type = None

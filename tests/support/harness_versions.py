@@ -15,6 +15,8 @@ VLMEvalKit (open-compass/VLMEvalKit):
   `report_acc` at e8e78f05.
 lmms-eval (EvolvingLMMs-Lab/lmms-eval, lmms_eval/loggers/evaluation_tracker.py
 `save_results_samples`):
+- `0.2.3`: tag v0.2.3 (2024-09-01) — lm-eval's naming (`samples_<task>_<date>.jsonl`,
+  `results_<date>.json`), `arguments` kept as `gen_args_i`/`arg_j`, `doc` kept;
 - `0.3`: 4eadb30e — `filtered_resps` a list, `resps` nested, `doc` and `arguments` popped, the
   task's `process_results` dict kept;
 - `2026`: 75571cfe — a one-request line flattened (`filtered_resps` a bare string);
@@ -126,6 +128,9 @@ def lmms_line(doc_id: int, reply: str, metric: str, value: dict, version: str = 
     if version == "2026":  # one request: flattened, then `resps` dropped as equal
         line["filtered_resps"] = reply
         line.pop("resps")
+    elif version == "0.2.3":  # nothing popped; arguments as lm-eval sanitises them
+        line["doc"] = {"question": f"prompt {doc_id}"}
+        line["arguments"] = {"gen_args_0": {"arg_0": f"prompt {doc_id}", "arg_1": {}}}
     else:
         line.pop("resps")  # equal to filtered_resps
     return line
@@ -135,16 +140,20 @@ def write_lmms_run(folder: Path, task: str, lines: list[dict], scores: dict,
                    model: str = "lmms-lab/llava-onevision-qwen2-7b-ov",
                    version: str = "0.3.0") -> Path:  # fmt: skip
     """`<model>/<date>_samples_<task>.jsonl` and `<date>_results.json` with the task's scores
-    (`results[task]["<metric>,none"]`, as `save_results_aggregated` writes them)."""
+    (`results[task]["<metric>,none"]`, as `save_results_aggregated` writes them); version
+    0.2.3 named them `samples_<task>_<date>.jsonl` and `results_<date>.json`."""
     out = folder / model.replace("/", "__")
     out.mkdir(parents=True, exist_ok=True)
     results = {
         "results": {task: {"alias": task, **{f"{k},none": v for k, v in scores.items()}}},
         "configs": {task: {"task": task, "output_type": "generate_until"}},
         "config": {"model": "llava_onevision", "model_args": f"pretrained={model}"},
-        "lmms_eval_version": version,
+        **({"lmms_eval_version": version} if version != "0.2.3" else {}),
         "model_name": model,
     }
+    if version == "0.2.3":
+        (out / f"results_{hf.DATE}.json").write_text(json.dumps(results, indent=2))
+        return hf.write_jsonl(out / f"samples_{task}_{hf.DATE}.jsonl", lines)
     (out / f"{hf.DATE}_results.json").write_text(json.dumps(results, indent=2))
     return hf.write_jsonl(out / f"{hf.DATE}_samples_{task}.jsonl", lines)
 
