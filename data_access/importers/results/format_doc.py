@@ -18,8 +18,11 @@ same (`pipelines.results.import_results`).
 {format_table}
 
 `--map FIELD=COLUMN` (repeatable) names where a field is, or says what the file cannot:
-{map_fields}. Each format takes the fields its reader uses ({format_fields}); any other is
-refused, as is a mapped place the file's first record does not have. In JSONL formats a column
+
+{map_fields}
+
+Each format takes the fields its reader uses ({format_fields}); any other is refused, as is a
+mapped place the file's first record does not have. In JSONL formats a column
 is a dotted path (`doc.qid`, `storyscope_accuracy.question_id`). `--format auto` tells the
 harness from the file name and its first record (a file of one harness given as another's is
 refused: `written by lm-evaluation-harness, not lmms-eval: use --format lm-eval`). Harness
@@ -45,7 +48,9 @@ whenever the imported predictions score differently, and why.
 answer via API`, a Batch `error` or non-2xx status), `repeated sample` (a later epoch, filter or
 repeat of a sample already read). An MCQ reply without a letter by the harness's rule is
 imported with no option and scored wrong, as the harness scores it. `--dry-run` prints the
-report and writes nothing.
+report and writes nothing; when the real import would be refused it says so and why (`the
+import would be refused: ...`), naming the fix where there is one (samples sharing an id:
+`--map question_id=doc_id`; nothing linked: the link field and the ids looked up).
 
 **Refused** (one `error:` line naming file, record and field; exit 2; the store exactly as it
 was): a file that is not what `--format` says (`line 1, field 'doc_id': missing`), a truncated
@@ -55,8 +60,9 @@ of another task").
 
 **Provenance**: the import is a run of step `import.results` (backend = harness, model = the
 model) and a `result_imports` row: harness, harness version, model, model arguments, task,
-the file's sha256, sample and match counts. The setting is `--setting NAME`, else
-`<harness>:<model>:<task>`, labelled `<model> via <harness> (<task>)`, with `--source`
+the file's sha256, sample and match counts (VLMEvalKit's version is the commit its run folder
+names; a Batch run's model is the one its replies name). The setting is `--setting NAME`, else
+`<harness>:<model>:<task>` (a model given as a local path by its last folder), labelled `<model> via <harness> (<task>)`, with `--source`
 (default `video`) as what the model saw. The same file under the same name again is a no-op.
 A changed file is a new run: its answers become setting `NAME@<sha8>` (answers are one per
 question and setting), its predictions a new run of method `NAME`, which Distributions shows
@@ -66,7 +72,7 @@ as the method's current run.
 RESULTS_SECTION = _TEMPLATE.format(
     format_table=format_table(),
     format_choices="|".join(RESULTS_FORMATS),
-    map_fields="; ".join(f"`{name}` ({what})" for name, what in MAP_FIELDS.items()),
+    map_fields="\n".join(f"- `{name}`: {what}" for name, what in MAP_FIELDS.items()),
     format_fields="; ".join(
         f"`{f.name}`: {', '.join(f.map_fields)}" for f in RESULTS_FORMATS.values()
     ),
