@@ -65,9 +65,9 @@ JUDGED = [
 ]
 
 
-def scored_folder(tmp_path, shape="dated"):
+def scored_folder(tmp_path, shape="dated", judge="openai"):
     folder = hv.vlmevalkit_run_folder(tmp_path / "outputs", MODEL, shape)
-    hv.write_vlmevalkit_scored(folder, MODEL, DATASET, JUDGED, hf.mcq_ids(6))
+    hv.write_vlmevalkit_scored(folder, MODEL, DATASET, JUDGED, hf.mcq_ids(6), judge)
     return folder
 
 
@@ -88,9 +88,12 @@ def test_vlmevalkit_scored_file_gives_the_harness_verdict(seeded, tmp_path):
     )
 
 
-@pytest.mark.parametrize("shape", ["flat", "dated", "timestamped"])
-def test_vlmevalkit_accuracy_equals_its_acc_csv(seeded, tmp_path, shape):
-    folder = scored_folder(tmp_path, shape)
+@pytest.mark.parametrize(
+    ("shape", "judge"),
+    [("flat", "openai"), ("dated", "exact_matching"), ("timestamped", "gpt-4o-mini")],
+)
+def test_vlmevalkit_accuracy_equals_its_acc_csv(seeded, tmp_path, shape, judge):
+    folder = scored_folder(tmp_path, shape, judge)
     report = import_results(seeded, folder)
     stated = float(
         (folder / f"{MODEL}_{DATASET}_acc.csv").read_text().splitlines()[1].split(",")[1]
@@ -98,6 +101,7 @@ def test_vlmevalkit_accuracy_equals_its_acc_csv(seeded, tmp_path, shape):
     assert stored_accuracy(seeded, report.run_id) == pytest.approx(stated) == 4 / 6
     assert report.harness_accuracy == pytest.approx(stated)
     assert report.accuracy == pytest.approx(stated)
+    assert report.task == DATASET
     assert not any("not the harness's" in note for note in report.lines())
 
 
@@ -278,6 +282,11 @@ def test_a_mapped_place_the_file_lacks_is_refused(seeded, tmp_path):
     path = hf.write_lmms_eval(tmp_path / "o", [hf.lmms_eval_line(0, "q000000", "A")])
     refused(seeded, path, "missing (mapped to answer by --map)",
             column_map={"answer": "nonexistent.field"})  # fmt: skip
+
+
+def test_a_batch_link_map_without_the_input_is_refused(seeded, tmp_path):
+    out = hf.write_jsonl(tmp_path / "out.jsonl", [hf.batch_output_line("r1", "Ann knows.")])
+    refused(seeded, out, "give --batch-input too", column_map={"question_id": "body.metadata.q"})
 
 
 def test_batch_replies_by_option_labels(seeded, tmp_path):

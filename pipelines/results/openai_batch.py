@@ -128,6 +128,13 @@ def _first_model(path: Path) -> str | None:
 @register_reader(formats.OPENAI_BATCH)
 def open_openai_batch(path: Path, options: ReadOptions) -> OpenedResults:
     """A Batch output JSONL (joined to `options.batch_input` when given)."""
+    if options.mapped("question_id") and options.batch_input is None:
+        raise fail(
+            path.name,
+            "(option)",
+            "--map",
+            "question_id names a field of the Batch input lines: give --batch-input too",
+        )
     links, requested = (None, None)
     files = [path]
     if options.batch_input is not None:

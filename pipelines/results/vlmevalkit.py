@@ -46,7 +46,8 @@ from pipelines.results.readers import register_reader
 FAIL_MSG = "Failed to obtain answer via API"
 SUFFIXES = (".xlsx", ".tsv")
 LINK_COLUMNS = ("question_id", "mcq_id", "index")
-_RESULT_SUFFIX = re.compile(r"_[^_]+_result$")
+# `_<judge>_result`: the judge's name, `exact_matching` when no judge model was used
+_RESULT_SUFFIX = re.compile(r"_(?:exact_matching|[^_]+)_result$")
 _EVAL_ID = re.compile(
     r"^T(?P<y>\d{4})(?P<m>\d{2})(?P<d>\d{2})(?:_G(?P<commit>[0-9a-fA-F]+)|-\d{6})$"
 )
