@@ -178,6 +178,22 @@ def test_lmms_eval_0_2_3_wrote_lm_evals_names_and_is_still_lmms_eval(seeded, tmp
     refused(seeded, path, "use --format lmms-eval", format="lm-eval")
 
 
+def test_lmms_eval_0_2_0_wrote_one_document_per_task(seeded, tmp_path):
+    lines = [
+        hv.lmms_line(i, reply, "videomme_perception_score",
+                     {"question_id": m, "pred_answer": reply[-1]}, "0.2.0")
+        for i, (m, reply) in enumerate(zip(hf.mcq_ids(2), ["Answer: A", "Answer: C"]))
+    ]  # fmt: skip
+    path = hv.write_lmms_run(tmp_path / "o", "videomme", lines, {"videomme_perception_score": 50.0},
+                             version="0.2.0")  # fmt: skip
+    assert path.name == "videomme.json"
+    assert detect_format(path) == "lmms-eval"
+    report = import_results(seeded, path)
+    assert predictions_of(seeded, report.run_id) == {"m000000": "A", "m000001": "C"}
+    assert report.task == "videomme" and report.harness_accuracy == pytest.approx(0.5)
+    refused(seeded, path, "use --format lmms-eval", format="lm-eval")
+
+
 VERBOSE_REPLIES = [
     "**Correct answer: B**",
     "Considering the scene, Chandler leaves. Answer: (C)",
@@ -215,14 +231,17 @@ def mc_lines():
     ]
 
 
-@pytest.mark.parametrize("shape", ["2024-05", "0.4.3+"])
-def test_lm_eval_samples_of_both_namings(seeded, tmp_path, shape):
-    path = hv.write_lm_eval_run(tmp_path / "o", mc_lines(), "svqa_mc", "multiple_choice", shape)
+@pytest.mark.parametrize("shape", ["0.4.0", "2024-05", "0.4.3+"])
+def test_lm_eval_samples_of_every_naming(seeded, tmp_path, shape):
+    path = hv.write_lm_eval_run(tmp_path / "o", mc_lines(), "svqa_mc", "multiple_choice", shape,
+                                acc=0.5)  # fmt: skip
     assert detect_format(path) == "lm-eval"
-    assert detect_format(path.parent) == "lm-eval"
+    if shape != "0.4.0":  # a 0.4.0 folder holds no name that says which file is the samples
+        assert detect_format(path.parent) == "lm-eval"
     report = import_results(seeded, path, format="lm-eval")
     assert predictions_of(seeded, report.run_id) == {"m000000": "A", "m000001": "C"}
-    assert report.model == "EleutherAI/pythia-160m"
+    assert report.model == "EleutherAI/pythia-160m" and report.task == "svqa_mc"
+    assert report.harness_accuracy == pytest.approx(0.5) == report.accuracy
 
 
 def test_lm_eval_without_an_output_type_is_refused_or_mapped(seeded, tmp_path):

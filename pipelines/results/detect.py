@@ -7,7 +7,13 @@ from pathlib import Path
 
 from data_access.importers.errors import fail
 from data_access.importers.results.formats import RESULTS_FORMATS
-from pipelines.results.harness_samples import LM_EVAL_NAMING, LMMS_EVAL_NAMING, written_by
+from pipelines.results.harness_samples import (
+    LM_EVAL_NAMING,
+    LMMS_EVAL_NAMING,
+    document_shape,
+    records,
+    written_by,
+)
 
 _PEEK_BYTES = 1 << 16
 
@@ -25,11 +31,20 @@ def _first_line(path: Path) -> dict | None:
 
 
 def _samples_format(path: Path) -> str | None:
-    """lmms-eval or lm-eval for a `--log_samples` file, by its name and first line."""
+    """lmms-eval or lm-eval for a `--log_samples` file, by its name and first record."""
+    document = document_shape(path)
+    if document is not None:
+        first = next(records(path), (None, None))[1] if _peek_has(path, "doc_id") else None
+        return written_by(path.name, first, document) if first is not None else None
     line = _first_line(path)
     if line is not None and "doc_id" not in line:
         return None
     return written_by(path.name, line) or ("lmms-eval" if line else None)
+
+
+def _peek_has(path: Path, key: str) -> bool:
+    with path.open("rb") as handle:
+        return f'"{key}"'.encode() in handle.read(_PEEK_BYTES)
 
 
 def _jsonl_format(path: Path) -> str:
@@ -46,8 +61,9 @@ def _json_format(path: Path) -> str:
         head = handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
     if '"eval"' in head and '"version"' in head:
         return "inspect"
-    if "doc_id" in (_first_line(path) or {}):  # JSON lines under another .json name
-        return _samples_format(path) or "lm-eval"
+    found = _samples_format(path)  # JSON lines under another .json name, or one document
+    if found is not None:
+        return found
     raise fail(
         path.name,
         "(file)",

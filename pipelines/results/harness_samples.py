@@ -46,7 +46,15 @@ from pipelines.results.letters import (
 )
 from pipelines.results.options import ReadOptions, check_mapped_places
 from pipelines.results.readers import register_reader
-from pipelines.results.records import as_id, dig, first_text, iter_jsonl, read_json_object, require
+from pipelines.results.records import (
+    as_id,
+    dig,
+    first_text,
+    iter_jsonl,
+    read_json_document,
+    read_json_object,
+    require,
+)
 
 FAILED = "the harness marked it failed (success: false)"
 LINK_KEYS = ("question_id", "mcq_id", "id")  # of the line's `doc`, in this order
@@ -106,6 +114,42 @@ LM_EVAL = SamplesLayout(
 OTHER = {"lmms-eval": LM_EVAL, "lm-eval": LMMS_EVAL}
 
 
+# Before their evaluation trackers both harnesses wrote one JSON document per task beside a
+# `results.json`: lm-eval 0.4.0-0.4.2 (lm_eval/__main__.py at v0.4.2) a JSON array of samples
+# named `<model_args>_<task>.jsonl`; lmms-eval up to 0.2.2 (lmms_eval/__main__.py at v0.2.0)
+# `<task>.json` holding `{"args", "model_configs", "logs": [samples], "time"}`.
+DOCUMENT_SUMMARY = "results.json"
+
+
+def is_document(path: Path) -> bool:
+    """True for a samples file that is one JSON document (an array, or an object spread over
+    lines), not JSON lines."""
+    with path.open("rb") as handle:
+        for raw in handle:
+            text = raw.strip()
+            if text:
+                return text.startswith(b"[") or text == b"{"
+    return False
+
+
+def _document_records(path: Path) -> Iterator[tuple[str, dict]]:
+    """(record, sample) of a one-document samples file, read whole (these writers predate
+    streaming; their files are one task's samples)."""
+    value = read_json_document(path)
+    items = value.get("logs") if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        raise fail(path.name, "(file)", "logs", "missing: not a samples file (an array or logs)")
+    for number, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            raise fail(path.name, f"item {number}", "-", "must be a JSON object")
+        yield f"item {number}", item
+
+
+def records(path: Path) -> Iterator[tuple[str, dict]]:
+    """The samples of a `--log_samples` file, JSON lines or one document."""
+    return _document_records(path) if is_document(path) else iter_jsonl(path)
+
+
 def _samples_file(path: Path, layout: SamplesLayout) -> Path:
     if path.is_file():
         return path
@@ -127,10 +171,18 @@ def _model_name(model_args: str | None) -> str | None:
 
 def _summary(samples: Path, layout: SamplesLayout) -> tuple[Path | None, dict]:
     match = layout.match(samples.name)
-    path = samples.with_name(match[1]) if match else None
-    if path is None or not path.is_file():
+    path = samples.with_name(match[1] if match else DOCUMENT_SUMMARY)
+    if not path.is_file() or (match is None and not is_document(samples)):
         return None, {}
     return path, read_json_object(path)
+
+
+def _document_task(samples: Path, summary: dict) -> str | None:
+    """The task of a one-document samples file: the summary's task its name ends with."""
+    configs = summary.get("configs")
+    tasks = sorted(configs, key=len, reverse=True) if isinstance(configs, dict) else []
+    stem = samples.stem
+    return next((t for t in tasks if stem == t or stem.endswith(f"_{t}")), None)
 
 
 def _header(summary_path: Path | None, summary: dict, layout, task) -> tuple[HarnessRun, dict]:
@@ -211,8 +263,14 @@ def _loglikelihoods(responses) -> list[float] | None:
     """`[["-1.2", "False"], ...]` (one [loglikelihood, is_greedy] per choice) as floats."""
     if not isinstance(responses, list) or not responses:
         return None
+
+    def score(item):  # `["-1.2", "False"]` (sanitised) or `[-1.2, false]` (0.4.0-0.4.2)
+        while isinstance(item, list) and item:
+            item = item[0]
+        return float(item)
+
     try:
-        return [float(first_text(item) if isinstance(item, list) else item) for item in responses]
+        return [score(item) for item in responses]
     except (TypeError, ValueError):
         return None
 
@@ -258,7 +316,7 @@ def _lm_eval_answer(line: dict, output_type: str, options: ReadOptions):
 def _samples(samples: Path, layout, task, output_type, options) -> Iterator[ResultSample]:
     first_filter = None
     what = f"an {layout.format} samples record"
-    for record, line in iter_jsonl(samples):
+    for record, line in records(samples):
         sample_id = as_id(require(line, "doc_id", samples.name, record, what))
         if "filtered_resps" not in line and "resps" not in line and not options.mapped("answer"):
             require(line, "filtered_resps", samples.name, record, what)
@@ -277,25 +335,36 @@ def _samples(samples: Path, layout, task, output_type, options) -> Iterator[Resu
         yield ResultSample(record, sample_id or "?", link_id, text, letter, failed, repeat, rule)
 
 
-def written_by(name: str, first: dict | None) -> str | None:
+def document_shape(path: Path) -> str | None:
+    """`array` (lm-eval 0.4.0-0.4.2), `logs` (lmms-eval to 0.2.2) or None (JSON lines)."""
+    if not is_document(path):
+        return None
+    with path.open("rb") as handle:
+        head = handle.read(1 << 12).lstrip()
+    return "array" if head.startswith(b"[") else "logs"
+
+
+def written_by(name: str, first: dict | None, document: str | None = None) -> str | None:
     """The harness whose writer shaped a samples file, by its name and first line; None if
     unsure. lmms-eval's own naming is its alone. lm-eval's naming and its `arguments`
     (`gen_args_0`...) are lmms-eval 0.2.3's too; what tells them apart is the task's metric
     value: a dict (the doc's id, the task's parse) only lmms-eval tasks return."""
     first = first or {}
-    if LMMS_EVAL_NAMING[0].match(name) and not LM_EVAL_NAMING[0].match(name):
+    if document == "logs" or (
+        LMMS_EVAL_NAMING[0].match(name) and not LM_EVAL_NAMING[0].match(name)
+    ):
         return LMMS_EVAL.format
     if any(isinstance(v, dict) for k, v in first.items() if k not in ("doc", "arguments")):
         return LMMS_EVAL.format
     arguments = first.get("arguments")
     lm_eval_line = isinstance(arguments, dict) and any(k.startswith("gen_args_") for k in arguments)
-    if LM_EVAL_NAMING[0].match(name) or lm_eval_line:
+    if LM_EVAL_NAMING[0].match(name) or lm_eval_line or document == "array":
         return LM_EVAL.format
     return None
 
 
 def _refuse_other_harness(samples: Path, first: dict | None, layout: SamplesLayout) -> None:
-    other = written_by(samples.name, first)
+    other = written_by(samples.name, first, document_shape(samples))
     if other is not None and other != layout.format:
         raise fail(
             samples.name,
@@ -328,14 +397,14 @@ def _output_type(samples: Path, task_config: dict, options: ReadOptions, has_sum
 
 def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResults:
     samples = _samples_file(path, layout)
-    first = next(iter_jsonl(samples), None)
+    first = next(records(samples), None)
     _refuse_other_harness(samples, first[1] if first else None, layout)
     if first is not None:
         require(first[1], "doc_id", samples.name, first[0], f"an {layout.format} samples record")
         check_mapped_places(samples.name, first[0], first[1], options)
     match = layout.match(samples.name)
-    task = match[0]["task"] if match else None
     summary_path, summary = _summary(samples, layout)
+    task = match[0]["task"] if match else _document_task(samples, summary)
     run, task_config = _header(summary_path, summary, layout, task)
     output_type = None
     if layout is LM_EVAL:

@@ -14,7 +14,10 @@ VLMEvalKit (open-compass/VLMEvalKit):
   multiple_choice.py `extract_answer_from_item`, `eval_vanilla`, `mcq_vanilla_eval`,
   `report_acc` at e8e78f05.
 lmms-eval (EvolvingLMMs-Lab/lmms-eval, lmms_eval/loggers/evaluation_tracker.py
-`save_results_samples`):
+`save_results_samples`; before it lmms_eval/__main__.py):
+- `0.2.0`: tag v0.2.0 (2024-06-13, lmms_eval/__main__.py `cli_evaluate`) — one JSON document
+  `<task>.json` = `{"args", "model_configs", "logs": [samples sorted by doc_id], "time"}` beside
+  `results.json`; samples as lmms_eval/evaluator.py builds them (`doc`, `arguments` kept);
 - `0.2.3`: tag v0.2.3 (2024-09-01) — lm-eval's naming (`samples_<task>_<date>.jsonl`,
   `results_<date>.json`), `arguments` kept as `gen_args_i`/`arg_j`, `doc` kept;
 - `0.3`: 4eadb30e — `filtered_resps` a list, `resps` nested, `doc` and `arguments` popped, the
@@ -26,6 +29,9 @@ lmms-eval (EvolvingLMMs-Lab/lmms-eval, lmms_eval/loggers/evaluation_tracker.py
   StoryScope's own exported task (its utils.py, run here as lmms-eval runs it).
 lm-evaluation-harness (EleutherAI/lm-evaluation-harness, lm_eval/loggers/evaluation_tracker.py
 `save_results_samples`):
+- `0.4.0`: tags v0.4.0-v0.4.2 (lm_eval/__main__.py) — one JSON array (indent 2) named
+  `<model_args with / and = as __>_<task>.jsonl` beside `results.json`; samples unsanitised
+  (`filtered_resps` `[[-1.2, false], ...]`, `arguments` lists), lm_eval/evaluator.py;
 - `2024-05`: f4f59251 — JSON lines named `samples_<task>_<date>.json`;
 - `0.4.3+`: 3850e21a (2024-06-13) on — `samples_<task>_<date>.jsonl`.
 """
@@ -128,7 +134,7 @@ def lmms_line(doc_id: int, reply: str, metric: str, value: dict, version: str = 
     if version == "2026":  # one request: flattened, then `resps` dropped as equal
         line["filtered_resps"] = reply
         line.pop("resps")
-    elif version == "0.2.3":  # nothing popped; arguments as lm-eval sanitises them
+    elif version in ("0.2.0", "0.2.3"):  # nothing popped; arguments as lm-eval sanitises them
         line["doc"] = {"question": f"prompt {doc_id}"}
         line["arguments"] = {"gen_args_0": {"arg_0": f"prompt {doc_id}", "arg_1": {}}}
     else:
@@ -148,12 +154,21 @@ def write_lmms_run(folder: Path, task: str, lines: list[dict], scores: dict,
         "results": {task: {"alias": task, **{f"{k},none": v for k, v in scores.items()}}},
         "configs": {task: {"task": task, "output_type": "generate_until"}},
         "config": {"model": "llava_onevision", "model_args": f"pretrained={model}"},
-        **({"lmms_eval_version": version} if version != "0.2.3" else {}),
+        **({"lmms_eval_version": version} if version not in ("0.2.0", "0.2.3") else {}),
         "model_name": model,
     }
     if version == "0.2.3":
         (out / f"results_{hf.DATE}.json").write_text(json.dumps(results, indent=2))
         return hf.write_jsonl(out / f"samples_{task}_{hf.DATE}.jsonl", lines)
+    if version == "0.2.0":
+        (out / "results.json").write_text(json.dumps(results, indent=4))
+        for line in lines:
+            line["arguments"] = [[line["input"]]]
+        document = {"args": {"model": "llava_onevision", "tasks": task}, "model_configs": {},
+                    "logs": sorted(lines, key=lambda x: x["doc_id"]), "time": hf.DATE}  # fmt: skip
+        path = out / f"{task}.json"
+        path.write_text(json.dumps(document, indent=4), encoding="utf-8")
+        return path
     (out / f"{hf.DATE}_results.json").write_text(json.dumps(results, indent=2))
     return hf.write_jsonl(out / f"{hf.DATE}_samples_{task}.jsonl", lines)
 
@@ -197,5 +212,16 @@ def write_lm_eval_run(folder: Path, lines: list[dict], task: str, output_type: s
             "model_name": model,
         }
         (out / f"results_{hf.DATE}.json").write_text(json.dumps(results, indent=2))
+    if shape == "0.4.0":
+        if summary:
+            (out / f"results_{hf.DATE}.json").rename(out / "results.json")
+        for line in lines:  # unsanitised: numbers and booleans, argument lists
+            line["filtered_resps"] = [[float(a), b == "True"] for a, b in line["filtered_resps"]]
+            line["resps"] = [[item] for item in line["filtered_resps"]]
+            line["arguments"] = [list(g.values()) for g in line["arguments"].values()]
+            line.pop("filter", None)
+        path = out / f"pretrained__{model.replace('/', '__')}_{task}.jsonl"
+        path.write_text(json.dumps(lines, indent=2), encoding="utf-8")
+        return path
     suffix = ".json" if shape == "2024-05" else ".jsonl"
     return hf.write_jsonl(out / f"samples_{task}_{hf.DATE}{suffix}", lines)

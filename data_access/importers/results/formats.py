@@ -54,9 +54,9 @@ class ResultsFormat:
 
 LMMS_EVAL = ResultsFormat(
     "lmms-eval",
-    ("jsonl",),
+    ("jsonl", "json"),
     ("question_id", "answer", "option"),
-    "`--log_samples`: `<date>_samples_<task>.jsonl` with `<date>_results.json` beside it (model, `model_args`, version, the task's scores); text = `filtered_resps`, else `resps`",
+    "`--log_samples`: `<date>_samples_<task>.jsonl` with `<date>_results.json` beside it (model, `model_args`, version, the task's scores; 0.2.4 on), `samples_<task>_<date>.jsonl` with `results_<date>.json` (0.2.3), `<task>.json` holding `logs` with `results.json` (to 0.2.2); text = `filtered_resps`, else `resps`",
     "`doc_id`",
     "`doc.question_id`, `doc.mcq_id`, `doc.id`, a metric field's `question_id` (lmms-eval tasks put the doc id in their metric dict), `doc_id`",
     "the task's own parse in its metric dict (`pred_letter`, `pred_answer`, `parsed_pred`, `extracted_answer`, `parsed_answer`, `pred_ans`: every lmms-eval version writes it); a line without one: StoryScope's export rule (`storyscope_letter`, the rule of the exported task's `utils.py`)",
@@ -65,7 +65,7 @@ LM_EVAL = ResultsFormat(
     "lm-eval",
     ("jsonl", "json"),
     ("question_id", "answer", "output_type"),
-    "lm-evaluation-harness `samples_<task>_<date>.jsonl` (≥ 0.4.3) or `.json` (its JSON-lines writer of May–June 2024) with `results_<date>.json` (the task's `output_type`); one line per filter: the first filter is imported",
+    "lm-evaluation-harness `samples_<task>_<date>.jsonl` (≥ 0.4.3) or `.json` (its JSON-lines writer of May–June 2024) with `results_<date>.json` (the task's `output_type`), or 0.4.0–0.4.2's JSON array `<model_args>_<task>.jsonl` with `results.json`; one line per filter: the first filter is imported",
     "`doc_id`",
     "as lmms-eval",
     "`multiple_choice`: the choice with the highest loglikelihood; generative: the filtered reply when it is a bare letter; output type unknown (no summary): refused unless `--map output_type=...`",
