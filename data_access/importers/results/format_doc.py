@@ -27,8 +27,9 @@ is a dotted path (`doc.qid`, `storyscope_accuracy.question_id`). `--format auto`
 harness from the file name and its first record (a file of one harness given as another's is
 refused: `written by lm-evaluation-harness, not lmms-eval: use --format lm-eval`). Harness
 files are read as their writers write them (Python's `json`, so a `NaN` metric is accepted);
-every file is streamed record by record (an inspect `.eval` log sample by sample; a `.json` log
-is one document and is read whole), so a 100k-sample file needs a few MB.
+every file is streamed record by record (an inspect `.eval` log sample by sample; a `.json` log,
+like the one-document samples files of lmms-eval ≤ 0.2.2 and lm-eval 0.4.0–0.4.2, is read
+whole), so a 100k-sample file needs a few MB.
 
 **Which rule gives each letter.** A harness's own verdict first, wherever the file has one: a
 VLMEvalKit scored file's `hit` / `log` (its judge model's reading included), an lmms-eval task's
