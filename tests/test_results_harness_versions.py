@@ -105,6 +105,15 @@ def test_vlmevalkit_accuracy_equals_its_acc_csv(seeded, tmp_path, shape, judge):
     assert not any("not the harness's" in note for note in report.lines())
 
 
+def test_vlmevalkit_prediction_file_beside_its_scored_copy_says_so(seeded, tmp_path):
+    folder = scored_folder(tmp_path)
+    report = import_results(seeded, folder / f"{MODEL}_{DATASET}.xlsx")
+    assert report.harness_accuracy is None  # a prediction file states none
+    assert any(f"{MODEL}_{DATASET}_openai_result.xlsx" in note for note in report.notes)
+    run = seeded.scalar("SELECT params FROM runs WHERE run_id = ?", [report.run_id])
+    assert "can_infer" in str(run)
+
+
 def test_vlmevalkit_keeps_the_raw_prediction_as_the_answer_text(seeded, tmp_path):
     from pipelines.results import open_results
 

@@ -203,6 +203,13 @@ def open_vlmevalkit(path: Path, options: ReadOptions) -> OpenedResults:
     scored = "hit" in header and "log" in header
     if scored:
         _stated_accuracy(path, run)
+    else:
+        copies = sorted(path.parent.glob(f"{path.stem}_*_result.xlsx"))
+        if copies:
+            run.notes.append(
+                f"VLMEvalKit scored this run in {copies[0].name}: import that file (or the"
+                " folder) for its own verdicts; this one is read by can_infer alone"
+            )
     return OpenedResults(
         format="vlmevalkit",
         files=[path],

@@ -167,6 +167,8 @@ def _run_spec(report: ResultsReport, source: str) -> RunSpec:
             "setting_id": report.setting_id,
             "kind": report.kind,
             "setting_source": source,
+            "letter_rules": report.letter_rules or None,
+            "harness_accuracy": report.harness_accuracy,
         },
     )
 
