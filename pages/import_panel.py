@@ -103,7 +103,7 @@ def import_results_panel() -> None:
         st.session_state[_REPORT_KEY] = (request, report)
     st.markdown("**Dry run** (nothing written yet)")
     _show(report)
-    can_import = not isinstance(report, str) and report.n_matched > 0
+    can_import = not isinstance(report, str) and report.n_matched > 0 and not report.would_refuse
     if st.button("Import", key="import_commit", type="primary", disabled=not can_import):
         if refuse_if_read_only("importing results"):
             return
