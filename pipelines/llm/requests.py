@@ -110,6 +110,32 @@ def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) ->
     return hashlib.sha256(b"".join(key_part(part) for part in parts)).hexdigest()
 
 
+def without_inline_images(messages: list[dict]) -> list[dict]:
+    """`messages` with every inline image (a `data:` URL of an image part) replaced by the
+    sha256 of its URL, so a cached request with video frames does not store the frames again;
+    messages without image parts are returned as they are."""
+    if all(isinstance(m.get("content"), str | None) for m in messages):
+        return messages
+    return [_compact_message(m) for m in messages]
+
+
+def _compact_message(message: dict) -> dict:
+    content = message.get("content")
+    if isinstance(content, str | None):
+        return message
+    return {**message, "content": [_compact_part(part) for part in content]}
+
+
+def _compact_part(part: Any) -> Any:
+    if not isinstance(part, dict) or part.get("type") != "image_url":
+        return part
+    url = str((part.get("image_url") or {}).get("url", ""))
+    if not url.startswith("data:"):
+        return part
+    digest = hashlib.sha256(url.encode()).hexdigest()
+    return {"type": "image_url", "image_url": {"url": f"inline-image:sha256:{digest}"}}
+
+
 def key_part(text: str) -> bytes:
     """One part of a cache key's hash input, length-prefixed (`cache_key`; the judge's
     per-rubric-shape fast keys hash the same parts, pipelines.judge.work.judge_keys)."""
