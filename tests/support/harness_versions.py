@@ -109,12 +109,19 @@ def write_vlmevalkit_scored(folder: Path, model: str, dataset: str, judged: list
 
 # -- lmms-eval -----------------------------------------------------------------------------------
 def exported_lmms_utils() -> dict:
-    """StoryScope's exported lmms-eval task utils.py, loaded as lmms-eval loads it."""
+    """StoryScope's exported lmms-eval task utils.py, loaded from a file as lmms-eval loads it
+    (`!function utils.<name>` imports the module beside the task YAML)."""
+    import importlib.util
+    import tempfile
+
     from pipelines.export_task.writers import lmms_eval_utils
 
-    namespace: dict = {"__name__": "storyscope_task_utils"}
-    exec(compile(lmms_eval_utils(), "utils.py", "exec"), namespace)
-    return namespace
+    path = Path(tempfile.mkdtemp(prefix="storyscope-task-")) / "utils.py"
+    path.write_text(lmms_eval_utils(), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("storyscope_task_utils", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return vars(module)
 
 
 def lmms_line(doc_id: int, reply: str, metric: str, value: dict, version: str = "0.3") -> dict:
