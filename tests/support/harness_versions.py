@@ -67,7 +67,7 @@ def vlmevalkit_run_folder(root: Path, model: str, shape: str) -> Path:
     return folder
 
 
-def _write_xlsx(path: Path, columns: list[str], rows: list[list]) -> Path:
+def write_xlsx(path: Path, columns: list[str], rows: list[list]) -> Path:
     from openpyxl import Workbook
 
     book = Workbook(write_only=True)
@@ -83,7 +83,7 @@ def write_vlmevalkit_predictions(folder: Path, model: str, dataset: str, predict
                                  mcq_ids: list[str]) -> Path:  # fmt: skip
     """`<model>_<dataset>.xlsx`: the dataset's rows plus `prediction`."""
     rows = [hf.vlmevalkit_row(i, m, p) for i, (m, p) in enumerate(zip(mcq_ids, predictions))]
-    return _write_xlsx(folder / f"{model}_{dataset}.xlsx", hf.VLMEVAL_COLUMNS, rows)
+    return write_xlsx(folder / f"{model}_{dataset}.xlsx", hf.VLMEVAL_COLUMNS, rows)
 
 
 def write_vlmevalkit_scored(folder: Path, model: str, dataset: str, judged: list[tuple],
@@ -98,7 +98,7 @@ def write_vlmevalkit_scored(folder: Path, model: str, dataset: str, judged: list
         for i, (m, (prediction, log, hit)) in enumerate(zip(mcq_ids, judged))
     ]
     path = folder / f"{model}_{dataset}_{judge}_result.xlsx"
-    _write_xlsx(path, [*hf.VLMEVAL_COLUMNS, "hit", "log"], rows)
+    write_xlsx(path, [*hf.VLMEVAL_COLUMNS, "hit", "log"], rows)
     overall = sum(j[2] for j in judged) / len(judged)
     with (folder / f"{model}_{dataset}_acc.csv").open("w", newline="") as handle:
         writer = csv.writer(handle)
