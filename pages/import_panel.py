@@ -18,6 +18,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from data_access.importers.results.formats import upload_types
 from pages.common import (
     current_store,
     mark_store_written,
@@ -30,7 +31,7 @@ from pages.common import (
 # a few MB (6k open-ended answers), so the panel takes less and says to use the CLI beyond it.
 UPLOAD_LIMIT_ENV = "STORYSCOPE_UPLOAD_LIMIT_MB"
 DEFAULT_UPLOAD_LIMIT_MB = 50
-UPLOAD_TYPES = ["jsonl", "json", "eval", "xlsx", "tsv", "csv", "parquet"]
+UPLOAD_TYPES = upload_types()  # every ending a registered results format reads
 _REPORT_KEY = "import_dry_run"
 
 
@@ -102,7 +103,7 @@ def import_results_panel() -> None:
         st.session_state[_REPORT_KEY] = (request, report)
     st.markdown("**Dry run** (nothing written yet)")
     _show(report)
-    can_import = not isinstance(report, str) and report.n_matched > 0
+    can_import = not isinstance(report, str) and report.n_matched > 0 and not report.would_refuse
     if st.button("Import", key="import_commit", type="primary", disabled=not can_import):
         if refuse_if_read_only("importing results"):
             return

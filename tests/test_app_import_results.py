@@ -81,3 +81,20 @@ def test_oversized_and_malformed_files_are_refused(fixture_store, monkeypatch):
     assert "x_samples_t.jsonl" in _texts(at) and "line 1" in _texts(at)
     assert at.button(key="import_commit").disabled
     assert store_dump(fixture_store) == before
+
+
+def test_a_dry_run_the_import_would_refuse_disables_import(fixture_store, tmp_path):
+    """Two samples naming one question: the dry run reports them with the fix (link on the
+    sample id) and the Import button stays off, as the real import would be refused."""
+    samples = [
+        inspect_sample("s1", "Ann believes the boat comes on Friday.", {"question_id": "q1"}),
+        inspect_sample("s2", "Ann believes it comes on Monday.", {"question_id": "q1"}),
+    ]
+    data = write_inspect_log(tmp_path / "twice.eval", samples, model=MODEL).read_bytes()
+    at = _upload(run_page(REPO_ROOT, "runs_page"), "twice.eval", data)
+    assert not at.exception
+    report = _texts(at)
+    assert "the import would be refused:" in report
+    assert "a second sample for question 'q1'" in report
+    assert "--map question_id=id" in report
+    assert at.button(key="import_commit").disabled

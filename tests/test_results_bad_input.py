@@ -69,7 +69,9 @@ def test_samples_naming_no_stored_question(seeded, tmp_path):
     lines = [hf.lmms_eval_line(i, f"videomme-{i}", "B") for i in range(3)]
     path = lmms_file(tmp_path, lines)
     message = rejected(seeded, path, path.name, "(file)", "<metric>.question_id", "none of the 3")
-    assert "unknown id: 3 (first: '0', '1', '2')" in message
+    # the samples' own ids, and the ids they were looked up by
+    assert "unknown id: 3 (first: '0', '1', '2'; looked up by <metric>.question_id:" in message
+    assert "'videomme-0', 'videomme-1', 'videomme-2')" in message
     report = import_results(seeded, path, dry_run=True)  # the dry run reports instead
     assert report.n_matched == 0 and report.unmatched["unknown id"].count == 3
 

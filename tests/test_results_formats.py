@@ -214,7 +214,9 @@ def test_openai_batch_joined_to_its_input(seeded, tmp_path):
     )
     report = import_results(seeded, out, batch_input=batch_in)
     assert answers_of(seeded, report.run_id) == {"q000000": "Reply 0", "q000002": "Reply 2"}
-    assert report.model == "gpt-4o-mini"
+    # the model that answered (the replies' snapshot), not the alias the input requested
+    assert report.model == "gpt-4o-mini-2024-07-18"
+    assert "the input requested model gpt-4o-mini" in "\n".join(report.notes)
 
 
 # -- table -----------------------------------------------------------------------------------------

@@ -128,7 +128,10 @@ def test_the_command_prints_the_report_and_json(seeded, tmp_path, store_path):
     assert dry.exit_code == 0, dry.output
     data = json.loads(dry.output)
     assert (data["dry_run"], data["n_matched"], data["setting_id"]) == (True, 1, "llava")
-    assert data["unmatched"] == {"empty answer": {"count": 1, "first_ids": ["1"]}}
+    assert data["unmatched"] == {
+        "empty answer": {"count": 1, "first_ids": ["1"], "first_links": ["q000001"]}
+    }
+    assert data["link_field"] == "<metric>.question_id"
     done = CliRunner().invoke(app, args)
     assert done.exit_code == 0
     assert "imported 1 of 2 samples as answers of setting llava" in done.output

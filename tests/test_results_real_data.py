@@ -49,3 +49,36 @@ def test_vlmevalkit_predictions_on_the_real_golden_questions(store, shared_data,
     }
     want = {key: 100.0 * sum(v) / len(v) for key, v in expected.items()}
     assert got == pytest.approx(want)
+
+
+def test_vlmevalkit_scored_folder_on_the_real_golden_questions(store, shared_data, tmp_path):
+    """A VLMEvalKit run folder (`T<date>_G<commit>`) scored by its judge: replies shaped
+    "['B']" that its exact matching cannot read, so the judge's reading is in `log` and the
+    outcome in `hit`; StoryScope's accuracy must be the one the run's `_acc.csv` states."""
+    from tests.support import harness_versions as hv
+
+    records = golden_records(shared_data, ("Movie",))
+    load_records(store, records)
+    folder = hv.vlmevalkit_run_folder(tmp_path / "outputs", "Qwen2-VL-7B", "dated")
+    rows, hits = [], []
+    for index, record in enumerate(records):
+        row, right = _row(index, record)
+        letter = row[-1][-2]  # the letter inside "Answer: (X)"
+        judged = index % 3 != 2  # every third reply the judge too failed to read: wrong
+        hit = int(right and judged)
+        log = letter if judged else "Failed to predict, thus randomly generate one"
+        rows.append([*row[:-1], f"['{letter}']", hit, f"Match Log: {log}. "])
+        hits.append(hit)
+    columns = ["index", "mcq_id", "question", *LETTERS, "answer", "prediction", "hit", "log"]
+    stem = "Qwen2-VL-7B_StoryVideoQA_Movie"
+    hv.write_xlsx(folder / f"{stem}_openai_result.xlsx", columns, rows)
+    stated = sum(hits) / len(hits)
+    (folder / f"{stem}_acc.csv").write_text(f"split,Overall\nnone,{stated}\n")
+    report = import_results(store, folder, setting="qwen2-vl-judged")
+    assert report.n_matched == len(records) and report.harness_version == "git 1ff966c3"
+    accuracy = store.scalar(
+        "SELECT avg(CASE WHEN correct THEN 1.0 ELSE 0.0 END) FROM mcq_predictions WHERE run_id = ?",
+        [report.run_id],
+    )
+    assert accuracy == pytest.approx(stated) == pytest.approx(report.harness_accuracy)
+    assert 0.2 < stated < 0.5

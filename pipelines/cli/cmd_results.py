@@ -10,17 +10,14 @@ from typing import Annotated
 
 import typer
 
+from data_access.importers.results.formats import FORMAT_NAMES, MAP_FIELDS
 from pipelines.cli.app import JsonOption, StoreOption, fail, import_app, open_store
 
-
-class ResultsFormat(StrEnum):
-    auto = "auto"
-    lmms_eval = "lmms-eval"
-    vlmevalkit = "vlmevalkit"
-    inspect = "inspect"
-    lm_eval = "lm-eval"
-    openai_batch = "openai-batch"
-    table = "table"
+# the --format choices: `auto` and every registered format (data_access/importers/results/
+# formats.py), so a new format is offered here without being listed again
+ResultsFormat = StrEnum(
+    "ResultsFormat", {name.replace("-", "_"): name for name in ("auto", *FORMAT_NAMES)}
+)
 
 
 class SettingSource(StrEnum):
@@ -50,7 +47,7 @@ def import_results_command(
     ],
     format: Annotated[
         ResultsFormat, typer.Option("--format", help="The harness that wrote the file.")
-    ] = ResultsFormat.auto,
+    ] = ResultsFormat("auto"),
     setting: Annotated[
         str | None,
         typer.Option(help="Setting (or MCQ method) name; default <harness>:<model>:<task>."),
@@ -60,7 +57,8 @@ def import_results_command(
         typer.Option(
             "--map",
             envvar="STORYSCOPE_IMPORT_RESULTS_MAP",
-            help="FIELD=COLUMN (question_id, answer, option, id, error); repeatable.",
+            help=f"FIELD=COLUMN ({', '.join(MAP_FIELDS)}; each format takes those its reader"
+            " uses); repeatable.",
         ),
     ] = None,
     dry_run: Annotated[

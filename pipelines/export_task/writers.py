@@ -197,6 +197,18 @@ def _yaml_text(task: str, data_file: Path, kind: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def lmms_eval_utils() -> str:
+    """The task's utils.py, its letter rule copied from the one the import reads replies with
+    (so an exported task scores a reply as `import results` reads it back)."""
+    from inspect import getsource
+
+    from pipelines.results.letters import storyscope_letter
+
+    return _template("lmms_eval_utils.py.txt").replace(
+        "$storyscope_letter", getsource(storyscope_letter).rstrip()
+    )
+
+
 def write_lmms_eval(out: Path, task: str, samples: list[TaskSample], kind: str) -> dict[str, Path]:
     """`<task>.jsonl`, `<task>.yaml` and `utils.py`; returns the files by role."""
     data_file = out / f"{task}.jsonl"
@@ -204,5 +216,5 @@ def write_lmms_eval(out: Path, task: str, samples: list[TaskSample], kind: str) 
     config = out / f"{task}.yaml"
     config.write_text(_yaml_text(task, data_file, kind), encoding="utf-8")
     utils = out / "utils.py"
-    utils.write_text(_template("lmms_eval_utils.py.txt"), encoding="utf-8")
+    utils.write_text(lmms_eval_utils(), encoding="utf-8")
     return {"dataset": data_file, "task": config, "utils": utils}

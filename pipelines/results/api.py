@@ -11,7 +11,9 @@ from data_access.importers.results.write import write_results
 from data_access.store import Store
 from pipelines.results.detect import detect_format
 from pipelines.results.options import ReadOptions, check_map
-from pipelines.results.readers import FORMATS, READERS, Reader
+from pipelines.results.readers import FORMATS, READERS, Reader, load_readers
+
+load_readers()
 
 # settings.source of the imported setting when the caller does not say: the harnesses here
 # evaluate video LLMs on the film itself (lmms-eval, VLMEvalKit are video-LMM harnesses).
@@ -36,7 +38,7 @@ def open_results(
     reader: Reader | None = READERS.get(fmt)
     if reader is None:
         raise fail(str(path), "(file)", "-", f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
-    check_map(str(path), dict(column_map or {}))
+    check_map(str(path), dict(column_map or {}), fmt)
     options = ReadOptions(dict(column_map or {}), Path(batch_input) if batch_input else None)
     return reader(path, options)
 
@@ -60,8 +62,8 @@ def import_results(
         format: `auto` (told from names and content) or one of `FORMATS`.
         setting: the setting (answers) or method (predictions) name; derived from harness,
             model and task when None.
-        column_map: field -> column of the file (`question_id`, `answer`, `option`, `id`,
-            `error`); required by `table`, an override for the others.
+        column_map: field -> column of the file, or a setting (`letters`, `output_type`); each
+            format takes the fields its reader uses (formats.py), others are refused.
         dry_run: read, link and report, write nothing.
         source: `settings.source` of a new setting (what the model saw).
         batch_input: the OpenAI Batch input JSONL the output file answers (optional).

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from data_access.importers.errors import fail
+from data_access.importers.results.formats import RESULTS_FORMATS
+from pipelines.results.harness_samples import (
+    LM_EVAL_NAMING,
+    LMMS_EVAL_NAMING,
+    document_shape,
+    records,
+    written_by,
+)
 
-_LMMS_NAME = re.compile(r"^.+_samples_.+\.jsonl$")
-_LM_EVAL_NAME = re.compile(r"^samples_.+_\d{4}-\d{2}-\d{2}T[\d.\-]+\.jsonl$")
 _PEEK_BYTES = 1 << 16
 
 
@@ -25,24 +30,40 @@ def _first_line(path: Path) -> dict | None:
     return None
 
 
+def _samples_format(path: Path) -> str | None:
+    """lmms-eval or lm-eval for a `--log_samples` file, by its name and first record."""
+    document = document_shape(path)
+    if document is not None:
+        first = next(records(path), (None, None))[1] if _peek_has(path, "doc_id") else None
+        return written_by(path.name, first, document) if first is not None else None
+    line = _first_line(path)
+    if line is not None and "doc_id" not in line:
+        return None
+    return written_by(path.name, line) or ("lmms-eval" if line else None)
+
+
+def _peek_has(path: Path, key: str) -> bool:
+    with path.open("rb") as handle:
+        return f'"{key}"'.encode() in handle.read(_PEEK_BYTES)
+
+
 def _jsonl_format(path: Path) -> str:
-    if _LM_EVAL_NAME.match(path.name):
-        return "lm-eval"
-    if _LMMS_NAME.match(path.name):
-        return "lmms-eval"
     line = _first_line(path) or {}
-    if "custom_id" in line and ("response" in line or "error" in line):
-        return "openai-batch"
-    if "doc_id" in line:
-        return "lm-eval" if isinstance(line.get("arguments"), dict) else "lmms-eval"
-    return "table"
+    if "custom_id" in line and ("response" in line or "error" in line or "url" in line):
+        return "openai-batch"  # an input line (url, body) is refused by the reader, with why
+    return _samples_format(path) or "table"
 
 
 def _json_format(path: Path) -> str:
+    if LM_EVAL_NAMING[0].match(path.name):  # lm-eval's JSON lines under .json (May-June 2024)
+        return _samples_format(path) or "lm-eval"
     with path.open("rb") as handle:
         head = handle.read(_PEEK_BYTES).decode("utf-8", errors="replace")
     if '"eval"' in head and '"version"' in head:
         return "inspect"
+    found = _samples_format(path)  # JSON lines under another .json name, or one document
+    if found is not None:
+        return found
     raise fail(
         path.name,
         "(file)",
@@ -51,18 +72,20 @@ def _json_format(path: Path) -> str:
     )
 
 
+def _readers_of(suffix: str) -> list[str]:
+    """The registered formats that read files ending `suffix` (formats.py)."""
+    return [f.name for f in RESULTS_FORMATS.values() if suffix.lstrip(".") in f.extensions]
+
+
 def _file_format(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix == ".eval":
-        return "inspect"
     if suffix == ".json":
         return _json_format(path)
     if suffix == ".jsonl":
         return _jsonl_format(path)
-    if suffix in (".xlsx", ".tsv"):
-        return "vlmevalkit"
-    if suffix in (".csv", ".parquet"):
-        return "table"
+    readers = _readers_of(suffix)
+    if len(readers) == 1:  # an ending one format alone reads (.eval, .xlsx, .csv, ...)
+        return readers[0]
     raise fail(path.name, "(file)", "-", "cannot tell the format from the name; pass --format")
 
 
@@ -71,12 +94,11 @@ def detect_format(path: Path) -> str:
     if not path.is_dir():
         return _file_format(path)
     names = [p.name for p in path.iterdir()]
-    if any(_LM_EVAL_NAME.match(n) for n in names):
-        return "lm-eval"
-    if any(_LMMS_NAME.match(n) for n in names):
-        return "lmms-eval"
-    if any(n.endswith(".eval") for n in names):
-        return "inspect"
-    if any(n.endswith((".xlsx", ".tsv")) for n in names):
-        return "vlmevalkit"
+    samples = sorted(n for n in names if LM_EVAL_NAMING[0].match(n) or LMMS_EVAL_NAMING[0].match(n))
+    if samples:
+        return _samples_format(path / samples[0]) or "lmms-eval"
+    owned = [r[0] for n in sorted(names) if len(r := _readers_of(Path(n).suffix.lower())) == 1]
+    harness_owned = [name for name in owned if name != "table"]
+    if harness_owned:  # a folder of .eval logs, of VLMEvalKit .xlsx / .tsv files
+        return harness_owned[0]
     raise fail(str(path), "(folder)", "-", "no results file of a known harness; pass --format")

@@ -22,9 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from data_access.importers.errors import ImportFailure, fail
+from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
-from pipelines.results.letters import LETTERS, inspect_letter
+from pipelines.results.letters import (
+    INSPECT_PARSE,
+    INSPECT_SCORE,
+    LETTERS,
+    inspect_letter,
+    inspect_rule,
+)
 from pipelines.results.options import ReadOptions
+from pipelines.results.readers import register_reader
 from pipelines.results.records import as_id, dig
 
 LINK_FIELDS = ("question_id", "mcq_id")
@@ -105,16 +113,20 @@ def _eval_samples(path: Path) -> Iterator:
                 yield EvalSample.model_validate(data, context=get_deserializing_context())
 
 
-def _samples(path: Path, samples: Iterator, options: ReadOptions) -> Iterator[ResultSample]:
+def _samples(path: Path, samples: Iterator, options: ReadOptions, version: str | None):
+    rule = inspect_rule(version)
+    parsing = f"{INSPECT_PARSE} (inspect_ai {rule}+ rule)"
     try:
         for number, sample in enumerate(samples, start=1):
             text = _text(sample, options)
-            letter = _scored_letter(sample.scores) or (inspect_letter(text) if text else None)
+            letter, how = _scored_letter(sample.scores), INSPECT_SCORE
+            if letter is None and text:
+                letter, how = inspect_letter(text, rule), parsing
             error = sample.error.message if sample.error is not None else None
             repeat = f"epoch {sample.epoch}" if (sample.epoch or 1) > 1 else None
             yield ResultSample(
                 f"sample {number}", str(sample.id), _link(sample, options), text, letter, error,
-                repeat,
+                repeat, how if (letter or text) else None,
             )  # fmt: skip
     except ImportFailure:
         raise
@@ -122,6 +134,28 @@ def _samples(path: Path, samples: Iterator, options: ReadOptions) -> Iterator[Re
         raise fail(path.name, "(samples)", "-", f"unreadable sample: {_short(exc)}") from None
 
 
+def _n_samples(path: Path, header) -> int:
+    if path.suffix != ".eval":
+        return len(header.samples or [])
+    with zipfile.ZipFile(path) as archive:
+        return sum(n.startswith("samples/") and n.endswith(".json") for n in archive.namelist())
+
+
+def _refuse_unfinished_without_samples(path: Path, header) -> None:
+    """A log inspect wrote for a run that stopped (`cancelled`, `error`, `started`) before any
+    sample finished is an inspect log, just one without results: say so."""
+    if header.status != "success" and _n_samples(path, header) == 0:
+        why = f": {header.error.message}" if getattr(header, "error", None) else ""
+        raise fail(
+            path.name,
+            "(file)",
+            "status",
+            f"{header.status}: the inspect run stopped before any sample finished{why};"
+            " nothing to import",
+        )
+
+
+@register_reader(formats.INSPECT)
 def open_inspect(path: Path, options: ReadOptions) -> OpenedResults:
     """An inspect_ai log file (`.eval` or `.json`), or a folder holding exactly one."""
     if path.is_dir():
@@ -131,6 +165,7 @@ def open_inspect(path: Path, options: ReadOptions) -> OpenedResults:
         path = logs[0]
     # a .json log is one JSON document, which inspect_ai reads whole; an .eval log is streamed
     header = _read_log(path, header_only=path.suffix == ".eval")
+    _refuse_unfinished_without_samples(path, header)
     samples = _eval_samples(path) if path.suffix == ".eval" else iter(header.samples or [])
     spec = header.eval
     run = HarnessRun(
@@ -140,13 +175,15 @@ def open_inspect(path: Path, options: ReadOptions) -> OpenedResults:
         model_args=json.dumps(spec.model_args, sort_keys=True) if spec.model_args else None,
         task=spec.task,
     )
+    if header.status != "success":
+        run.notes.append(f"the inspect run ended {header.status}: its finished samples are read")
     mapped = options.mapped("question_id")
     return OpenedResults(
         format="inspect",
         files=[path],
         label=path.name,
         run=run,
-        samples=_samples(path, samples, options),
+        samples=_samples(path, samples, options, run.harness_version),
         id_field="id",
         link_field=mapped or "metadata.question_id",
     )

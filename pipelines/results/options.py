@@ -6,15 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from data_access.importers.errors import fail
-
-# The fields a column map (--map FIELD=COLUMN) may name, and what each is.
-MAP_FIELDS = {
-    "question_id": "the id the sample links to (a question_id or mcq_id of the store)",
-    "answer": "the answer text",
-    "option": "the chosen MCQ letter, when the file has it apart from the text",
-    "id": "the harness's own sample id (reported for samples left out)",
-    "error": "a harness error; a sample with one is left out",
-}
+from data_access.importers.results.formats import MAP_FIELDS, RESULTS_FORMATS
 
 
 @dataclass(frozen=True)
@@ -28,9 +20,34 @@ class ReadOptions:
         return self.column_map.get(name)
 
 
-def check_map(label: str, column_map: dict[str, str]) -> None:
-    """Refuse a map that names a field no reader knows."""
+def check_map(label: str, column_map: dict[str, str], format: str | None = None) -> None:
+    """Refuse a map that names a field no reader knows, or one `format`'s reader does not use
+    (a field silently ignored would import other numbers than the user asked for)."""
     for name in column_map:
         if name not in MAP_FIELDS:
             known = ", ".join(MAP_FIELDS)
             raise fail(label, "(option)", "--map", f"unknown field {name!r}; one of {known}")
+        spec = RESULTS_FORMATS.get(format or "")
+        if spec is not None and name not in spec.map_fields:
+            used = ", ".join(spec.map_fields)
+            raise fail(
+                label,
+                "(option)",
+                "--map",
+                f"the {format} reader does not use {name!r} (it uses {used})",
+            )
+
+
+# --map fields whose value is a place in the record, not a setting (letters, output_type)
+PLACE_FIELDS = ("question_id", "answer", "option", "id", "error")
+
+
+def check_mapped_places(label: str, record: str, first: dict, options: ReadOptions) -> None:
+    """Refuse a mapped field that the file's first record does not have (a misspelt path would
+    otherwise read as "no id" or "no answer" for every sample)."""
+    from pipelines.results.records import dig
+
+    for name in PLACE_FIELDS:
+        place = options.mapped(name)
+        if place is not None and dig(first, place) is None and place not in first:
+            raise fail(label, record, place, f"missing (mapped to {name} by --map)")

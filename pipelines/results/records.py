@@ -42,14 +42,19 @@ def iter_jsonl(path: Path, label: str | None = None) -> Iterator[tuple[str, dict
             yield record, value
 
 
-def read_json_object(path: Path) -> dict:
-    """A whole (small) JSON file that must hold an object, e.g. a harness's results summary."""
+def read_json_document(path: Path) -> Any:
+    """A whole JSON file, as Python's `json` (which the harnesses write with) reads it."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8-sig"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:
         raise fail(path.name, f"line {exc.lineno}", "-", f"invalid JSON: {exc.msg}") from None
+
+
+def read_json_object(path: Path) -> dict:
+    """A whole (small) JSON file that must hold an object, e.g. a harness's results summary."""
+    value = read_json_document(path)
     if not isinstance(value, dict):
         raise fail(path.name, "(file)", "-", "must be a JSON object")
     return value

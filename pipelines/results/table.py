@@ -4,8 +4,8 @@
 names the columns; unmapped fields fall back to columns named like the field (`question_id`
 or `mcq_id`; `answer`, `prediction` or `response`; `option`; `id`; `error`). No harness wrote
 the file, so the MCQ letter is the `option` column, else a reply that is a bare letter or
-`ANSWER: X` (letters.py `plain_letter`). Files are streamed: CSV rows by the csv module,
-Parquet by record batches.
+`ANSWER: X` (letters.py `plain_letter`), or one of the `--map letters=...` labels. Files are
+streamed: CSV rows by the csv module, Parquet by record batches.
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from data_access.importers.errors import fail
+from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
-from pipelines.results.letters import LETTERS, plain_letter
+from pipelines.results.letters import LETTERS, MAPPED_OPTION
+from pipelines.results.openai_batch import letter_reader
 from pipelines.results.options import ReadOptions
+from pipelines.results.readers import register_reader
 from pipelines.results.records import as_id, dig, iter_jsonl
 
 SUFFIXES = (".csv", ".jsonl", ".parquet")
@@ -68,7 +71,9 @@ def _columns(header: dict, options: ReadOptions, label: str) -> dict[str, str | 
     return chosen
 
 
-def _samples(path: Path, columns: dict[str, str | None]) -> Iterator[ResultSample]:
+def _samples(path: Path, columns: dict[str, str | None], options) -> Iterator[ResultSample]:
+    rule, letter_of = letter_reader(options)
+
     def value(row: dict, field: str) -> Any:
         column = columns[field]
         return dig(row, column) if column else None
@@ -79,16 +84,20 @@ def _samples(path: Path, columns: dict[str, str | None]) -> Iterator[ResultSampl
         option = as_id(value(row, "option"))
         option = option.upper() if option and option.upper() in LETTERS else None
         link = as_id(value(row, "question_id"))
+        how = MAPPED_OPTION if option else (rule if text else None)
         yield ResultSample(
             record,
             as_id(value(row, "id")) or link or record,
             link,
             text,
-            option or (plain_letter(text) if text else None),
+            option or (letter_of(text) if text else None),
             as_id(value(row, "error")),
+            None,
+            how,
         )
 
 
+@register_reader(formats.TABLE)
 def open_table(path: Path, options: ReadOptions) -> OpenedResults:
     """A CSV / JSONL / Parquet file of results, its columns named by `options.column_map`."""
     if path.suffix not in SUFFIXES:
@@ -102,7 +111,7 @@ def open_table(path: Path, options: ReadOptions) -> OpenedResults:
         files=[path],
         label=path.name,
         run=HarnessRun("table", task=path.stem),
-        samples=_samples(path, columns),
+        samples=_samples(path, columns, options),
         id_field=columns["id"] or columns["question_id"],
         link_field=columns["question_id"],
     )

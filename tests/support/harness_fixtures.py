@@ -266,8 +266,10 @@ def inspect_sample(sample_id, completion: str, metadata: dict | None = None, epo
 
 
 def write_inspect_log(path: Path, samples: list, task: str = "storyscope_lfvqa",
-                      model: str = "openai/smollm2") -> Path:  # fmt: skip
-    """A complete log written by inspect_ai's `write_eval_log` (`.eval` or `.json` by suffix)."""
+                      model: str = "openai/smollm2",
+                      version: str | None = None) -> Path:  # fmt: skip
+    """A complete log written by inspect_ai's `write_eval_log` (`.eval` or `.json` by suffix);
+    `version`: the inspect_ai version the log says wrote it (default: the installed one)."""
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSpec, write_eval_log
 
     spec = EvalSpec(
@@ -279,7 +281,7 @@ def write_inspect_log(path: Path, samples: list, task: str = "storyscope_lfvqa",
         model=model,
         model_args={"base_url": "http://127.0.0.1:8080/v1"},
         config=EvalConfig(),
-        packages={"inspect_ai": inspect_version()},
+        packages={"inspect_ai": version or inspect_version()},
     )
     log = EvalLog(eval=spec, status="success", samples=samples)
     write_eval_log(log, str(path))

@@ -1,11 +1,13 @@
-"""The "Bring your results" section of docs/FORMAT.md (rendered by importers/format_doc.py)."""
+"""The "Bring your results" section of docs/FORMAT.md (rendered by importers/format_doc.py): the
+formats, their `--map` fields and letter rules come from the format registry (formats.py)."""
 
 # ruff: noqa: E501 -- a markdown table row is one line of the document
 
-RESULTS_SECTION = """## Bring your results (`storyscope import results`)
+from data_access.importers.results.formats import MAP_FIELDS, RESULTS_FORMATS, format_table
 
-`storyscope import results FILE_OR_DIR [--format auto|lmms-eval|vlmevalkit|inspect|lm-eval|
-openai-batch|table] [--setting NAME] [--map FIELD=COLUMN ...] [--source SOURCE]
+_TEMPLATE = """## Bring your results (`storyscope import results`)
+
+`storyscope import results FILE_OR_DIR [--format auto|{format_choices}] [--setting NAME] [--map FIELD=COLUMN ...] [--source SOURCE]
 [--batch-input FILE] [--dry-run] [--json]` imports one harness run's per-sample outputs, linked
 to questions already in the store: samples that name an LF-VideoQA question become **answers**
 of one setting, samples that name a StoryVideoQA MCQ become **predictions** of one method
@@ -13,22 +15,33 @@ of one setting, samples that name a StoryVideoQA MCQ become **predictions** of o
 counted on Verdicts and Distributions like any other. The Runs page's upload panel does the
 same (`pipelines.results.import_results`).
 
-| `--format` | what it reads (the harness's own writer) | sample id | linked by (first found) | MCQ letter |
-|---|---|---|---|---|
-| `lmms-eval` | `--log_samples`: `<date>_samples_<task>.jsonl` with `<date>_results.json` beside it (model, `model_args`, version); text = `filtered_resps`, else `resps` | `doc_id` | `doc.question_id`, `doc.mcq_id`, `doc.id`, a metric field's `question_id` (lmms-eval tasks put the doc id in their metric dict), `doc_id` | lmms-eval's `extract_characters_regex` (videomme): answer prefixes removed, first capital A–E |
-| `lm-eval` | lm-evaluation-harness `samples_<task>_<date>.jsonl` with `results_<date>.json`; one line per filter: the first filter is imported | `doc_id` | as lmms-eval | `multiple_choice`: the choice with the highest loglikelihood; generative: the filtered reply when it is a bare letter |
-| `vlmevalkit` | `<model>_<dataset>.xlsx` / `.tsv` (`index`, `question`, `A`…, `answer`, `prediction`); a folder's scored `*_result.xlsx` is preferred | `index` | a `question_id` or `mcq_id` column, `index` | VLMEvalKit's `can_infer`: exactly one option letter among the words, else exactly one option text in the reply |
-| `inspect` | inspect_ai logs `.eval` / `.json`, read with `inspect_ai.log` (`pip install 'storyscope[harness]'`) | `id` (epoch 1; later epochs are repeats) | `metadata.question_id`, `metadata.mcq_id`, `id` | a scorer's `Score.answer` (`choice()`), else inspect's `ANSWER: X` parsing |
-| `openai-batch` | Batch API output JSONL (`custom_id`, `response.body.choices[0].message.content`, `error`), joined to `--batch-input` when given | `custom_id` | the input's `body.metadata.question_id` / `mcq_id`, `custom_id` | a bare letter (`B`, `(B)`, `B.`) or `ANSWER: B` |
-| `table` | any `.csv`, `.jsonl`, `.parquet` | `id` | `question_id` or `mcq_id` column | the `option` column, else as `openai-batch` |
+{format_table}
 
-`--map FIELD=COLUMN` (repeatable) names where a field is: `question_id` (the link), `answer`,
-`option`, `id`, `error`; in JSONL formats a column is a dotted path (`doc.qid`,
-`storyscope_accuracy.question_id`). `--format auto` tells the harness from the file name and
-its first record. Harness files are read as their writers write them (Python's `json`, so a
-`NaN` metric is accepted); every file is streamed record by record (an inspect `.eval` log
-sample by sample; a `.json` log is one document and is read whole), so a 100k-sample file
-needs a few MB.
+`--map FIELD=COLUMN` (repeatable) names where a field is, or says what the file cannot:
+
+{map_fields}
+
+Each format takes the fields its reader uses ({format_fields}); any other is refused, as is a
+mapped place the file's first record does not have. In JSONL formats a column
+is a dotted path (`doc.qid`, `storyscope_accuracy.question_id`). `--format auto` tells the
+harness from the file name and its first record (a file of one harness given as another's is
+refused: `written by lm-evaluation-harness, not lmms-eval: use --format lm-eval`). Harness
+files are read as their writers write them (Python's `json`, so a `NaN` metric is accepted);
+every file is streamed record by record (an inspect `.eval` log sample by sample; a `.json` log,
+like the one-document samples files of lmms-eval ≤ 0.2.2 and lm-eval 0.4.0–0.4.2, is read
+whole), so a 100k-sample file needs a few MB.
+
+**Which rule gives each letter.** A harness's own verdict first, wherever the file has one: a
+VLMEvalKit scored file's `hit` / `log` (its judge model's reading included), an lmms-eval task's
+parse in its metric dict, an inspect scorer's `Score.answer`. Otherwise the harness's rule at
+the version that wrote the file (VLMEvalKit's `can_infer` by the run folder's date; lm-eval's
+loglikelihoods by the task's `output_type`), and for lmms-eval lines without a parse
+StoryScope's export rule — the one function (`storyscope_letter`) that `export-task --harness
+lmms-eval` copies into the task it writes, so export and import read a reply alike. The model's
+reply stays the answer text. The report counts letters per rule (`letters by ...: n, m gave no
+option letter`), names the field samples were linked by, and shows the accuracy the harness's
+own summary states (lmms-eval / lm-eval `results_*.json`, VLMEvalKit `*_acc.csv`) with a note
+whenever the imported predictions score differently, and why.
 
 **Samples left out** are a report, never silence: counts per reason with the first sample ids
 — `unknown id` (names no question or MCQ in the store), `other question kind`, `empty answer`,
@@ -36,7 +49,9 @@ needs a few MB.
 answer via API`, a Batch `error` or non-2xx status), `repeated sample` (a later epoch, filter or
 repeat of a sample already read). An MCQ reply without a letter by the harness's rule is
 imported with no option and scored wrong, as the harness scores it. `--dry-run` prints the
-report and writes nothing.
+report and writes nothing; when the real import would be refused it says so and why (`the
+import would be refused: ...`), naming the fix where there is one (samples sharing an id:
+`--map question_id=doc_id`; nothing linked: the link field and the ids looked up).
 
 **Refused** (one `error:` line naming file, record and field; exit 2; the store exactly as it
 was): a file that is not what `--format` says (`line 1, field 'doc_id': missing`), a truncated
@@ -46,10 +61,20 @@ of another task").
 
 **Provenance**: the import is a run of step `import.results` (backend = harness, model = the
 model) and a `result_imports` row: harness, harness version, model, model arguments, task,
-the file's sha256, sample and match counts. The setting is `--setting NAME`, else
-`<harness>:<model>:<task>`, labelled `<model> via <harness> (<task>)`, with `--source`
+the file's sha256, sample and match counts (VLMEvalKit's version is the commit its run folder
+names; a Batch run's model is the one its replies name). The setting is `--setting NAME`, else
+`<harness>:<model>:<task>` (a model given as a local path by its last folder), labelled `<model> via <harness> (<task>)`, with `--source`
 (default `video`) as what the model saw. The same file under the same name again is a no-op.
 A changed file is a new run: its answers become setting `NAME@<sha8>` (answers are one per
 question and setting), its predictions a new run of method `NAME`, which Distributions shows
 as the method's current run.
 """
+
+RESULTS_SECTION = _TEMPLATE.format(
+    format_table=format_table(),
+    format_choices="|".join(RESULTS_FORMATS),
+    map_fields="\n".join(f"- `{name}`: {what}" for name, what in MAP_FIELDS.items()),
+    format_fields="; ".join(
+        f"`{f.name}`: {', '.join(f.map_fields)}" for f in RESULTS_FORMATS.values()
+    ),
+)

@@ -51,19 +51,37 @@ def link_samples(cursor: duckdb.DuckDBPyConnection, kind: str | None, report: Re
         f"CREATE OR REPLACE TEMP TABLE {LINKED} AS"
         f" SELECT s.*, {_reason_sql(kind)} AS reason FROM {STAGE} s"
     )
+    first = f"[1:{reasons.FIRST_IDS}]"
     rows = cursor.execute(
-        f"""SELECT reason, count(*), list(sample_id ORDER BY seq)[1:{reasons.FIRST_IDS}]
+        f"""SELECT reason, count(*), list(sample_id ORDER BY seq){first},
+                   list(coalesce(link_id, '(none)') ORDER BY seq){first}
             FROM {LINKED} GROUP BY reason ORDER BY reason NULLS FIRST"""
     ).fetchall()
-    for reason, count, first_ids in rows:
+    for reason, count, first_ids, first_links in rows:
         if reason is None:
             report.n_matched = count
         else:
-            report.unmatched[reason] = reasons.Unmatched(count, list(first_ids))
+            report.unmatched[reason] = reasons.Unmatched(count, list(first_ids), list(first_links))
     if kind == "predictions":
         report.n_no_letter = cursor.execute(
             f"SELECT count(*) FROM {LINKED} WHERE reason IS NULL AND option IS NULL"
         ).fetchone()[0]
+        _letter_rules(cursor, report)
+
+
+def _letter_rules(cursor: duckdb.DuckDBPyConnection, report: ResultsReport) -> None:
+    """Which rule read the imported predictions' letters, and their accuracy against the
+    store's answers (a prediction without a letter is wrong, as every harness scores it)."""
+    rows = cursor.execute(
+        f"""SELECT coalesce(rule, 'no rule'), count(*), count(*) FILTER (option IS NULL)
+            FROM {LINKED} WHERE reason IS NULL GROUP BY ALL ORDER BY 1"""
+    ).fetchall()
+    report.letter_rules = {rule: [n, n_none] for rule, n, n_none in rows}
+    report.accuracy = cursor.execute(
+        f"""SELECT avg(CASE WHEN l.option = m.option THEN 1.0 ELSE 0.0 END)
+            FROM {LINKED} l JOIN mcq_questions m ON m.mcq_id = l.link_id
+            WHERE l.reason IS NULL"""
+    ).fetchone()[0]
 
 
 def drop_linked(cursor: duckdb.DuckDBPyConnection) -> None:

@@ -31,9 +31,22 @@ def files_sha256(files: list[Path]) -> str:
     return hashlib.sha256("\n".join(f"{n} {h}" for n, h in digests).encode()).hexdigest()
 
 
+_LOCAL_PATH = re.compile(r"^(?:[/~\\]|[A-Za-z]:[/\\])")
+
+
+def model_label(model: str) -> str:
+    """A model as a setting name shows it: a hub id (`org/name`) as it is, a local path (a
+    harness records `pretrained=/home/me/ckpt/llava-7b` as the model) by its last folder, so a
+    name never carries one machine's file system."""
+    if not _LOCAL_PATH.match(model):
+        return model
+    return re.split(r"[/\\]", model.rstrip("/\\"))[-1] or model
+
+
 def derived_setting_name(run: HarnessRun) -> str:
-    """`<harness>:<model>:<task>` (model and task as the file names them), for --setting unset."""
-    parts = [run.harness, run.model or "unknown-model"]
+    """`<harness>:<model>:<task>` (model and task as the file names them, a local model path by
+    its last folder), for --setting unset."""
+    parts = [run.harness, model_label(run.model) if run.model else "unknown-model"]
     if run.task:
         parts.append(run.task)
     return ":".join(re.sub(r"\s+", "_", part.strip()) for part in parts)

@@ -14,6 +14,7 @@ EMPTY_ANSWER = "empty answer"  # the harness recorded no text for it
 HARNESS_ERROR = "harness error"  # the harness marked the sample as failed
 REPEATED_SAMPLE = "repeated sample"  # a second epoch / repeat / filter of a sample already read
 WRONG_KIND = "other question kind"  # an MCQ id in an open-ended import, or the other way round
+LOOKED_UP = (UNKNOWN_ID, WRONG_KIND)  # reasons that come from looking the link id up
 
 
 @dataclass
@@ -23,6 +24,8 @@ class Unmatched:
 
     count: int = 0
     first_ids: list[str] = field(default_factory=list)
+    # the ids those samples were looked up by (the link field's values), when they differ
+    first_links: list[str] = field(default_factory=list)
 
     def add(self, sample_id: str) -> None:
         self.count += 1
@@ -54,6 +57,14 @@ class ResultsReport:
         dry_run: nothing was written.
         already_imported: this file was imported before (same bytes, same setting): a no-op.
         notes: anything else the user should know (a derived setting name, a changed file).
+        link_field: the field each sample's id was looked up by (`doc.question_id`, `index`).
+        letter_rules: for MCQ predictions, rule -> [predictions it read, of which no letter]:
+            which rule gave each letter (pipelines/results/letters.py names them).
+        harness_accuracy, harness_accuracy_in: the accuracy (0-1) the harness's own summary
+            states for this run, and where; None when the file has no summary beside it.
+        accuracy: the imported predictions' accuracy (0-1) against the store's answers.
+        would_refuse: on a dry run, the error the real import would stop with (None: it would
+            import).
     """
 
     source: str
@@ -74,6 +85,12 @@ class ResultsReport:
     dry_run: bool = False
     already_imported: bool = False
     notes: list[str] = field(default_factory=list)
+    link_field: str | None = None
+    letter_rules: dict[str, list[int]] = field(default_factory=dict)
+    harness_accuracy: float | None = None
+    harness_accuracy_in: str | None = None
+    accuracy: float | None = None
+    would_refuse: str | None = None
 
     @property
     def n_unmatched(self) -> int:
@@ -110,12 +127,37 @@ class ResultsReport:
         ):
             if value:
                 lines.append(f"  {label:<11} {value}")
-        if self.n_no_letter:
+        if self.link_field:
+            lines.append(f"  {'linked by':<11} {self.link_field}")
+        for rule, (n, n_none) in sorted(self.letter_rules.items()):
+            none = f", {n_none:,} gave no option letter (scored wrong)" if n_none else ""
+            lines.append(f"  letters by {rule}: {n:,}{none}")
+        if self.n_no_letter and not self.letter_rules:
             lines.append(f"  {self.n_no_letter:,} predictions gave no option letter (scored wrong)")
+        lines.extend(self._accuracy_lines())
         for reason, group in sorted(self.unmatched.items()):
             ids = ", ".join(group.first_ids)
-            lines.append(f"  not imported, {reason}: {group.count:,} (first: {ids})")
+            looked = ""
+            if reason in LOOKED_UP and group.first_links != group.first_ids:
+                looked = f"; looked up by {self.link_field}: {', '.join(group.first_links)}"
+            lines.append(f"  not imported, {reason}: {group.count:,} (first: {ids}{looked})")
         lines.extend(f"  note: {note}" for note in self.notes)
+        if self.would_refuse:
+            lines.append(f"  the import would be refused: {self.would_refuse}")
+        return lines
+
+    def _accuracy_lines(self) -> list[str]:
+        """The harness's own accuracy, and StoryScope's when it is not the same figure."""
+        if self.harness_accuracy is None:
+            return []
+        stated = f"{self.harness_accuracy:.2%} ({self.harness_accuracy_in})"
+        lines = [f"  {'harness acc':<11} {stated}"]
+        if self.accuracy is not None and round(self.accuracy - self.harness_accuracy, 4):
+            lines.append(
+                f"  note: the imported predictions score {self.accuracy:.2%}, not the harness's"
+                f" {self.harness_accuracy:.2%}: {self.n_matched:,} of {self.n_samples:,} samples"
+                " linked, scored against the store's answers"
+            )
         return lines
 
 

@@ -23,6 +23,8 @@ class ResultSample:
         error: the harness's error for a failed sample (None: it did not fail).
         repeat: why this is not the sample's first record (`epoch 2`, `filter strict-match`,
             `repeat 2`); None for the first. Two first records of one sample are a fault.
+        rule: the rule that read `option` (pipelines/results/letters.py names them), None when
+            no letter was looked for; the report counts letters per rule.
     """
 
     record: str
@@ -32,6 +34,7 @@ class ResultSample:
     option: str | None = None
     error: str | None = None
     repeat: str | None = None
+    rule: str | None = None
 
 
 @dataclass
@@ -43,6 +46,11 @@ class HarnessRun:
     model: str | None = None
     model_args: str | None = None
     task: str | None = None
+    # the accuracy (0-1) the harness's own summary states, and where it says so
+    stated_accuracy: float | None = None
+    stated_accuracy_in: str | None = None
+    # what the reader wants the user to know about the file (a cancelled run, an assumed rule)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from data_access.importers.results.samples import OpenedResults, ResultSample
 STAGE = "_results_stage"
 BATCH_ROWS = 10_000
 _BATCH_VIEW = "_results_batch"
-_COLUMNS = ("record", "sample_id", "link_id", "text", "option", "error", "repeat")
+_COLUMNS = ("record", "sample_id", "link_id", "text", "option", "error", "repeat", "rule")
 _SCHEMA = pa.schema([("seq", pa.int64())] + [(name, pa.string()) for name in _COLUMNS])
 
 
@@ -91,12 +91,23 @@ def refuse_duplicates(cursor: duckdb.DuckDBPyConnection, opened: OpenedResults) 
                 second,
                 opened.link_field,
                 f"a second sample for question {value!r} (first at {first}); one answer per"
-                " question and setting",
+                f" question and setting{_unique_link_hint(opened)}",
             )
             for value, first, second in _pairs(cursor, "link_id")
         ]
     if problems:
         raise ImportFailure(problems)
+
+
+def _unique_link_hint(opened: OpenedResults) -> str:
+    """How to link on a field that is one per sample, when the link field is not it (MME asks
+    two questions of one image under one `question_id`; `doc_id` is one per sample)."""
+    if opened.link_field == opened.id_field:
+        return ""
+    return (
+        f". Several samples name one {opened.link_field}: if each sample is its own question,"
+        f" link on {opened.id_field} with --map question_id={opened.id_field}"
+    )
 
 
 def refuse_empty(opened: OpenedResults, n_samples: int) -> None:

@@ -16,7 +16,7 @@ import duckdb
 from data_access.formats.lfvqa import Setting
 from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.catalog import one_catalog_read
-from data_access.importers.errors import fail
+from data_access.importers.errors import ImportFailure, fail
 from data_access.importers.results.link import LINKED, choose_kind, drop_linked, link_samples
 from data_access.importers.results.provenance import (
     derived_setting_name,
@@ -25,7 +25,7 @@ from data_access.importers.results.provenance import (
     record_import,
     setting_in_use,
 )
-from data_access.importers.results.report import ResultsReport
+from data_access.importers.results.report import LOOKED_UP, ResultsReport
 from data_access.importers.results.samples import OpenedResults
 from data_access.importers.results.stage import (
     drop_stage,
@@ -61,12 +61,21 @@ def _new_report(opened: OpenedResults, dry_run: bool) -> ResultsReport:
         task=run.task,
         file_sha256=files_sha256(opened.files),
         dry_run=dry_run,
+        link_field=opened.link_field,
+        harness_accuracy=run.stated_accuracy,
+        harness_accuracy_in=run.stated_accuracy_in,
+        notes=list(run.notes),
     )
 
 
 def _nothing_linked(opened: OpenedResults, report: ResultsReport):
     why = "; ".join(
-        f"{reason}: {group.count:,} (first: {', '.join(map(repr, group.first_ids))})"
+        f"{reason}: {group.count:,} (first: {', '.join(map(repr, group.first_ids))}"
+        + (
+            f"; looked up by {opened.link_field}: {', '.join(map(repr, group.first_links))})"
+            if reason in LOOKED_UP
+            else ")"
+        )
         for reason, group in sorted(report.unmatched.items())
     )
     return fail(
@@ -158,6 +167,8 @@ def _run_spec(report: ResultsReport, source: str) -> RunSpec:
             "setting_id": report.setting_id,
             "kind": report.kind,
             "setting_source": source,
+            "letter_rules": report.letter_rules or None,
+            "harness_accuracy": report.harness_accuracy,
         },
     )
 
@@ -188,8 +199,11 @@ def write_results(
     try:
         with told, store.transaction() as cursor, one_catalog_read():
             _stage_and_link(cursor, opened, report)
-            if report.n_matched == 0 and not dry_run:
-                raise _nothing_linked(opened, report)
+            if report.n_matched == 0:
+                refusal = _nothing_linked(opened, report)
+                if not dry_run:
+                    raise refusal
+                report.would_refuse = report.would_refuse or str(refusal.first)
             if report.kind is not None:
                 report.setting_id = _setting_id(cursor, report, name)
             if dry_run:
@@ -205,7 +219,12 @@ def _stage_and_link(
 ) -> None:
     report.n_samples = stage_samples(cursor, opened.samples)
     refuse_empty(opened, report.n_samples)
-    refuse_duplicates(cursor, opened)
+    try:
+        refuse_duplicates(cursor, opened)
+    except ImportFailure as refusal:
+        if not report.dry_run:
+            raise
+        report.would_refuse = str(refusal.first)  # a dry run reports what it found all the same
     report.kind = choose_kind(cursor)
     link_samples(cursor, report.kind, report)
 
