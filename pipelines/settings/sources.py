@@ -19,9 +19,9 @@ class SettingUnavailable(ValueError):
 
 def chunk_captions(store: Store, film_id: str, captioner: str | None) -> pd.DataFrame:
     """The film's caption chunks (start_s, end_s, caption) from one captioner, in time order."""
-    from data_access.queries import film_context
+    from data_access.queries.video import film_captions
 
-    frame = film_context.chunk_captions(store, film_id, captioner)
+    frame = film_captions(store, film_id, captioner)
     if frame.empty:
         who = f" by {captioner}" if captioner else ""
         raise SettingUnavailable(
@@ -32,15 +32,14 @@ def chunk_captions(store: Store, film_id: str, captioner: str | None) -> pd.Data
 
 
 def sampled_frames(store: Store, film: dict, fps: float, width: int) -> list[tuple[float, str]]:
-    """(time_s, jpeg_path) of the film's frames at `fps`, extracted and cached on first use."""
-    if not film.get("video_path"):
-        raise SettingUnavailable(
-            f"film {film['film_id']!r} has no registered video: run"
-            f" `storyscope film video {film['film_id']} FILE` first"
-        )
-    from pipelines.video.sampling import sample_frames
+    """(time_s, jpeg_path) of the film's frames at `fps` (the middle of each 1/fps interval),
+    extracted on first use and cached on disk (`pipelines.video.sampling`)."""
+    from pipelines.video.sampling import NoVideo, sample_frames
 
-    return [
-        (f.time_s, str(f.jpeg_path))
-        for f in sample_frames(store, film["film_id"], fps, width=width)
-    ]
+    try:
+        frames = sample_frames(store, film["film_id"], fps, width=width)
+    except NoVideo as exc:
+        raise SettingUnavailable(
+            f"{exc} (register one with `storyscope film video {film['film_id']} FILE`)"
+        ) from None
+    return [(frame.time_s, str(frame.jpeg_path)) for frame in frames]
