@@ -226,6 +226,27 @@ def test_cli_answer_dry_run_and_run(gold_film, store_path, fake_llm, monkeypatch
     assert plan["calls"] == 2 and plan["setting_id"] == "storyscope:fake-model:screenplay:ctx3000"
     ran = runner.invoke(app, common)
     assert ran.exit_code == 0, ran.output
-    assert "answered 2, failed 0" in ran.output
+    assert "answered 2 (0 cut at --answer-tokens), failed 0" in ran.output
     unknown = runner.invoke(app, ["answer", "--store", str(store_path), "--setting", "radio"])
     assert unknown.exit_code == 2 and "question-only" in unknown.output
+
+
+def test_a_reply_cut_at_max_tokens_is_kept_as_the_answer_and_marked(gold_film, fake_llm):
+    from pipelines.answer import AnswerOptions, answer_questions
+    from tests.support.fake_llm import FakeReply
+
+    server = fake_llm(
+        lambda body, n: FakeReply(content="Mara knows that the", finish_reason="length")
+    )
+    options = AnswerOptions(
+        setting="question-only", limit=1, llm=fake_llm.config(server).public_dict()
+    )
+    summary = answer_questions(gold_film, options)
+    assert summary["answered"] == 1 and summary["truncated"] == 1 and summary["failed"] == 0
+    text = gold_film.scalar(
+        "SELECT text FROM answers WHERE setting_id = ?", [summary["setting_id"]]
+    )
+    assert text == "Mara knows that the"
+    # replayed from the cache, the answer is still marked as cut
+    again = answer_questions(gold_film, AnswerOptions(**{**options.params(), "setting_name": "x"}))
+    assert again["truncated"] == 1 and len(server.log.bodies) == 1

@@ -24,6 +24,7 @@ from data_access.writes import answering
 from data_access.writes.llm_log import lookup_cache
 from data_access.writes.runs import RunSpec, end_run, start_run
 from pipelines.llm import Gateway, LLMRequest, load_config
+from pipelines.llm.requests import TRUNCATED
 from pipelines.settings import (
     InputBuilder,
     SettingOptions,
@@ -183,7 +184,8 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
     """Answer the selected questions in the setting; with a job context, report progress.
 
     Returns:
-        run_id, setting_id, questions, answered, failed, skipped (already answered),
+        run_id, setting_id, questions, answered, failed, truncated (answers cut at the reply's
+        token limit, kept as given), skipped (already answered),
         unavailable (reason -> count), stopped.
     """
     plan = _plan(store, options)
@@ -202,7 +204,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
         answering.ensure_setting(cursor, row)
     if ctx is not None:
         ctx.attach_run(run_id, len(plan.inputs))
-    counts = {"answered": 0, "failed": 0}
+    counts = {"answered": 0, "failed": 0, "truncated": 0}
     gateway = Gateway(store, config, run_id, batch_size=options.batch_size)
 
     def on_batch(cursor, results) -> None:
@@ -225,6 +227,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
         answering.write_answers(cursor, answers, inputs)
         counts["answered"] += len(answers)
         counts["failed"] += sum(r.status == "failed" for r in results)
+        counts["truncated"] += sum(r.ok and r.reason == TRUNCATED for r in results)
         if ctx is not None:
             ctx.progress(cursor, counts["answered"], counts["failed"])
             if ctx.should_stop():
@@ -245,6 +248,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
         "questions": len(plan.questions),
         "answered": counts["answered"],
         "failed": counts["failed"],
+        "truncated": counts["truncated"],
         "skipped": len(plan.already),
         "unavailable": _reasons(plan.unavailable),
         "stopped": stopped,

@@ -134,7 +134,8 @@ def answer(
     else:
         typer.echo(
             f"answer run {summary['run_id']} ({summary['setting_id']}): answered"
-            f" {summary['answered']}, failed {summary['failed']},"
+            f" {summary['answered']} ({summary['truncated']} cut at --answer-tokens),"
+            f" failed {summary['failed']},"
             f" already answered {summary['skipped']} of {summary['questions']} questions"
         )
         for reason, count in summary["unavailable"].items():

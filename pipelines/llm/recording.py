@@ -23,7 +23,7 @@ def cache_entry(
             "messages": without_inline_images(shaper.messages(request, mode)),
             "params": shaper.key_params(request, mode),
         },
-        {"content": result.raw},
+        {"content": result.raw, **({"reason": result.reason} if result.reason else {})},
         result.usage.prompt_tokens,
         result.usage.completion_tokens,
     )

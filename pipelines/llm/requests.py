@@ -90,6 +90,15 @@ class LLMResult:
         return self.status == "ok"
 
 
+# The reason an ok free-text result carries when the reply was cut at max_tokens.
+TRUNCATED = "truncated at max_tokens"
+
+
+def is_free_text(request: LLMRequest) -> bool:
+    """A request whose reply is text as the model wrote it (no schema, no parse function)."""
+    return request.schema is None and request.parse is None
+
+
 def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) -> str:
     """sha256 over (model, messages, params), each part length-prefixed so no two different
     requests share a key; params are canonical JSON (sorted keys; a pre-encoded string is
