@@ -143,3 +143,44 @@ def test_caption_settings_interleave_captions_and_subtitles(film_with_video):
     first = both.film_text.split("Video: Chunk 1")[0]
     assert "Video: Chunk 0" in first  # time order: chunk 0, its subtitles, then chunk 1
     assert json.dumps(both.record["covered"]) == "[[0.0, 60.0]]"
+
+
+def _exported_utils(folder):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("exported_utils", folder / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_exported_tasks_carry_the_same_input_and_frames(film_with_video, tmp_path):
+    from data_access.queries.task_questions import open_ended_questions
+    from pipelines.export_task import export_task
+    from pipelines.settings import InputBuilder, SettingOptions, get_setting
+
+    options = SettingOptions(context_tokens=50_000, fps=0.05, frame_width=144)
+    lmms = export_task(
+        film_with_video, "lmms-eval", "lfvqa", tmp_path / "lmms", limit=1,
+        setting="video+subtitles", setting_options=options,
+    )  # fmt: skip
+    (doc,) = [json.loads(line) for line in lmms.files["dataset"].read_text().splitlines()]
+    row = open_ended_questions(film_with_video, {}, 1).to_dict("records")[0]
+    built = InputBuilder(film_with_video, get_setting("video+subtitles"), options).build(row)
+    assert doc["frame_times"] == pytest.approx([t for t, _ in built.frames])
+    assert "Subtitle:" in doc["input"] and doc["input"].endswith(f"Question: {row['text']}")
+    images = _exported_utils(tmp_path / "lmms").doc_to_visual(doc)
+    assert len(images) == len(built.frames)
+    stamps = [stamp_of(np.asarray(image)[:, :, ::-1]) for image in images]
+    assert stamps == [int(t * VIDEO_FPS) for t, _ in built.frames]  # the same frames, in order
+
+    inspect = export_task(
+        film_with_video, "inspect", "lfvqa", tmp_path / "inspect", limit=1,
+        setting="video", setting_options=options,
+    )  # fmt: skip
+    (record,) = [json.loads(line) for line in inspect.files["dataset"].read_text().splitlines()]
+    (message,) = record["input"]
+    images = [part["image"] for part in message["content"] if part["type"] == "image"]
+    assert len(images) == len(built.frames)
+    assert all((tmp_path / "inspect" / path).is_file() for path in images)
+    assert record["metadata"]["setting"] == "video"
