@@ -6,7 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from data_access.importers.errors import fail
+from data_access.importers.errors import ImportFailure, fail
+from pipelines.results import bounded
 
 _LMMS_NAME = re.compile(r"^.+_samples_.+\.jsonl$")
 _LM_EVAL_NAME = re.compile(r"^samples_.+_\d{4}-\d{2}-\d{2}T[\d.\-]+\.jsonl$")
@@ -15,11 +16,12 @@ _PEEK_BYTES = 1 << 16
 
 def _first_line(path: Path) -> dict | None:
     with path.open("rb") as handle:
-        for raw in handle:
+        for number, raw in bounded.lines(handle, path.name):
             if raw.strip():
                 try:
-                    value = json.loads(raw.decode("utf-8-sig"))
-                except (UnicodeDecodeError, json.JSONDecodeError):
+                    text = raw.decode("utf-8-sig")
+                    value = bounded.loads_record(text, path.name, f"line {number}")
+                except (UnicodeDecodeError, json.JSONDecodeError, ImportFailure):
                     return None
                 return value if isinstance(value, dict) else None
     return None

@@ -14,7 +14,6 @@ on the prediction and the row's options (letters.py).
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from typing import Any
 
 from data_access.importers.errors import fail
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
+from pipelines.results import bounded
 from pipelines.results.letters import LETTERS, vlmevalkit_letter
 from pipelines.results.options import ReadOptions
 
@@ -45,9 +45,7 @@ def _cell(value: Any) -> str | None:
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row number, {column: value}) streamed from an .xlsx (read-only) or .tsv file."""
     if path.suffix == ".tsv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            for number, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
-                yield number, row
+        yield from bounded.csv_rows(path, delimiter="\t")
         return
     from openpyxl import load_workbook
 
@@ -56,10 +54,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except Exception as exc:  # zipfile / XML errors of a damaged workbook
         raise fail(path.name, "(file)", "-", f"not a readable .xlsx workbook: {exc}") from None
     try:
-        rows = book.worksheets[0].iter_rows(values_only=True)
-        header = [str(c) if c is not None else "" for c in next(rows, ())]
-        for number, values in enumerate(rows, start=2):
-            yield number, dict(zip(header, values, strict=False))
+        yield from bounded.sheet_rows(book.worksheets[0], path.name)
     finally:
         book.close()
 
