@@ -6,12 +6,14 @@ through `pipelines.results.import_results` — the same call as `storyscope impo
 Local mode only: in read-only mode the panel is not drawn and an import is refused. The upload is
 written to a private temporary folder for the reader (formats are told by file name and content)
 and removed right after; nothing else is written outside the store. Report text names samples
-from the file, so it is shown as plain text.
+from the file, so it is shown as plain text. A file that cannot be imported gets the reader's
+error (file, record, field), never a traceback, and never the server's paths.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -33,6 +35,7 @@ UPLOAD_LIMIT_ENV = "STORYSCOPE_UPLOAD_LIMIT_MB"
 DEFAULT_UPLOAD_LIMIT_MB = 50
 UPLOAD_TYPES = upload_types()  # every ending a registered results format reads
 _REPORT_KEY = "import_dry_run"
+_log = logging.getLogger(__name__)
 
 
 def upload_limit_mb() -> int:
@@ -45,6 +48,7 @@ def _run_import(name: str, data: bytes, format: str, setting: str | None, dry_ru
     """`import_results` over the uploaded bytes, saved under their own name (the format is told
     from it) in a temporary folder removed afterwards. Returns the report or an error text."""
     from data_access.importers.errors import ImportFailure
+    from data_access.store import StoreBusy, StoreProblem
     from pipelines.results import import_results
 
     with tempfile.TemporaryDirectory(prefix="storyscope-upload-") as folder:
@@ -54,8 +58,20 @@ def _run_import(name: str, data: bytes, format: str, setting: str | None, dry_ru
             return import_results(
                 current_store(), path, format=format, setting=setting, dry_run=dry_run
             )
-        except ImportFailure as exc:
-            return str(exc)
+        except (ImportFailure, StoreProblem, StoreBusy) as exc:
+            return _without_folder(str(exc), folder)
+        except Exception as exc:  # a reader fault without its own message: never a traceback
+            _log.exception("importing the upload %s failed", path.name)
+            return (
+                f"{path.name}: could not be read ({type(exc).__name__}); nothing was written."
+                " `storyscope import results FILE` names the record."
+            )
+
+
+def _without_folder(text: str, folder: str) -> str:
+    """The message with the temporary folder the upload sat in taken out (the visitor named
+    the file, not the server's path)."""
+    return text.replace(folder + os.sep, "").replace(folder, "(upload)")
 
 
 def _show(report) -> None:

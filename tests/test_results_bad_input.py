@@ -72,8 +72,11 @@ def test_samples_naming_no_stored_question(seeded, tmp_path):
     # the samples' own ids, and the ids they were looked up by
     assert "unknown id: 3 (first: '0', '1', '2'; looked up by <metric>.question_id:" in message
     assert "'videomme-0', 'videomme-1', 'videomme-2')" in message
-    report = import_results(seeded, path, dry_run=True)  # the dry run reports instead
+    # the dry run reports the same refusal instead of raising it (and the command exits 2 on it)
+    before = store_dump(seeded)
+    report = import_results(seeded, path, dry_run=True)
     assert report.n_matched == 0 and report.unmatched["unknown id"].count == 3
+    assert message in report.would_refuse and store_dump(seeded) == before
 
 
 def test_lmms_eval_duplicated_doc_id(seeded, tmp_path):

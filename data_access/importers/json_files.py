@@ -129,6 +129,17 @@ def _too_deep(file: str, text: str, record: str | None) -> JsonFileError:
     )
 
 
+def check_depth(text: str, file: str, record: str | None = None) -> None:
+    """Refuse a JSON text nested deeper than `MAX_DEPTH` (for readers that parse it their own
+    way, e.g. the results readers, which accept the NaN harnesses write).
+
+    Raises:
+        JsonFileError: naming file, line (or record) and where the nesting goes too deep.
+    """
+    if _max_depth(text) > MAX_DEPTH:
+        raise _too_deep(file, text, record)
+
+
 def loads_json(text: str, file: str, record: str | None = None) -> Any:
     """Parse one JSON text under this module's rules.
 

@@ -402,3 +402,9 @@ def forget_schema_cache() -> None:
 def is_conflict(exc: BaseException) -> bool:
     """True for DuckDB's optimistic-concurrency conflict (the transaction may be retried)."""
     return "conflict" in str(exc).lower() and "transaction" in type(exc).__name__.lower()
+
+
+def schema_checked(path: Path) -> bool:
+    """True when this process has already brought the store at `path` to this code's schema
+    (a session that may write ran on it), so opening it again migrates nothing."""
+    return Path(path).resolve() in _migrated

@@ -92,8 +92,13 @@ def import_results_command(
         )
     except ImportFailure as exc:  # one line: the first problem names file, record and field
         more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
-        raise fail(f"nothing was written: {exc.first}{more}") from None
+        would = "dry run: the import would be refused; " if dry_run else ""
+        raise fail(f"{would}nothing was written: {exc.first}{more}") from None
     if as_json:
         typer.echo(json.dumps(report.as_dict(), indent=2))
     else:
         typer.echo("\n".join(report.lines()))
+    if report.would_refuse:  # the dry run reported; it exits as the import would
+        raise fail(
+            f"dry run: the import would be refused; nothing was written: {report.would_refuse}"
+        )

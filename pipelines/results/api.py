@@ -9,6 +9,7 @@ from data_access.importers.results.report import ResultsReport
 from data_access.importers.results.samples import OpenedResults
 from data_access.importers.results.write import write_results
 from data_access.store import Store
+from pipelines.results import bounded
 from pipelines.results.detect import detect_format
 from pipelines.results.options import ReadOptions, check_map
 from pipelines.results.readers import FORMATS, READERS, Reader, load_readers
@@ -34,6 +35,7 @@ def open_results(
     path = Path(path)
     if not path.exists():
         raise fail(str(path), "(file)", "-", "no such file or folder")
+    bounded.check_input(path, Path(batch_input) if batch_input else None)
     fmt = detect_format(path) if format == "auto" else format
     reader: Reader | None = READERS.get(fmt)
     if reader is None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from data_access.importers.errors import fail
+from data_access.importers.errors import ImportFailure, fail
 from data_access.importers.results.formats import RESULTS_FORMATS
+from pipelines.results import bounded
 from pipelines.results.harness_samples import (
     LM_EVAL_NAMING,
     LMMS_EVAL_NAMING,
@@ -20,11 +21,12 @@ _PEEK_BYTES = 1 << 16
 
 def _first_line(path: Path) -> dict | None:
     with path.open("rb") as handle:
-        for raw in handle:
+        for number, raw in bounded.lines(handle, path.name):
             if raw.strip():
                 try:
-                    value = json.loads(raw.decode("utf-8-sig"))
-                except (UnicodeDecodeError, json.JSONDecodeError):
+                    text = raw.decode("utf-8-sig")
+                    value = bounded.loads_record(text, path.name, f"line {number}")
+                except (UnicodeDecodeError, json.JSONDecodeError, ImportFailure):
                     return None
                 return value if isinstance(value, dict) else None
     return None

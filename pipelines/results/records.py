@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from data_access.importers.errors import fail
+from pipelines.results import bounded
 
 
 def iter_jsonl(path: Path, label: str | None = None) -> Iterator[tuple[str, dict]]:
@@ -22,14 +23,15 @@ def iter_jsonl(path: Path, label: str | None = None) -> Iterator[tuple[str, dict
             the text is not UTF-8.
     """
     label = label or path.name
+    bounded.refuse_unreadable(path, label)
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in bounded.lines(handle, label):
             if not raw.strip():
                 continue
             record = f"line {number}"
             try:
                 text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-                value = json.loads(text)
+                value = bounded.loads_record(text, label, record)
             except UnicodeDecodeError as exc:
                 raise fail(
                     label, record, "-", f"text is not UTF-8 (byte {exc.start + 1})"
@@ -45,7 +47,8 @@ def iter_jsonl(path: Path, label: str | None = None) -> Iterator[tuple[str, dict
 def read_json_document(path: Path) -> Any:
     """A whole JSON file, as Python's `json` (which the harnesses write with) reads it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        text = bounded.read_whole(path, path.name).decode("utf-8-sig")
+        return bounded.loads_record(text, path.name, "(file)")
     except UnicodeDecodeError as exc:
         raise fail(path.name, "(file)", "-", f"text is not UTF-8 (byte {exc.start + 1})") from None
     except json.JSONDecodeError as exc:

@@ -10,7 +10,6 @@ streamed: CSV rows by the csv module, Parquet by record batches.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from data_access.importers.errors import fail
 from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
+from pipelines.results import bounded
 from pipelines.results.letters import LETTERS, MAPPED_OPTION
 from pipelines.results.openai_batch import letter_reader
 from pipelines.results.options import ReadOptions
@@ -39,9 +39,8 @@ def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     if path.suffix == ".jsonl":
         yield from iter_jsonl(path)
     elif path.suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            for number, row in enumerate(csv.DictReader(handle), start=2):
-                yield f"row {number}", row
+        for number, row in bounded.csv_rows(path):
+            yield f"row {number}", row
     else:
         import pyarrow.parquet as pq
 
@@ -50,7 +49,7 @@ def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         except Exception as exc:  # pyarrow's errors for a damaged or non-Parquet file
             raise fail(path.name, "(file)", "-", f"not a readable Parquet file: {exc}") from None
         number = 0
-        for batch in parquet.iter_batches(batch_size=_PARQUET_BATCH):
+        for batch in bounded.parquet_batches(parquet, path.name, _PARQUET_BATCH):
             for row in batch.to_pylist():
                 number += 1
                 yield f"row {number}", row
@@ -106,6 +105,8 @@ def open_table(path: Path, options: ReadOptions) -> OpenedResults:
     if first is None:
         raise fail(path.name, "(file)", "-", "no rows")
     columns = _columns(first[1], options, path.name)
+    if path.suffix == ".parquet":
+        bounded.refuse_binary_columns(path, [c for c in columns.values() if c])
     return OpenedResults(
         format="table",
         files=[path],

@@ -33,6 +33,7 @@ from typing import Any
 from data_access.importers.errors import fail
 from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
+from pipelines.results import bounded
 from pipelines.results.letters import (
     LETTERS,
     VLMEVAL_CAN_INFER,
@@ -68,9 +69,7 @@ def _cell(value: Any) -> str | None:
 def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row number, {column: value}) streamed from an .xlsx (read-only) or .tsv file."""
     if path.suffix == ".tsv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            for number, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
-                yield number, row
+        yield from bounded.csv_rows(path, delimiter="\t")
         return
     from openpyxl import load_workbook
 
@@ -79,10 +78,7 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except Exception as exc:  # zipfile / XML errors of a damaged workbook
         raise fail(path.name, "(file)", "-", f"not a readable .xlsx workbook: {exc}") from None
     try:
-        rows = book.worksheets[0].iter_rows(values_only=True)
-        header = [str(c) if c is not None else "" for c in next(rows, ())]
-        for number, values in enumerate(rows, start=2):
-            yield number, dict(zip(header, values, strict=False))
+        yield from bounded.sheet_rows(book.worksheets[0], path.name)
     finally:
         book.close()
 

@@ -49,22 +49,39 @@ whenever the imported predictions score differently, and why.
 answer via API`, a Batch `error` or non-2xx status), `repeated sample` (a later epoch, filter or
 repeat of a sample already read). An MCQ reply without a letter by the harness's rule is
 imported with no option and scored wrong, as the harness scores it. `--dry-run` prints the
-report and writes nothing; when the real import would be refused it says so and why (`the
-import would be refused: ...`), naming the fix where there is one (samples sharing an id:
-`--map question_id=doc_id`; nothing linked: the link field and the ids looked up).
+report and writes nothing, not even a schema upgrade (the store is read read-only; a store of an
+older schema is upgraded in a temporary copy, and the report says the import upgrades it first).
+When the real import would be refused it says so and why (`the import would be refused: ...`),
+naming the fix where there is one (samples sharing an id: `--map question_id=doc_id`; nothing
+linked: the link field and the ids looked up), and the command exits 2 as the import would.
 
 **Refused** (one `error:` line naming file, record and field; exit 2; the store exactly as it
 was): a file that is not what `--format` says (`line 1, field 'doc_id': missing`), a truncated
 file, a results summary without the samples' task, two first records of one sample id, two
-samples for one question, and a file none of whose samples names a stored question ("samples
-of another task").
+samples for one question, a file none of whose samples names a stored question ("samples
+of another task"), and a `--setting` (or MCQ method) that something other than a results
+import made (the paper's import, `storyscope answer`): an import never adds to another
+source's results. Text tables (`.csv`, `.tsv`) must be UTF-8 (a Latin-1 row names its row
+and column; UTF-16 is refused), without NUL bytes, with every quote closed and every field
+within Python csv's field limit; JSON nests at most 100 levels; a Parquet column read as text
+(answer, ids, option, error) must not be binary.
+
+**Bounds**, checked before anything is read (pipelines/results/bounded.py): only regular files
+are read (a device such as `/dev/zero`, a FIFO or socket is refused unread, also as
+`--batch-input`); a zip (an inspect `.eval`, an `.xlsx`) is refused when a member would expand
+past 256 MB, all members past 4 GB, or a member over 1 MB more than 100 times its compressed
+size (a zip bomb); a file read whole (a results summary, an inspect `.json` log) is at most
+512 MB; a record (a JSONL line, a CSV row) at most 64 MB; a Parquet row group at most 256 MB
+uncompressed. The upload panel reads through the same bounds.
 
 **Provenance**: the import is a run of step `import.results` (backend = harness, model = the
 model) and a `result_imports` row: harness, harness version, model, model arguments, task,
 the file's sha256, sample and match counts (VLMEvalKit's version is the commit its run folder
 names; a Batch run's model is the one its replies name). The setting is `--setting NAME`, else
-`<harness>:<model>:<task>` (a model given as a local path by its last folder), labelled `<model> via <harness> (<task>)`, with `--source`
-(default `video`) as what the model saw. The same file under the same name again is a no-op.
+`<harness>:<model>:<task>` (a model given as a local path by its last folder), labelled
+`<model> via <harness> (<task>)`, with `--source` (default `video`) as what the model saw. The
+same file under the same name again is a no-op, also when both imports run at once (the check
+is made in the importing transaction).
 A changed file is a new run: its answers become setting `NAME@<sha8>` (answers are one per
 question and setting), its predictions a new run of method `NAME`, which Distributions shows
 as the method's current run.

@@ -12,8 +12,8 @@ import duckdb
 
 from data_access.importers.results.report import ResultsReport
 from data_access.importers.results.samples import HarnessRun
-from data_access.store import Store
 
+IMPORT_STEP = "import.results"
 _CHUNK = 1 << 20
 
 
@@ -52,15 +52,51 @@ def derived_setting_name(run: HarnessRun) -> str:
     return ":".join(re.sub(r"\s+", "_", part.strip()) for part in parts)
 
 
-def previous_import(store: Store, sha256: str, setting_name: str) -> tuple[str, str] | None:
-    """(run id, setting id) of a finished import of the same bytes under the same name."""
-    rows = store.rows(
+def previous_import(
+    cursor: duckdb.DuckDBPyConnection, sha256: str, setting_name: str
+) -> tuple[str, str] | None:
+    """(run id, setting id) of a finished import of the same bytes under the same name.
+
+    Asked inside the importing transaction, which holds the store file, so a second import of
+    the same file running at the same time (another process waits for the file) sees the first.
+    """
+    rows = cursor.execute(
         "SELECT i.run_id, i.setting_id FROM result_imports i JOIN runs r USING (run_id)"
         " WHERE i.file_sha256 = ? AND i.setting_name = ? AND r.status = 'finished'"
         " ORDER BY r.started_at LIMIT 1",
         [sha256, setting_name],
-    )
+    ).fetchall()
     return (rows[0][0], rows[0][1]) if rows else None
+
+
+def made_elsewhere(cursor: duckdb.DuckDBPyConnection, kind: str, setting_id: str) -> str | None:
+    """What made this setting (answers) or method (predictions) when something other than a
+    results import did (the paper's import, `storyscope answer`, the settings registry): a
+    description for the refusal; None when it is new or only results imports wrote it."""
+    if kind == "answers":
+        rows = cursor.execute(
+            "SELECT coalesce(r.step, 'an unknown run'), s.answerer, s.source FROM settings s"
+            " LEFT JOIN runs r USING (run_id) WHERE s.setting_id = ?"
+            " AND r.step IS DISTINCT FROM ?"
+            " UNION ALL SELECT coalesce(r.step, 'an unknown run'), NULL, NULL FROM answers a"
+            " LEFT JOIN runs r USING (run_id) WHERE a.setting_id = ?"
+            " AND r.step IS DISTINCT FROM ? LIMIT 1",
+            [setting_id, IMPORT_STEP, setting_id, IMPORT_STEP],
+        ).fetchall()
+    else:
+        rows = cursor.execute(
+            "SELECT coalesce(r.step, 'an unknown run'), NULL, NULL FROM mcq_predictions p"
+            " LEFT JOIN runs r USING (run_id) WHERE p.method = ?"
+            " AND r.step IS DISTINCT FROM ? LIMIT 1",
+            [setting_id, IMPORT_STEP],
+        ).fetchall()
+    if not rows:
+        return None
+    step, answerer, source = rows[0]
+    said = ", ".join(
+        f"{name} {value}" for name, value in (("answerer", answerer), ("source", source)) if value
+    )
+    return f"{step}" + (f" ({said})" if said else "")
 
 
 def setting_in_use(cursor: duckdb.DuckDBPyConnection, kind: str, setting_id: str) -> bool:

@@ -4,11 +4,20 @@ One transaction: the samples are staged, checked, linked and written through the
 `insert_table_rows` (the same INSERT `import lfvqa` uses for `settings`, `answers` and
 `mcq_predictions`, which derives a prediction's `correct` from its MCQ), under a run of step
 `import.results` finished with `finish_run` (so the rollups count the new rows). Any fault raises
-`ImportFailure` and the store is left exactly as it was; a dry run reports and rolls back.
+`ImportFailure` and the store is left exactly as it was.
+
+The same file imported twice is one import, also when both run at once: the check for an earlier
+import is made inside the importing transaction, which holds the store file (another process
+waits for it) and, within one process, under `_ONE_IMPORT_AT_A_TIME` (threads share the file).
+A dry run takes the same path, in a transaction it rolls back on a store it cannot write
+(dry_run.py), and records the refusal the import would stop with (`would_refuse`) instead of
+raising it, so it always reports and the command predicts the import's exit code.
 """
 
 from __future__ import annotations
 
+import threading
+from contextlib import nullcontext
 from typing import get_args
 
 import duckdb
@@ -17,10 +26,13 @@ from data_access.formats.lfvqa import Setting
 from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, fail
+from data_access.importers.results.dry_run import dry_run_store
 from data_access.importers.results.link import LINKED, choose_kind, drop_linked, link_samples
 from data_access.importers.results.provenance import (
+    IMPORT_STEP,
     derived_setting_name,
     files_sha256,
+    made_elsewhere,
     previous_import,
     record_import,
     setting_in_use,
@@ -38,11 +50,11 @@ from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 
-IMPORT_STEP = "import.results"
 SETTING_SOURCES = get_args(Setting.model_fields["source"].annotation)
 _SPECS = {spec.name: spec for spec in TABLE_FILES}
 # report kind -> the interchange table file whose INSERT writes it
 _TABLE_FILE = {"answers": "answers", "predictions": "mcq_predictions"}
+_ONE_IMPORT_AT_A_TIME = threading.Lock()
 
 
 class _DryRun(Exception):
@@ -87,15 +99,34 @@ def _nothing_linked(opened: OpenedResults, report: ResultsReport):
     )
 
 
+def _refuse_foreign(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: str):
+    """An import never adds answers (or predictions) to a setting (method) that something other
+    than a results import made: its row says another model and input, and its answers are
+    another source's."""
+    made_by = made_elsewhere(cursor, report.kind, name)
+    if made_by is not None:
+        what = "setting" if report.kind == "answers" else "MCQ method"
+        raise fail(
+            report.source,
+            "(option)",
+            "--setting",
+            f"{what} {name!r} was made by {made_by}, not by a results import: an import never"
+            " adds to another source's results; name a new one with --setting",
+        )
+
+
 def _setting_id(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: str) -> str:
     """The setting the answers are filed under: `name`, unless another file's answers hold it
     (answers are keyed per setting and question, so a changed file becomes `name@<sha8>`).
-    MCQ predictions keep the method name: its latest finished run is the current one."""
+    MCQ predictions keep the method name: its latest finished run is the current one.
+    A setting or method another source made is refused (`_refuse_foreign`)."""
+    _refuse_foreign(cursor, report, name)
     if report.kind == "predictions" or not setting_in_use(cursor, "answers", name):
         if report.kind == "predictions" and setting_in_use(cursor, "predictions", name):
             report.notes.append(f"method {name} had predictions already: this run supersedes them")
         return name
     versioned = f"{name}@{report.file_sha256[:8]}"
+    _refuse_foreign(cursor, report, versioned)
     if setting_in_use(cursor, "answers", versioned):
         raise fail(report.source, "(file)", "-", f"setting {versioned} already holds answers")
     report.notes.append(
@@ -190,28 +221,54 @@ def write_results(
         raise fail(opened.label, "(option)", "source", f"one of {', '.join(SETTING_SOURCES)}")
     report = _new_report(opened, dry_run)
     name = setting or derived_setting_name(opened.run)
-    previous = previous_import(store, report.file_sha256, name)
+    place = dry_run_store(store) if dry_run else nullcontext((store, None))
+    with _ONE_IMPORT_AT_A_TIME, place as (target, note):
+        if note:
+            report.notes.append(note)
+        told = telling_interrupts(
+            target, IMPORT_STEP, report.source, f"the import of {report.source}"
+        )
+        try:
+            with told, target.transaction() as cursor, one_catalog_read():
+                _import(cursor, opened, report, name, source)
+        except _DryRun:
+            pass
+    return report
+
+
+def _import(
+    cursor: duckdb.DuckDBPyConnection,
+    opened: OpenedResults,
+    report: ResultsReport,
+    name: str,
+    source: str,
+) -> None:
+    """The import inside its transaction: a no-op when done before, else stage, link, check
+    and (unless a dry run) write. A dry run ends with `_DryRun`, which rolls it back."""
+    previous = previous_import(cursor, report.file_sha256, name)
     if previous is not None:
         report.run_id, report.setting_id = previous
         report.already_imported = True
-        return report
-    told = telling_interrupts(store, IMPORT_STEP, report.source, f"the import of {report.source}")
-    try:
-        with told, store.transaction() as cursor, one_catalog_read():
-            _stage_and_link(cursor, opened, report)
-            if report.n_matched == 0:
-                refusal = _nothing_linked(opened, report)
-                if not dry_run:
-                    raise refusal
-                report.would_refuse = report.would_refuse or str(refusal.first)
-            if report.kind is not None:
-                report.setting_id = _setting_id(cursor, report, name)
-            if dry_run:
-                raise _DryRun
-            _write(cursor, report, name, source)
-    except _DryRun:
-        pass
-    return report
+        return
+    _stage_and_link(cursor, opened, report)
+    if report.n_matched == 0:
+        _refuse(report, _nothing_linked(opened, report))
+    if report.kind is not None:
+        try:
+            report.setting_id = _setting_id(cursor, report, name)
+        except ImportFailure as refusal:
+            _refuse(report, refusal)
+    if report.dry_run:
+        raise _DryRun
+    _write(cursor, report, name, source)
+
+
+def _refuse(report: ResultsReport, refusal: ImportFailure) -> None:
+    """Raise the import's refusal; a dry run records it (`would_refuse`, the first one found)
+    and goes on, so it always reports what it found and the command exits as the import would."""
+    if not report.dry_run:
+        raise refusal
+    report.would_refuse = report.would_refuse or str(refusal.first)
 
 
 def _stage_and_link(
@@ -222,9 +279,7 @@ def _stage_and_link(
     try:
         refuse_duplicates(cursor, opened)
     except ImportFailure as refusal:
-        if not report.dry_run:
-            raise
-        report.would_refuse = str(refusal.first)  # a dry run reports what it found all the same
+        _refuse(report, refusal)
     report.kind = choose_kind(cursor)
     link_samples(cursor, report.kind, report)
 
