@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from data_access.formats.question_types import BELIEF_STATE_TYPES
 from pipelines.qgen.entries import Candidate
@@ -49,6 +49,8 @@ class ContextSet:
     anchor_scene: int
     payload: dict
     discard_reason: str | None = None
+    # the film's screenplay directions, for the gold check (not part of the writer's payload)
+    direction_lines: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def kept(self) -> bool:
@@ -159,6 +161,8 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         "name_budget": name_budget(view, candidate.anchor_scene),
         "scenes": [scene_card(view, s) for s in scenes],
         "belief_entries": candidate.entries,
+        # dialogue lines per member (the centre check: a speaking character); None: no lines
+        "dialogue_lines": {m: view.dialogue_lines_of(m) for m in candidate.members},
         "events": [
             {
                 "event_id": e,
@@ -178,6 +182,7 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         anchor_scene=candidate.anchor_scene,
         payload=payload,
         discard_reason=discard_reason(view, candidate, scenes),
+        direction_lines=view.direction_lines,
     )
 
 
