@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pipelines.qgen import content_rules as rules
 from pipelines.qgen.name_mentions import names_mentioned
 from pipelines.qgen.question_shape import first_question_word_index, leak_score, question_body
-from pipelines.qgen.text import QUESTION_WORDS, content_stems, stem, words
+from pipelines.qgen.text import QUESTION_WORDS, content_stems, stem, stop_words, words
 
 # v2: the learning-reveal check (Stage 1, App. F.2); v3: the centre, gold and well-formedness
 # checks (ours: docs/QUESTION_CHECKS.md, "What a usable question also needs")
@@ -424,7 +424,13 @@ def _topic_problem(question: str, claims: Sequence[str]) -> str | None:
     match = _QUESTION_TOPIC.search(body)
     if not match or not claims:
         return None
-    topic = " ".join(w for w in match.group(1).split() if w not in _FRAME_WORDS)
+    # the topic's words up to the first frame or function word ("the man on the rocks": man)
+    kept = []
+    for word in match.group(1).split():
+        if word in _FRAME_WORDS or word in stop_words():
+            break
+        kept.append(word)
+    topic = " ".join(kept)
     if not topic or topic in ("situation", "others", "case", "events"):
         return None
     head = topic.split()[-1]
