@@ -387,6 +387,7 @@ def check_well_formed(question: str, context: CheckContext) -> str | None:
             rules.dangling_plural_problem,
             rules.repeated_name_problem,
             rules.non_character_mention_problem,
+            rules.several_sentences_problem,
         ):
             problem = rule(claim)
             if problem:
@@ -451,8 +452,7 @@ def _display(name: str) -> str:
 
 def gold_sentences(gold: str) -> list[str]:
     """A gold answer split into sentences (a stop followed by a capital; "T.R." kept whole)."""
-    parts = re.split(r"(?<=[a-z0-9)\]'\u2019])[.!?]\s+(?=[A-Z])", gold.strip())
-    return [p.strip() for p in parts if p.strip()]
+    return rules.sentences(gold.strip())
 
 
 CheckFn = Callable[[str, CheckContext], "str | None"]

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 from pipelines.qgen.text import content_stems
+from pipelines.qgen.text import stop_words as _stop_words
 
 # -- the centre --------------------------------------------------------------------------------
 # A cue that is a voice, not a person on screen ("IDA'S VOICE", "VOICE ON PHONE", "RADIO").
@@ -232,6 +233,14 @@ def split_frame(claim: str) -> tuple[str, str, str] | None:
     return framed["holder"], relation, framed["prop"]
 
 
+def sentences(text: str) -> list[str]:
+    """Sentences of a text: a stop, then a capital ("T.R. Elias" and "Mr. Gittes" kept whole)."""
+    parts = re.split(
+        r"(?<=[a-z0-9)\]'\u2019])(?<!\bMr)(?<!\bMrs)(?<!\bDr)(?<!\bMs)[.!?]\s+(?=[A-Z])", text
+    )
+    return [p.strip() for p in parts if p.strip()]
+
+
 def proposition(claim: str) -> str:
     """The claim without its framing (the whole claim when it has none)."""
     parts = split_frame(claim)
@@ -248,6 +257,14 @@ def direction_problem(claim: str, direction_lines: Sequence[str] = ()) -> str | 
     match = _FORMAT_WORDS.search(prop)
     if match:
         return f"screenplay format words ('{match.group(0)}')"
+    for part in sentences(prop):
+        problem = _copied_direction(part, direction_lines)
+        if problem:
+            return problem
+    return None
+
+
+def _copied_direction(prop: str, direction_lines: Sequence[str]) -> str | None:
     stems = content_stems(prop, exclude_proper_nouns=False)
     if len(stems) < 2:
         return None
@@ -295,7 +312,9 @@ def pasted_sentence_problem(claim: str) -> str | None:
     if vocative and "," in claim:
         return f"a line of dialogue pasted in ('{vocative.group(0).strip(', ')}')"
     for match in re.finditer(r"(?:\bthat|:)\s+[.…]*([A-Z][a-z]*'?[a-z]*)\b", claim):
-        if match.group(1) in _SENTENCE_OPENERS:
+        word = match.group(1)
+        # a capitalised function word or -ing form is a sentence's first word, not a name
+        if word in _SENTENCE_OPENERS or word.lower() in _stop_words() or word.endswith("ing"):
             return f"a screenplay sentence pasted in ('… {match.group(0).strip()}')"
     # a line that opens by addressing someone ("that Sophie, go to the little girl's room")
     match = _VOCATIVE_OPENING.search(claim)
@@ -336,6 +355,13 @@ def repeated_name_problem(claim: str) -> str | None:
 # Four, not three: hand-written gold prose names a person three times in a sentence ("Kit thinks
 # Tomas believes Kit saw nothing because Tomas told him to"); four is a swap, not a style.
 REPEATED_NAME = 4
+
+
+def several_sentences_problem(claim: str) -> str | None:
+    """A claim of more than one sentence (Table 24: one assertion per claim); a screenplay
+    passage pasted whole ("he enters an outer office. The SECRETARY looks surprised.")."""
+    count = len(sentences(claim))
+    return f"{count} sentences in one claim" if count > 1 else None
 
 
 def dangling_plural_problem(claim: str) -> str | None:

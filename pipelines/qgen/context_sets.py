@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from data_access.formats.question_types import BELIEF_STATE_TYPES
+from pipelines.qgen import content_rules as rules
 from pipelines.qgen.entries import Candidate
 from pipelines.qgen.film_view import FilmView
 
@@ -144,6 +145,23 @@ def discard_reason(view: FilmView, candidate: Candidate, scenes: list[int]) -> s
     return None
 
 
+def _event_card(view: FilmView, event_id: str) -> dict:
+    """An event as the writer sees it; `direction` marks one whose description is a screenplay
+    direction (the writer gives no such event as a character's ground)."""
+    description = view.events[event_id]["description"]
+    card = {
+        "event_id": event_id,
+        "scene": view.events[event_id]["scene_index"],
+        "description": description,
+    }
+    if view.direction_lines and any(
+        rules.direction_problem(sentence, view.direction_lines)
+        for sentence in rules.sentences(description)
+    ):
+        card["direction"] = True
+    return card
+
+
 def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> ContextSet:
     """Assemble the Table 6 payload for a candidate and apply the discard rules."""
     scenes = carried_scenes(candidate)
@@ -164,11 +182,7 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         # dialogue lines per member (the centre check: a speaking character); None: no lines
         "dialogue_lines": {m: view.dialogue_lines_of(m) for m in candidate.members},
         "events": [
-            {
-                "event_id": e,
-                "scene": view.events[e]["scene_index"],
-                "description": view.events[e]["description"],
-            }
+            _event_card(view, e)
             for e in sorted({c for en in candidate.entries for c in en.get("basis") or []})
             if e in view.events
         ],

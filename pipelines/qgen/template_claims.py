@@ -157,12 +157,17 @@ def _source_claim(entry: dict, payload: dict) -> TemplateClaim | None:
             "core",
             [entry["entry"]],
         )
-    events = [e for e in payload.get("events", []) if e["event_id"] in (entry.get("basis") or [])]
+    events = [
+        e
+        for e in payload.get("events", [])
+        if e["event_id"] in (entry.get("basis") or []) and not e.get("direction")
+    ]
     how = "infers it from" if entry.get("kind") == "inferred" else "witnesses"
     for event in events:
         claim = f"{holder} {how} this: {_prop(event['description'])}"
-        # A belief does not rest on its holder's own words (the check `gold_not_tautological`).
-        if not rules.own_words_problem(claim):
+        # A belief does not rest on its holder's own words (the check `gold_not_tautological`),
+        # and a claim is one sentence (the check `well_formed`).
+        if not rules.own_words_problem(claim) and len(rules.sentences(claim)) == 1:
             return TemplateClaim(claim, "core", [entry["entry"]])
     return None
 
