@@ -395,7 +395,12 @@ def check_well_formed(question: str, context: CheckContext) -> str | None:
     return _topic_problem(question, context.gold_claims())
 
 
-_QUESTION_TOPIC = re.compile(r"\b(?:about|of)\s+the\s+([a-z]+(?:\s+[a-z]+)?)\b")
+# A topic frame: "about the X", or "view / knowledge / reading / understanding of the X" (not
+# "make of the X", which asks for a stance on a thing the claims need not name)
+_QUESTION_TOPIC = re.compile(
+    r"\b(?:about|(?:view|knowledge|reading|understanding|picture|sense)\s+of)\s+the\s+"
+    r"([a-z]+(?:\s+[a-z]+)?)\b"
+)
 
 
 # the frames' own words after a topic ("view of the desk change?", "knowledge of the rocks

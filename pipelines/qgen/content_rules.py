@@ -371,10 +371,71 @@ def dangling_plural_problem(claim: str) -> str | None:
     if not match:
         return None
     before = claim[: match.start()]
-    plural = re.search(r"\band\b|\b\w{3,}(?<!ss)(?<!'s)(?<!us)(?<!is)(?<!as)s\b", before)
-    if plural and not re.fullmatch(r"[A-Z]\w*s", plural.group(0)):
+    words = re.findall(r"[A-Za-z']+", before)
+    if "and" in words or any(_is_plural(w, p) for p, w in zip(["", *words], words)):
         return None
     return f"'{match.group(0)}' refers to no one named before it"
+
+
+_IRREGULAR_PLURALS = frozenset(
+    [
+        "men",
+        "women",
+        "people",
+        "children",
+        "police",
+        "folks",
+        "feet",
+        "teeth",
+        "mice",
+        "geese",
+        "both",
+        "others",
+        "all",
+    ]
+)
+
+
+_DETERMINERS = frozenset(
+    [
+        "the",
+        "these",
+        "those",
+        "some",
+        "many",
+        "few",
+        "all",
+        "both",
+        "his",
+        "her",
+        "their",
+        "our",
+        "its",
+        "two",
+        "three",
+        "four",
+        "several",
+        "other",
+        "such",
+        "no",
+        "any",
+    ]
+)
+
+
+def _is_plural(word: str, previous: str) -> bool:
+    """A plural noun: an irregular plural ("men", "people"), or a lower-case word in -s after
+    a determiner ("the banks"); a verb in -s ("rests") or a name ("Gittes") is not one."""
+    lowered = word.lower()
+    if lowered in _IRREGULAR_PLURALS:
+        return True
+    return (
+        word[:1].islower()
+        and previous.lower() in _DETERMINERS
+        and len(lowered) > 3
+        and lowered.endswith("s")
+        and not lowered.endswith(("ss", "'s", "us", "is"))
+    )
 
 
 def own_words_problem(claim: str) -> str | None:

@@ -132,17 +132,19 @@ class FilmView:
 
     def for_questions(self) -> tuple[FilmView, dict[str, int]]:
         """This view without what a question may not be built on, and how much was left out:
-        beliefs held by a non-character (a voice, a crowd, a role description, a name that
-        speaks no line) and beliefs or meta-beliefs whose text is a screenplay direction or a
-        line pasted in the first person (`content_rules`). The checks reject the questions
-        these would make; leaving them out here keeps the writer from writing them."""
+        beliefs held or told by a non-character (a voice, a crowd, a role description), and
+        beliefs or meta-beliefs whose text is a screenplay direction or a pasted line
+        (`content_rules`). The checks reject the questions these would make; leaving them out
+        here keeps the writer from writing them."""
         from dataclasses import replace
 
         from pipelines.qgen import content_rules as rules
         from pipelines.qgen.template_claims import _prop
 
         def centre_ok(name: str) -> bool:
-            return rules.centre_problem(name, self.dialogue_lines_of(name)) is None
+            # the name's form only: whether a named character speaks is for the check (a
+            # silent one's context-set may still be discarded by App. F.1's rules first)
+            return rules.centre_problem(name) is None
 
         def text_ok(text: str) -> bool:
             return not (

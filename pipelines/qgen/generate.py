@@ -102,6 +102,8 @@ class GenerationReport:
     context_sets: list[ContextSet] = field(default_factory=list)
     picked: list[ContextSet] = field(default_factory=list)  # the sampled ones (a dry run's items)
     analytics: QuestionAnalytics | None = None
+    # beliefs / meta-beliefs left out before context-sets (FilmView.for_questions)
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def build_context_sets(
@@ -194,6 +196,7 @@ def plan_generation(
         len(picked),
         context_sets=context_sets,
         picked=picked,
+        left_out=left_out,
     )
     echo(
         f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
