@@ -323,3 +323,29 @@ def test_the_hand_made_gold_and_paper_questions_pass_every_check():
         for row in rows:
             result = check_question(row["text"], CheckContext(gold=row.get("gold")))
             assert result.passed, (row["question_id"], result.failures)
+
+
+def test_a_rejected_question_is_not_offered_again_by_the_next_run(store):
+    """Reject a candidate; the next run on the same film writes the same text (same seed) and
+    retires it as `rejected_before` instead of offering it as a new candidate."""
+    from data_access.writes import review
+    from pipelines.qgen.generate import GenerateOptions, generate
+    from tests.qgen_film import build_film
+
+    film = build_film(store)
+    options = GenerateOptions(film, n=6, with_analytics=False)
+    first = generate(store, options)
+    shown = next(d for d in first.drafts if d.status == "candidate")
+    review.decide_question(store, "alice", shown.question_id, "reject", ["malformed"])
+    again = generate(store, options)
+    same = [d for d in again.drafts if d.question == shown.question]
+    assert same and all(d.status == "retired" for d in same)
+    assert {d.retire_rule for d in same} == {"rejected_before"}
+    stored = store.scalar(
+        "SELECT final_status || ':' || retire_rule FROM qgen_outcomes WHERE question_id = ?",
+        [same[0].question_id],
+    )
+    assert stored == "retired:rejected_before"
+    # the other candidates of the first run are offered again as they were
+    others = {d.question for d in first.drafts if d.status == "candidate"} - {shown.question}
+    assert others <= {d.question for d in again.drafts if d.status == "candidate"}

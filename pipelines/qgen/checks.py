@@ -376,22 +376,30 @@ def check_gold_answers_each_member(question: str, context: CheckContext) -> str 
     return None
 
 
+_SENTENCE_RULES = (
+    rules.person_problem,
+    rules.pasted_sentence_problem,
+    rules.repeated_name_problem,
+    rules.non_character_mention_problem,
+    rules.several_sentences_problem,
+)
+
+
 def check_well_formed(question: str, context: CheckContext) -> str | None:
     """The text reads as written for this question: no pronoun left over from a copied line
     ("Voice On Phone ain't armed", "what they tell Kit"), no pasted screenplay sentence, and a
     topic the gold is about ("Ruth's view of the desk" cut from "his desk")."""
-    for claim in context.gold_claims():
-        for rule in (
-            rules.person_problem,
-            rules.pasted_sentence_problem,
-            rules.dangling_plural_problem,
-            rules.repeated_name_problem,
-            rules.non_character_mention_problem,
-            rules.several_sentences_problem,
-        ):
-            problem = rule(claim)
-            if problem:
-                return f"gold: {problem}"
+    # A rubric claim stands alone (Table 24: one assertion each), so a pronoun in it must find
+    # its person in it; a gold answer's sentence may lean on the one before it ("... wrote the
+    # letters. June then confirms that she wrote them").
+    units = list(context.claims) or [context.gold or ""]
+    checks = [(context.gold_claims(), _SENTENCE_RULES), (units, (rules.dangling_plural_problem,))]
+    for texts, sentence_rules in checks:
+        for text in texts:
+            for rule in sentence_rules:
+                problem = rule(text)
+                if problem:
+                    return f"gold: {problem}"
     return _topic_problem(question, context.gold_claims())
 
 
