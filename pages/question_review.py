@@ -84,7 +84,8 @@ def question_review_panel(question_id: str, detail: dict | None = None) -> None:
     The question, gold and rubric are shown first; no decision is chosen until the reviewer
     chooses one (a preselected "accept" would be saved by a reviewer who read nothing)."""
     st.markdown("**Review this question**")
-    _what_is_decided(question_id)
+    if detail is None:  # the Questions page shows them just above, with the detail
+        _what_is_decided(question_id)
     reviewer = need_reviewer()
     if reviewer is None:
         _history(question_id)

@@ -163,18 +163,21 @@ def test_edit_a_question_keeps_the_original(fixture_store):
 
 
 def test_question_panel_shows_what_is_decided_and_chooses_nothing(fixture_store):
-    """The question, its gold and its rubric are on screen, no decision is preselected (a
-    reviewer who reads nothing cannot save one), and the reasons include wrong gold and
-    malformed."""
+    """The question, its gold and its rubric are on screen beside the decision, no decision is
+    preselected (a reviewer who reads nothing cannot save one), and the reasons include wrong
+    gold and malformed."""
+    question = fixture_store.scalar("SELECT text FROM questions WHERE question_id = 'q2'")
+    lab = run_page(REPO_ROOT, "qlab_page", {"review_q": "q2"})
+    assert not lab.exception
+    shown = [t.value for t in lab.text]
+    assert f"Question: {question}" in shown
+    assert any(t.startswith("Gold answer: ") for t in shown)
+    assert not frame(lab, "ord", "role", "text").empty
+    assert lab.radio(key="qr_action_q2").value is None
     at = run_page(REPO_ROOT, "questions_page", {"q": "q2"})
     assert not at.exception
     assert at.radio(key="qr_action_q2").value is None
     assert not [b for b in at.button if b.label.startswith("Save:")]
-    shown = [t.value for t in at.text]
-    question = fixture_store.scalar("SELECT text FROM questions WHERE question_id = 'q2'")
-    assert f"Question: {question}" in shown
-    assert any(t.startswith("Gold answer: ") for t in shown)
-    assert not frame(at, "ord", "role", "text").empty
     at.radio(key="qr_action_q2").set_value("reject").run()
     options = at.multiselect(key="qr_reasons_q2").options
     assert {"wrong gold", "malformed"} <= set(options)
