@@ -349,3 +349,18 @@ def test_a_rejected_question_is_not_offered_again_by_the_next_run(store):
     # the other candidates of the first run are offered again as they were
     others = {d.question for d in first.drafts if d.status == "candidate"} - {shown.question}
     assert others <= {d.question for d in again.drafts if d.status == "candidate"}
+
+
+def test_a_model_is_sent_the_papers_context_pack_without_our_check_fields():
+    from pipelines.qgen.context_sets import context_pack
+
+    payload = {
+        "holder": "KIT",
+        "dialogue_lines": {"KIT": 7},
+        "events": [{"event_id": "e_000_1", "description": "Kit runs.", "direction": True}],
+    }
+    assert context_pack(payload) == {
+        "holder": "KIT",
+        "events": [{"event_id": "e_000_1", "description": "Kit runs."}],
+    }
+    assert payload["events"][0]["direction"] is True  # the writer's copy keeps the mark

@@ -162,6 +162,20 @@ def _event_card(view: FilmView, event_id: str) -> dict:
     return card
 
 
+# Payload fields for our checks and the template writer, not Table 6's context pack: kept out of
+# what a model is sent, so the prompt (and its cache key) is the paper's.
+CHECK_ONLY_FIELDS = ("dialogue_lines",)
+
+
+def context_pack(payload: dict) -> dict:
+    """The payload as a model sees it (Table 6): without the check-only fields and the events'
+    `direction` marks."""
+    pack = {k: v for k, v in payload.items() if k not in CHECK_ONLY_FIELDS}
+    if "events" in payload:
+        pack["events"] = [{k: v for k, v in e.items() if k != "direction"} for e in pack["events"]]
+    return pack
+
+
 def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> ContextSet:
     """Assemble the Table 6 payload for a candidate and apply the discard rules."""
     scenes = carried_scenes(candidate)
