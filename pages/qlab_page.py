@@ -3,6 +3,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 
 import streamlit as st
 
+from data_access.queries import film as views_film
 from data_access.queries import qlab as views_qlab
 from pages.common import chart, query
 from pages.downloads import download_buttons
@@ -10,11 +11,46 @@ from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
 from pages.question_review import qlab_review_summary, question_review_panel
 from pages.review_common import reviewer_sidebar
-from pipelines.qgen.checks import LEAK_THRESHOLD
+from pages.safe_text import inert
+from pipelines.qgen.checks import CHECKS_VERSION, LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
+# What the automatic checks can and cannot vouch for (docs/QUESTION_CHECKS.md): shown beside
+# every check run, so "passed" is never read as "usable".
+CHECKS_COVER = (
+    "**What the checks cover.** The question's shape (one open question, no yes/no, no "
+    "alternatives, anchor length, no evidence tail, no annotation words, no names the film "
+    "has not spoken, no verdict or learning route given away, leak score); and, since "
+    "checks-v3, a usable question: the centre is a speaking character (not a voice, a crowd or "
+    "a role description), the gold states beliefs (not screenplay directions), the question "
+    "does not ask itself back, the gold does not say one thing twice, the gold agrees with the "
+    "belief record at the anchor, a group question answers each member, and the text is well "
+    "formed (pronouns, pasted lines, a topic the gold is about).\n\n"
+    "**What they do not.** They read words and the stored records, not the film: a gold that "
+    "is consistent with wrong belief records passes; a true but trivial question passes; a "
+    "topic that is mentioned by the gold but is not what the question should be about passes; "
+    "an answer that needs what a setting cannot see is not judged. Scored against our own "
+    "accept/reject of 40 questions on The Keeper's Ledger (docs/QUESTION_CHECKS.md), the "
+    "checks missed some rejections we made by reading: a passed question still needs review."
+)
+
+
+def _describe_films(results) -> None:
+    """A caption naming the film(s) whose questions the run checked, with that film's own
+    gold score when it has one (never the gold film's score under another film)."""
+    films = sorted(results["film_id"].dropna().unique().tolist())
+    if len(films) == 1:
+        header = query(views_film.film_header, films[0]) or {}
+        title = header.get("title") or films[0]
+        st.caption(inert(f"Questions of {title} ({len(results)} checked in this run)."))
+        gold_eval_caption("questions", films[0])
+    elif films:
+        st.caption(inert(f"Questions of {len(films)} films: {', '.join(films[:6])}"))
+    else:
+        st.caption("Questions without a film (imported questions).")
+
+
 st.title("Question Lab")
-gold_eval_caption("questions")
 reviewer_sidebar()
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
 check_runs = query(views_qlab.check_runs)
@@ -32,6 +68,18 @@ with checks_tab:
             "Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get
         )
         results = query(views_qlab.check_results, check_run)
+        _describe_films(results)
+        version = check_runs.set_index("run_id").loc[check_run, "checks_version"]
+        if version != CHECKS_VERSION:
+            st.warning(
+                inert(
+                    f"This run used {version}; the current checks are {CHECKS_VERSION}: its "
+                    "'passed' does not include the later checks. Rerun `storyscope "
+                    "check-questions` to apply them."
+                )
+            )
+        with st.expander("What these checks cover, and what they do not"):
+            st.markdown(CHECKS_COVER)
         violations = query(views_qlab.name_budget_violations, check_run)
         cols = st.columns(4)
         cols[0].metric("Checked", len(results))

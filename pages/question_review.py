@@ -57,17 +57,49 @@ def _edit_form(reviewer: str, question_id: str, detail: dict) -> None:
         st.rerun()
 
 
+def _what_is_decided(question_id: str) -> None:
+    """The question, its gold answer and its rubric, as plain text: what a decision is about."""
+    revisions = query(views_review.question_revisions, question_id)
+    claims = query(views_review.current_claim_texts, question_id)
+    if revisions.empty:
+        st.caption(inert(f"No text stored for {question_id}."))
+        return
+    latest = revisions.iloc[-1]
+    st.text(f"Question: {latest['text']}")
+    st.text(f"Gold answer: {latest['gold'] or '(none)'}")
+    if claims.empty:
+        st.caption("No rubric claims.")
+    else:
+        st.caption("Rubric")
+        st.dataframe(
+            claims[["ord", "role", "text"]],
+            hide_index=True,
+            width="stretch",
+            key=f"qr_rubric_{question_id}",
+        )
+
+
 def question_review_panel(question_id: str, detail: dict | None = None) -> None:
-    """Accept / reject (reasons + free text) / edit one question, and its decision history."""
+    """Accept / reject (reasons + free text) / edit one question, and its decision history.
+    The question, gold and rubric are shown first; no decision is chosen until the reviewer
+    chooses one (a preselected "accept" would be saved by a reviewer who read nothing)."""
     st.markdown("**Review this question**")
+    if detail is None:  # the Questions page shows them just above, with the detail
+        _what_is_decided(question_id)
     reviewer = need_reviewer()
     if reviewer is None:
         _history(question_id)
         return
     action = st.radio(
-        "Decision", ["accept", "reject", "edit"], horizontal=True, key=f"qr_action_{question_id}"
+        "Decision",
+        ["accept", "reject", "edit"],
+        index=None,
+        horizontal=True,
+        key=f"qr_action_{question_id}",
     )
-    if action == "edit":
+    if action is None:
+        st.caption("Choose accept, reject or edit after reading the question, gold and rubric.")
+    elif action == "edit":
         _edit_form(reviewer, question_id, detail or {})
     else:
         with st.form(f"qr_decide_{question_id}"):

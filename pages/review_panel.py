@@ -118,9 +118,14 @@ def _show_item(item: dict, verdicts: str, gold_flag: bool) -> None:
 
 
 def _save_label(reviewer: str, answer_id: str, claim_id: str) -> None:
-    """Form callback: store the verdict and note the reviewer gave on this claim."""
+    """Form callback: store the verdict and note the reviewer gave on this claim. Nothing is
+    saved until a verdict is chosen (Enter in the note with no verdict saves nothing)."""
+    verdict = st.session_state.get("review_verdict")
+    if verdict is None:
+        st.session_state["review_no_verdict"] = True
+        return
     note = st.session_state.get("review_note") or None
-    label = ClaimLabel(answer_id, claim_id, st.session_state["review_verdict"], note)
+    label = ClaimLabel(answer_id, claim_id, verdict, note)
     save(lambda store: review.label_claims(store, reviewer, [label]), done="Saved")
 
 
@@ -147,8 +152,11 @@ def review_queue(film_id, qtypes, settings) -> None:
     # is recomputed on the submit run and may have moved (the same reviewer in another tab, a
     # judge run finishing), but the label must land on the claim the reviewer read.
     shown = (str(head["answer_id"]), str(head["claim_id"]))
+    if st.session_state.pop("review_no_verdict", False):
+        st.warning("Nothing saved: choose a verdict first.")
     with st.form("review_next", clear_on_submit=True):
-        st.radio("Your verdict", HUMAN_VERDICTS, horizontal=True, key="review_verdict")
+        # no verdict preselected: Enter in the note must not save one the reviewer never chose
+        st.radio("Your verdict", HUMAN_VERDICTS, index=None, horizontal=True, key="review_verdict")
         st.text_input("Note (Enter saves)", key="review_note")
         save_col, skip_col = st.columns(2)
         save_col.form_submit_button(

@@ -79,6 +79,9 @@ def test_two_reviewers_label_the_queue_at_once(browser, review_app):  # noqa: F8
     sessions = [_session(browser, f"{url}/verdicts?view=Review", name) for name in ("alice", "bob")]
     (_, alice), (_, bob) = sessions
     assert "0 of 14" in _progress(alice) and "0 of 14" in _progress(bob)
+    # no verdict is preselected: Enter in the note must not save one nobody chose
+    verdicts = alice.locator('[data-testid="stRadio"]').filter(has_text="Your verdict")
+    assert verdicts.locator("input:checked").count() == 0
     for round_ in range(ROUNDS):
         # alice uses the keyboard: her note field submits the form on Enter
         _pick_verdict(alice, "omitted")
@@ -108,9 +111,9 @@ def test_two_reviewers_label_the_queue_at_once(browser, review_app):  # noqa: F8
 def test_reject_a_question_with_a_reason(browser, review_app):  # noqa: F811
     url, store_path = review_app
     context, tab = _session(browser, f"{url}/questions?q=q2", "carol")
-    tab.locator('[data-testid="stRadio"]').filter(has_text="Decision").get_by_text(
-        "reject", exact=True
-    ).click()
+    decision = tab.locator('[data-testid="stRadio"]').filter(has_text="Decision")
+    assert decision.locator("input:checked").count() == 0  # nothing chosen before reading
+    decision.get_by_text("reject", exact=True).click()
     _settle(tab)
     reasons = tab.locator('[data-testid="stMultiSelect"]').filter(has_text="Reasons")
     reasons.locator("input").click()

@@ -98,7 +98,11 @@ def test_template_generation_on_chinatown(store, shared_data):
     # names the film never speaks (role labels such as COUNCILMAN) and interpolated anchors
     # are discarded before any question is written (App. F.1)
     assert discards["center_never_named"] > 50 and discards["anchor_interpolated"] > 10
-    assert discards["kept"] > 300 and report.sampled == 30
+    # beliefs whose text is a screenplay direction or a pasted line, or held by a voice or a
+    # crowd, are left out before context-sets are built (FilmView.for_questions): fewer are
+    # kept than the 300+ of the rules backend's raw records
+    assert report.left_out["beliefs"] > 0
+    assert discards["kept"] > 250 and report.sampled == 30
     candidates = [d for d in report.drafts if d.status == "candidate"]
     assert len(candidates) >= 20
     names = store.df(

@@ -150,6 +150,7 @@ class FilmRecords:
     beliefs: pd.DataFrame
     meta_beliefs: pd.DataFrame
     scene_events: pd.DataFrame
+    script_lines: pd.DataFrame | None = None  # kind, character, text (the question checks)
 
 
 def film_records(store: Store, film_id: str) -> FilmRecords | None:
@@ -171,6 +172,16 @@ def film_records(store: Store, film_id: str) -> FilmRecords | None:
         beliefs=current("beliefs", "scene_index, belief_id, holder"),
         meta_beliefs=current("meta_beliefs", "scene_index, meta_id"),
         scene_events=current("scene_events", "scene_index, ord"),
+        script_lines=film_script_lines(store, film_id),
+    )
+
+
+def film_script_lines(store: Store, film_id: str) -> pd.DataFrame:
+    """The film's screenplay lines (kind dialogue | direction, speaker, text), current run."""
+    return store.df(
+        "SELECT kind, character, text FROM current_script_lines WHERE film_id = ?"
+        " ORDER BY line_index",
+        [film_id],
     )
 
 
@@ -209,6 +220,36 @@ def spoken_names(store: Store, film_ids: Sequence[str]) -> pd.DataFrame:
         " WHERE list_contains(?, film_id)",
         [list(film_ids)],
     )
+
+
+def current_claim_texts(store: Store, question_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Per question: its rubric claims' texts in order (the gold checks read them)."""
+    frame = store.df(
+        "SELECT question_id, text FROM rubric_claims WHERE list_contains(?, question_id)"
+        " ORDER BY question_id, ord",
+        [list(question_ids)],
+    )
+    return frame.groupby("question_id")["text"].apply(list).to_dict() if not frame.empty else {}
+
+
+def direction_lines(store: Store, film_id: str) -> tuple[str, ...]:
+    """The film's screenplay direction lines (current run)."""
+    frame = film_script_lines(store, film_id)
+    return tuple(frame.loc[frame["kind"] == "direction", "text"].dropna().astype(str))
+
+
+def rejected_question_texts(store: Store, film_id: str) -> dict[str, str]:
+    """Question text (lowercased, spaces collapsed) -> question id, for every question of the
+    film whose latest review decision is a rejection (a generator must not write it again)."""
+    frame = store.df(
+        "SELECT q.question_id, q.text FROM questions q JOIN ("
+        "  SELECT question_id, arg_max(decision, created_at) AS decision FROM question_reviews"
+        "  WHERE decision IN ('accept', 'reject') GROUP BY question_id"
+        ") r USING (question_id) WHERE q.film_id = ? AND r.decision = 'reject'",
+        [film_id],
+    )
+    texts = zip(frame["question_id"], frame["text"])
+    return {" ".join(str(t).lower().split()): q for q, t in texts}
 
 
 def anchor_contexts(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:

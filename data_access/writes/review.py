@@ -42,6 +42,8 @@ REJECT_REASONS = (
     "wrong anchor",
     "unsupported claim",
     "duplicate",
+    "wrong gold",  # the gold answer says what the film does not (or no longer) hold
+    "malformed",  # the text does not read: pronouns, a pasted line, a topic that misdirects
 )
 # the failure modes LF-VideoQA §5 discusses for model answers
 ERROR_TAGS = (

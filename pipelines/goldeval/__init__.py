@@ -10,6 +10,7 @@ from data_access.store import Store
 from pipelines.goldeval.beliefs import MATCH_COSINE, score_beliefs
 from pipelines.goldeval.judge import score_judge
 from pipelines.goldeval.questions import score_questions
+from pipelines.qgen.check_run import check_questions_frame
 
 
 class GoldEvalError(ValueError):
@@ -77,7 +78,11 @@ def evaluate_questions(store: Store, film_id: str, backend: str = "template", em
             f"no {backend!r} questions for {film_id!r}: run"
             f" `storyscope generate --film {film_id} --backend {backend}`"
         )
-    scores = score_questions(generated, embed)
+    # the generated questions are checked with their context-sets (centre, belief record at
+    # the anchor, direction lines), as the generator and `check-questions` check them
+    framed = generated.assign(film_id=film_id, source="generated")
+    passed = [item.result.passed for item in check_questions_frame(store, framed)]
+    scores = score_questions(generated, embed, passed)
     reference = score_questions(queries.gold_questions(store, film_id), embed)
     return {"backend": backend, **scores, "gold_reference": reference}
 

@@ -15,13 +15,16 @@ from pipelines.qgen.analytics import near_duplicate_pairs, self_bleu
 from pipelines.qgen.checks import CheckContext, check_question
 
 
-def score_questions(questions: pd.DataFrame, embed) -> dict:
-    """checks_pass_rate, near_duplicate_rate, self_bleu2 of one question set."""
+def score_questions(questions: pd.DataFrame, embed, passed: list[bool] | None = None) -> dict:
+    """checks_pass_rate, near_duplicate_rate, self_bleu2 of one question set; `passed` gives
+    each question's check outcome when the caller checked them with more context than the
+    gold answer alone."""
     if questions.empty:
         return {"checks_pass_rate": None, "near_duplicate_rate": None, "self_bleu2": None, "n": 0}
     texts = questions["text"].tolist()
     golds = [g if isinstance(g, str) and g else None for g in questions["gold"]]
-    passed = [check_question(t, CheckContext(gold=g)).passed for t, g in zip(texts, golds)]
+    if passed is None:
+        passed = [check_question(t, CheckContext(gold=g)).passed for t, g in zip(texts, golds)]
     ids = questions["question_id"].tolist()
     pairs = near_duplicate_pairs(ids, embed(texts))
     in_pairs = {p["question_a"] for p in pairs} | {p["question_b"] for p in pairs}

@@ -43,14 +43,30 @@ class QuestionCheck:
         }
 
 
-def context_from_payload(payload: Mapping, gold: str | None) -> CheckContext:
-    """The check context carried by a context-set payload (Table 6 fields)."""
+def context_from_payload(
+    payload: Mapping,
+    gold: str | None,
+    claims: Sequence[str] = (),
+    direction_lines: Sequence[str] = (),
+) -> CheckContext:
+    """The check context carried by a context-set payload (Table 6 fields), with the rubric
+    claims and the film's direction lines where the caller has them."""
     budget = payload.get("name_budget", {})
+    lines = payload.get("dialogue_lines")
     return CheckContext(
         gold=gold,
         forbidden_names=budget.get("forbidden_names", []),
         allowed_names=budget.get("spoken_by_anchor", []) + budget.get("named_later", []),
         anchor_rivals=payload.get("anchor_location_rivals"),
+        claims=list(claims),
+        centres=list(payload.get("members") or []),
+        dialogue_lines=None
+        if lines is None or any(v is None for v in lines.values())
+        else {k.upper(): v for k, v in lines.items()},
+        direction_lines=direction_lines,
+        qtype=payload.get("question_type"),
+        anchor_scene=(payload.get("anchor") or {}).get("scene"),
+        belief_entries=payload.get("belief_entries") or [],
     )
 
 
@@ -77,15 +93,26 @@ def check_questions_frame(store: Store, questions: pd.DataFrame) -> list[Questio
         row.question_id: json.loads(row.payload)
         for row in db.anchor_contexts(store, questions["question_id"].tolist()).itertuples()
     }
-    budgets = _names_by_film(store, questions["film_id"].dropna().unique().tolist())
+    films = questions["film_id"].dropna().unique().tolist()
+    budgets = _names_by_film(store, films)
+    directions = {film_id: db.direction_lines(store, film_id) for film_id in films}
+    claims = db.current_claim_texts(store, questions["question_id"].tolist())
     checked = []
     for row in questions.itertuples():
         gold = row.gold if isinstance(row.gold, str) and row.gold else None
+        texts = claims.get(row.question_id, []) if gold else []
+        lines = directions.get(row.film_id, ())
         if row.question_id in payloads:
-            context = context_from_payload(payloads[row.question_id], gold)
+            context = context_from_payload(payloads[row.question_id], gold, texts, lines)
         else:
             forbidden, allowed = budgets.get(row.film_id, ([], []))
-            context = CheckContext(gold=gold, forbidden_names=forbidden, allowed_names=allowed)
+            context = CheckContext(
+                gold=gold,
+                forbidden_names=forbidden,
+                allowed_names=allowed,
+                claims=texts,
+                direction_lines=lines,
+            )
         checked.append(
             QuestionCheck(
                 question_id=row.question_id,

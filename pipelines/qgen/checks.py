@@ -16,14 +16,17 @@ context fields a source lacks (gold, name budget, rivals) only switch their chec
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from pipelines.qgen import content_rules as rules
 from pipelines.qgen.name_mentions import names_mentioned
 from pipelines.qgen.question_shape import first_question_word_index, leak_score, question_body
-from pipelines.qgen.text import QUESTION_WORDS, words
+from pipelines.qgen.text import QUESTION_WORDS, content_stems, stem, stop_words, words
 
-CHECKS_VERSION = "checks-v2"  # v2: the learning-reveal check (Stage 1, App. F.2)
+# v2: the learning-reveal check (Stage 1, App. F.2); v3: the centre, gold and well-formedness
+# checks (ours: docs/QUESTION_CHECKS.md, "What a usable question also needs")
+CHECKS_VERSION = "checks-v3"
 
 # Leak threshold: share of the gold answer's content words (names and places excluded) that the
 # question body already contains. Table 23's self-test ("strike every word of your question that
@@ -146,6 +149,13 @@ class CheckContext:
             allowed name ("Paul") is not flagged.
         anchor_rivals: `anchor_location_rivals`; ≥ 1 allows the 18-word anchor.
         leak_threshold: the leak score above which the question fails.
+        claims: the rubric claims; without them the gold's sentences stand in.
+        centres: the characters whose minds the question asks about.
+        dialogue_lines: name -> dialogue lines in the film (None: the film has no lines).
+        direction_lines: the film's screenplay directions (action and setting lines).
+        qtype: the question type (Q1–Q8, N1–N3).
+        anchor_scene: the anchor's scene.
+        belief_entries: the context-set's belief and meta-belief entries (Table 6).
     """
 
     gold: str | None = None
@@ -153,6 +163,19 @@ class CheckContext:
     allowed_names: Sequence[str] = ()
     anchor_rivals: int | None = None
     leak_threshold: float = LEAK_THRESHOLD
+    claims: Sequence[str] = ()
+    centres: Sequence[str] = ()
+    dialogue_lines: Mapping[str, int] | None = None
+    direction_lines: Sequence[str] = ()
+    qtype: str | None = None
+    anchor_scene: int | None = None
+    belief_entries: Sequence[Mapping] = ()
+
+    def gold_claims(self) -> list[str]:
+        """The claims, or the gold answer's sentences when there are none."""
+        if self.claims:
+            return [c for c in self.claims if c and c.strip()]
+        return gold_sentences(self.gold or "")
 
 
 @dataclass
@@ -273,6 +296,178 @@ def check_no_learning_reveal(question: str, context: CheckContext) -> str | None
     return None
 
 
+# -- what a usable question also needs (ours; docs/QUESTION_CHECKS.md) ------------------------
+def check_centre_is_character(question: str, context: CheckContext) -> str | None:
+    """The centre is a speaking character of the film, not a voice ("IDA'S VOICE"), a crowd
+    or a role description ("ONE OF ASSISTANTS")."""
+    problems = []
+    for name in context.centres:
+        lines = None
+        if context.dialogue_lines is not None:
+            lines = context.dialogue_lines.get(name.upper(), 0)
+        problem = rules.centre_problem(name, lines)
+        if problem:
+            problems.append(problem)
+    return "; ".join(problems) or None
+
+
+def check_gold_states_belief(question: str, context: CheckContext) -> str | None:
+    """Every gold claim states what a character holds true, not a screenplay direction."""
+    for claim in context.gold_claims():
+        problem = rules.direction_problem(claim, context.direction_lines)
+        if problem:
+            return f"gold states a direction, not a belief: {problem}"
+    return None
+
+
+_SELF_REFERENCE = re.compile(
+    r"\b(?:know|knows|knew|understand|understands|believe|believes|think|thinks|learn|learns)"
+    r"\s+what\s+(?P<who>[A-Z][\w']*(?:\s+[A-Z][\w']*)*|he|she|they)\s+(?:already\s+|now\s+)?"
+    r"(?:knows|knew|know|understands|believes|thinks|has\s+learned|learned)\b"
+    r"(?!\s+(?:about|of|regarding)\b)"
+)
+
+
+def check_not_self_referential(question: str, context: CheckContext) -> str | None:
+    """The question names something to know, not the knowing itself ("how does Kit come to
+    know what Kit knows here?" asks itself back and fits every scene of the film)."""
+    match = _SELF_REFERENCE.search(question_body(question))
+    if match:
+        return f"asks itself back ('{match.group(0)}'): it names nothing to know"
+    return None
+
+
+def check_gold_not_tautological(question: str, context: CheckContext) -> str | None:
+    """The gold does not say one thing twice (a told claim and its telling), and no belief
+    rests on its holder's own words."""
+    claims = context.gold_claims()
+    for claim in claims:
+        problem = rules.own_words_problem(claim)
+        if problem:
+            return problem
+    pairs = rules.restated_pairs(claims)
+    if pairs:
+        i, j = pairs[0]
+        return f"claims {i + 1} and {j + 1} state one proposition by one relation"
+    return None
+
+
+def check_gold_current_at_anchor(question: str, context: CheckContext) -> str | None:
+    """The gold agrees with the belief record at the anchor: a belief revised before it is not
+    current knowledge (a change question may give it as the old view, beside its revision)."""
+    problems = rules.stale_problems(
+        context.gold_claims(), context.belief_entries, context.anchor_scene, context.qtype
+    )
+    return problems[0] if problems else None
+
+
+def check_gold_answers_each_member(question: str, context: CheckContext) -> str | None:
+    """A question about several people (Q1) has a gold claim about each of them."""
+    if len(context.centres) < 2 or not context.gold_claims():
+        return None
+    # a claim about a member has the member as its subject ("Kit sees that Tomas ..." is
+    # about Kit, not Tomas)
+    openings = [c.strip().lower() for c in context.gold_claims()]
+    missing = [
+        n for n in context.centres if not any(o.startswith(_display(n).lower()) for o in openings)
+    ]
+    if missing:
+        return "the gold says nothing about " + ", ".join(_display(n) for n in missing)
+    return None
+
+
+_SENTENCE_RULES = (
+    rules.person_problem,
+    rules.pasted_sentence_problem,
+    rules.repeated_name_problem,
+    rules.non_character_mention_problem,
+    rules.several_sentences_problem,
+)
+
+
+def check_well_formed(question: str, context: CheckContext) -> str | None:
+    """The text reads as written for this question: no pronoun left over from a copied line
+    ("Voice On Phone ain't armed", "what they tell Kit"), no pasted screenplay sentence, and a
+    topic the gold is about ("Ruth's view of the desk" cut from "his desk")."""
+    # A rubric claim stands alone (Table 24: one assertion each), so a pronoun in it must find
+    # its person in it; a gold answer's sentence may lean on the one before it ("... wrote the
+    # letters. June then confirms that she wrote them").
+    units = list(context.claims) or [context.gold or ""]
+    checks = [(context.gold_claims(), _SENTENCE_RULES), (units, (rules.dangling_plural_problem,))]
+    for texts, sentence_rules in checks:
+        for text in texts:
+            for rule in sentence_rules:
+                problem = rule(text)
+                if problem:
+                    return f"gold: {problem}"
+    return _topic_problem(question, context.gold_claims())
+
+
+# A topic frame: "about the X", or "view / knowledge / reading / understanding of the X" (not
+# "make of the X", which asks for a stance on a thing the claims need not name)
+_QUESTION_TOPIC = re.compile(
+    r"\b(?:about|(?:view|knowledge|reading|understanding|picture|sense)\s+of)\s+the\s+"
+    r"([a-z]+(?:\s+[a-z]+)?)\b"
+)
+
+
+# the frames' own words after a topic ("view of the desk change?", "knowledge of the rocks
+# developed?"): not part of the topic
+_FRAME_WORDS = frozenset(
+    [
+        "change",
+        "changed",
+        "changes",
+        "develop",
+        "developed",
+        "shift",
+        "shifted",
+        "grow",
+        "grown",
+        "grew",
+        "in",
+        "order",
+    ]
+)
+
+
+def _topic_problem(question: str, claims: Sequence[str]) -> str | None:
+    """A topic ("about the X" / "view of the X") that most of the gold is not about, or that
+    the gold only has as someone's ("his desk", "her father's")."""
+    body = question_body(question)
+    match = _QUESTION_TOPIC.search(body)
+    if not match or not claims:
+        return None
+    # the topic's words up to the first frame or function word ("the man on the rocks": man)
+    kept = []
+    for word in match.group(1).split():
+        if word in _FRAME_WORDS or word in stop_words():
+            break
+        kept.append(word)
+    topic = " ".join(kept)
+    if not topic or topic in ("situation", "others", "case", "events"):
+        return None
+    head = topic.split()[-1]
+    about = [c for c in claims if stem(head) in content_stems(c, exclude_proper_nouns=False)]
+    owned = re.compile(rf"\b(?:his|her|their|its|\w+'s?)\s+(?:\w+\s+)?{re.escape(head)}", re.I)
+    plain = re.compile(rf"\bthe\s+(?:\w+\s+)?{re.escape(head)}", re.I)
+    text = " ".join(claims)
+    if about and owned.search(text) and not plain.search(text):
+        return f"topic 'the {topic}' is cut from a possessive in the gold"
+    if len(claims) >= 2 and len(about) * 2 < len(claims):
+        return f"topic 'the {topic}' is what {len(about)} of {len(claims)} gold claims are about"
+    return None
+
+
+def _display(name: str) -> str:
+    return " ".join(w[:1] + w[1:].lower() for w in name.split()) if name.isupper() else name
+
+
+def gold_sentences(gold: str) -> list[str]:
+    """A gold answer split into sentences (a stop followed by a capital; "T.R." kept whole)."""
+    return rules.sentences(gold.strip())
+
+
 CheckFn = Callable[[str, CheckContext], "str | None"]
 CHECKS: dict[str, CheckFn] = {
     "single_interrogative": check_single_interrogative,
@@ -284,7 +479,25 @@ CHECKS: dict[str, CheckFn] = {
     "annotation_vocabulary": check_annotation_vocabulary,
     "no_reveal": check_no_reveal,
     "no_learning_reveal": check_no_learning_reveal,
+    "centre_is_character": check_centre_is_character,
+    "gold_states_belief": check_gold_states_belief,
+    "not_self_referential": check_not_self_referential,
+    "gold_not_tautological": check_gold_not_tautological,
+    "gold_current_at_anchor": check_gold_current_at_anchor,
+    "gold_answers_each_member": check_gold_answers_each_member,
+    "well_formed": check_well_formed,
 }
+# The checks added in checks-v3 (ours, not App. F.2's list): a usable question, not only a
+# well-shaped one. The scoring against our own accept/reject decisions uses this split.
+USABILITY_CHECKS = (
+    "centre_is_character",
+    "gold_states_belief",
+    "not_self_referential",
+    "gold_not_tautological",
+    "gold_current_at_anchor",
+    "gold_answers_each_member",
+    "well_formed",
+)
 
 
 def check_question(question: str, context: CheckContext | None = None) -> CheckResult:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from data_access.formats.question_types import BELIEF_STATE_TYPES
+from pipelines.qgen import content_rules as rules
 from pipelines.qgen.entries import Candidate
 from pipelines.qgen.film_view import FilmView
 
@@ -49,6 +50,8 @@ class ContextSet:
     anchor_scene: int
     payload: dict
     discard_reason: str | None = None
+    # the film's screenplay directions, for the gold check (not part of the writer's payload)
+    direction_lines: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def kept(self) -> bool:
@@ -142,6 +145,37 @@ def discard_reason(view: FilmView, candidate: Candidate, scenes: list[int]) -> s
     return None
 
 
+def _event_card(view: FilmView, event_id: str) -> dict:
+    """An event as the writer sees it; `direction` marks one whose description is a screenplay
+    direction (the writer gives no such event as a character's ground)."""
+    description = view.events[event_id]["description"]
+    card = {
+        "event_id": event_id,
+        "scene": view.events[event_id]["scene_index"],
+        "description": description,
+    }
+    if view.direction_lines and any(
+        rules.direction_problem(sentence, view.direction_lines)
+        for sentence in rules.sentences(description)
+    ):
+        card["direction"] = True
+    return card
+
+
+# Payload fields for our checks and the template writer, not Table 6's context pack: kept out of
+# what a model is sent, so the prompt (and its cache key) is the paper's.
+CHECK_ONLY_FIELDS = ("dialogue_lines",)
+
+
+def context_pack(payload: dict) -> dict:
+    """The payload as a model sees it (Table 6): without the check-only fields and the events'
+    `direction` marks."""
+    pack = {k: v for k, v in payload.items() if k not in CHECK_ONLY_FIELDS}
+    if "events" in payload:
+        pack["events"] = [{k: v for k, v in e.items() if k != "direction"} for e in pack["events"]]
+    return pack
+
+
 def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> ContextSet:
     """Assemble the Table 6 payload for a candidate and apply the discard rules."""
     scenes = carried_scenes(candidate)
@@ -159,12 +193,10 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         "name_budget": name_budget(view, candidate.anchor_scene),
         "scenes": [scene_card(view, s) for s in scenes],
         "belief_entries": candidate.entries,
+        # dialogue lines per member (the centre check: a speaking character); None: no lines
+        "dialogue_lines": {m: view.dialogue_lines_of(m) for m in candidate.members},
         "events": [
-            {
-                "event_id": e,
-                "scene": view.events[e]["scene_index"],
-                "description": view.events[e]["description"],
-            }
+            _event_card(view, e)
             for e in sorted({c for en in candidate.entries for c in en.get("basis") or []})
             if e in view.events
         ],
@@ -178,6 +210,7 @@ def build_context_set(view: FilmView, candidate: Candidate, type_spec: str) -> C
         anchor_scene=candidate.anchor_scene,
         payload=payload,
         discard_reason=discard_reason(view, candidate, scenes),
+        direction_lines=view.direction_lines,
     )
 
 

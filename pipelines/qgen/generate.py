@@ -102,6 +102,8 @@ class GenerationReport:
     context_sets: list[ContextSet] = field(default_factory=list)
     picked: list[ContextSet] = field(default_factory=list)  # the sampled ones (a dry run's items)
     analytics: QuestionAnalytics | None = None
+    # beliefs / meta-beliefs left out before context-sets (FilmView.for_questions)
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def build_context_sets(
@@ -172,7 +174,13 @@ def plan_generation(
         raise GenerationError(
             f"film {film_id!r} has no belief records: run the belief pipeline first"
         )
-    view = FilmView.from_records(records)
+    view, left_out = FilmView.from_records(records).for_questions()
+    if any(left_out.values()):
+        echo(
+            f"{film_id}: left out {left_out['beliefs']} belief(s) and "
+            f"{left_out['meta_beliefs']} meta-belief(s) held by a non-character or stating a "
+            "screenplay direction or a pasted line"
+        )
     context_sets = build_context_sets(view, qtypes, centers)
     if centers and not context_sets:
         raise GenerationError(
@@ -188,6 +196,7 @@ def plan_generation(
         len(picked),
         context_sets=context_sets,
         picked=picked,
+        left_out=left_out,
     )
     echo(
         f"{film_id}: {len(context_sets)} context-sets, {report.discards['kept']} kept, "
@@ -260,6 +269,7 @@ def generate(
         if on_run is not None:
             on_run(run_id, len(drafts))
         run_stages(worker, drafts, echo, on_stage)
+        retire_rejected_before(drafts, db.rejected_question_texts(store, options.film_id))
         report.analytics = _analytics(drafts) if options.with_analytics else None
         _store_run(store, run_id, view, context_sets, drafts, report.analytics, worker.name)
     except BaseException:
@@ -270,6 +280,17 @@ def generate(
     report.statuses = dict(Counter(d.status for d in drafts))
     report.retire_rules = dict(Counter(d.retire_rule for d in drafts if d.retire_rule))
     return report
+
+
+def retire_rejected_before(drafts: list[Draft], rejected: dict[str, str]) -> None:
+    """Retire every candidate whose text a reviewer already rejected on this film, word for
+    word (case and spacing aside): a rejected question is never offered again as new."""
+    for draft in drafts:
+        if draft.status != "candidate" or not draft.question:
+            continue
+        earlier = rejected.get(" ".join(draft.question.lower().split()))
+        if earlier:
+            draft.retire("rejected_before", f"a reviewer rejected this text before ({earlier})")
 
 
 def _backend(name: str, store: Store, llm_config, run_id: str, view: FilmView):

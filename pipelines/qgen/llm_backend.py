@@ -14,6 +14,7 @@ from pathlib import Path
 from data_access.store import Store
 from data_access.writes import qgen as db
 from pipelines.llm import Gateway, LLMConfig, LLMRequest, LLMResult
+from pipelines.qgen.context_sets import context_pack
 from pipelines.qgen.drafts import Draft, StageResult
 from pipelines.qgen.film_view import FilmView
 from pipelines.qgen.prompts import (
@@ -93,7 +94,7 @@ class LLMBackend:
 
     def stage1(self, drafts: list[Draft]) -> list[StageResult]:
         def messages(d: Draft) -> list[dict]:
-            payload = d.context_set.payload
+            payload = context_pack(d.context_set.payload)
             return render(
                 1,
                 qtype=d.context_set.qtype,
@@ -118,7 +119,7 @@ class LLMBackend:
                 qtype=d.qtype,
                 question=d.question,
                 outline=outline,
-                context_pack=d.context_set.payload,
+                context_pack=context_pack(d.context_set.payload),
             )
 
         return self._run(drafts, 2, messages, Stage2Reply)

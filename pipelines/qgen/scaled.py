@@ -35,6 +35,7 @@ from pipelines.qgen.generate import (
     insert_draft_rows,
     plan_generation,
     prefix_context_sets,
+    retire_rejected_before,
     run_spec,
     run_stages,
 )
@@ -105,6 +106,7 @@ def generate_on_executor(
         GenerationError: unknown film / type / center, no belief records, bad n.
     """
     view, report = plan_generation(store, options)
+    rejected = db.rejected_question_texts(store, options.film_id)
     picked, batch_size = report.picked, max(1, batch_size)
     units = [Unit(f"{i:05d}", None) for i in range(-(-len(picked) // batch_size))]
     config = (llm_config or options.config()) if options.backend == "openai" else None
@@ -134,6 +136,7 @@ def generate_on_executor(
             write_llm_unit(cursor, run_id, value)
         if value.skipped:  # the budget stopped it: its paid calls are cached for the resume
             return Unfinished(budget_reason(value.skipped))
+        retire_rejected_before(value.drafts, rejected)
         insert_draft_rows(cursor, run_id, view, value.drafts, worker.name)
         questions = [
             [d.question_id, d.qtype or d.context_set.qtype, d.question]

@@ -29,7 +29,13 @@ def _failure_text(draft: Draft) -> str:
 
 def check_draft(draft: Draft, question: str, gold: str | None = None):
     """Run the automatic checks on a draft's question with its context-set's name budget."""
-    return check_question(question, context_from_payload(draft.context_set.payload, gold))
+    context = context_from_payload(
+        draft.context_set.payload,
+        gold,
+        claims=[c.text for c in draft.claims] if gold else (),
+        direction_lines=draft.context_set.direction_lines,
+    )
+    return check_question(question, context)
 
 
 def apply_stage1(draft: Draft, result: StageResult) -> None:

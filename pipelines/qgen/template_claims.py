@@ -11,12 +11,15 @@ import re
 from dataclasses import dataclass, field
 
 from data_access.formats.question_types import BELIEF_STATE_TYPES
+from pipelines.qgen import content_rules as rules
 from pipelines.qgen.template_text import display_name
 
+# Written with the holder's name, never "they" (a pronoun that stood for nobody: "Tomas's view
+# rests on what they tell Ruth"; the check `well_formed`).
 _SOURCE_PHRASES = {
-    "told": "what {about} tells them",
-    "c_told_d": "what they tell {about}",
-    "observed": "what they see {about} do",
+    "told": "what {about} tells {holder}",
+    "c_told_d": "what {holder} tells {about}",
+    "observed": "what {holder} sees {about} do",
     "behaviour": "how {about} behaves",
     "d_absence": "{about} being absent when it happened",
     "shared_witness": "an event they both witness",
@@ -148,23 +151,80 @@ def _source_claim(entry: dict, payload: dict) -> TemplateClaim | None:
         )
     source = _SOURCE_PHRASES.get(entry.get("source") or "")
     if source and entry.get("about"):
+        about = display_name(entry["about"])
         return TemplateClaim(
-            f"{holder}'s view rests on " + source.format(about=display_name(entry["about"])),
+            f"{holder}'s view rests on " + source.format(about=about, holder=holder),
             "core",
             [entry["entry"]],
         )
-    events = [e for e in payload.get("events", []) if e["event_id"] in (entry.get("basis") or [])]
-    if events:
-        how = "infers it from" if entry.get("kind") == "inferred" else "witnesses"
-        return TemplateClaim(
-            f"{holder} {how} this: {_prop(events[0]['description'])}", "core", [entry["entry"]]
-        )
+    events = [
+        e
+        for e in payload.get("events", [])
+        if e["event_id"] in (entry.get("basis") or []) and not e.get("direction")
+    ]
+    how = "infers it from" if entry.get("kind") == "inferred" else "witnesses"
+    for event in events:
+        claim = f"{holder} {how} this: {_prop(event['description'])}"
+        # A belief does not rest on its holder's own words (the check `gold_not_tautological`),
+        # and a claim is one sentence (the check `well_formed`).
+        if not rules.own_words_problem(claim) and len(rules.sentences(claim)) == 1:
+            return TemplateClaim(claim, "core", [entry["entry"]])
     return None
+
+
+def current_entries(payload: dict) -> list[dict]:
+    """The entries a gold may state at the anchor (the check `gold_current_at_anchor`): one
+    revised before the anchor only in a change question and followed by its revision; a meta-
+    belief replaced before the anchor only in a change question."""
+    entries = list(payload.get("belief_entries") or [])
+    anchor = (payload.get("anchor") or {}).get("scene")
+    if anchor is None:
+        return entries
+    change = payload["question_type"] in rules.CHANGE_TYPES
+    kept: list[dict] = []
+    for entry in entries:
+        if entry in kept:
+            continue
+        replacement = rules.replaced_before_anchor(entry, entries, anchor)
+        if replacement is None:
+            kept.append(entry)
+        elif change and replacement in entries:
+            kept += [entry, replacement]
+    return kept
+
+
+def _by_member(entries: list[dict], members: list[str]) -> list[dict]:
+    """Entries interleaved member by member, so the first four claims answer each member."""
+    queues = [[e for e in entries if e["holder"] == m] for m in members]
+    rest = [e for e in entries if e["holder"] not in members]
+    ordered = []
+    while any(queues):
+        ordered += [q.pop(0) for q in queues if q]
+    return ordered + rest
+
+
+def _told_twice(claims: list[TemplateClaim], entry: dict) -> list[TemplateClaim]:
+    """A told belief with its telling as the second claim: state the belief as held, not as
+    told ("June is told that P" beside "Ruth tells June that P" says one thing twice)."""
+    if len(claims) < 2 or entry.get("kind") != "told" or not entry.get("teller"):
+        return claims
+    if not rules.restated_pairs([claims[0].text, claims[1].text]):
+        return claims
+    holder = display_name(entry["holder"])
+    held = entry.get("believed_by_c") is not False
+    verb = "believes" if held else "does not believe"
+    first = claims[0]
+    first.text = f"{holder} {verb} that {_prop(entry['content'])}"
+    return claims
 
 
 def claims_for(payload: dict) -> list[TemplateClaim]:
     """The claims a type's template writes from the payload's belief entries (≤ 4 used)."""
-    qtype, entries = payload["question_type"], payload.get("belief_entries") or []
+    qtype, entries = payload["question_type"], current_entries(payload)
+    if not entries:
+        return []
+    if qtype == "Q1":
+        entries = _by_member(entries, list(payload.get("members") or []))
     if qtype in ("Q5", "Q6", "N2"):
         claims = [_meta_claim(e, payload) for e in entries]
         if len(claims) == 1:
@@ -186,6 +246,7 @@ def claims_for(payload: dict) -> list[TemplateClaim]:
             )
         source = _source_claim(entries[0], payload)
         claims += [source] if source else []
+        claims = _told_twice(claims, entries[0])
         claims += [_belief_claim(e, payload, "context") for e in entries[1:2]]
         return claims
     return [_belief_claim(e, payload) for e in entries]

@@ -31,7 +31,9 @@ FRAMES = {
     ],
     "Q2": ["when does {h}'s understanding change?", "what shifts in how {h} reads the situation?"],
     "Q3": ["what does {h} take to be happening?", "what does {h} believe is going on?"],
-    "Q4": ["how does {h} come to know what {h} knows here?", "how does the news reach {h}?"],
+    # Not "how does {h} come to know what {h} knows here?": it names nothing to know and asks
+    # itself back (the check `not_self_referential`).
+    "Q4": ["what tells {h} what has happened here?", "how does the news reach {h}?"],
     "Q5": [
         "what does {h} understand about {about}'s view?",
         "what does {h} take {about} to believe?",
@@ -109,8 +111,9 @@ def _names(payload: dict) -> dict[str, str]:
 # Frames that name the question's topic (Table 23: "TOPIC, NEVER VALUE"): used when the
 # context-set's first belief entry mentions a particular thing ("the boat log"). Added for issue
 # 13: without a topic every question of a type read alike (gold-eval: 60% near-duplicates).
+# No Q1 topic: a knowledge split spans several people's beliefs, and one member's first belief
+# names a thing the others' are not about ("what do Mara and Ruth each know about the light?").
 TOPIC_FRAMES = {
-    "Q1": ["what do {members} each know about {topic}?"],
     "Q2": ["when does {h}'s view of {topic} change?"],
     "Q3": ["what does {h} believe about {topic}?"],
     "Q4": ["how does {h} learn about {topic}?"],
@@ -120,7 +123,9 @@ TOPIC_FRAMES = {
     "N1": ["how has {h}'s knowledge of {topic} developed?"],
     "N3": ["what sequence shapes {h}'s reading of {topic}?"],
 }
-_TOPIC = re.compile(r"\b(?:the|his|her|their) ([a-z]{3,})(?: ([a-z]+))?")
+# Only "the X": a topic cut from "his desk" or "her father's work" names a thing the belief is
+# not about ("when does Ruth's view of the desk change?" for where Tomas's log is).
+_TOPIC = re.compile(r"\bthe ([a-z]{3,})(?: ([a-z]+))?")
 _NOT_TOPICS = frozenset(
     [
         "same",
@@ -200,14 +205,20 @@ def _noun_phrase(first: str, second: str | None) -> str:
 
 
 def topic_of(payload: dict) -> str | None:
-    """A particular thing the first belief entry is about ("the boat log"), not its value."""
+    """A particular thing the first belief entry is about ("the boat log"), not its value, and
+    that most of the entries the claims are written from mention (a topic one claim of four
+    mentions misdirects the reader: the check `well_formed`)."""
     place = _place(payload).lower()
-    for entry in (payload.get("belief_entries") or [])[:1]:
-        content = (entry.get("content") or entry.get("claim") or "").lower()
+    entries = (payload.get("belief_entries") or [])[:4]
+    texts = [(e.get("content") or e.get("claim") or "").lower() for e in entries]
+    for content in texts[:1]:
         for match in _TOPIC.finditer(content):
             phrase = _noun_phrase(match.group(1), match.group(2))
             last = phrase.split()[-1]
-            if last not in _NOT_TOPICS and phrase not in place and not last.endswith("ing"):
+            if last in _NOT_TOPICS or phrase in place or last.endswith("ing"):
+                continue
+            mentioned = sum(bool(re.search(rf"\b{re.escape(last)}\b", t)) for t in texts)
+            if mentioned * 2 >= len(texts):
                 return f"the {phrase}"
     return None
 
