@@ -312,10 +312,12 @@ def _foreign(store, with_answers: bool) -> None:
 def test_answers_never_go_to_a_setting_another_source_made(seeded, tmp_path, with_answers):
     _foreign(seeded, with_answers)
     path = lmms_file(tmp_path)
-    for dry_run in (True, False):  # the dry run refuses alike (item 11)
-        problem = refused(seeded, path, setting=PAPER_SETTING, dry_run=dry_run)
-        assert_problem(problem, path.name, "(option)", "--setting", "made by import.lfvqa")
-        assert "answerer Qwen3.8" in problem.message
+    problem = refused(seeded, path, setting=PAPER_SETTING)
+    assert_problem(problem, path.name, "(option)", "--setting", "made by import.lfvqa")
+    assert "answerer Qwen3.8" in problem.message
+    # the dry run reports the same refusal (and the command exits 2 on it, as the import)
+    dry = import_results(seeded, path, setting=PAPER_SETTING, dry_run=True)
+    assert problem.message in dry.would_refuse
     assert seeded.scalar("SELECT count(*) FROM answers WHERE run_id <> 'paper-run'") == 0
     assert import_results(seeded, path, setting="mine").n_matched == 3  # a new name imports
 

@@ -9,12 +9,21 @@ from data_access.importers.results.report import ResultsReport
 from data_access.importers.results.samples import OpenedResults
 from data_access.importers.results.write import write_results
 from data_access.store import Store
-from pipelines.results import bounded
+from pipelines.results import (  # noqa: F401 -- imported for their reader registrations
+    bounded,
+    harness_samples,
+    inspect_log,
+    openai_batch,
+    table,
+    vlmevalkit,
+)
 from pipelines.results.detect import detect_format
 from pipelines.results.options import ReadOptions, check_map
-from pipelines.results.readers import FORMATS, READERS, Reader, load_readers
+from pipelines.results.readers import FORMATS, READERS, Reader
 
-load_readers()
+_MISSING = [name for name in FORMATS if name not in READERS]
+if _MISSING:
+    raise RuntimeError(f"formats without a reader: {', '.join(_MISSING)}")
 
 # settings.source of the imported setting when the caller does not say: the harnesses here
 # evaluate video LLMs on the film itself (lmms-eval, VLMEvalKit are video-LMM harnesses).

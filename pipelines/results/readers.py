@@ -1,4 +1,6 @@
-"""The reader of each format: `READERS[format](path, options) -> OpenedResults`.
+"""The reader of each format: `READERS[format](path, options) -> OpenedResults`, filled as the
+reader modules are imported (`pipelines.results.api` imports them all and checks none is
+missing; this module imports none, so the registry has no import cycle).
 
 Each reader follows its harness's writer code (cited in its module), registers itself against
 its format's entry (data_access/importers/results/formats.py) with `@register_reader`, and
@@ -28,21 +30,6 @@ def register_reader(spec: ResultsFormat) -> Callable[[Reader], Reader]:
         return reader
 
     return register
-
-
-def load_readers() -> None:
-    """Import every reader module (each registers itself) and check none is missing."""
-    from pipelines.results import (  # noqa: F401 -- imported for their registrations
-        harness_samples,
-        inspect_log,
-        openai_batch,
-        table,
-        vlmevalkit,
-    )
-
-    missing = [name for name in FORMAT_NAMES if name not in READERS]
-    if missing:
-        raise RuntimeError(f"formats without a reader: {', '.join(missing)}")
 
 
 FORMATS = FORMAT_NAMES
