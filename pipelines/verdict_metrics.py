@@ -37,7 +37,7 @@ def slice_metrics(
     if per_question.empty:
         return pd.DataFrame()
     keys = ["setting_id", "qtype"] if by_type else ["setting_id"]
-    rows = interval_rows(per_question, keys, resamples, np.random.default_rng(seed))
+    rows = interval_rows(per_question, keys, resamples, seed)
     labels = dict(zip(counts["setting_id"], counts["setting_label"]))
     out = []
     for row in rows:
