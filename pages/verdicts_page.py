@@ -61,6 +61,27 @@ def _coverage_note(judge_id: str, by_setting, reported) -> str:
     )
 
 
+CURRENT = "current"  # the grid's default: the judge's current verdicts, not one of its runs
+
+
+def _grid_run_picker(runs, judge_id: str) -> str:
+    """CURRENT (the chosen judge's current verdict on every claim: per claim and answer, its
+    latest finished run that judged it) or one judge run, read as history. A link from Compare
+    names its judge; an old link naming a run opens that run."""
+    run_labels = dict(zip(runs["run_id"], runs["label"]))
+    return url_selectbox(
+        "Verdicts shown",
+        [CURRENT, *runs["run_id"]],
+        key="run",
+        default=CURRENT,
+        format_func=lambda run: (
+            f"current verdicts of {judge_id} (each claim's latest judging)"
+            if run == CURRENT
+            else f"history: one run, {run_labels.get(run, run)}"
+        ),
+    )
+
+
 MAX_BARS = 40  # settings drawn in the metrics chart
 ANSWER_WIDTH_PX = 200  # as wide as a quarter of the wide layout on a 1400 px screen
 
@@ -213,17 +234,12 @@ if section == "Claims × settings":
             key="q",
             format_func=lambda q: f"{q} — {texts[q]}",
         )
-        run_labels = dict(zip(runs["run_id"], runs["label"]))
-        # the grid opens on the chosen judge's latest run (a link from Compare names its judge)
-        of_judge = runs.loc[runs["judge_id"] == judge_id, "run_id"]
-        run_id = url_selectbox(
-            "Judge run",
-            list(runs["run_id"]),
-            key="run",
-            default=of_judge.iloc[0] if not of_judge.empty else None,
-            format_func=run_labels.get,
+        run_id = _grid_run_picker(runs, judge_id)
+        grid = (
+            query(views_verdicts.judge_grid, question_id, judge_id)
+            if run_id == CURRENT
+            else query(views_verdicts.verdict_grid, question_id, run_id)
         )
-        grid = query(views_verdicts.verdict_grid, question_id, run_id)
         if chosen_settings:
             grid = grid[grid["setting_id"].isin(chosen_settings)]
         cores = verdict_metrics.core_counts(grid)

@@ -50,24 +50,45 @@ _FILM_RUN_VERDICTS = """
 
 
 def verdict_grid(store: Store, question_id: str, run_id: str) -> pd.DataFrame:
-    """Every (claim, setting) of one question with the verdict a judge run gave (NULL: none).
+    """Every (claim, setting) of one question with the verdict one judge run gave (NULL: none):
+    a run of the judge's history.
 
     Columns: ord, role, claim, setting_id, setting, answer_id, verdict, rationale.
     """
-    return store.df(
-        """
-        SELECT c.ord, c.role, c.text AS claim, s.setting_id, s.label AS setting, a.answer_id,
-            v.verdict, v.rationale
-        FROM rubric_claims c
-        JOIN answers a ON a.question_id = c.question_id
-        JOIN settings s USING (setting_id)
-        LEFT JOIN claim_verdicts v
-          ON v.run_id = ? AND v.answer_id = a.answer_id AND v.claim_id = c.claim_id
-        WHERE c.question_id = ?
-        ORDER BY s.label, c.ord
-        """,
-        [run_id, question_id],
+    verdicts = "SELECT * FROM claim_verdicts WHERE run_id = $run"
+    return _grid(store, verdicts, {"question": question_id, "run": run_id})
+
+
+def judge_grid(store: Store, question_id: str, judge_id: str) -> pd.DataFrame:
+    """Every (claim, setting) of one question with the judge's current verdict (per claim and
+    answer, the row of its latest finished run that judged it; NULL: never judged), so a run
+    that judged only some answers (e.g. newly imported ones) leaves the others as they were.
+
+    Columns: as `verdict_grid`.
+    """
+    verdicts = scoped_current_verdicts(
+        "judge_id = $judge"
+        " AND claim_id IN (SELECT claim_id FROM rubric_claims WHERE question_id = $question)"
     )
+    return _grid(store, verdicts, {"question": question_id, "judge": judge_id})
+
+
+def _grid(store: Store, verdicts: str, params: dict) -> pd.DataFrame:
+    """The claims × settings rows of question $question with the verdicts in `verdicts`."""
+    with store.session() as cursor:
+        return cursor.execute(
+            f"""
+            SELECT c.ord, c.role, c.text AS claim, s.setting_id, s.label AS setting,
+                   a.answer_id, v.verdict, v.rationale
+            FROM rubric_claims c
+            JOIN answers a ON a.question_id = c.question_id
+            JOIN settings s USING (setting_id)
+            LEFT JOIN ({verdicts}) v ON v.answer_id = a.answer_id AND v.claim_id = c.claim_id
+            WHERE c.question_id = $question
+            ORDER BY s.label, c.ord
+            """,
+            params,
+        ).df()
 
 
 def answers_of_question(store: Store, question_id: str) -> pd.DataFrame:
