@@ -227,6 +227,23 @@ def run_overlap(store: Store, run_a: str, run_b: str) -> int:
     )
 
 
+def reported_core_counts(store: Store, question_id: str) -> pd.DataFrame:
+    """The paper's judge's counts for one question's answers, where the paper printed them
+    (App. H, Tables 9–14: core claims asserted per setting). The transcription
+    (samples/lfvqa_paper) names the question and the core size in each row's note
+    ("of 2 core; question <id>; ..."), since reported_results has no question column.
+
+    Columns: setting_id, table_ref, core_asserted, core (NULL when the note gives none).
+    """
+    return store.df(
+        "SELECT setting_id, table_ref, value::INT AS core_asserted,"
+        " TRY_CAST(regexp_extract(note, 'of (\\d+) core', 1) AS INT) AS core"
+        " FROM reported_results WHERE metric = 'core_asserted' AND setting_id IS NOT NULL"
+        " AND regexp_extract(note, 'question ([^;]+);', 1) = ? ORDER BY setting_id",
+        [question_id],
+    )
+
+
 def reported_figures(store: Store) -> pd.DataFrame:
     """Figures transcribed from the papers (reported_results), for side-by-side display."""
     return store.df(
