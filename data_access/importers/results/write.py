@@ -95,13 +95,17 @@ def _setting_id(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: 
     return versioned
 
 
-def _insert_setting(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, source: str):
+def _insert_setting(
+    cursor: duckdb.DuckDBPyConnection, report: ResultsReport, source: str, typed: str | None
+):
+    """The new setting's row, labelled with the name the user typed (what they will look for
+    on every page), else "<model> via <harness> (<task>)"."""
     if cursor.execute(
         "SELECT 1 FROM settings WHERE setting_id = ?", [report.setting_id]
     ).fetchall():
         return
-    label = f"{report.model or 'unknown model'} via {report.harness}"
-    if report.task:
+    label = typed or f"{report.model or 'unknown model'} via {report.harness}"
+    if report.task and not typed:
         label += f" ({report.task})"
     select = (
         "SELECT ? AS setting_id, ? AS source, ? AS answerer, NULL::VARCHAR AS captioner,"
@@ -194,7 +198,7 @@ def write_results(
                 report.setting_id = _setting_id(cursor, report, name)
             if dry_run:
                 raise _DryRun
-            _write(cursor, report, name, source)
+            _write(cursor, report, name, source, typed=setting)
     except _DryRun:
         pass
     return report
@@ -210,10 +214,16 @@ def _stage_and_link(
     link_samples(cursor, report.kind, report)
 
 
-def _write(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: str, source: str):
+def _write(
+    cursor: duckdb.DuckDBPyConnection,
+    report: ResultsReport,
+    name: str,
+    source: str,
+    typed: str | None = None,
+):
     report.run_id = insert_run(cursor, _run_spec(report, source))
     if report.kind == "answers":
-        _insert_setting(cursor, report, source)
+        _insert_setting(cursor, report, source, typed)
     written = _insert_rows(cursor, report)
     record_import(cursor, report, name)
     drop_linked(cursor)
