@@ -11,11 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from data_access.queries import verdicts as views_verdicts
-from pages.common import query
+from pages.common import derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_selectbox
 from pages.safe_text import inert, plain
-from pipelines.compare import compare_settings
+from pipelines.compare import compare_settings, judged_settings
 
 RESAMPLES = 10_000
 
@@ -49,16 +49,35 @@ def _results_table(result) -> pd.DataFrame:
 
 def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     """Pick settings A and B; show the paired statistics and the largest differences."""
-    settings = query(views_verdicts.settings_list)
-    if len(settings) < 2:
-        st.caption("A comparison needs two settings.")
+    # only settings this judge scored, opening on the pair with the most questions both scored
+    judged = derived(judged_settings, views_verdicts.answer_counts, judge_id, film_id, qtypes)
+    if judged.pair is None:
+        st.caption(
+            inert(
+                f"A comparison needs two settings judged by {judge_id} in this slice"
+                f" ({len(judged.settings)} judged). Judge more settings, or pick another judge."
+            )
+        )
         return
+    settings = query(views_verdicts.settings_list)
     labels = dict(zip(settings["setting_id"], settings["label"].map(plain)))
-    ids = list(settings["setting_id"])
+    ids = judged.settings
     left, right, third = st.columns(3)
-    a = url_selectbox("Setting A", ids, key="cmp_a", format_func=labels.get, container=left)
+    a = url_selectbox(
+        "Setting A",
+        ids,
+        key="cmp_a",
+        default=judged.pair[0],
+        format_func=lambda s: labels.get(s, s),
+        container=left,
+    )
     b = url_selectbox(
-        "Setting B", ids, key="cmp_b", default=ids[1], format_func=labels.get, container=right
+        "Setting B",
+        ids,
+        key="cmp_b",
+        default=judged.pair[1],
+        format_func=lambda s: labels.get(s, s),
+        container=right,
     )
     by_type = third.checkbox("By question type", key="cmp_by_type")
     if a == b:

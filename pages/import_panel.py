@@ -15,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shlex
 import tempfile
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -129,3 +131,21 @@ def import_results_panel() -> None:
         _show(done)
         if not isinstance(done, str):
             st.success(f"Imported {done.n_matched} samples as run {done.run_id}.")
+            _next_steps(done)
+
+
+def _next_steps(done) -> None:
+    """Where to go after an import: judge the new answers, or open them (plain relative
+    links, as pages/generate_button.py: they work under app.py's navigation and alone)."""
+    if done.kind == "answers":
+        slice_of = urlencode({"setting": done.setting_id})
+        # the Verdicts page's judge panel judges its slice: here, this setting's answers
+        st.markdown(
+            f"Next: [judge these answers](verdicts?{slice_of}#rerun-judge-on-this-slice)"
+            f" · [open them in Verdicts](verdicts?{slice_of})"
+        )
+        st.caption("or from a shell:")
+        where = shlex.quote(f"setting_id={done.setting_id}")
+        st.code(f"storyscope judge --backend lexical --where {where}", language="bash")
+    elif done.kind == "predictions":
+        st.markdown("Next: [see the method's accuracy in Distributions](distributions)")

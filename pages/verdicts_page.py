@@ -62,6 +62,27 @@ def _coverage_note(judge_id: str, by_setting, reported) -> str:
     )
 
 
+CURRENT = "current"  # the grid's default: the judge's current verdicts, not one of its runs
+
+
+def _grid_run_picker(runs, judge_id: str) -> str:
+    """CURRENT (the chosen judge's current verdict on every claim: per claim and answer, its
+    latest finished run that judged it) or one judge run, read as history. A link from Compare
+    names its judge; an old link naming a run opens that run."""
+    run_labels = dict(zip(runs["run_id"], runs["label"]))
+    return url_selectbox(
+        "Verdicts shown",
+        [CURRENT, *runs["run_id"]],
+        key="run",
+        default=CURRENT,
+        format_func=lambda run: (
+            f"current verdicts of {judge_id} (each claim's latest judging)"
+            if run == CURRENT
+            else f"history: one run, {run_labels.get(run, run)}"
+        ),
+    )
+
+
 MAX_BARS = 40  # settings drawn in the metrics chart
 ANSWER_WIDTH_PX = 200  # as wide as a quarter of the wide layout on a 1400 px screen
 
@@ -108,17 +129,57 @@ def _why_table(question_id: str, answers) -> None:
         # the judges' columns first after the claim number and setting: they are what is read
         # side by side; the claim's whole text closes the row (the grid above labels it)
         judge_columns = sorted(judgements["judge_id"].unique())
-        columns = ["ord", "setting", *judge_columns, "role", "claim"]
+        paper = _paper_counts(question_id, answers)
+        shown = shown.assign(**{PAPER_COLUMN: shown["setting"].map(paper)}) if paper else shown
+        columns = ["ord", "setting", *judge_columns, *([PAPER_COLUMN] if paper else [])]
         st.dataframe(
-            shown[columns].map(plain),
+            shown[[*columns, "role", "claim"]].map(plain),
             hide_index=True,
             width="stretch",
             key="why_table",
+            # rows taller than 4rem let Streamlit wrap a cell's text: the cue and the matched
+            # sentence are read whole, not cut at the column's edge
+            row_height=WHY_ROW_PX,
             column_config={
                 "setting": st.column_config.TextColumn(width="medium"),
+                "claim": st.column_config.TextColumn(width="large"),
                 **{j: st.column_config.TextColumn(width="large") for j in judge_columns},
             },
         )
+
+
+PAPER_COLUMN = "paper's judge (printed)"
+WHY_ROW_PX = 96  # four lines of text
+
+
+def _paper_counts(question_id: str, answers) -> dict[str, str]:
+    """setting label -> the paper's judge's printed count for that answer ("1/2 core asserted ·
+    LF-VideoQA Table 12"), for the settings the paper printed one for."""
+    counts = query(views_verdicts.reported_core_counts, question_id)
+    label_of = dict(zip(answers["setting_id"], answers["setting"]))
+    return {
+        label_of[s]: f"{a}/{'?' if c != c or c is None else int(c)} core asserted · {t}"
+        for s, t, a, c in zip(
+            counts["setting_id"], counts["table_ref"], counts["core_asserted"], counts["core"]
+        )
+        if s in label_of
+    }
+
+
+def _lexical_note(judge_id: str) -> None:
+    """Say so when the metrics come from the offline lexical judge: word overlap, not meaning,
+    scores an answer that contradicts the film as asserting its claims."""
+    kinds = dict(zip(judges["judge_id"], judges["kind"]))
+    if kinds.get(judge_id) != "lexical":
+        return
+    only = set(kinds.values()) == {"lexical"}
+    st.warning(
+        f"{'The only judge here is' if only else 'Judge'} `{inert(judge_id)}`, the offline "
+        "lexical judge: it matches words, not meaning, and catches a contradiction only from "
+        "negation words, so an answer that contradicts the film can still score its core "
+        "claims as asserted. Read these figures as a baseline; the paper's measure needs an "
+        "LLM judge (`storyscope judge --backend openai` on your own endpoint)."
+    )
 
 
 def _metrics_tables(the_slice: tuple) -> None:
@@ -130,6 +191,7 @@ def _metrics_tables(the_slice: tuple) -> None:
     if by_setting.empty:
         st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
         return
+    _lexical_note(judge_id)
     reported = query(views_verdicts.reported_figures)
     st.markdown(
         f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
@@ -214,17 +276,12 @@ if section == "Claims × settings":
             key="q",
             format_func=lambda q: f"{q} — {texts[q]}",
         )
-        run_labels = dict(zip(runs["run_id"], runs["label"]))
-        # the grid opens on the chosen judge's latest run (a link from Compare names its judge)
-        of_judge = runs.loc[runs["judge_id"] == judge_id, "run_id"]
-        run_id = url_selectbox(
-            "Judge run",
-            list(runs["run_id"]),
-            key="run",
-            default=of_judge.iloc[0] if not of_judge.empty else None,
-            format_func=run_labels.get,
+        run_id = _grid_run_picker(runs, judge_id)
+        grid = (
+            query(views_verdicts.judge_grid, question_id, judge_id)
+            if run_id == CURRENT
+            else query(views_verdicts.verdict_grid, question_id, run_id)
         )
-        grid = query(views_verdicts.verdict_grid, question_id, run_id)
         if chosen_settings:
             grid = grid[grid["setting_id"].isin(chosen_settings)]
         cores = verdict_metrics.core_counts(grid)

@@ -101,6 +101,34 @@ def paired_scores(counts: pd.DataFrame, a: str, b: str, metric: str = "f1") -> p
     return both.sort_values("question_id").reset_index(drop=True)
 
 
+@dataclass(frozen=True)
+class JudgedSettings:
+    """The settings a judge scored some question of, and the pair of them that scored the most
+    questions in common (None with fewer than two settings): what a comparison can pair."""
+
+    settings: list[str]
+    pair: tuple[str, str] | None
+
+
+def judged_settings(counts: pd.DataFrame, metric: str = "f1") -> JudgedSettings:
+    """The settings with a scored question in `counts` (the `answer_counts` layout) and the pair
+    with the most questions both scored (`paired_scores`' pairing); ties go to the first pair in
+    setting order."""
+    per_question, _ = per_question_scores(counts)
+    scored = per_question.dropna(subset=[metric])
+    if scored.empty:
+        return JudgedSettings([], None)
+    incidence = pd.crosstab(scored["question_id"], scored["setting_id"]).clip(upper=1)
+    settings = [str(s) for s in incidence.columns]
+    if len(settings) < 2:
+        return JudgedSettings(settings, None)
+    present = incidence.to_numpy(float)
+    shared = present.T @ present  # questions both settings scored, per pair
+    np.fill_diagonal(shared, -1)
+    first, second = np.unravel_index(int(np.argmax(shared)), shared.shape)
+    return JudgedSettings(settings, (settings[min(first, second)], settings[max(first, second)]))
+
+
 def bootstrap_interval(
     diffs: np.ndarray, resamples: int, rng: np.random.Generator, level: float = 0.95
 ) -> tuple[float, float]:

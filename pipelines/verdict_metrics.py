@@ -37,7 +37,7 @@ def slice_metrics(
     if per_question.empty:
         return pd.DataFrame()
     keys = ["setting_id", "qtype"] if by_type else ["setting_id"]
-    rows = interval_rows(per_question, keys, resamples, np.random.default_rng(seed))
+    rows = interval_rows(per_question, keys, resamples, seed)
     labels = dict(zip(counts["setting_id"], counts["setting_label"]))
     out = []
     for row in rows:
@@ -123,12 +123,19 @@ def alpha_from_patterns(patterns: pd.DataFrame) -> float:
 
 
 def core_counts(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per setting of one question: asserted core claims over core claims ("1/2 core")."""
-    core = grid[grid["role"] == "core"].assign(asserted=lambda f: f["verdict"] == "asserted")
+    """Per setting of one question: asserted core claims over core claims ("1/2 core"), "not
+    judged" when the grid holds no verdict on its core claims, and how many are unjudged when
+    only some are ("1/2 core, 1 not judged": never a count that reads as a judged 0)."""
+    core = grid[grid["role"] == "core"].assign(
+        asserted=lambda f: f["verdict"] == "asserted", judged=lambda f: f["verdict"].notna()
+    )
     # built-in aggregations only: a Python lambda per setting cost 0.2 s per Verdicts render
     out = core.groupby("setting", sort=True).agg(
-        core=("ord", "count"), asserted_core=("asserted", "sum")
+        core=("ord", "count"), asserted_core=("asserted", "sum"), judged=("judged", "sum")
     )
     out["asserted_core"] = out["asserted_core"].astype(int)
-    out["label"] = out["asserted_core"].astype(str) + "/" + out["core"].astype(str) + " core"
-    return out.reset_index()
+    unjudged = out["core"] - out["judged"].astype(int)
+    label = out["asserted_core"].astype(str) + "/" + out["core"].astype(str) + " core"
+    label = label.where(unjudged == 0, label + ", " + unjudged.astype(str) + " not judged")
+    out["label"] = label.where(out["judged"] > 0, "not judged")
+    return out.drop(columns="judged").reset_index()

@@ -192,7 +192,7 @@ def test_why_table_puts_judges_side_by_side_with_filters(fixture_store):
 
 
 def test_grid_opens_on_the_judge_named_in_the_url(fixture_store):
-    """Compare's "open grid" links name their judge: the grid shows that judge's run."""
+    """Compare's "open grid" links name their judge: the grid shows that judge's verdicts."""
     from urllib.parse import parse_qs, urlsplit
 
     compare = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Compare"})
@@ -200,10 +200,14 @@ def test_grid_opens_on_the_judge_named_in_the_url(fixture_store):
     assert len(links) and all(
         parse_qs(urlsplit(link).query)["judge"] == [JUDGE_LLM] for link in links
     )
+    # the grid shows the named judge's current verdicts (its runs are history): the LLM judge
+    # flips q1's claim 2 on the subtitles answer to asserted, so 4 asserted cells against 3
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "judge": JUDGE_LLM})
-    assert at.selectbox(key="run").value == fixture_store["judge_llm"]
+    assert at.selectbox(key="run").value == "current"
+    assert len(traces(figures(at)["verdict_grid"])["asserted"].x) == 4
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "judge": "lexical-overlap"})
-    assert at.selectbox(key="run").value == fixture_store["judge_lexical"]
+    assert at.selectbox(key="run").value == "current"
+    assert len(traces(figures(at)["verdict_grid"])["asserted"].x) == 3
 
 
 def test_metrics_say_what_each_column_covers(fixture_store):

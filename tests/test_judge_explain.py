@@ -25,7 +25,8 @@ def test_omitted_and_llm_rationales_are_shown_as_stored():
         "The answer says Ann knows."
     )
     line = explanation("lexical", "similarity 0.70 with sentence 1", ANSWER, CLAIM)
-    assert line.startswith("matched “Ann waits at the jetty.” (similarity 0.70;")
+    assert line.startswith("negation in claim: ")
+    assert line.endswith("; matched “Ann waits at the jetty.” (similarity 0.70)")
 
 
 def test_side_by_side_flags_and_filters():
@@ -43,7 +44,8 @@ def test_side_by_side_flags_and_filters():
     table = side_by_side(judgements, answers)
     assert list(table["setting"]) == ["A", "B"]
     assert table.loc[1, "gpt"] == "contradicted — says the opposite"
-    assert table.loc[0, "lexical"].startswith("asserted — matched “Ann waits at the jetty.”")
+    assert table.loc[0, "lexical"].startswith("asserted — negation in claim: none")
+    assert "matched “Ann waits at the jetty.”" in table.loc[0, "lexical"]
     assert list(table["judges disagree"]) == [False, True]
     assert list(table["contradicted"]) == [False, True]
     assert table["settings differ"].all()

@@ -20,57 +20,9 @@ from tests.conftest import REPO_ROOT, store_copy
 from tests.support.app_fixture_data import FILM, JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.rollup_check import assert_rollups_hold_their_definitions
 
-
-def _readers(film: str, qtype: str) -> list[tuple]:
-    return [
-        (views_distributions.question_shape, (None,)),
-        (views_distributions.question_shape, (film,)),
-        (views_distributions.centers_per_film, ()),
-        (views_questions.questions_list, (None,)),
-        (views_questions.questions_list, (film, (qtype,))),
-        (views_questions.questions_list, (None, (), (), (), (), None, 2)),
-    ]
-
-
-READERS = _readers(FILM, "Q3")
 FULL_REFRESH = rollups.refresh_rollups  # before a test counts calls to it
-
-
-def _frames(result) -> list[pd.DataFrame]:
-    """A reader's result as frames: the question shape's counts, bins and totals."""
-    if isinstance(result, views_distributions.QuestionShape):
-        totals = [
-            result.questions,
-            result.mean_claims,
-            result.mean_cited_scenes,
-            result.mean_span_min,
-        ]
-        return [result.counts, result.span_bins, pd.DataFrame({"total": totals})]
-    return [result]
-
-
-def _read_all(store, readers=READERS) -> list[pd.DataFrame]:
-    return [fn(store, *args) for fn, args in readers]
-
-
-def _live(store, readers=READERS) -> list[pd.DataFrame]:
-    """The same readers with the rollups made stale (they run the live queries)."""
-    with store.transaction() as cursor:
-        cursor.execute("DELETE FROM rollup_state")
-    assert not rollups.rollups_fresh(store)
-    return _read_all(store, readers)
-
-
-def _assert_same(rolled: list, live: list, readers=READERS) -> None:
-    for (fn, args), got_result, want_result in zip(readers, rolled, live):
-        got_frames, want_frames = _frames(got_result), _frames(want_result)
-        assert len(want_frames[0]) > 0, f"{fn.__name__}{args} reads nothing: the check is empty"
-        for got, want in zip(got_frames, want_frames):
-            key = list(want.columns)
-            got = got.sort_values(key).reset_index(drop=True)
-            want = want.sort_values(key).reset_index(drop=True)
-            pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{fn.__name__}{args}")
 
 
 def _shape_rows(cursor) -> list[tuple]:
@@ -111,13 +63,13 @@ def full_refreshes(monkeypatch):
     return calls
 
 
-def test_readers_equal_the_live_queries(fresh_fixture):
+def test_a_refresh_fills_the_rollups_as_their_definitions(fresh_fixture):
     store = fresh_fixture
     assert rollups.rollups_fresh(store)
     assert store.scalar("SELECT count(*) FROM rollup_question_shape") == store.scalar(
         "SELECT count(*) FROM questions"
     )
-    _assert_same(_read_all(store), _live(store))
+    assert_rollups_hold_their_definitions(store)
 
 
 def test_a_synthetic_import_fills_it_in_its_commit(tmp_path, store):
@@ -128,12 +80,9 @@ def test_a_synthetic_import_fills_it_in_its_commit(tmp_path, store):
     assert shape.questions == store.scalar("SELECT count(*) FROM questions")
     assert min(shape.value_counts("claims").index) > 0
     assert set(shape.value_counts("anchor_fifth").index) <= {1, 2, 3, 4, 5}
-    film, qtype = store.rows("SELECT film_id, qtype FROM questions ORDER BY question_id")[0]
-    readers = _readers(film, qtype)
-    rolled = _read_all(store, readers)
-    _assert_same(rolled, _live(store, readers), readers)
+    assert_rollups_hold_their_definitions(store)
     rollups.refresh(store)  # a full refresh gives the same rows again
-    _assert_same(_read_all(store, readers), rolled, readers)
+    assert_rollups_hold_their_definitions(store)
 
 
 _HOURS = iter(range(1, 1000))
@@ -180,7 +129,7 @@ def test_a_scene_run_moves_the_spans_of_its_films_questions(fresh_fixture, full_
     # a failed scene run's scenes are not current: nothing changes
     assert _finish(store, lambda c, r: _rescene(c, r, 600.0), status="failed") == after
     assert full_refreshes == []
-    _assert_same(_read_all(store), _live(store))
+    assert_rollups_hold_their_definitions(store)
 
 
 def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, full_refreshes):
@@ -202,7 +151,7 @@ def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, ful
     _finish(store, more)
     assert store.rows(sizes, [question])[0] == (old[0] + 1, old[1] + 1, old[2] + 1)
     assert full_refreshes == []
-    _assert_same(_read_all(store), _live(store))
+    assert_rollups_hold_their_definitions(store)
 
 
 def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refreshes):
@@ -222,7 +171,7 @@ def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refr
     assert views_distributions.question_shape(store).value_counts("qtype").get("N3", 0) == (
         types.get("N3", 0) + 1
     )
-    _assert_same(_read_all(store), _live(store))
+    assert_rollups_hold_their_definitions(store)
 
 
 def test_slice_answers_counts_the_rows_of_answer_counts(fresh_fixture):

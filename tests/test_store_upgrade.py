@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import rollups_fresh
+from data_access.rollups.source import live_select
 from data_access.store import Store
 from data_access.store.migrations import all_migrations
 from tests.conftest import REPO_ROOT
@@ -56,7 +57,9 @@ def test_rollups_are_rebuilt_at_the_new_schema_and_match_the_live_query(upgraded
     assert rollups_fresh(store)
     from_rollup = views_verdicts.answer_counts(store, "lexical")
     columns = ["answer_id", "n_claims", "n_core", "n_judged", "n_asserted", "n_contradicted"]
-    live = store.df(views_verdicts._ANSWER_COUNTS_LIVE, [None, None, [], [], [], [], "lexical"])
+    live = store.df(
+        f"SELECT * FROM ({live_select('rollup_answer_verdicts')}) WHERE judge_id = 'lexical'"
+    )
     by_answer = from_rollup.sort_values("answer_id")[columns].reset_index(drop=True)
     assert by_answer.to_dict("records") == live.sort_values("answer_id")[columns].reset_index(
         drop=True

@@ -234,7 +234,7 @@ def answer_markdown(text: str, verdicts: pd.DataFrame, escape: Callable[[str], s
     """
     chips = " ".join(
         f":{'blue' if v == 'asserted' else 'red' if v == 'contradicted' else 'gray'}-background"
-        f"[{'■' if r == 'core' else '□'}{o} {v or '—'}]"
+        f"[{'■' if r == 'core' else '□'}{o} {'not judged' if pd.isna(v) else v}]"
         for o, r, v in zip(verdicts["ord"], verdicts["role"], verdicts["verdict"])
     )
     return f"{chips}\n\n{escape(text)}"

@@ -103,8 +103,8 @@ def questions_citing_belief(
                    WHERE film_id = ? AND holder = ? AND belief_id = ? AND scene_index = ?)
         SELECT DISTINCT q.question_id, q.qtype, q.center, q.status, q.text
         FROM questions q JOIN question_evidence e USING (question_id), b
-        WHERE q.film_id = ? AND (e.scene_index = b.scene_index OR e.scene_index =
-            b.revised_at_scene)
+        WHERE q.film_id = ?
+          AND (e.scene_index = b.scene_index OR e.scene_index = b.revised_at_scene)
         ORDER BY q.question_id
         """,
         [film_id, holder, belief_id, scene_index, film_id],

@@ -10,8 +10,8 @@ import pandas as pd
 
 from data_access.queries import histogram_bins
 from data_access.queries.histogram_bins import FIND_BIN_EPSILON
-from data_access.rollups import full as rollups
-from data_access.rollups.questions import COUNTED_MEASURES, SHAPE_SQL
+from data_access.rollups import source as rollup_source
+from data_access.rollups.questions import COUNTED_MEASURES
 from data_access.store import Store
 
 DIFFICULTY_MEASURES = ("d_q", "d_a", "d_qa", "d")
@@ -21,7 +21,6 @@ REVIEW_SAMPLE = 20000
 
 SPAN_BINS = 30  # the evidence-span histogram's nbinsx: plotly.js picks the bins (histogram_bins)
 SHAPE_MEASURES = COUNTED_MEASURES  # qtype, claims, cited_scenes, anchor_fifth
-_LIVE_SHAPE = "_live_question_shape"
 
 
 @dataclass(frozen=True)
@@ -48,44 +47,18 @@ def question_shape(store: Store, film_id: str | None = None) -> QuestionShape:
     """Counts of the question shape (type, claims, cited scenes, evidence span, the fifth of the
     runtime the anchor falls in) of one film's questions, or all.
 
-    While the rollups are fresh the counts are read from the question counts rollup and the
-    spans from the question-shape rollup (data_access.rollups.questions); otherwise both are
-    counted over the shapes computed live once."""
-    fresh = rollups.rollups_fresh(store)
+    The counts are read from the question counts rollup and the spans from the question-shape
+    rollup (data_access.rollups.questions, through data_access.rollups.source)."""
+    counted, shapes = rollup_source.sources(
+        store, "rollup_question_counts", "rollup_question_shape"
+    )
     with store.session() as cursor:
-        if fresh:
-            counts = cursor.execute(
-                "SELECT measure, value, n FROM rollup_question_counts"
-                " WHERE film_id IS NOT DISTINCT FROM ? AND measure <> 'centers'",
-                [film_id],
-            ).fetchall()
-            return _counted_shape(cursor, "rollup_question_shape", film_id, counts)
-        # computed once for the statements below (Arrow keeps the integer types)
-        live = cursor.sql(
-            SHAPE_SQL.format(questions="$film IS NULL OR film_id = $film"),
-            params={"film": film_id},
-        ).to_arrow_table()
-        cursor.register(_LIVE_SHAPE, live)
-        try:
-            return _counted_shape(cursor, _LIVE_SHAPE, film_id, _count_live(cursor, _LIVE_SHAPE))
-        finally:
-            cursor.unregister(_LIVE_SHAPE)
-
-
-def _count_live(cursor, source: str) -> list[tuple]:
-    """(measure, value, n) of `source`'s rows, as the question counts rollup holds them."""
-    k = len(SHAPE_MEASURES)
-    grouped = cursor.execute(
-        f"SELECT {', '.join(f'grouping({m}) = 0' for m in SHAPE_MEASURES)},"
-        f" {', '.join(SHAPE_MEASURES)}, count(*) FROM {source}"
-        f" GROUP BY GROUPING SETS ({', '.join(f'({m})' for m in SHAPE_MEASURES)})"
-    ).fetchall()
-    return [
-        (SHAPE_MEASURES[i], row[k + i], row[-1])
-        for row in grouped
-        for i in [row[:k].index(True)]
-        if row[k + i] is not None  # value_counts leaves NULLs out
-    ]
+        counts = cursor.execute(
+            f"SELECT measure, value, n FROM {counted}"
+            " WHERE film_id IS NOT DISTINCT FROM ? AND measure <> 'centers'",
+            [film_id],
+        ).fetchall()
+        return _counted_shape(cursor, shapes, film_id, counts)
 
 
 def _counted_shape(cursor, source: str, film_id: str | None, counts: list[tuple]) -> QuestionShape:
@@ -157,16 +130,11 @@ def _span_bins(
 def centers_per_film(store: Store) -> pd.DataFrame:
     """Films per number of distinct center characters (the paper: a median of 15.5 per film,
     §1), and that median: centers, films, median_centers."""
-    if rollups.rollups_fresh(store):  # the question counts rollup: a few dozen rows
-        films = store.rows(
-            "SELECT value::BIGINT, n FROM rollup_question_counts"
-            " WHERE film_id IS NULL AND measure = 'centers' ORDER BY 1"
-        )
-    else:  # one row per question grouped live
-        films = store.rows(
-            "SELECT centers, count(*) FROM (SELECT film_id, count(DISTINCT center) AS centers"
-            " FROM questions GROUP BY film_id) GROUP BY centers ORDER BY centers"
-        )
+    # the question counts rollup: a few dozen rows
+    films = store.rows(
+        f"SELECT value::BIGINT, n FROM {rollup_source.source(store, 'rollup_question_counts')}"
+        " WHERE film_id IS NULL AND measure = 'centers' ORDER BY 1"
+    )
     frame = pd.DataFrame(films, columns=["centers", "films"])
     median = frame["centers"].repeat(frame["films"]).median()  # over films, as before
     return frame.assign(median_centers=median)
@@ -174,12 +142,10 @@ def centers_per_film(store: Store) -> pd.DataFrame:
 
 def mcq_facets(store: Store) -> pd.DataFrame:
     """MCQ sets and sources with sizes (filters)."""
-    if rollups.rollups_fresh(store):  # the catalogue rollup: a few rows at any size
-        return store.df(
-            "SELECT set_name, source, questions AS n FROM rollup_mcq_sets ORDER BY 1, 2"
-        )
+    # the catalogue rollup: a few rows at any size
     return store.df(
-        "SELECT set_name, source, count(*) AS n FROM mcq_questions GROUP BY ALL ORDER BY 1, 2"
+        "SELECT set_name, source, questions AS n"
+        f" FROM {rollup_source.source(store, 'rollup_mcq_sets')} ORDER BY 1, 2"
     )
 
 
@@ -187,11 +153,9 @@ def mcq_topic_counts(
     store: Store, set_name: str | None = None, source: str | None = None
 ) -> pd.DataFrame:
     """Questions per (question_type, story_element)."""
-    fresh = rollups.rollups_fresh(store)
-    counted = "sum(n)::BIGINT" if fresh else "count(*)"
-    table = "rollup_mcq_topics" if fresh else "mcq_questions"  # the catalogue rollup, or live
-    return store.df(
-        f"SELECT question_type, story_element, {counted} AS n FROM {table}"
+    return store.df(  # the catalogue rollup
+        "SELECT question_type, story_element, sum(n)::BIGINT AS n"
+        f" FROM {rollup_source.source(store, 'rollup_mcq_topics')}"
         " WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?) GROUP BY ALL",
         [set_name, set_name, source, source],
     )
@@ -207,18 +171,17 @@ def difficulty_histograms(
     return store.df(
         """
         WITH d AS (
-            SELECT cd.d_q, cd.d_a, cd.d_qa, cd.d FROM current_mcq_difficulty cd JOIN
-                mcq_questions q
-                USING (mcq_id)
+            SELECT cd.d_q, cd.d_a, cd.d_qa, cd.d
+            FROM current_mcq_difficulty cd JOIN mcq_questions q USING (mcq_id)
             WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?)
         ),
         long AS (UNPIVOT d ON d_q, d_a, d_qa, d INTO NAME measure VALUE value),
-        bounds AS (SELECT measure, min(value) AS lo, greatest(max(value) - min(value), 1e-9) AS
-            width
+        bounds AS (SELECT measure, min(value) AS lo,
+                          greatest(max(value) - min(value), 1e-9) AS width
                    FROM long GROUP BY measure)
         SELECT l.measure,
-               b.lo + b.width * least(floor((l.value - b.lo) / b.width * ?), ? - 1) / ? AS
-                   left_edge,
+               b.lo + b.width * least(floor((l.value - b.lo) / b.width * ?), ? - 1) / ?
+                   AS left_edge,
                b.width / ? AS bucket_width, count(*) AS n
         FROM long l JOIN bounds b USING (measure) WHERE l.value IS NOT NULL
         GROUP BY ALL ORDER BY l.measure, left_edge
@@ -227,42 +190,18 @@ def difficulty_histograms(
     )
 
 
-def _latest_prediction_runs_sql() -> str:
-    # the latest finished prediction run per method (a rerun of a method supersedes it whole)
-    return """
-        latest AS (
-            SELECT p.method, arg_max(p.run_id, r.started_at) AS run_id
-            FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING
-                (run_id)
-            WHERE r.status = 'finished' GROUP BY p.method
-        )"""
+# A slice of the MCQ accuracy rollup (data_access.rollups.sql): MCQ set and source (None: any).
+_MCQ_SLICE = "(? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)"
 
 
 def accuracy_by_bin(
     store: Store, set_name: str | None = None, source: str | None = None
 ) -> pd.DataFrame:
     """Percent correct per method and difficulty bin (StoryVideoQA Figure 20 layout)."""
-    if rollups.rollups_fresh(store):
-        return store.df(
-            "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, "
-            ""
-            "sum(n)::BIGINT AS n"
-            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR "
-            "source = "
-            "?)"
-            " AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin",
-            [set_name, set_name, source, source],
-        )
     return store.df(
-        f"""
-        WITH {_latest_prediction_runs_sql()}
-        SELECT p.method, d.bin, 100.0 * avg(p.correct::INT) AS accuracy, count(*) AS n
-        FROM mcq_predictions p JOIN latest USING (method, run_id)
-        JOIN current_mcq_difficulty d USING (mcq_id) JOIN mcq_questions q USING (mcq_id)
-        WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?) AND d.bin IS NOT
-            NULL
-        GROUP BY ALL ORDER BY p.method, d.bin
-        """,
+        "SELECT method, bin, 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy,"
+        f" sum(n)::BIGINT AS n FROM {rollup_source.source(store, 'rollup_mcq_accuracy')}"
+        f" WHERE {_MCQ_SLICE} AND bin IS NOT NULL GROUP BY ALL ORDER BY method, bin",
         [set_name, set_name, source, source],
     )
 
@@ -271,28 +210,11 @@ def accuracy_by_topic(
     store: Store, set_name: str | None = None, source: str | None = None
 ) -> pd.DataFrame:
     """Percent correct per method and topic (question_type, story_element)."""
-    if rollups.rollups_fresh(store):
-        return store.df(
-            "SELECT method, question_type, story_element,"
-            " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS "
-            "n"
-            " FROM rollup_mcq_accuracy WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR "
-            "source = "
-            "?)"
-            " GROUP BY ALL ORDER BY method",
-            [set_name, set_name, source, source],
-        )
     return store.df(
-        f"""
-        WITH {_latest_prediction_runs_sql()}
-        SELECT p.method, q.question_type, q.story_element, 100.0 * avg(p.correct::INT) AS
-            accuracy,
-               count(*) AS n
-        FROM mcq_predictions p JOIN latest USING (method, run_id) JOIN mcq_questions q USING
-            (mcq_id)
-        WHERE (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?)
-        GROUP BY ALL ORDER BY p.method
-        """,
+        "SELECT method, question_type, story_element,"
+        " 100.0 * sum(n_correct) / nullif(sum(n_scored), 0) AS accuracy, sum(n)::BIGINT AS n"
+        f" FROM {rollup_source.source(store, 'rollup_mcq_accuracy')}"
+        f" WHERE {_MCQ_SLICE} GROUP BY ALL ORDER BY method",
         [set_name, set_name, source, source],
     )
 
@@ -307,8 +229,8 @@ def review_checks(
     (a repeatable reservoir sample on big sets)."""
     return store.df(
         f"""
-        SELECT mcq_id, source, gt, choices, gemini_check, claude_check, gpt_check FROM
-            mcq_questions
+        SELECT mcq_id, source, gt, choices, gemini_check, claude_check, gpt_check
+        FROM mcq_questions
         WHERE (? IS NULL OR set_name = ?) AND (? IS NULL OR source = ?)
           AND gemini_check IS NOT NULL AND claude_check IS NOT NULL AND gpt_check IS NOT NULL
         USING SAMPLE reservoir({int(sample)} ROWS) REPEATABLE (7)

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
 from data_access.formats.table_files import TABLE_FILES
+from data_access.rollups.source import SOURCED_TABLES, source
 from data_access.store import Store
 
 FORMATS = ("parquet", "csv", "jsonl")
@@ -62,27 +63,12 @@ EXPORTS: dict[str, ExportSource] = {
         "every verdict ever written (history of relabelled claims)",
     ),
     "metrics": ExportSource(
-        # Eq. 1 inputs per (judge, answer) from the current verdicts; pipelines.export adds the
+        # Eq. 1 inputs per (judge, answer) from the current verdicts (the one definition,
+        # data_access.rollups.sql), with the runs that wrote them; pipelines.export adds the
         # scores. Gold self-checks (no row in `answers`) are left out, as in the metrics.
-        """
-        WITH rubric AS (
-            SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
-            FROM rubric_claims GROUP BY 1
-        ),
-        judged AS (
-            SELECT v.judge_id, v.answer_id, count(*) AS n_judged,
-                   count(*) FILTER (v.verdict = 'asserted') AS n_asserted,
-                   count(*) FILTER (v.verdict = 'contradicted') AS n_contradicted,
-                   count(*) FILTER (v.verdict = 'asserted' AND c.role = 'core') AS n_core_asserted,
-                   string_agg(DISTINCT v.run_id, ',' ORDER BY v.run_id) AS run_ids
-            FROM current_claim_verdicts v JOIN rubric_claims c USING (claim_id) GROUP BY ALL
-        )
-        SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id,
-               coalesce(s.label, a.setting_id) AS setting_label, q.qtype, q.film_id, r.n_claims,
-               r.n_core, j.n_judged, j.n_asserted, j.n_contradicted, j.n_core_asserted, j.run_ids
-        FROM judged j JOIN answers a USING (answer_id) JOIN questions q USING (question_id)
-        JOIN rubric r USING (question_id) LEFT JOIN settings s ON s.setting_id = a.setting_id
-        """,
+        "SELECT e.*, r.run_ids FROM {rollup_answer_verdicts} e JOIN ("
+        " SELECT judge_id, answer_id, string_agg(DISTINCT run_id, ',' ORDER BY run_id) AS run_ids"
+        " FROM current_claim_verdicts GROUP BY ALL) r USING (judge_id, answer_id)",
         None,
         "per-answer recall / precision / F1 / contradiction (Eq. 1) of every judge",
     ),
@@ -123,15 +109,24 @@ def export_source(name: str) -> ExportSource:
     return EXPORTS[name]
 
 
-def _source_sql(name: str) -> str:
-    return export_source(name).sql.strip()
+def _source_sql(store: Store, name: str) -> str:
+    """The export's SELECT, with each `{rollup_...}` it names read through the rollup source
+    (the rollup while fresh, else its SELECT live: data_access.rollups.source)."""
+    sql = export_source(name).sql.strip()
+    for table in SOURCED_TABLES:
+        if "{" + table + "}" in sql:
+            sql = sql.replace("{" + table + "}", source(store, table))
+    return sql
 
 
 def columns_of(store: Store, name: str) -> list[str]:
     """The columns an export has."""
     with store.session() as cursor:
         return [
-            d[0] for d in cursor.execute(f"SELECT * FROM ({_source_sql(name)}) LIMIT 0").description
+            d[0]
+            for d in cursor.execute(
+                f"SELECT * FROM ({_source_sql(store, name)}) LIMIT 0"
+            ).description
         ]
 
 
@@ -164,7 +159,7 @@ def _filtered_sql(
         clauses.append(f'CAST("{column}" AS VARCHAR) IN (SELECT unnest(?))')
         params.append([str(v) for v in values])
     picked = ", ".join(f'"{c}"' for c in fields) if fields else "*"
-    sql = f"SELECT {picked} FROM ({_source_sql(name)}) AS x"
+    sql = f"SELECT {picked} FROM ({_source_sql(store, name)}) AS x"
     if clauses:
         sql += " WHERE " + " AND ".join(clauses)
     return sql, params

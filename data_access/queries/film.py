@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_access.rollups import full as rollups
+from data_access.rollups.source import source
 from data_access.store import Store
 
 
@@ -26,8 +26,8 @@ def film_header(store: Store, film_id: str) -> dict | None:
         """
         SELECT f.film_id, f.title, f.year, f.kind, f.dataset_id, f.runtime_s, f.video_path, f.fps,
                (SELECT count(*) FROM current_scenes s WHERE s.film_id = f.film_id) AS scenes,
-               (SELECT count(*) FROM current_characters c WHERE c.film_id = f.film_id) AS
-                   characters,
+               (SELECT count(*) FROM current_characters c WHERE c.film_id = f.film_id)
+                   AS characters,
                (SELECT count(*) FROM questions q WHERE q.film_id = f.film_id) AS questions
         FROM films f WHERE f.film_id = ?
         """,
@@ -78,8 +78,8 @@ def scene_subtitles(store: Store, film_id: str, scene_index: int) -> pd.DataFram
     """Subtitle cues inside a scene's time span (or matched to one of its lines)."""
     return store.df(
         """
-        WITH scene AS (SELECT start_s, end_s FROM current_scenes WHERE film_id = ? AND scene_index =
-            ?),
+        WITH scene AS (
+            SELECT start_s, end_s FROM current_scenes WHERE film_id = ? AND scene_index = ?),
         lines AS (SELECT line_index FROM current_script_lines WHERE film_id = ? AND scene_index = ?)
         SELECT s.cue_index, s.start_s, s.end_s, s.text, s.matched_line
         FROM current_subtitles s, scene
@@ -94,27 +94,13 @@ def scene_subtitles(store: Store, film_id: str, scene_index: int) -> pd.DataFram
 
 def films_to_explore(store: Store, limit: int | None = 12) -> pd.DataFrame:
     """Films with the most questions (then beliefs), with what each page can show for them;
-    `limit=None` lists every film. Reads the film counts rollup while it is fresh (resolving
-    every film's current beliefs cost seconds at 10x: data_access.rollups.catalogue)."""
-    if rollups.rollups_fresh(store):
-        return store.df(
-            "SELECT f.film_id, f.title, f.kind, coalesce(c.questions, 0) AS questions,"
-            " coalesce(c.beliefs, 0) AS beliefs, coalesce(c.has_tree, false) AS has_tree"
-            " FROM films f LEFT JOIN rollup_film_counts c USING (film_id)"
-            " ORDER BY questions DESC, beliefs DESC, f.title LIMIT ?",
-            [limit],
-        )
+    `limit=None` lists every film. Reads the film counts rollup (resolving every film's current
+    beliefs cost seconds at 10x: data_access.rollups.catalogue)."""
     return store.df(
-        """
-        WITH q AS (SELECT film_id, count(*) AS questions FROM questions GROUP BY 1),
-        b AS (SELECT film_id, count(*) AS beliefs FROM current_beliefs GROUP BY 1),
-        t AS (SELECT DISTINCT film_id FROM current_plottree_nodes)
-        SELECT f.film_id, f.title, f.kind, coalesce(q.questions, 0) AS questions,
-               coalesce(b.beliefs, 0) AS beliefs, t.film_id IS NOT NULL AS has_tree
-        FROM films f LEFT JOIN q USING (film_id) LEFT JOIN b USING (film_id) LEFT JOIN t USING
-            (film_id)
-        ORDER BY questions DESC, beliefs DESC, f.title LIMIT ?
-        """,
+        "SELECT f.film_id, f.title, f.kind, coalesce(c.questions, 0) AS questions,"
+        " coalesce(c.beliefs, 0) AS beliefs, coalesce(c.has_tree, false) AS has_tree"
+        f" FROM films f LEFT JOIN {source(store, 'rollup_film_counts')} c USING (film_id)"
+        " ORDER BY questions DESC, beliefs DESC, f.title LIMIT ?",
         [limit],
     )
 
@@ -126,7 +112,7 @@ def first_film_with(store: Store, table: str) -> str | None:
 
     Gold runs are few (hand annotation), so the films holding any gold row are found in the table
     itself and only those are resolved through the current view; which films have beliefs at all
-    is read from the film counts rollup while it is fresh. Resolving every film's current beliefs
+    is read from the film counts rollup. Resolving every film's current beliefs
     twice took 2-4 s at ten times the paper (the Belief timelines' first render, issue 30)."""
     views = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
     if table not in views:
@@ -148,8 +134,9 @@ def first_film_with(store: Store, table: str) -> str | None:
                 [gold],
             )
         ]
-    if table == "beliefs" and rollups.rollups_fresh(store):
-        has_rows = "f.film_id IN (SELECT film_id FROM rollup_film_counts WHERE beliefs > 0)"
+    if table == "beliefs":
+        counts = source(store, "rollup_film_counts")
+        has_rows = f"f.film_id IN (SELECT film_id FROM {counts} WHERE beliefs > 0)"
     else:
         has_rows = f"EXISTS (SELECT 1 FROM {view} t WHERE t.film_id = f.film_id)"
     return store.scalar(

@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_access.rollups import full as rollups
+from data_access.rollups.source import source
 from data_access.store import Store
 
 
 def _mcq_sets_sql(store: Store) -> str:
-    """MCQs and videos per (set, source): the catalogue rollup while it is fresh (a few rows),
-    else counted live over every MCQ (data_access.rollups.catalogue)."""
-    if rollups.rollups_fresh(store):
-        return "SELECT set_name, source, questions, videos FROM rollup_mcq_sets"
-    return (
-        "SELECT set_name, source, count(*) AS questions, count(DISTINCT vid) AS videos"
-        " FROM mcq_questions GROUP BY ALL"
-    )
+    """MCQs and videos per (set, source): the catalogue rollup (data_access.rollups.catalogue)."""
+    return f"SELECT set_name, source, questions, videos FROM {source(store, 'rollup_mcq_sets')}"
 
 
 def _mcqs_per_dataset_sql(store: Store) -> str:
-    if rollups.rollups_fresh(store):
-        return "SELECT dataset_id, sum(n) AS mcqs FROM rollup_mcq_topics GROUP BY dataset_id"
-    return "SELECT dataset_id, count(*) AS mcqs FROM mcq_questions GROUP BY dataset_id"
+    return (
+        f"SELECT dataset_id, sum(n) AS mcqs FROM {source(store, 'rollup_mcq_topics')}"
+        " GROUP BY dataset_id"
+    )
 
 
 def datasets_overview(store: Store) -> pd.DataFrame:
@@ -79,11 +74,7 @@ def questions_by_type_status(store: Store) -> pd.DataFrame:
 
 def settings_table(store: Store) -> pd.DataFrame:
     """Every answer setting with how many answers it has."""
-    per_setting = (
-        "SELECT setting_id, answers FROM rollup_setting_answers"
-        if rollups.rollups_fresh(store)
-        else "SELECT setting_id, count(*) AS answers FROM answers GROUP BY setting_id"
-    )
+    per_setting = f"SELECT setting_id, answers FROM {source(store, 'rollup_setting_answers')}"
     return store.df(
         f"""
         WITH per_setting AS ({per_setting})
@@ -97,11 +88,7 @@ def settings_table(store: Store) -> pd.DataFrame:
 
 def judges_table(store: Store) -> pd.DataFrame:
     """Every judge with how many verdicts it gave."""
-    per_judge = (
-        "SELECT judge_id, verdicts FROM rollup_judge_verdicts"
-        if rollups.rollups_fresh(store)
-        else "SELECT judge_id, count(*) AS verdicts FROM claim_verdicts GROUP BY judge_id"
-    )
+    per_judge = f"SELECT judge_id, verdicts FROM {source(store, 'rollup_judge_verdicts')}"
     return store.df(
         f"""
         WITH per_judge AS ({per_judge})

@@ -12,8 +12,8 @@ def films_with_tree(store: Store) -> pd.DataFrame:
     """Films that have a current PlotTree, with node counts and depth."""
     return store.df(
         "SELECT n.film_id, f.title, count(*) AS nodes, max(n.level) AS top_level"
-        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id) GROUP BY ALL ORDER BY "
-        "f.title"
+        " FROM current_plottree_nodes n LEFT JOIN films f USING (film_id)"
+        " GROUP BY ALL ORDER BY f.title"
     )
 
 

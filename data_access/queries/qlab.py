@@ -26,8 +26,8 @@ def check_runs(store: Store) -> pd.DataFrame:
     return store.df(
         """
         SELECT c.run_id, r.step, r.backend, r.started_at, count(*) AS questions,
-               count(*) FILTER (c.passed) AS passed, any_value(c.checks_version) AS
-                   checks_version
+               count(*) FILTER (c.passed) AS passed,
+               any_value(c.checks_version) AS checks_version
         FROM question_check_results c JOIN runs r USING (run_id)
         WHERE r.status = 'finished' GROUP BY ALL ORDER BY r.started_at DESC
         """
@@ -40,9 +40,8 @@ def analytics_runs(store: Store) -> pd.DataFrame:
         """
         SELECT a.run_id, r.step, r.started_at FROM (
             SELECT DISTINCT run_id FROM question_diversity
-            UNION SELECT DISTINCT run_id FROM embeddings WHERE item_kind = 'question' AND x IS
-                NOT
-                NULL
+            UNION SELECT DISTINCT run_id FROM embeddings
+            WHERE item_kind = 'question' AND x IS NOT NULL
         ) a JOIN runs r USING (run_id) WHERE r.status = 'finished' ORDER BY r.started_at DESC
         """
     )
@@ -55,12 +54,12 @@ def check_results(store: Store, run_id: str) -> pd.DataFrame:
         """
         SELECT r.question_id, r.source, r.film_id, r.qtype, r.passed, r.leak_score,
                r.anchor_words, r.anchor_rivals, r.name_violations, q.text, q.status,
-               string_agg(f.check_name || ': ' || f.reason, '; ' ORDER BY f.check_name) AS
-                   failures
+               string_agg(f.check_name || ': ' || f.reason, '; ' ORDER BY f.check_name)
+                   AS failures
         FROM question_check_results r
         LEFT JOIN questions q USING (question_id)
-        LEFT JOIN question_check_failures f ON f.run_id = r.run_id AND f.question_id =
-            r.question_id
+        LEFT JOIN question_check_failures f
+          ON f.run_id = r.run_id AND f.question_id = r.question_id
         WHERE r.run_id = ?
         GROUP BY ALL ORDER BY r.passed, r.leak_score DESC NULLS LAST, r.question_id
         """,
@@ -74,12 +73,11 @@ def check_failures(
     """One row per failed check: question, check name, reason (only `checks` when given; at
     most `limit` rows, for the page)."""
     return store.df(
-        "SELECT f.question_id, f.check_name, f.reason, q.qtype, q.text FROM "
-        "question_check_failures "
-        "f"
+        "SELECT f.question_id, f.check_name, f.reason, q.qtype, q.text"
+        " FROM question_check_failures f"
         " LEFT JOIN questions q USING (question_id) WHERE f.run_id = ?"
-        " AND (len(?) = 0 OR list_contains(?, f.check_name)) ORDER BY f.check_name, "
-        "f.question_id" + (" LIMIT ?" if limit is not None else ""),
+        " AND (len(?) = 0 OR list_contains(?, f.check_name))"
+        " ORDER BY f.check_name, f.question_id" + (" LIMIT ?" if limit is not None else ""),
         [run_id, list(checks), list(checks)] + ([limit] if limit is not None else []),
     )
 
@@ -183,9 +181,8 @@ def opening_frames_of_type(store: Store, run_id: str, qtype: str = "*") -> pd.Da
 def discard_counts(store: Store, run_id: str) -> pd.DataFrame:
     """Context-sets per discard rule of App. F.1 ('kept' for those that survived), per type."""
     return store.df(
-        "SELECT qtype, coalesce(discard_reason, 'kept') AS outcome, count(*) AS n FROM "
-        "context_sets"
-        " WHERE run_id = ? GROUP BY ALL ORDER BY qtype, outcome",
+        "SELECT qtype, coalesce(discard_reason, 'kept') AS outcome, count(*) AS n"
+        " FROM context_sets WHERE run_id = ? GROUP BY ALL ORDER BY qtype, outcome",
         [run_id],
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_access.rollups import full as rollups
+from data_access.rollups.source import sources as rollup_sources
 from data_access.store import Store
 
 LIST_LIMIT = 500
@@ -35,28 +35,12 @@ def facet_values(facets: pd.DataFrame, facet: str) -> list:
     return sorted(facets.loc[facets["facet"] == facet, "value"])
 
 
-# Each listed question's rubric and evidence sizes, computed for the picked questions ...
-_SIZES_LIVE = """
-        claims AS (SELECT question_id, count(*) AS claims, count(*) FILTER (role = 'core') AS core
-                   FROM rubric_claims WHERE question_id IN (SELECT question_id FROM picked) GROUP BY
-                       1),
-        -- span: "the runtime between the earliest and latest cited scene" (LF-VideoQA Table 1),
-        -- read as earliest evidence start to the latest cited scene's end when scene ends are known
-        ev AS (SELECT e.question_id,
-                      count(*) FILTER (len(coalesce(e.claim_ords, [])) > 0) AS evidence_scenes,
-                      (max(coalesce(s.end_s, e.time_s)) FILTER (len(coalesce(e.claim_ords, [])) > 0)
-                       - min(e.time_s) FILTER (len(coalesce(e.claim_ords, [])) > 0)) / 60.0 AS
-                           span_min
-               FROM question_evidence e JOIN picked p USING (question_id)
-               LEFT JOIN current_scenes s ON s.film_id = p.film_id AND s.scene_index = e.scene_index
-               GROUP BY 1),
-"""
-# ... or read from the question-shape rollup while fresh (data_access.rollups.questions: the same
-# counts and span; computing them resolved every film's current scenes, 0.1 s at 10x), in one
-# read of the picked questions' rows
-_SIZES_ROLLUP = """
+# Each listed question's rubric and evidence sizes (claims, core, cited scenes and span: "the
+# runtime between the earliest and latest cited scene", LF-VideoQA Table 1) from the
+# question-shape rollup (data_access.rollups.questions), in one read of the picked questions' rows
+_SIZES = """
         shape AS MATERIALIZED (
-            SELECT question_id, claims, core, cited_scenes, span_min FROM rollup_question_shape
+            SELECT question_id, claims, core, cited_scenes, span_min FROM {shape}
             WHERE question_id IN (SELECT question_id FROM picked) {films}),
         claims AS (SELECT question_id, claims, core FROM shape),
         ev AS (SELECT question_id, cited_scenes AS evidence_scenes, span_min FROM shape),
@@ -67,7 +51,7 @@ _SIZES_ROLLUP = """
 _LAST_LISTED_FILM = """
     SELECT min(film_id) FROM (
         SELECT film_id, sum(questions) OVER (ORDER BY film_id ROWS UNBOUNDED PRECEDING) AS upto
-        FROM rollup_film_counts WHERE questions > 0)
+        FROM {film_counts} WHERE questions > 0)
     WHERE upto >= ?
 """
 
@@ -92,19 +76,17 @@ def questions_list(
     Columns: question_id, film_id, title, qtype, center, status, source, text, claims, core,
     evidence_scenes, span_min (evidence span in minutes, as the paper's "over N min").
     """
-    fresh = rollups.rollups_fresh(store)
     unfiltered = not (film_id or qtypes or centers or statuses or sources or checks or run_id)
+    shape, film_counts = rollup_sources(store, "rollup_question_shape", "rollup_film_counts")
     with store.session() as cursor:
         last_film = None
-        if fresh and unfiltered:
-            last_film = cursor.execute(_LAST_LISTED_FILM, [limit]).fetchall()[0][0]
+        if unfiltered:
+            last_film = cursor.execute(
+                _LAST_LISTED_FILM.format(film_counts=film_counts), [limit]
+            ).fetchall()[0][0]
         # the questions (and their rollup rows) of the films up to the last listed one, if known
         bounded = last_film is not None
-        sizes = (
-            _SIZES_ROLLUP.format(films="AND film_id <= $last_film" if bounded else "")
-            if fresh
-            else _SIZES_LIVE
-        )
+        sizes = _SIZES.format(shape=shape, films="AND film_id <= $last_film" if bounded else "")
         return cursor.execute(
             _LIST_SQL.format(sizes=sizes, films="AND q.film_id <= $last_film" if bounded else ""),
             {
@@ -167,8 +149,8 @@ def question_detail(store: Store, question_id: str) -> dict | None:
 def rubric(store: Store, question_id: str) -> pd.DataFrame:
     """The rubric claims of a question in printed order (ord, role, text, evidence scenes)."""
     return store.df(
-        "SELECT claim_id, ord, role, text, array_to_string(evidence_scenes, ', ') AS "
-        "evidence_scenes"
+        "SELECT claim_id, ord, role, text,"
+        " array_to_string(evidence_scenes, ', ') AS evidence_scenes"
         " FROM rubric_claims WHERE question_id = ? ORDER BY ord",
         [question_id],
     )
@@ -178,10 +160,9 @@ def evidence_map(store: Store, question_id: str) -> pd.DataFrame:
     """Evidence points of a question: time, location, scene, claim numbers, anchor flag."""
     return store.df(
         """
-        SELECT e.ord, e.time_s, s.end_s AS scene_end_s, coalesce(e.location, s.location, s.heading)
-            AS location,
-               e.scene_index, coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false)
-                   AS is_anchor
+        SELECT e.ord, e.time_s, s.end_s AS scene_end_s,
+               coalesce(e.location, s.location, s.heading) AS location, e.scene_index,
+               coalesce(e.claim_ords, []) AS claim_ords, coalesce(e.is_anchor, false) AS is_anchor
         FROM question_evidence e JOIN questions q USING (question_id)
         LEFT JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
         WHERE e.question_id = ? ORDER BY e.time_s NULLS LAST, e.ord

@@ -7,6 +7,8 @@ rather than everything stored.
 - `incremental`: recompute only the rows one run could have changed.
 - `catalogue`: per-set and per-film counts of the largest tables, counted once per write.
 - `questions`: one row per question of what the Distributions and Questions pages draw.
+- `source`: what a reader reads a rollup FROM: the table while fresh, its one SELECT live
+  otherwise (every reader goes through it, so a page never holds a second copy of the SQL).
 
 Public names: `refresh_if_stale`, `rollups_fresh`, `store_signature`; the rest by module.
 """

@@ -6,9 +6,9 @@ at ten times the paper), answer (2M) or verdict (8M), so those pages grew with t
 (issue 30, benchmarks/bench_store.py). These tables hold the counts: tens to hundreds of rows.
 
 They are recomputed whole (three GROUP BYs: about a second at 10x) whenever the rollups are
-refreshed, and when a finished run wrote MCQs, answers or verdicts. Readers use them only
-while `rollups.rollups_fresh` holds, exactly like the other rollups, and otherwise run the
-same counts live, so a page shows the same numbers either way.
+refreshed, and when a finished run wrote MCQs, answers or verdicts. Readers read them through
+`data_access.rollups.source`, which runs the same SELECTs live while the rollups are stale, so a
+page shows the same numbers either way.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ _FILM_COUNTS = """
            t.film_id IS NOT NULL AS has_tree
     FROM f LEFT JOIN q USING (film_id) LEFT JOIN b USING (film_id) LEFT JOIN t USING (film_id)
 """
+FILM_COUNTS_LIVE_SQL = _FILM_COUNTS.format(films="TRUE")
 _RUN_FILMS = " UNION ".join(
     f"SELECT film_id FROM {table} WHERE run_id = $run" for table in sorted(FILM_INPUTS)
 )

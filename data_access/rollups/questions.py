@@ -12,8 +12,9 @@ question, so a page reads it instead.
 Refreshed whole with the other rollups, and by a finished run for the questions it can change:
 the questions, rubric claims and evidence it wrote, and every question of a film whose scenes
 (the span's scene ends: `current_scenes` picks each film's latest finished scene run) or film
-row (the runtime of the anchor fifth) it wrote. Readers use it only while
-`rollups.rollups_fresh` holds, like every rollup, and otherwise run `SHAPE_SQL` live.
+row (the runtime of the anchor fifth) it wrote. Readers read it through
+`data_access.rollups.source`, which gives `SHAPE_SQL` (and `COUNTS_LIVE_SQL`) live while the
+rollups are stale.
 """
 
 from __future__ import annotations
@@ -52,18 +53,33 @@ _COUNTS_SQL = """
     SELECT film_id, measure, value, count(*) AS n FROM (
         UNPIVOT (SELECT film_id, qtype, claims::VARCHAR AS claims,
                         cited_scenes::VARCHAR AS cited_scenes, anchor_fifth::VARCHAR AS anchor_fifth
-                 FROM rollup_question_shape WHERE {films})
+                 FROM {shape} WHERE {films})
         ON qtype, claims, cited_scenes, anchor_fifth INTO NAME measure VALUE value)
     GROUP BY ALL
     UNION ALL
-    SELECT film_id, 'centers', count(DISTINCT center)::VARCHAR, 1 FROM rollup_question_shape
+    SELECT film_id, 'centers', count(DISTINCT center)::VARCHAR, 1 FROM {shape}
     WHERE {films} GROUP BY film_id
 """
+# the all-films rows (film_id NULL): the sums of the per-film rows in {per_film}
 _ALL_FILMS_SQL = """
-    INSERT INTO rollup_question_counts
-    SELECT NULL, measure, value, sum(n) FROM rollup_question_counts WHERE film_id IS NOT NULL
-    GROUP BY measure, value
+    SELECT NULL AS film_id, measure, value, sum(n)::BIGINT AS n FROM {per_film}
+    WHERE film_id IS NOT NULL GROUP BY measure, value
 """
+
+
+def counts_sql(shapes: str) -> str:
+    """The rows of rollup_question_counts (per film, and for all films) counted from the
+    question shapes in `shapes` (a table or subquery with the columns of SHAPE_SQL)."""
+    return f"""
+    WITH per_film AS ({_COUNTS_SQL.format(shape=shapes, films="TRUE")})
+    SELECT film_id, measure, value, n FROM per_film
+    UNION ALL {_ALL_FILMS_SQL.format(per_film="per_film")}
+    """
+
+
+# Every row of rollup_question_counts computed live from the questions (the readers' source while
+# the rollups are stale: data_access.rollups.source).
+COUNTS_LIVE_SQL = counts_sql(f"({SHAPE_SQL.format(questions='TRUE')})")
 
 # the rollup inputs (rollups._INPUT_TABLES) whose rows change a question's shape
 SHAPE_INPUTS = {"questions", "rubric_claims", "question_evidence", "scenes", "films"}
@@ -92,9 +108,11 @@ def refresh_question_shape(cursor: duckdb.DuckDBPyConnection) -> None:
 
 def _count_films(cursor: duckdb.DuckDBPyConnection, films: str) -> None:
     """Recount the films matching `films` (their rows deleted) and the all-films rows."""
-    cursor.execute(f"INSERT INTO rollup_question_counts {_COUNTS_SQL.format(films=films)}")
+    counts = _COUNTS_SQL.format(shape="rollup_question_shape", films=films)
+    cursor.execute(f"INSERT INTO rollup_question_counts {counts}")
     cursor.execute("DELETE FROM rollup_question_counts WHERE film_id IS NULL")
-    cursor.execute(_ALL_FILMS_SQL)
+    all_films = _ALL_FILMS_SQL.format(per_film="rollup_question_counts")
+    cursor.execute(f"INSERT INTO rollup_question_counts {all_films}")
 
 
 def refresh_question_shape_for_run(

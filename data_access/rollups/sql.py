@@ -5,9 +5,11 @@ recomputed by. Both the full refresh (rollups) and the incremental update
 
 from __future__ import annotations
 
-# Per (judge, answer): the rows of views_verdicts.answer_counts (the inputs of LF-VideoQA Eq. 1
-# with the answer's question, setting, type and film) for every judge, so the page's slice is a
-# filter on one table instead of resolving the current verdicts.
+# Per (judge, answer): the inputs of LF-VideoQA Eq. 1 (§3.3: |K|, |C|, |A ∩ C|, |A|, |X| and how
+# many claims were judged) with the answer's question, setting, type and film, from the current
+# verdicts. The one definition the Verdicts page, `storyscope metrics` and the `metrics` export
+# read (through data_access.rollups.source), so they agree by construction. Gold self-checks
+# (answers `gold:<question>`, no row in `answers`) are left out by the join.
 _ANSWER_VERDICTS = """
     WITH rubric AS (
         SELECT question_id, count(*) AS n_claims, count(*) FILTER (role = 'core') AS n_core
@@ -22,13 +24,13 @@ _ANSWER_VERDICTS = """
         WHERE {answers}
         GROUP BY v.judge_id, v.answer_id
     )
-    SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id, coalesce(s.label, a.setting_id) AS
-        setting_label,
-           q.qtype, q.film_id, r.n_claims, r.n_core, j.n_judged, j.n_asserted, j.n_contradicted,
-               j.n_core_asserted
-    FROM judged j JOIN answers a USING (answer_id) JOIN questions q ON q.question_id = a.question_id
-    JOIN rubric r ON r.question_id = a.question_id LEFT JOIN settings s ON s.setting_id =
-        a.setting_id
+    SELECT j.judge_id, a.answer_id, a.question_id, a.setting_id,
+           coalesce(s.label, a.setting_id) AS setting_label, q.qtype, q.film_id, r.n_claims,
+           r.n_core, j.n_judged, j.n_asserted, j.n_contradicted, j.n_core_asserted
+    FROM judged j JOIN answers a USING (answer_id)
+    JOIN questions q ON q.question_id = a.question_id
+    JOIN rubric r ON r.question_id = a.question_id
+    LEFT JOIN settings s ON s.setting_id = a.setting_id
 """
 
 # Current verdicts with the film of their answer (NULL when the answer is not a stored model
@@ -44,8 +46,8 @@ _CONFUSIONS_BY_FILM = f"""
     WITH {_FILM_VERDICTS}
     SELECT a.film_id, a.judge_id AS judge_a, b.judge_id AS judge_b, a.verdict AS verdict_a,
            b.verdict AS verdict_b, count(*) AS n
-    FROM v a JOIN v b ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id <
-        b.judge_id
+    FROM v a JOIN v b
+      ON a.answer_id = b.answer_id AND a.claim_id = b.claim_id AND a.judge_id < b.judge_id
     GROUP BY ALL
 """
 
@@ -59,8 +61,8 @@ _PATTERNS_BY_FILM = f"""
                count(*) FILTER (verdict NOT IN ('asserted', 'contradicted', 'omitted')) AS other
         FROM v GROUP BY answer_id, claim_id
     )
-    SELECT film_id, asserted, contradicted, omitted, other, count(*) AS items FROM units GROUP BY
-        ALL
+    SELECT film_id, asserted, contradicted, omitted, other, count(*) AS items
+    FROM units GROUP BY ALL
 """
 
 # Per method (its latest finished prediction run, as views_distributions), MCQ set, source,
@@ -72,8 +74,8 @@ _MCQ_ACCURACY = """
         WHERE r.status = 'finished' AND {methods} GROUP BY p.method
     )
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
-           count(*) AS n, count(p.correct) AS n_scored, coalesce(sum(p.correct::INT), 0) AS
-               n_correct
+           count(*) AS n, count(p.correct) AS n_scored,
+           coalesce(sum(p.correct::INT), 0) AS n_correct
     FROM {predictions} JOIN mcq_questions q USING (mcq_id)
     LEFT JOIN current_mcq_difficulty d USING (mcq_id)
     GROUP BY ALL
@@ -94,6 +96,8 @@ ROLLUP_TABLES = tuple(_TABLES)
 # them; resolving `current_claim_verdicts` is most of each one's cost).
 CURRENT_VERDICTS = "_rollup_current_verdicts"
 EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts": CURRENT_VERDICTS}
+# the same rows computed live by a reader while the rollups are stale (data_access.rollups.source)
+LIVE = {**EVERYTHING, "verdicts": "current_claim_verdicts"}
 
 
 # The predictions the MCQ rollup counts: each method's latest finished run. A scope may replace

@@ -64,8 +64,9 @@ def explanation(
     found = explain_lexical(rationale, answer, claim)
     if found["sentence"] is None:
         return found["cue"]
-    score = "" if found["score"] is None else f"similarity {found['score']:.2f}; "
-    return f"matched “{found['sentence']}” ({score}{found['cue']})"
+    score = "" if found["score"] is None else f" (similarity {found['score']:.2f})"
+    # the cue first: it is what decided asserted against contradicted
+    return f"{found['cue']}; matched “{found['sentence']}”{score}"
 
 
 # The Verdicts page's filters over the side-by-side table (issue 28)

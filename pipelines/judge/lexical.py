@@ -12,8 +12,8 @@ docs/JUDGE.md defines each measure precisely:
 
 The claim matcher labels each claim: a claim whose best-matching answer sentence (MiniLM cosine)
 reaches `assert_threshold` is asserted, unless that sentence and the claim differ in negation
-polarity, then contradicted; everything else is omitted. A declining answer omits every claim
-(App. F.2).
+polarity, then contradicted; everything else is omitted. A hedged sentence (a hedge cue) states
+nothing unless the claim is hedged too. A declining answer omits every claim (App. F.2).
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ from functools import lru_cache
 
 import numpy as np
 
-LEXICAL_VERSION = "lexical-v1"
+# v2: a hedged sentence states nothing (asserts and contradicts no claim) unless the claim is
+# hedged too, the rule the LLM judge's prompt gives (docs/JUDGE.md)
+LEXICAL_VERSION = "lexical-v2"
 HEDGE_CUES = (
     "may",
     "might",
@@ -208,9 +210,19 @@ class LexicalMatcher:
 
     def _label(self, claim: str, sentences: list[str], similarities: np.ndarray) -> tuple[str, str]:
         # Among the sentences that state the claim's content, the closest one decides: same
-        # negation polarity -> asserted, opposite -> contradicted.
-        stated = [i for i in np.argsort(-similarities) if similarities[i] >= self.assert_threshold]
+        # negation polarity -> asserted, opposite -> contradicted. A hedged sentence ("may not
+        # be who she says") commits to nothing, so it neither asserts nor contradicts a claim
+        # that is not itself hedged: its "not" was read as a contradiction (the rule the LLM
+        # judge's prompt states: hedged statements omit a claim unless the claim is hedged).
+        similar = [i for i in np.argsort(-similarities) if similarities[i] >= self.assert_threshold]
+        claim_hedged = _has_cue(claim, HEDGE_CUES)
+        stated = [i for i in similar if claim_hedged or not _has_cue(sentences[i], HEDGE_CUES)]
         if not stated:
+            if similar:
+                return "omitted", (
+                    f"only hedged sentences state it (similarity {similarities[similar[0]]:.2f}"
+                    f" in sentence {similar[0] + 1})"
+                )
             score = float(similarities.max())
             return "omitted", f"best sentence similarity {score:.2f} < {self.assert_threshold}"
         polarity = negation_polarity(claim)

@@ -135,13 +135,17 @@ def _setting_id(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: 
     return versioned
 
 
-def _insert_setting(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, source: str):
+def _insert_setting(
+    cursor: duckdb.DuckDBPyConnection, report: ResultsReport, source: str, typed: str | None
+):
+    """The new setting's row, labelled with the name the user typed (what they will look for
+    on every page), else "<model> via <harness> (<task>)"."""
     if cursor.execute(
         "SELECT 1 FROM settings WHERE setting_id = ?", [report.setting_id]
     ).fetchall():
         return
-    label = f"{report.model or 'unknown model'} via {report.harness}"
-    if report.task:
+    label = typed or f"{report.model or 'unknown model'} via {report.harness}"
+    if report.task and not typed:
         label += f" ({report.task})"
     select = (
         "SELECT ? AS setting_id, ? AS source, ? AS answerer, NULL::VARCHAR AS captioner,"
@@ -230,7 +234,7 @@ def write_results(
         )
         try:
             with told, target.transaction() as cursor, one_catalog_read():
-                _import(cursor, opened, report, name, source)
+                _import(cursor, opened, report, name, source, typed=setting)
         except _DryRun:
             pass
     return report
@@ -242,6 +246,7 @@ def _import(
     report: ResultsReport,
     name: str,
     source: str,
+    typed: str | None = None,
 ) -> None:
     """The import inside its transaction: a no-op when done before, else stage, link, check
     and (unless a dry run) write. A dry run ends with `_DryRun`, which rolls it back."""
@@ -260,7 +265,7 @@ def _import(
             _refuse(report, refusal)
     if report.dry_run:
         raise _DryRun
-    _write(cursor, report, name, source)
+    _write(cursor, report, name, source, typed=typed)
 
 
 def _refuse(report: ResultsReport, refusal: ImportFailure) -> None:
@@ -284,10 +289,16 @@ def _stage_and_link(
     link_samples(cursor, report.kind, report)
 
 
-def _write(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: str, source: str):
+def _write(
+    cursor: duckdb.DuckDBPyConnection,
+    report: ResultsReport,
+    name: str,
+    source: str,
+    typed: str | None = None,
+):
     report.run_id = insert_run(cursor, _run_spec(report, source))
     if report.kind == "answers":
-        _insert_setting(cursor, report, source)
+        _insert_setting(cursor, report, source, typed)
     written = _insert_rows(cursor, report)
     record_import(cursor, report, name)
     drop_linked(cursor)
