@@ -6,7 +6,9 @@ what each setting gives a model for one question of the longest screenplay film.
    process (its CPU is not the client's) with `--latency` injected, then the same answers are
    judged (`pipelines.judge`, openai backend) against a server replying valid judge labels.
    Reported: the client's CPU per call (`time.process_time`: building the inputs, the gateway,
-   the store writes) for each, and their ratio, measured as issue 30 measured the judge's.
+   the store writes) for each, and their ratio, measured as issue 30 measured the judge's. Each
+   answer run is judged in a run of its own, so both sides pay the same per-run costs (opening
+   the store, starting the gateway) over the same number of calls.
 2. With `--data-dir` (../shared/data): Chinatown (the longest screenplay of the real-data demo
    store) is ingested into a temporary store and one question's input is built in every text
    setting at a 32k and a 128k window: estimated tokens, units kept, and the CPU time to build.
@@ -79,17 +81,21 @@ def driver_cpu(rounds: int, latency: float) -> dict:
                 answer_cpu += time.process_time() - started
                 answers += summary["answered"]
                 settings.append(summary["setting_id"])
-        started = time.process_time()
-        judged = run_judge(
-            store, JudgeOptions(backend="openai", where={"settings": settings}, llm=_llm(server))
-        )
-        judge_cpu = time.process_time() - started
+        judge_cpu, judged = 0.0, 0
+        for setting_id in settings:  # one judge run per answer run: runs of the same size
+            started = time.process_time()
+            summary = run_judge(
+                store,
+                JudgeOptions(backend="openai", where={"settings": [setting_id]}, llm=_llm(server)),
+            )
+            judge_cpu += time.process_time() - started
+            judged += summary["done"]
     per_answer = answer_cpu / max(answers, 1) * 1000
-    per_judge = judge_cpu / max(judged["done"], 1) * 1000
+    per_judge = judge_cpu / max(judged, 1) * 1000
     return {
         "answer_calls": answers,
         "answer_cpu_ms_per_call": round(per_answer, 2),
-        "judge_calls": judged["done"],
+        "judge_calls": judged,
         "judge_cpu_ms_per_call": round(per_judge, 2),
         "answer_over_judge": round(per_answer / per_judge, 2) if per_judge else None,
     }

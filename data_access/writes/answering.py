@@ -76,10 +76,18 @@ def write_answers(
             )
         finally:
             cursor.unregister("_new_answers")
-    for row in inputs:
-        values = dict(row, covered=json.dumps(row.get("covered") or []))
-        cursor.execute(
-            f"INSERT OR REPLACE INTO answer_inputs ({', '.join(INPUT_COLUMNS)})"
-            f" VALUES ({', '.join('?' * len(INPUT_COLUMNS))})",
-            [values.get(column) for column in INPUT_COLUMNS],
+    if inputs:
+        frame = pd.DataFrame(
+            [dict(row, covered=json.dumps(row.get("covered") or [])) for row in inputs],
+            columns=list(INPUT_COLUMNS),
         )
+        frame["frame_times"] = frame["frame_times"].astype(object)
+        cursor.register("_new_inputs", frame)
+        try:
+            columns = ", ".join(INPUT_COLUMNS)
+            cursor.execute(
+                f"INSERT OR REPLACE INTO answer_inputs ({columns})"
+                f" SELECT {columns} FROM _new_inputs"
+            )
+        finally:
+            cursor.unregister("_new_inputs")
