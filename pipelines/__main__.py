@@ -1,3 +1,4 @@
-from pipelines.cli import main
+# the CLI's Ctrl-C handling is armed before the heavy imports (pipelines/cli_signals.py)
+from pipelines.cli_signals import run_cli
 
-main()
+run_cli()

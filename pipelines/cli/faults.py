@@ -105,6 +105,7 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
     from data_access.store import StoreBusy
     from data_access.store.health import StoreProblem
     from data_access.store.interrupts import WorkInterrupted, is_interrupt
+    from data_access.store.migrations import UpgradeInterrupted
     from pipelines.numeric_settings import SettingOutOfRange
 
     if isinstance(exc, ImportFailure):
@@ -117,7 +118,7 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
         )
     if isinstance(exc, (StoreProblem, SettingOutOfRange)):
         return FaultMessage(str(exc), BAD_INPUT)
-    if isinstance(exc, WorkInterrupted):
+    if isinstance(exc, WorkInterrupted | UpgradeInterrupted):
         return FaultMessage(str(exc), INTERRUPTED)
     if is_interrupt(exc):
         return FaultMessage(
@@ -169,9 +170,11 @@ class FaultMappingGroup(TyperGroup):
         check_numeric_options(self)
 
     def invoke(self, ctx):
+        from pipelines import cli_signals
         from pipelines.numeric_settings import check_environment
 
         try:
+            cli_signals.working()  # a Ctrl-C is a KeyboardInterrupt only inside the command
             check_environment(os.environ)
             return super().invoke(ctx)
         except _BAD_PARAMETER as exc:
@@ -180,3 +183,5 @@ class FaultMappingGroup(TyperGroup):
             raise
         except (Exception, KeyboardInterrupt) as exc:  # the CLI's single fault root
             report_fault(exc)
+        finally:
+            cli_signals.finishing()
