@@ -136,6 +136,22 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
     return None
 
 
+def failed_job_fault(job_id: str, error: str | None) -> FaultMessage:
+    """The line and exit code for a job that ended `failed` with the recorded `error`.
+
+    A job records why it failed as text (its row outlives the process), so the fault is read
+    back from that text: a disk that filled mid-run exits 4 as one full from the start does.
+    """
+    text = error or "no reason recorded"
+    if any(words in text.lower() for words in _DISK_FULL_WORDS):
+        return FaultMessage(
+            f"job {job_id} failed: the disk is full ({text}): free some space, then"
+            f" `storyscope jobs resume {job_id}` (what it wrote before stays)",
+            IO_FAULT,
+        )
+    return FaultMessage(f"job {job_id} failed: {text}", BAD_INPUT)
+
+
 def report_fault(exc: BaseException) -> None:
     """Turn an expected fault into one line and an exit; re-raise anything else."""
     message = describe_fault(exc)
