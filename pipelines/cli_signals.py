@@ -18,9 +18,9 @@ A command's life has three phases, each with its own answer to SIGINT:
 Before Python itself has started (its first tens of milliseconds: `site`) and the CLI armed,
 the interpreter's own handling applies; that is out of this module's reach.
 
-Only the CLI's own process arms this (`run_cli`, `pipelines.cli.main`): a test, the app or a
-library importing `pipelines.cli` keeps its own SIGINT handling. This module imports nothing
-heavy, so it can be armed before the heavy imports start.
+Only the CLI's own process arms this (`pipelines.cli_entry.run_cli`, `pipelines.cli.main`): a
+test, the app or a library importing `pipelines.cli` keeps its own SIGINT handling. This module
+imports nothing heavy, so it can be armed before the heavy imports start.
 """
 
 from __future__ import annotations
@@ -90,11 +90,3 @@ def finishing() -> None:
     """The command's work is over: Ctrl-C ends the process at once (if armed)."""
     if _armed:
         signal.signal(signal.SIGINT, _exit_at_once(FINISHING))
-
-
-def run_cli() -> None:
-    """The `storyscope` console script: arm, then import and run the CLI."""
-    starting()
-    from pipelines.cli import main
-
-    main()

@@ -105,7 +105,8 @@ def test_ctrl_c_during_a_store_upgrade_says_where_the_store_was_left(tmp_path, c
 
 
 # -- finishing: the work is done, the process is shutting down -------------------------------------
-# armed first, as the console script does (`run_cli`); then a library's slow `atexit` callback
+# armed first, as the console script does (`pipelines.cli_entry.run_cli`); then a library's
+# slow `atexit` callback
 _FINISHING_SCRIPT = """
     import atexit, sys, time
     from pipelines import cli_signals

@@ -17,7 +17,7 @@ def load_commands() -> None:
 
 
 def main() -> None:
-    """The CLI in this process (`pipelines.cli_signals.run_cli` is the console script)."""
+    """The CLI in this process (`pipelines.cli_entry.run_cli` is the console script)."""
     from pipelines import cli_signals
 
     cli_signals.starting()  # Ctrl-C from here on is one line and exit 130, never a traceback

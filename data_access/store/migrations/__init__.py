@@ -161,7 +161,7 @@ def _apply_one(connection: duckdb.DuckDBPyConnection, step: Migration) -> None:
 
 
 def _is_interrupt(exc: BaseException) -> bool:
-    from data_access.store.interrupts import is_interrupt  # (it imports the store package)
+    from data_access.store.interrupt_kinds import is_interrupt
 
     return is_interrupt(exc)
 
