@@ -7,6 +7,7 @@ from data_access.formats.question_types import ALL_TYPES
 from data_access.queries import questions as views_questions
 from data_access.queries import verdicts as views_verdicts
 from pages import compare_panel, review_panel
+from pages.answer_panel import answer_slice_panel, given_input_panel
 from pages.common import chart, derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_multiselect, url_radio, url_selectbox
@@ -241,6 +242,7 @@ if section == "Claims × settings":
             answers = answers[answers["setting_id"].isin(chosen_settings)]
         _why_table(question_id, answers)
         _answers_side_by_side(answers, grid)
+        given_input_panel(answers)
         download_buttons(grid, f"grid_{question_id}", key="grid")
         review_panel.grid_labels(question_id, grid)
         review_panel.answer_tags(question_id, answers)
@@ -309,4 +311,5 @@ else:
         st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
         download_buttons(flipped, f"diff_{run_a}_{run_b}", key="diff")
 
+answer_slice_panel(film_id, tuple(qtypes))
 rerun_judge_panel(film_id, tuple(qtypes), tuple(chosen_settings))

@@ -52,6 +52,7 @@ from pipelines.llm.redact import redact
 JOB_KINDS: dict[str, str] = {
     "judge": "pipelines.judge.job:run_judge_job",
     "generate": "pipelines.qgen.job:run_generate_job",
+    "answer": "pipelines.answer.job:run_answer_job",
 }
 _threads: dict[str, threading.Thread] = {}
 # Held while a resume reads, claims and registers a job (`resume_job`).

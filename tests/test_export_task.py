@@ -57,7 +57,10 @@ def test_inspect_open_ended_samples_keep_ids_gold_and_rubric(fixture_store, tmp_
     manifest = json.loads((out / "storyscope_task.json").read_text())
     assert manifest["kind"] == "open-ended" and manifest["n_samples"] == 3
     assert manifest["where"] == {"film_id": [FILM]}
-    assert "@task\ndef storyscope_lfvqa() -> Task:" in (out / "task.py").read_text()
+    assert (
+        "@task\ndef storyscope_lfvqa(judge_model: str | None = None, judge_max_tokens: int = 1024)"
+        " -> Task:" in (out / "task.py").read_text()
+    )
 
 
 def test_an_edited_question_goes_out_as_its_latest_revision(fixture_store, tmp_path):

@@ -39,6 +39,22 @@ def export_task_command(
             " itself, never written through)."
         ),
     ] = False,
+    setting: Annotated[
+        str | None,
+        typer.Option(
+            help="LF-VideoQA setting whose input each sample carries (question-only, screenplay,"
+            " subtitles, captions, captions+subtitles, video, video+subtitles; docs/SETTINGS.md);"
+            " default: the film's title only."
+        ),
+    ] = None,
+    context_tokens: Annotated[
+        int, typer.Option(min=256, help="The answering model's context window (the budget).")
+    ] = 32768,
+    answer_tokens: Annotated[int, typer.Option(min=16, help="Tokens kept for the reply.")] = 512,
+    fps: Annotated[float, typer.Option(min=0.001, max=30.0, help="Video settings' fps.")] = 0.2,
+    captioner: Annotated[
+        str | None, typer.Option(help="Whose captions the caption settings read.")
+    ] = None,
     as_json: JsonOption = False,
     store: StoreOption = None,
 ) -> None:
@@ -56,6 +72,13 @@ def export_task_command(
     if questions not in FILTERS:
         raise fail(f"--questions {questions!r}: use lfvqa or mcq")
     filters = parse_where(where, FILTERS[questions])
+    options = None
+    if setting is not None:
+        from pipelines.settings import SettingOptions
+
+        options = SettingOptions(
+            context_tokens=context_tokens, answer_tokens=answer_tokens, fps=fps, captioner=captioner
+        )
     try:
         report = export_task(
             open_store(store),
@@ -66,6 +89,8 @@ def export_task_command(
             limit=limit,
             task=task,
             force=force,
+            setting=setting,
+            setting_options=options,
         )
     except (ExportTaskError, OutputRefused) as exc:
         raise fail(str(exc)) from None

@@ -29,7 +29,9 @@ from pipelines.export_task.samples import (
     open_ended_samples,
 )
 from pipelines.export_task.writers import (
+    JUDGE_NAME,
     MANIFEST_NAME,
+    copy_frames,
     inspect_task_source,
     write_inspect,
     write_lmms_eval,
@@ -73,15 +75,41 @@ class ExportTaskReport:
         )
 
 
-def _samples(store: Store, questions: str, where: dict, limit: int | None) -> list[TaskSample]:
+def _samples(
+    store: Store, questions: str, where: dict, limit: int | None, setting: str | None, options
+) -> list[TaskSample]:
     if questions == "mcq":
         return mcq_samples(task_questions.mcq_questions(store, where, limit))
-    return open_ended_samples(task_questions.open_ended_questions(store, where, limit))
+    rows = task_questions.open_ended_questions(store, where, limit)
+    return open_ended_samples(rows, _setting_inputs(store, rows, setting, options))
+
+
+def _setting_inputs(store: Store, rows, setting: str | None, options) -> dict | None:
+    """Each question's input in the setting (the one `storyscope answer` sends), or None."""
+    if setting is None:
+        return None
+    from pipelines.settings import InputBuilder, SettingUnavailable, get_setting
+
+    builder = InputBuilder(store, get_setting(setting), options)
+    given, missing = {}, []
+    for question in rows.to_dict("records"):
+        try:
+            given[question["question_id"]] = builder.build(question)
+        except SettingUnavailable as exc:
+            missing.append(f"{question['question_id']}: {exc}")
+    if missing:
+        more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
+        raise ExportTaskError(
+            f"setting {setting!r} cannot be built for {len(missing)} question(s): "
+            + "; ".join(missing[:3])
+            + more
+        )
+    return given
 
 
 def _file_names(harness: str, task: str) -> list[str]:
     if harness == "inspect":
-        return ["task.py", "dataset.jsonl", MANIFEST_NAME]
+        return ["task.py", "dataset.jsonl", JUDGE_NAME, MANIFEST_NAME]
     return [f"{task}.yaml", f"{task}.jsonl", "utils.py", MANIFEST_NAME]
 
 
@@ -160,6 +188,8 @@ def export_task(
     limit: int | None = None,
     task: str | None = None,
     force: bool = False,
+    setting: str | None = None,
+    setting_options=None,
 ) -> ExportTaskReport:
     """Write the questions matching `where` as a task of `harness` into the folder `out`.
 
@@ -175,6 +205,10 @@ def export_task(
         force: replace the task's files if they exist. A file that is a symlink or a hard link
             is replaced as a link (a new file takes its name); what it points to, or shares
             its content with, is never written (`ExportTaskReport.replaced_links` says so).
+        setting: an LF-VideoQA setting (`pipelines.settings.setting_names()`): each sample's
+            input is what `storyscope answer` gives a model in it (the film's screenplay,
+            subtitles, captions or frames within the budget); None: the film's title only.
+        setting_options: the setting's `SettingOptions` (context window, fps, ...).
 
     Raises:
         ExportTaskError: unknown harness or question set, a bad task name (`check_task_name`),
@@ -187,18 +221,29 @@ def export_task(
         raise ExportTaskError(
             f"unknown question set {questions!r}; use one of {', '.join(QUESTION_SETS)}"
         )
+    if setting is not None and questions != "lfvqa":
+        raise ExportTaskError("--setting applies to LF-VideoQA questions (--questions lfvqa)")
+    if setting is not None:
+        from pipelines.settings import SettingOptions, setting_names
+
+        if setting not in setting_names():
+            raise ExportTaskError(
+                f"unknown setting {setting!r}; use one of {', '.join(setting_names())}"
+            )
+        setting_options = setting_options or SettingOptions()
     task = task or DEFAULT_TASK_NAMES[questions]
     check_task_name(task, harness)
     names = _file_names(harness, task)
     folder = safe_output_folder(out, names, store=store.path, force=force)
-    samples = _samples(store, questions, where or {}, limit)
+    samples = _samples(store, questions, where or {}, limit, setting, setting_options)
     if not samples:
         raise ExportTaskError(f"no {questions} question matches the filter {where or {}}")
     folder.mkdir(parents=True, exist_ok=True)
     replaced_links = links_in_the_way(folder, names)
     kind = QUESTION_SETS[questions]
+    samples = copy_frames(folder, samples)
     if harness == "inspect":
-        files = write_inspect(folder, task, samples)
+        files = write_inspect(folder, task, samples, claim_judge=kind == "open-ended")
     else:
         files = write_lmms_eval(folder, task, samples, kind)
     files["manifest"] = write_manifest(
@@ -213,6 +258,8 @@ def export_task(
             "dataset": files["dataset"].name,
             "id_field": "mcq_id" if kind == "mcq" else "question_id",
             "instruction": OPEN_ENDED_INSTRUCTION,
+            "setting": setting,
+            "setting_options": setting_options.public() if setting else None,
             "where": where or {},
             "limit": limit,
             "n_samples": len(samples),

@@ -13,13 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-# StoryScope's own answering instruction (the papers give the judge's and the generators'
-# prompts, not the answerers'): LF-VideoQA answers are graded claim by claim against a rubric
-# (§3.3), so the answer should state beliefs and their grounds rather than a single phrase.
-OPEN_ENDED_INSTRUCTION = (
-    "Answer the question about the film in a few sentences. Say what the character knows, "
-    "believes or feels at that point, and why: what they saw, were told or inferred."
-)
+from pipelines.settings import ANSWER_INSTRUCTION, GivenInput, content_parts, user_text
+
+# The answering instruction is the settings' own (one definition for StoryScope's answers and
+# the exported tasks).
+OPEN_ENDED_INSTRUCTION = ANSWER_INSTRUCTION
 
 
 @dataclass(frozen=True)
@@ -32,6 +30,9 @@ class TaskSample:
     choices: list[str] | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     video: str | None = None  # where the question's video is, as far as the store knows
+    # a video setting's input as parts in order (`pipelines.settings.content_parts`): text, and
+    # images whose `path` the writer makes relative to the task folder
+    parts: list[dict] | None = None
 
 
 def _plain(value: Any) -> Any:
@@ -47,9 +48,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def open_ended_samples(rows: pd.DataFrame) -> list[TaskSample]:
+def open_ended_samples(
+    rows: pd.DataFrame, given: dict[str, GivenInput] | None = None
+) -> list[TaskSample]:
     """LF-VideoQA questions: the input is the film and the question, the target the reference
-    answer (or, with none, the rubric's claims joined), the rubric rides in the metadata."""
+    answer (or, with none, the rubric's claims joined), the rubric rides in the metadata.
+
+    Args:
+        rows: questions (`task_questions.open_ended_questions`).
+        given: question id -> the input a setting built for it (`pipelines.settings`); the
+            sample's input is then exactly what `storyscope answer` sends in that setting (its
+            frames as image `parts`). Without it, the input names the film and asks the question.
+    """
     samples = []
     for row in rows.to_dict("records"):
         row = _plain(row)
@@ -57,23 +67,34 @@ def open_ended_samples(rows: pd.DataFrame) -> list[TaskSample]:
         title = row["title"] or row["film_id"]
         film = f"{title} ({row['year']})" if row.get("year") else title
         target = row["gold"] or " ".join(claim["text"] for claim in claims)
+        setting_input = (given or {}).get(row["question_id"])
+        metadata = {
+            "question_id": row["question_id"],
+            "film_id": row["film_id"],
+            "title": title,
+            "qtype": row["qtype"],
+            "center": row["center"],
+            "anchor_time_s": row["anchor_time_s"],
+            "question": row["text"],
+            "revision": row["revision"],
+            "claims": claims,
+        }
+        text, parts = f"Film: {film}\n\nQuestion: {row['text']}", None
+        if setting_input is not None:
+            text = user_text(setting_input)
+            parts = content_parts(setting_input) if setting_input.frames else None
+            metadata["setting"] = setting_input.setting
+            metadata["given"] = _plain(
+                {k: v for k, v in setting_input.record.items() if k != "build_ms"}
+            )
         samples.append(
             TaskSample(
                 id=row["question_id"],
-                input=f"Film: {film}\n\nQuestion: {row['text']}",
+                input=text,
                 target=target,
-                metadata={
-                    "question_id": row["question_id"],
-                    "film_id": row["film_id"],
-                    "title": title,
-                    "qtype": row["qtype"],
-                    "center": row["center"],
-                    "anchor_time_s": row["anchor_time_s"],
-                    "question": row["text"],
-                    "revision": row["revision"],
-                    "claims": claims,
-                },
+                metadata=metadata,
                 video=row["video_path"] or f"{row['film_id']}.mp4",
+                parts=parts,
             )
         )
     return samples

@@ -15,8 +15,10 @@ lmms_eval/tasks/videomme/videomme.yaml.
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import asdict
+import shutil
+from dataclasses import asdict, replace
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -25,6 +27,9 @@ from pipelines.export_task.samples import OPEN_ENDED_INSTRUCTION, TaskSample
 from pipelines.output_guard import replace_atomically
 
 MANIFEST_NAME = "storyscope_task.json"
+JUDGE_NAME = "storyscope_judge.json"
+FRAMES_DIR = "frames"
+
 # lmms-eval's usual multiple-choice instruction (e.g. lmms_eval/tasks/mvbench, longvideobench)
 MCQ_POST_PROMPT = "\nAnswer with the option's letter from the given choices directly."
 
@@ -54,8 +59,56 @@ def write_manifest(out: Path, manifest: dict) -> Path:
     return path
 
 
+def copy_frames(out: Path, samples: list[TaskSample]) -> list[TaskSample]:
+    """Copy the frames of video-setting samples into `out/frames/` and point their image parts
+    there (relative paths), so the task folder holds everything it needs. Each frame is written
+    to a temporary file and renamed into place: an existing link is replaced, never written
+    through."""
+    if not any(sample.parts for sample in samples):
+        return samples
+    folder = out / FRAMES_DIR
+    folder.mkdir(exist_ok=True)
+    copied: dict[str, str] = {}
+    result = []
+    for sample in samples:
+        if not sample.parts:
+            result.append(sample)
+            continue
+        parts = []
+        for part in sample.parts:
+            if part["type"] == "image":
+                source = str(part["path"])
+                if source not in copied:
+                    copied[source] = _copy_one(source, folder, len(copied))
+                part = {**part, "path": copied[source]}
+            parts.append(part)
+        result.append(replace(sample, parts=parts))
+    return result
+
+
+def _copy_one(source: str, folder: Path, number: int) -> str:
+    name = f"{number:06d}{Path(source).suffix or '.jpg'}"
+    temporary = folder / f".{name}.tmp"
+    shutil.copyfile(source, temporary)
+    os.replace(temporary, folder / name)
+    return f"{FRAMES_DIR}/{name}"
+
+
+def _inspect_input(sample: TaskSample):
+    """The sample's input: its text, or one user message of text and image parts in order."""
+    if not sample.parts:
+        return sample.input
+    content = [
+        {"type": "image", "image": part["path"]}
+        if part["type"] == "image"
+        else {"type": "text", "text": part["text"]}
+        for part in sample.parts
+    ]
+    return [{"role": "user", "content": content}]
+
+
 def _inspect_record(sample: TaskSample) -> dict:
-    record = {"id": sample.id, "input": sample.input, "target": sample.target}
+    record = {"id": sample.id, "input": _inspect_input(sample), "target": sample.target}
     if sample.choices is not None:
         record["choices"] = sample.choices
     record["metadata"] = {**sample.metadata, "video": sample.video}
@@ -67,22 +120,55 @@ def inspect_task_source(task: str) -> str:
     return Template(_template("inspect_task.py.txt")).substitute(task=task)
 
 
-def write_inspect(out: Path, task: str, samples: list[TaskSample]) -> dict[str, Path]:
-    """`dataset.jsonl` and `task.py`; returns the files by role."""
+def _judge_spec(version: str) -> dict:
+    """The claim judge's prompt for the exported scorer: StoryScope's judge prompt (LF-VideoQA
+    App. F.2 / Table 26) with its `{question}`, `{claims}` and `{answer}` slots."""
+    from pipelines.judge.prompt import message_templates, shows_roles
+
+    system, user = message_templates(version)
+    return {
+        "prompt_version": version,
+        "system": system,
+        "user": user,
+        "shows_roles": shows_roles(version),
+    }
+
+
+def write_inspect(
+    out: Path, task: str, samples: list[TaskSample], claim_judge: bool = False
+) -> dict[str, Path]:
+    """`dataset.jsonl`, `task.py` and, for open-ended questions, the claim judge's prompt
+    (`storyscope_judge.json`); returns the files by role."""
     dataset = out / "dataset.jsonl"
     _write_jsonl(dataset, (_inspect_record(sample) for sample in samples))
+    files = {"dataset": dataset}
+    if claim_judge:
+        from pipelines.judge.prompt import PROMPT_VERSION
+
+        files["judge"] = out / JUDGE_NAME
+        _write_text(
+            files["judge"],
+            json.dumps(_judge_spec(PROMPT_VERSION), indent=2, ensure_ascii=False) + "\n",
+        )
     task_file = out / "task.py"
     # the task's name is its function's name: inspect finds tasks by reading the file's source
     # for @task functions, so the name must be written there, not computed when it runs
     _write_text(task_file, inspect_task_source(task))
-    return {"dataset": dataset, "task": task_file}
+    files["task"] = task_file
+    return files
 
 
 def _lmms_doc(sample: TaskSample) -> dict:
-    """One lmms-eval document: the sample's fields flat, so `--log_samples` keeps every one."""
-    doc = {key: value for key, value in asdict(sample).items() if key != "metadata"}
+    """One lmms-eval document: the sample's fields flat, so `--log_samples` keeps every one; a
+    video setting's frames as `frames` (paths relative to the task folder, in order) and their
+    times as `frame_times`, for `utils.doc_to_visual`."""
+    doc = {key: value for key, value in asdict(sample).items() if key not in ("metadata", "parts")}
     if doc["choices"] is None:
         del doc["choices"]
+    if sample.parts:
+        images = [part for part in sample.parts if part["type"] == "image"]
+        doc["frames"] = [part["path"] for part in images]
+        doc["frame_times"] = [part["time_s"] for part in images]
     return {**sample.metadata, **doc}
 
 

@@ -70,10 +70,9 @@ def render_claims(claims: list[dict], show_roles: bool = True) -> str:
     return "\n".join(f"{c['ord']}. [{c['role']}] {c['text']}" for c in claims)
 
 
-def judge_messages(
-    question: str, claims: list[dict], answer: str, version: str = PROMPT_VERSION
-) -> list[dict]:
-    """Chat messages for one answer: instructions as system prompt, the inputs as user prompt.
+def message_templates(version: str = PROMPT_VERSION) -> tuple[str, str]:
+    """The judge's system prompt and its user prompt with `{question}`, `{claims}` and
+    `{answer}` slots (what `judge_messages` fills; the exported inspect scorer fills the same).
 
     As in App. J, the first paragraph and the rules form the system prompt and the
     "Input Information" block is the user prompt.
@@ -81,11 +80,26 @@ def judge_messages(
     text = template(version)
     head, rest = text.split("# Input Information", 1)
     inputs, rules = rest.split("# Labels", 1)
+    return head.strip() + "\n\n# Labels" + rules.rstrip(), inputs.strip()
+
+
+def shows_roles(version: str = PROMPT_VERSION) -> bool:
+    """Whether the version shows each claim's role (core / context) to the judge."""
+    return _SHOWS_ROLES[check_version(version)]
+
+
+def judge_messages(
+    question: str, claims: list[dict], answer: str, version: str = PROMPT_VERSION
+) -> list[dict]:
+    """Chat messages for one answer: instructions as system prompt, the inputs as user prompt."""
+    system, user = message_templates(version)
     claim_lines = render_claims(claims, show_roles=_SHOWS_ROLES[version])
-    user = inputs.strip().format(question=question, claims=claim_lines, answer=answer)
     return [
-        {"role": "system", "content": head.strip() + "\n\n# Labels" + rules.rstrip()},
-        {"role": "user", "content": user},
+        {"role": "system", "content": system},
+        {
+            "role": "user",
+            "content": user.format(question=question, claims=claim_lines, answer=answer),
+        },
     ]
 
 

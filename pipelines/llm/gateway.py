@@ -55,7 +55,14 @@ from pipelines.llm.config import LLMConfig
 from pipelines.llm.failures import failure_reason
 from pipelines.llm.recording import FlushClock, cache_entry, call_row
 from pipelines.llm.redact import redact
-from pipelines.llm.requests import LLMRequest, LLMResult, Usage, parse_reply
+from pipelines.llm.requests import (
+    TRUNCATED,
+    LLMRequest,
+    LLMResult,
+    Usage,
+    is_free_text,
+    parse_reply,
+)
 from pipelines.llm.shaping import RequestShaper
 
 BatchCallback = Callable[[duckdb.DuckDBPyConnection, list[LLMResult]], None]
@@ -254,6 +261,7 @@ class Gateway:
             cached=True,
             cache_key=key,
             mode=self.mode,
+            reason=response.get("reason"),
         )
 
     # -- calls -----------------------------------------------------------------------------
@@ -386,7 +394,10 @@ class Gateway:
         content, usage, finish = read_completion(response.text)
         self._count(result, usage)
         if finish == "length":
-            raise MalformedReply("truncated reply (finish_reason=length)", content)
+            if not is_free_text(request):
+                raise MalformedReply("truncated reply (finish_reason=length)", content)
+            # a free-text reply cut at max_tokens is still what the model said: kept, marked
+            result.reason = TRUNCATED
         try:
             result.parsed = parse_reply(request, content)
         except ValueError as exc:

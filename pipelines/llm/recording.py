@@ -6,23 +6,24 @@ from __future__ import annotations
 import time
 
 from data_access.writes import llm_log
-from pipelines.llm.requests import LLMRequest, LLMResult
+from pipelines.llm.requests import LLMRequest, LLMResult, without_inline_images
 from pipelines.llm.shaping import RequestShaper
 
 
 def cache_entry(
     shaper: RequestShaper, request: LLMRequest, result: LLMResult, mode: str
 ) -> llm_log.CacheEntry:
-    """The `llm_cache` row of a validated reply: the request as keyed, the reply text."""
+    """The `llm_cache` row of a validated reply: the request as keyed (inline images stored as
+    their hash: the key still covers their bytes), the reply text."""
     return llm_log.CacheEntry(
         result.cache_key,
         shaper.model,
         {
             "model": shaper.model,
-            "messages": shaper.messages(request, mode),
+            "messages": without_inline_images(shaper.messages(request, mode)),
             "params": shaper.key_params(request, mode),
         },
-        {"content": result.raw},
+        {"content": result.raw, **({"reason": result.reason} if result.reason else {})},
         result.usage.prompt_tokens,
         result.usage.completion_tokens,
     )

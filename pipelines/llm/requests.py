@@ -90,6 +90,15 @@ class LLMResult:
         return self.status == "ok"
 
 
+# The reason an ok free-text result carries when the reply was cut at max_tokens.
+TRUNCATED = "truncated at max_tokens"
+
+
+def is_free_text(request: LLMRequest) -> bool:
+    """A request whose reply is text as the model wrote it (no schema, no parse function)."""
+    return request.schema is None and request.parse is None
+
+
 def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) -> str:
     """sha256 over (model, messages, params), each part length-prefixed so no two different
     requests share a key; params are canonical JSON (sorted keys; a pre-encoded string is
@@ -108,6 +117,32 @@ def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) ->
         ]
     parts.append(params)
     return hashlib.sha256(b"".join(key_part(part) for part in parts)).hexdigest()
+
+
+def without_inline_images(messages: list[dict]) -> list[dict]:
+    """`messages` with every inline image (a `data:` URL of an image part) replaced by the
+    sha256 of its URL, so a cached request with video frames does not store the frames again;
+    messages without image parts are returned as they are."""
+    if all(isinstance(m.get("content"), str | None) for m in messages):
+        return messages
+    return [_compact_message(m) for m in messages]
+
+
+def _compact_message(message: dict) -> dict:
+    content = message.get("content")
+    if isinstance(content, str | None):
+        return message
+    return {**message, "content": [_compact_part(part) for part in content]}
+
+
+def _compact_part(part: Any) -> Any:
+    if not isinstance(part, dict) or part.get("type") != "image_url":
+        return part
+    url = str((part.get("image_url") or {}).get("url", ""))
+    if not url.startswith("data:"):
+        return part
+    digest = hashlib.sha256(url.encode()).hexdigest()
+    return {"type": "image_url", "image_url": {"url": f"inline-image:sha256:{digest}"}}
 
 
 def key_part(text: str) -> bytes:
