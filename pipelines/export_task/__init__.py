@@ -13,9 +13,9 @@ the correct letter as target).
 
 from __future__ import annotations
 
-import ast
 import keyword
 import os
+import symtable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,19 +114,17 @@ def _file_names(harness: str, task: str) -> list[str]:
 
 
 def _names_task_py_uses() -> frozenset[str]:
-    """Every name inspect's `task.py` binds or reads besides the task's own: a task named after
-    one of them (`Task`, `json_dataset`, `MANIFEST`, `str`) would replace it in the module, and
-    the file would fail when inspect runs it."""
+    """Every module-level name inspect's `task.py` binds or reads besides the task's own (a
+    function's own locals aside): a task named after one of them (`Task`, `json_dataset`,
+    `MANIFEST`, `str`) would replace it in the module, and the file would fail when run."""
     placeholder = "storyscope_placeholder_task"
-    tree = ast.parse(inspect_task_source(placeholder))
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
+    module = symtable.symtable(inspect_task_source(placeholder), "task.py", "exec")
+    names = set(module.get_identifiers())
+    scopes = list(module.get_children())
+    while scopes:
+        scope = scopes.pop()
+        names |= {symbol.get_name() for symbol in scope.get_symbols() if symbol.is_global()}
+        scopes.extend(scope.get_children())
     return frozenset(names - {placeholder})
 
 
