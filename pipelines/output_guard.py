@@ -7,8 +7,8 @@ file the user named (`export`, `store backup`, `synth --out`, and any new one) a
 
 - a path that is, or resolves to (symlinks, `..`), or is a hard link of (same device and inode),
   the store, its `.wal`, or any file the command reads;
-- an existing file, unless the user said `--force` (then it is replaced whole, never truncated
-  in place: `replace_atomically`);
+- an existing file (a dangling symlink included), unless the user said `--force` (then it is
+  replaced whole, never truncated in place: `replace_atomically`);
 - a folder where a file is expected, or a parent that is not a folder.
 
 The checks are on the path as the filesystem sees it when the command starts; a file swapped in
@@ -94,7 +94,8 @@ def safe_output_path(
         mode = None
     if mode is not None and stat.S_ISDIR(mode):
         raise OutputRefused(f"{label} {given}: is a folder; give the path of a file")
-    if mode is not None and not force:
+    # a dangling symlink is there too: writing the name would create the file it points to
+    if (mode is not None or os.path.lexists(given)) and not force:
         raise OutputRefused(f"{label} {given}: exists already; {FORCE_HINT}")
     if target.parent.exists() and not target.parent.is_dir():
         raise OutputRefused(f"{label} {given}: {target.parent} is not a folder")

@@ -114,6 +114,21 @@ def live_cursors() -> dict[int, duckdb.DuckDBPyConnection]:
         return dict(_live_cursors)
 
 
+@contextmanager
+def _tracked(cursor: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`cursor` among the live cursors while in use (a Ctrl-C interrupts its statement, the
+    upgrade's migrations included), closed afterwards."""
+    number = next(_cursor_numbers)
+    with _live_cursors_lock:
+        _live_cursors[number] = cursor
+    try:
+        yield cursor
+    finally:
+        with _live_cursors_lock:
+            del _live_cursors[number]
+        cursor.close()
+
+
 def on_migrations_applied(hook: Callable[[duckdb.DuckDBPyConnection], object]) -> None:
     """Run `hook(cursor)` once whenever opening a store applied migrations to it."""
     if hook not in _after_migrations:
@@ -283,16 +298,8 @@ class Store:
         try:
             if not self.read_only:  # a read-only store is read as it is, never migrated
                 self._ensure_schema(connection)
-            cursor = connection.cursor()
-            number = next(_cursor_numbers)
-            with _live_cursors_lock:
-                _live_cursors[number] = cursor
-            try:
+            with _tracked(connection.cursor()) as cursor:
                 yield cursor
-            finally:
-                with _live_cursors_lock:
-                    del _live_cursors[number]
-                cursor.close()
         finally:
             self._release()
 
@@ -333,7 +340,7 @@ class Store:
             return
         from data_access.store.migrations import apply_migrations
 
-        with _open_files_lock, closing(connection.cursor()) as cursor:
+        with _open_files_lock, _tracked(connection.cursor()) as cursor:
             if self.path not in _migrated:
                 applied = apply_migrations(cursor)
                 if applied:

@@ -34,6 +34,7 @@ from contextlib import contextmanager
 import duckdb
 
 from data_access.store import Store, live_cursors
+from data_access.store.interrupt_kinds import is_interrupt  # noqa: F401 (re-exported)
 
 # How often, and how many times, the watcher repeats the interrupt while the cursors it
 # interrupted stay open (a statement that had not begun when the signal came is caught by the
@@ -42,26 +43,9 @@ _REPEAT_EVERY_S = 0.2
 _REPEATS = 50
 _watching = False
 
-_INTERRUPTS = (KeyboardInterrupt,) + (
-    (duckdb.InterruptException,) if hasattr(duckdb, "InterruptException") else ()
-)
-
 
 class WorkInterrupted(Exception):
     """An interrupted write; the message says whether it was rolled back or kept."""
-
-
-def is_interrupt(exc: BaseException | None) -> bool:
-    """True when `exc` (or an exception it wraps) is a Ctrl-C."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, _INTERRUPTS):
-            return True
-        if type(exc) is RuntimeError and str(exc).strip() == "Query interrupted":
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
 
 
 def _runs_of(store: Store, step: str, source: str | None) -> list[str]:

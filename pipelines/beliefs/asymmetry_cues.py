@@ -102,8 +102,10 @@ def reported_tell(sentence: str, names: NameIndex) -> Tell | None:
     return None
 
 
+# The witnesses are a list of names, at most 200 characters: unbounded, the search tried every
+# "and" / "as" of a long sentence against the whole rest of it (quadratic in its length).
 _OBSERVED = re.compile(
-    r"(?:,\s*|\s+)(?:and|but|while|as)\s+(?P<who>[\w'’ ,]+?)\s+"
+    r"(?:,\s*|\s+)(?:and|but|while|as)\s+(?P<who>[\w'’ ,]{1,200}?)\s+"
     r"(?P<neg>did not |didn't |does not |doesn't )?"
     r"(?:witnessed|witnesses|witness|watched|watches|watch|saw|sees|see|noticed|notices|notice)"
     r"\s+(?:the action|the event|the move|it|this|that|him|her|them)\s*$",

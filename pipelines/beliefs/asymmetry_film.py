@@ -63,7 +63,8 @@ def _direction_event(base: EventIn, text: str, names: NameIndex, last: list[str]
     for raw in split_sentences(text):
         sentence = raw.strip()
         if last and _LEADING_PRONOUN.match(sentence):
-            sentence = _LEADING_PRONOUN.sub(display_name(last[-1]), sentence, count=1)
+            named = display_name(last[-1])  # text, not a replacement template (`\d+`)
+            sentence = _LEADING_PRONOUN.sub(lambda _, named=named: named, sentence, count=1)
         # a "He" / "She" refers back to someone the scene shows, not to a sign or a photo
         last.extend(names.names_in(without_depictions(sentence)))
         sentence, saw, missed = observers_cue(sentence, names)

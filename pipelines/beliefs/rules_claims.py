@@ -157,16 +157,18 @@ def _first_person(sentence: str, speaker: str) -> str:
 
     sentence = re.sub(r"\bI('m|'ve|'ll|'d)\b", contraction, sentence)
     sentence = re.sub(r"\bI (\w[\w']*)", lambda m: f"{speaker} {_agree(m.group(1))}", sentence)
-    sentence = re.sub(r"\bI\b", speaker, sentence)
+    # names are text, never replacement templates: a name like `\d+` is written as it is
+    sentence = re.sub(r"\bI\b", lambda _: speaker, sentence)
     for word, form in _FIRST.items():
-        sentence = re.sub(rf"\b{word}\b", form.format(s=speaker), sentence, flags=re.I)
+        said = form.format(s=speaker)
+        sentence = re.sub(rf"\b{word}\b", lambda _, said=said: said, sentence, flags=re.I)
     return sentence
 
 
 def _second_person(sentence: str, listener: str) -> str:
-    sentence = re.sub(r"\byou're\b", f"{listener} is", sentence, flags=re.I)
-    sentence = re.sub(r"\byou've\b", f"{listener} has", sentence, flags=re.I)
-    sentence = re.sub(r"\byou'll\b", f"{listener} will", sentence, flags=re.I)
+    sentence = re.sub(r"\byou're\b", lambda _: f"{listener} is", sentence, flags=re.I)
+    sentence = re.sub(r"\byou've\b", lambda _: f"{listener} has", sentence, flags=re.I)
+    sentence = re.sub(r"\byou'll\b", lambda _: f"{listener} will", sentence, flags=re.I)
     sentence = re.sub(
         r"\byou (are|were)\b",
         lambda m: f"{listener} {'is' if m.group(1).lower() == 'are' else 'was'}",
@@ -180,7 +182,8 @@ def _second_person(sentence: str, listener: str) -> str:
         flags=re.I,
     )
     for word, form in _SECOND.items():
-        sentence = re.sub(rf"\b{word}\b", form.format(l=listener), sentence, flags=re.I)
+        said = form.format(l=listener)
+        sentence = re.sub(rf"\b{word}\b", lambda _, said=said: said, sentence, flags=re.I)
     return sentence
 
 

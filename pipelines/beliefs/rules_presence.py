@@ -28,6 +28,8 @@ Directions are narration, so they alone decide a death; dialogue can lie or be w
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 # A closed list: the possessed thing is part of the person ("Nadia's body" while she lives), or
 # their eyes are the camera ("ETHAN's POV"), so they are there.
@@ -42,6 +44,10 @@ _CONTRACTION = (
     r"out|up|down|off|back|too|all|very|almost|alone|alive|[a-z]+ing)\b"
 )
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)(?!\w)", re.I)
+# what follows a possessive suffix, read in place (`match(text, pos)`), never from a copy of the
+# rest of the line: a copy per name made a long direction line cost its length squared
+_PART_OF_THEM_AFTER = re.compile(r"\s*" + _PART_OF_THEM, re.I)
+_CONTRACTION_AFTER = re.compile(r"\s*" + _CONTRACTION)
 _DEPICTION = re.compile(
     r"\b(?:photo(?:graph)?s?|pictures?|portraits?|snapshots?|drawings?|paintings?|posters?|"
     r"images?|sketch(?:es)?|statues?|busts?|likeness(?:es)?|footage|videos?|films?|newsreels?|"
@@ -56,19 +62,39 @@ _POSING_AS = re.compile(
     re.I,
 )
 _DEATH_BEFORE = re.compile(r"\b(?:body|corpse|remains)\s+of\s+(?:the\s+)?$|\bdead\s+$", re.I)
-_DEATH_AFTER = re.compile(
-    r"^(?:(?:'s|’s|'|’)\s+(?:(?:dead|lifeless)\s+body|corpse|remains)\b|"
+_DEATH_AFTER = re.compile(  # read in place: `match(text, end)`
+    r"(?:(?:'s|’s|'|’)\s+(?:(?:dead|lifeless)\s+body|corpse|remains)\b|"
     r"(?:'s|’s|\s+is|\s+lies|\s+falls|\s+was|\s+has\s+been)\s+(?:dead|killed)\b|"
     r"\s+dies\b)",
     re.I,
 )
 
 
-def _matches(text: str, patterns: dict[str, re.Pattern]) -> list[tuple[int, int, str]]:
-    return sorted(
-        (m.start(), m.end(), character)
-        for character, pattern in patterns.items()
-        for m in pattern.finditer(text)
+class _NameMatches(list):
+    """The roster names found in a line, `(start, end, character)` sorted, with what finds a
+    match's neighbours without scanning them all: the cost of a line stays linear in its
+    length however many names it holds (a scan of every pair took minutes on a 200,000-character
+    direction line)."""
+
+    def __init__(self, matches: list[tuple[int, int, str]]):
+        super().__init__(sorted(matches))
+        self.starts = [start for start, _, _ in self]
+        self.longest = max((end - start for start, end, _ in self), default=0)
+
+    def near(self, start: int, end: int) -> list[tuple[int, int, str]]:
+        """The matches that can contain, end one character before, or start one character
+        after the span `start:end` (a name is at most `longest` long)."""
+        first = bisect_left(self.starts, start - self.longest - 1)
+        return self[first : bisect_right(self.starts, end + 1)]
+
+
+def _matches(text: str, patterns: dict[str, re.Pattern]) -> _NameMatches:
+    return _NameMatches(
+        [
+            (m.start(), m.end(), character)
+            for character, pattern in patterns.items()
+            for m in pattern.finditer(text)
+        ]
     )
 
 
@@ -85,11 +111,11 @@ def _is_title(text: str, start: int, end: int) -> bool:
     return bool(_TITLES.fullmatch(text[start:end]))
 
 
-def _inside_other_name(match: tuple, matches: list[tuple], text: str) -> bool:
+def _inside_other_name(match: tuple, matches: _NameMatches, text: str) -> bool:
     """Part of another character's name: within a longer match, or right after one (a
     surname), unless that one is a title; a title right before a name is part of it."""
     start, end, character = match
-    for other_start, other_end, other in matches:
+    for other_start, other_end, other in matches.near(start, end):
         if other == character:
             continue
         within = other_start <= start and end <= other_end and other_end - other_start > end - start
@@ -103,15 +129,13 @@ def _inside_other_name(match: tuple, matches: list[tuple], text: str) -> bool:
 
 
 def _possessive(text: str, end: int) -> bool:
-    after = text[end:]
-    suffix = _POSSESSIVE.match(after)
+    suffix = _POSSESSIVE.match(text, end)
     if not suffix:
         return False
-    rest = after[suffix.end() :].lstrip()
-    if re.match(_PART_OF_THEM, rest, re.I):
+    if _PART_OF_THEM_AFTER.match(text, suffix.end()):
         return False
     apostrophe_s = suffix.group(0).lower() in ("'s", "’s")
-    return not (apostrophe_s and re.match(_CONTRACTION, rest))
+    return not (apostrophe_s and _CONTRACTION_AFTER.match(text, suffix.end()))
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
@@ -122,15 +146,32 @@ def _spans(text: str) -> list[tuple[int, int]]:
 def without_depictions(text: str) -> str:
     """`text` with its depicted and quoted stretches blanked: what is left is what the scene
     shows. A "He" after a door sign reading "HOLLIS I. MULWRAY" is not Mulwray."""
+    blank = [False] * len(text)
     for start, end in _spans(text):
-        text = text[:start] + " " * (end - start) + text[end:]
-    return text
+        blank[start:end] = [True] * (end - start)
+    if not any(blank):
+        return text
+    return "".join(" " if hidden else char for char, hidden in zip(text, blank, strict=True))
+
+
+class _Covered:
+    """Whether a span lies inside one of `spans`, found by bisection, not by a scan."""
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        spans = sorted(spans)
+        self.starts = [a for a, _ in spans]
+        self.reach = list(accumulate((b for _, b in spans), max))  # furthest end so far
+
+    def __contains__(self, span: tuple[int, int]) -> bool:
+        start, end = span
+        count = bisect_right(self.starts, start)  # the spans that begin at or before it
+        return count > 0 and self.reach[count - 1] >= end
 
 
 def placed(text: str, patterns: dict[str, re.Pattern], dead: set[str] = frozenset()) -> list[str]:
     """Characters a direction line puts on screen (the module's rule), in order of first place."""
     matches = _matches(text, patterns)
-    spans = _spans(text)
+    covered = _Covered(_spans(text))
     found: list[str] = []
     for match in matches:
         start, end, character = match
@@ -138,7 +179,7 @@ def placed(text: str, patterns: dict[str, re.Pattern], dead: set[str] = frozense
             continue
         if _inside_other_name(match, matches, text) or _possessive(text, end):
             continue
-        if any(a <= start and end <= b for a, b in spans):
+        if (start, end) in covered:
             continue
         if _POSING_AS.search(text[max(0, start - 30) : start]):
             continue
@@ -155,14 +196,14 @@ def deaths(text: str, patterns: dict[str, re.Pattern]) -> list[str]:
         if _inside_other_name(match, matches, text) or character in dead:
             continue
         end = _name_end(end, matches, text)  # "Evelyn Mulwray dies": after the surname
-        if _DEATH_BEFORE.search(text[max(0, start - 20) : start]) or _DEATH_AFTER.match(text[end:]):
+        if _DEATH_BEFORE.search(text[max(0, start - 20) : start]) or _DEATH_AFTER.match(text, end):
             dead.append(character)
     return dead
 
 
-def _name_end(end: int, matches: list[tuple], text: str) -> int:
+def _name_end(end: int, matches: _NameMatches, text: str) -> int:
     """Where a full name ends: past a surname that is another roster name."""
-    for other_start, other_end, _ in matches:
+    for other_start, other_end, _ in matches.near(end + 1, end + 1):
         if other_start == end + 1 and text[end] == " ":
             return other_end
     return end

@@ -17,7 +17,10 @@ def load_commands() -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """The CLI in this process (`pipelines.cli_entry.run_cli` is the console script)."""
+    from pipelines import cli_signals
+
+    cli_signals.starting()  # Ctrl-C from here on is one line and exit 130, never a traceback
     from data_access.store.interrupts import interrupt_statements_on_ctrl_c
     from pipelines.progress import cli_bars
 

@@ -67,6 +67,9 @@ READING_COMMANDS = frozenset(
     {
         "stats",
         "export",
+        "export-task",
+        "jobs list",
+        "jobs status",
         "store check",
         "store backup",
         "metrics",

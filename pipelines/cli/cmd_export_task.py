@@ -33,7 +33,11 @@ def export_task_command(
     ] = None,
     out: Annotated[Path | None, typer.Option(help="The task folder to write.")] = None,
     force: Annotated[
-        bool, typer.Option(help="Replace the task's files in --out if they exist.")
+        bool,
+        typer.Option(
+            help="Replace the task's files in --out if they exist (a link there is replaced"
+            " itself, never written through)."
+        ),
     ] = False,
     setting: Annotated[
         str | None,
@@ -93,7 +97,10 @@ def export_task_command(
     if as_json:
         files = {role: str(path) for role, path in report.files.items()}
         summary = {"task": report.task, "harness": report.harness, "files": files}
+        summary["replaced_links"] = report.replaced_links
         typer.echo(json.dumps({**summary, "n_samples": report.n_samples}))
         return
+    for note in report.replaced_links:
+        typer.echo(f"note: {note}", err=True)
     typer.echo(f"{report.task}: {report.n_samples} {questions} questions → {report.out}")
     typer.echo(f"run it with: {report.run_hint()}")

@@ -60,13 +60,18 @@ def status(job_id: str, store: StoreOption = None, as_json: JsonOption = False) 
 @jobs_app.command()
 def run(job_id: str, store: StoreOption = None) -> None:
     """Execute a recorded job in this process (what background job processes run)."""
-    from pipelines.jobs import run_job_here
+    from pipelines.cli.faults import IO_FAULT, failed_job_fault
+    from pipelines.jobs import job_status, run_job_here
 
+    handle = open_store(store)
     try:
-        state = run_job_here(open_store(store), job_id)
+        state = run_job_here(handle, job_id)
     except ValueError as exc:
         raise fail(str(exc)) from None
     if state == "failed":
+        fault = failed_job_fault(job_id, job_status(handle, job_id)["error"])
+        if fault.code == IO_FAULT:  # a full disk, as the command that started the job says
+            raise fail(fault.text, fault.code)
         raise typer.Exit(1)
 
 

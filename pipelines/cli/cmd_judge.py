@@ -149,7 +149,10 @@ def judge(
         for line in failure_lines(status["failures"]):
             typer.echo(line)
     if status["state"] == "failed":
-        raise fail(f"judge job failed: {status['error']}")
+        from pipelines.cli.faults import failed_job_fault
+
+        fault = failed_job_fault(job_id, status["error"])
+        raise fail(f"judge {fault.text}", fault.code)
 
 
 def _print_plan(plan: dict, as_json: bool) -> None:

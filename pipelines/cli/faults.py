@@ -105,6 +105,7 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
     from data_access.store import StoreBusy
     from data_access.store.health import StoreProblem
     from data_access.store.interrupts import WorkInterrupted, is_interrupt
+    from data_access.store.migrations import UpgradeInterrupted
     from pipelines.numeric_settings import SettingOutOfRange
 
     if isinstance(exc, ImportFailure):
@@ -117,7 +118,7 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
         )
     if isinstance(exc, (StoreProblem, SettingOutOfRange)):
         return FaultMessage(str(exc), BAD_INPUT)
-    if isinstance(exc, WorkInterrupted):
+    if isinstance(exc, WorkInterrupted | UpgradeInterrupted):
         return FaultMessage(str(exc), INTERRUPTED)
     if is_interrupt(exc):
         return FaultMessage(
@@ -133,6 +134,22 @@ def describe_fault(exc: BaseException) -> FaultMessage | None:
     if isinstance(exc, MemoryError):
         return FaultMessage("out of memory: import the data in smaller parts", IO_FAULT)
     return None
+
+
+def failed_job_fault(job_id: str, error: str | None) -> FaultMessage:
+    """The line and exit code for a job that ended `failed` with the recorded `error`.
+
+    A job records why it failed as text (its row outlives the process), so the fault is read
+    back from that text: a disk that filled mid-run exits 4 as one full from the start does.
+    """
+    text = error or "no reason recorded"
+    if any(words in text.lower() for words in _DISK_FULL_WORDS):
+        return FaultMessage(
+            f"job {job_id} failed: the disk is full ({text}): free some space, then"
+            f" `storyscope jobs resume {job_id}` (what it wrote before stays)",
+            IO_FAULT,
+        )
+    return FaultMessage(f"job {job_id} failed: {text}", BAD_INPUT)
 
 
 def report_fault(exc: BaseException) -> None:
@@ -169,9 +186,11 @@ class FaultMappingGroup(TyperGroup):
         check_numeric_options(self)
 
     def invoke(self, ctx):
+        from pipelines import cli_signals
         from pipelines.numeric_settings import check_environment
 
         try:
+            cli_signals.working()  # a Ctrl-C is a KeyboardInterrupt only inside the command
             check_environment(os.environ)
             return super().invoke(ctx)
         except _BAD_PARAMETER as exc:
@@ -180,3 +199,5 @@ class FaultMappingGroup(TyperGroup):
             raise
         except (Exception, KeyboardInterrupt) as exc:  # the CLI's single fault root
             report_fault(exc)
+        finally:
+            cli_signals.finishing()

@@ -13,6 +13,9 @@ the correct letter as target).
 
 from __future__ import annotations
 
+import keyword
+import os
+import symtable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +32,7 @@ from pipelines.export_task.writers import (
     JUDGE_NAME,
     MANIFEST_NAME,
     copy_frames,
+    inspect_task_source,
     write_inspect,
     write_lmms_eval,
     write_manifest,
@@ -55,6 +59,7 @@ class ExportTaskReport:
     out: Path
     files: dict[str, Path] = field(default_factory=dict)
     sample_ids: list[str] = field(default_factory=list)
+    replaced_links: list[str] = field(default_factory=list)  # what `--force` did to links
 
     @property
     def n_samples(self) -> int:
@@ -108,6 +113,69 @@ def _file_names(harness: str, task: str) -> list[str]:
     return [f"{task}.yaml", f"{task}.jsonl", "utils.py", MANIFEST_NAME]
 
 
+def _names_task_py_uses() -> frozenset[str]:
+    """Every module-level name inspect's `task.py` binds or reads besides the task's own (a
+    function's own locals aside): a task named after one of them (`Task`, `json_dataset`,
+    `MANIFEST`, `str`) would replace it in the module, and the file would fail when run."""
+    placeholder = "storyscope_placeholder_task"
+    module = symtable.symtable(inspect_task_source(placeholder), "task.py", "exec")
+    names = set(module.get_identifiers())
+    scopes = list(module.get_children())
+    while scopes:
+        scope = scopes.pop()
+        names |= {symbol.get_name() for symbol in scope.get_symbols() if symbol.is_global()}
+        scopes.extend(scope.get_children())
+    return frozenset(names - {placeholder})
+
+
+def check_task_name(task: str, harness: str) -> None:
+    """Refuse a task name the harness's files cannot carry.
+
+    The name is a Python identifier for both harnesses (lmms-eval names its files after it;
+    inspect's `task.py` defines a function of that name), never a keyword (`class`, `None`: the
+    file would not compile) or a dunder (`__file__`: a module attribute Python itself sets), and
+    for inspect never a name `task.py` already uses.
+
+    Raises:
+        ExportTaskError: the name cannot be used; the message says why.
+    """
+    hint = "choose another --task name (letters, digits and _, not starting with a digit)"
+    if not task.isidentifier():
+        raise ExportTaskError(f"task name {task!r}: use letters, digits and _ only")
+    if keyword.iskeyword(task):
+        raise ExportTaskError(f"task name {task!r} is a Python keyword: {hint}")
+    if task.startswith("__") and task.endswith("__"):
+        raise ExportTaskError(f"task name {task!r} is a name Python reserves: {hint}")
+    if harness == "inspect" and task in _names_task_py_uses():
+        raise ExportTaskError(
+            f"task name {task!r} is a name inspect's task.py already uses (it would replace it"
+            f" there and the task would fail when it runs): {hint}"
+        )
+
+
+def links_in_the_way(folder: Path, names: list[str]) -> list[str]:
+    """What `--force` does to each task file that is a link: a new file replaces the link
+    itself, never what it points at (pipelines.export_task.writers), and the user is told so."""
+    notes = []
+    for name in names:
+        path = folder / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        if path.is_symlink():
+            notes.append(
+                f"{name} was a symbolic link to {os.readlink(path)}: replaced the link itself"
+                " with the task's file; what it pointed to was not touched"
+            )
+        elif info.st_nlink > 1:
+            notes.append(
+                f"{name} was a hard link ({info.st_nlink} names for one file): replaced this"
+                " name with the task's file; the file's other names keep their content"
+            )
+    return notes
+
+
 def export_task(
     store: Store,
     harness: str,
@@ -132,14 +200,17 @@ def export_task(
         where: column -> allowed values, with the columns of `FILTERS[questions]`.
         limit: at most this many questions (the first by film / video and id).
         task: the task's name in the harness (default `DEFAULT_TASK_NAMES[questions]`).
-        force: replace the task's files if they exist.
+        force: replace the task's files if they exist. A file that is a symlink or a hard link
+            is replaced as a link (a new file takes its name); what it points to, or shares
+            its content with, is never written (`ExportTaskReport.replaced_links` says so).
         setting: an LF-VideoQA setting (`pipelines.settings.setting_names()`): each sample's
             input is what `storyscope answer` gives a model in it (the film's screenplay,
             subtitles, captions or frames within the budget); None: the film's title only.
         setting_options: the setting's `SettingOptions` (context window, fps, ...).
 
     Raises:
-        ExportTaskError: unknown harness or question set, a bad task name, no question matches.
+        ExportTaskError: unknown harness or question set, a bad task name (`check_task_name`),
+            no question matches.
         OutputRefused: `out` may not be written (the store, an existing file without `force`).
     """
     if harness not in HARNESSES:
@@ -159,13 +230,14 @@ def export_task(
             )
         setting_options = setting_options or SettingOptions()
     task = task or DEFAULT_TASK_NAMES[questions]
-    if not task.isidentifier():
-        raise ExportTaskError(f"task name {task!r}: use letters, digits and _ only")
-    folder = safe_output_folder(out, _file_names(harness, task), store=store.path, force=force)
+    check_task_name(task, harness)
+    names = _file_names(harness, task)
+    folder = safe_output_folder(out, names, store=store.path, force=force)
     samples = _samples(store, questions, where or {}, limit, setting, setting_options)
     if not samples:
         raise ExportTaskError(f"no {questions} question matches the filter {where or {}}")
     folder.mkdir(parents=True, exist_ok=True)
+    replaced_links = links_in_the_way(folder, names)
     kind = QUESTION_SETS[questions]
     samples = copy_frames(folder, samples)
     if harness == "inspect":
@@ -192,4 +264,5 @@ def export_task(
             "exported_at": datetime.now(UTC).isoformat(timespec="seconds"),
         },
     )
-    return ExportTaskReport(harness, questions, task, folder, files, [s.id for s in samples])
+    sample_ids = [s.id for s in samples]
+    return ExportTaskReport(harness, questions, task, folder, files, sample_ids, replaced_links)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import asdict, replace
 from importlib import resources
@@ -23,6 +24,7 @@ from pathlib import Path
 from string import Template
 
 from pipelines.export_task.samples import OPEN_ENDED_INSTRUCTION, TaskSample
+from pipelines.output_guard import replace_atomically
 
 MANIFEST_NAME = "storyscope_task.json"
 JUDGE_NAME = "storyscope_judge.json"
@@ -36,15 +38,24 @@ def _template(name: str) -> str:
     return resources.files("pipelines.export_task").joinpath("templates", name).read_text("utf-8")
 
 
+def _write_text(path: Path, text: str) -> None:
+    """Write a task file as a new file moved into place: a symlink or hard link already at
+    `path` is replaced itself, never written through (what it points at stays as it was)."""
+    replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+
+
 def _write_jsonl(path: Path, records) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    def write(temporary: Path) -> None:
+        with temporary.open("w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    replace_atomically(path, write)
 
 
 def write_manifest(out: Path, manifest: dict) -> Path:
     path = out / MANIFEST_NAME
-    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_text(path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
@@ -56,6 +67,8 @@ def copy_frames(out: Path, samples: list[TaskSample]) -> list[TaskSample]:
     if not any(sample.parts for sample in samples):
         return samples
     folder = out / FRAMES_DIR
+    if folder.is_symlink():  # a link is replaced, never written through (as the task's files)
+        folder.unlink()
     folder.mkdir(exist_ok=True)
     copied: dict[str, str] = {}
     result = []
@@ -104,6 +117,11 @@ def _inspect_record(sample: TaskSample) -> dict:
     return record
 
 
+def inspect_task_source(task: str) -> str:
+    """The text of inspect's `task.py` for the task named `task`."""
+    return Template(_template("inspect_task.py.txt")).substitute(task=task)
+
+
 def _judge_spec(version: str) -> dict:
     """The claim judge's prompt for the exported scorer: StoryScope's judge prompt (LF-VideoQA
     App. F.2 / Table 26) with its `{question}`, `{claims}` and `{answer}` slots."""
@@ -130,16 +148,14 @@ def write_inspect(
         from pipelines.judge.prompt import PROMPT_VERSION
 
         files["judge"] = out / JUDGE_NAME
-        files["judge"].write_text(
+        _write_text(
+            files["judge"],
             json.dumps(_judge_spec(PROMPT_VERSION), indent=2, ensure_ascii=False) + "\n",
-            encoding="utf-8",
         )
     task_file = out / "task.py"
     # the task's name is its function's name: inspect finds tasks by reading the file's source
     # for @task functions, so the name must be written there, not computed when it runs
-    task_file.write_text(
-        Template(_template("inspect_task.py.txt")).substitute(task=task), encoding="utf-8"
-    )
+    _write_text(task_file, inspect_task_source(task))
     files["task"] = task_file
     return files
 
@@ -158,8 +174,38 @@ def _lmms_doc(sample: TaskSample) -> dict:
     return {**sample.metadata, **doc}
 
 
+# What YAML lets stand as it is inside a double-quoted scalar: printable characters as PyYAML
+# reads them (YAML 1.1), minus the quote, the backslash, the byte-order mark and what YAML
+# takes for a line break (U+0085, U+2028, U+2029), which it would fold; all else is escaped.
+_YAML_VERBATIM = re.compile(
+    r"[\x20-\x21\x23-\x5b\x5d-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd"
+    r"\U00010000-\U0010ffff]"
+)
+
+
+def _yaml_escape(char: str) -> str:
+    if char in '"\\':
+        return "\\" + char
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def yaml_string(text: str) -> str:
+    """`text` as a YAML double-quoted scalar that reads back as exactly `text`.
+
+    Not JSON: JSON writes a character beyond U+FFFF as two `\\u` surrogate escapes, which
+    PyYAML (lmms-eval's reader) reads as two lone surrogates, so a path with an emoji named no
+    file. Here such a character is written as it is (the file is UTF-8), and a character YAML
+    may not hold raw (controls; a lone surrogate, as a path of undecodable bytes holds) as
+    YAML's own escape, which reads back as the same character.
+    """
+    return '"' + "".join(c if _YAML_VERBATIM.match(c) else _yaml_escape(c) for c in text) + '"'
+
+
 def _yaml_text(task: str, data_file: Path, kind: str) -> str:
-    """The task YAML. Strings are written as JSON, which YAML reads as the same strings."""
+    """The task YAML. Strings are written as YAML double-quoted scalars (`yaml_string`)."""
     mcq = kind == "mcq"
     metric = "storyscope_accuracy" if mcq else "storyscope_token_f1"
     pre = "" if mcq else OPEN_ENDED_INSTRUCTION + "\n\n"
@@ -167,11 +213,11 @@ def _yaml_text(task: str, data_file: Path, kind: str) -> str:
     lines = [
         f"# StoryScope {'multiple-choice (StoryVideoQA)' if mcq else 'open-ended (LF-VideoQA)'}"
         " questions, written by `storyscope export-task`; see storyscope_task.json.",
-        f"task: {json.dumps(task)}",
+        f"task: {yaml_string(task)}",
         "dataset_path: json",
         "dataset_kwargs:",
         "  data_files:",
-        f"    test: {json.dumps(str(data_file.resolve()))}",
+        f"    test: {yaml_string(str(data_file))}",
         "test_split: test",
         "output_type: generate_until",
         "doc_to_visual: !function utils.doc_to_visual",
@@ -188,8 +234,8 @@ def _yaml_text(task: str, data_file: Path, kind: str) -> str:
         "    higher_is_better: true",
         "lmms_eval_specific_kwargs:",
         "  default:",
-        f"    pre_prompt: {json.dumps(pre)}",
-        f"    post_prompt: {json.dumps(post)}",
+        f"    pre_prompt: {yaml_string(pre)}",
+        f"    post_prompt: {yaml_string(post)}",
         "metadata:",
         "  version: 0.0",
         f"  storyscope_kind: {kind}",
@@ -214,7 +260,7 @@ def write_lmms_eval(out: Path, task: str, samples: list[TaskSample], kind: str) 
     data_file = out / f"{task}.jsonl"
     _write_jsonl(data_file, (_lmms_doc(sample) for sample in samples))
     config = out / f"{task}.yaml"
-    config.write_text(_yaml_text(task, data_file, kind), encoding="utf-8")
+    _write_text(config, _yaml_text(task, data_file, kind))
     utils = out / "utils.py"
-    utils.write_text(lmms_eval_utils(), encoding="utf-8")
+    _write_text(utils, lmms_eval_utils())
     return {"dataset": data_file, "task": config, "utils": utils}

@@ -103,7 +103,7 @@ def refusal(exc: Exception) -> tuple[str, str] | None:
 
 def openai_clients(config: LLMConfig, concurrency: int) -> tuple[list[openai.AsyncOpenAI], int]:
     """A run's openai clients, and how many concurrency slots share each one."""
-    https, per_client = http_clients(config.http_transport, concurrency)
+    https, per_client = http_clients(config.http_transport, concurrency, config.timeout_s)
     return [openai_client(config, http) for http in https], per_client
 
 

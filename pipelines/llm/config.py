@@ -37,7 +37,7 @@ class LLMConfig:
         model: model name sent with every request; part of the cache key.
         api_key: bearer key; never stored, logged or shown.
         concurrency: requests in flight at once.
-        timeout_s: per-request timeout.
+        timeout_s: a call's total deadline, request sent to reply read (and each read's).
         max_retries: transport retries (429, 5xx, timeouts, connection errors).
         parse_retries: extra attempts when a reply is malformed or truncated.
         budget_usd / budget_tokens: the run stops sending new requests once either is spent.

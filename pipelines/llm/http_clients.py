@@ -11,10 +11,14 @@ Two rules hold for both:
   there (`OffOriginRedirect`), so prompts never reach a host the user did not configure.
 - A connection the server dropped is a connection error, not a timeout (the adapter maps every
   aiohttp connection error to `ConnectTimeout`), so a failure's reason says what happened.
+- A call has a total deadline (`STORYSCOPE_LLM_TIMEOUT`), from sending the request to the last
+  byte of the reply. The HTTP libraries' timeouts bound each read only: a server that sends a
+  byte every half second never trips them, and held a run forever.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 
 import openai
@@ -47,12 +51,57 @@ class OffOriginRedirect(openai.OpenAIError):
         self.endpoint, self.target = endpoint, target
 
 
-class AioHttpClient(openai.DefaultAioHttpClient):
-    """openai's aiohttp client, with a dropped connection raised as a connection error."""
+async def within_deadline(deadline_s: float | None, request, send):
+    """`await send()`, which must finish within `deadline_s` seconds (None: no deadline).
+
+    Raises:
+        ReadTimeout: (the HTTP library's) the deadline passed first; the openai client takes it
+            for a timeout like any other (retried, then recorded as one).
+    """
+    if deadline_s is None:
+        return await send()
+    scope = asyncio.timeout(deadline_s)
+    try:
+        async with scope:
+            return await send()
+    except TimeoutError as exc:
+        if not scope.expired():
+            raise
+        message = f"no complete reply within {deadline_s:g} s (STORYSCOPE_LLM_TIMEOUT)"
+        raise _http.ReadTimeout(message, request=request) from exc
+
+
+class HttpxClient(openai.DefaultAsyncHttpxClient):
+    """openai's httpx client, each call within a total deadline (module docstring)."""
+
+    def __init__(self, *args, deadline_s: float | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline_s = deadline_s
 
     async def send(self, request, **kwargs):
+        # (for a reply that is not streamed, `send` reads the whole body before it returns)
+        parent = super().send
+        return await within_deadline(self.deadline_s, request, lambda: parent(request, **kwargs))
+
+
+class AioHttpClient(openai.DefaultAioHttpClient):
+    """openai's aiohttp client, with a dropped connection raised as a connection error, each
+    call within a total deadline (module docstring)."""
+
+    def __init__(self, *args, deadline_s: float | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.deadline_s = deadline_s
+
+    async def send(self, request, **kwargs):
+        parent = super().send
+        return await within_deadline(
+            self.deadline_s, request, lambda: self._send_once(parent, request, **kwargs)
+        )
+
+    @staticmethod
+    async def _send_once(parent, request, **kwargs):
         try:
-            return await super().send(request, **kwargs)
+            return await parent(request, **kwargs)
         except _http.ConnectTimeout as exc:
             # The adapter maps every aiohttp connection error (server disconnected, reset)
             # to ConnectTimeout; only a real timeout stays one.
@@ -86,7 +135,9 @@ def keep_to_origin(http_client, base_url) -> None:
     http_client.event_hooks["request"].append(refuse_other_origins)
 
 
-def http_clients(transport: str, concurrency: int) -> tuple[list, int]:
+def http_clients(
+    transport: str, concurrency: int, deadline_s: float | None = None
+) -> tuple[list, int]:
     """The HTTP clients for a run, and how many concurrency slots share each one.
 
     Args:
@@ -94,12 +145,13 @@ def http_clients(transport: str, concurrency: int) -> tuple[list, int]:
             (several small clients: httpcore's pool scans every connection on each request
             and release, so eight pools of 8 beat one of 64).
         concurrency: requests in flight at once.
+        deadline_s: the total time one call may take, first byte sent to last byte read.
     """
     if transport == "httpx":
         tls = ssl.create_default_context()  # CA certificates loaded once, not per client
         n_clients = -(-concurrency // _CONNECTIONS_PER_CLIENT)
         clients = [
-            openai.DefaultAsyncHttpxClient(verify=tls, limits=_LIMITS) for _ in range(n_clients)
+            HttpxClient(verify=tls, limits=_LIMITS, deadline_s=deadline_s) for _ in range(n_clients)
         ]
         return clients, _CONNECTIONS_PER_CLIENT
-    return [AioHttpClient(limits=_LIMITS)], concurrency
+    return [AioHttpClient(limits=_LIMITS, deadline_s=deadline_s)], concurrency

@@ -61,6 +61,10 @@ class NewerStore(StoreProblem):
     """The store records migrations this code does not know: a newer StoryScope wrote it."""
 
 
+class UpgradeInterrupted(Exception):
+    """A Ctrl-C stopped a store upgrade; the message says where the store was left."""
+
+
 @dataclass(frozen=True)
 class SchemaStatus:
     """How a store's recorded migrations compare with this code's."""
@@ -112,6 +116,8 @@ def apply_migrations(connection: duckdb.DuckDBPyConnection, up_to: int | None = 
 
     Raises:
         NewerStore: the store records a migration this code does not know; nothing is written.
+        UpgradeInterrupted: a Ctrl-C stopped a migration; it was rolled back, those before it
+            were kept.
     """
     unknown = schema_status(connection).unknown
     if unknown:
@@ -122,24 +128,61 @@ def apply_migrations(connection: duckdb.DuckDBPyConnection, up_to: int | None = 
         " applied_at TIMESTAMP DEFAULT current_timestamp)"
     )
     done = {row[0] for row in connection.execute("SELECT number FROM _migrations").fetchall()}
-    applied = []
-    for step in all_migrations():
-        if step.number in done:
-            continue
-        if up_to is not None and step.number > up_to:
-            break
-        connection.execute("BEGIN TRANSACTION")
-        try:
-            step.apply(connection)
-            connection.execute(
-                "INSERT INTO _migrations (number, name) VALUES (?, ?)", [step.number, step.name]
-            )
-        except BaseException:
-            connection.execute("ROLLBACK")
+    applied: list[int] = []
+    try:
+        for step in all_migrations():
+            if step.number in done:
+                continue
+            if up_to is not None and step.number > up_to:
+                break
+            _apply_one(connection, step)
+            applied.append(step.number)
+    except BaseException as exc:
+        # (around the whole loop: Python's own KeyboardInterrupt may come a moment after the
+        # DuckDB statement it interrupted, while that failure is being handled)
+        if not _is_interrupt(exc):
             raise
-        connection.execute("COMMIT")
-        applied.append(step.number)
+        reached = max([*done, *applied], default=None)
+        raise UpgradeInterrupted(_interrupted_message(reached)) from exc
     return applied
+
+
+def _apply_one(connection: duckdb.DuckDBPyConnection, step: Migration) -> None:
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        step.apply(connection)
+        connection.execute(
+            "INSERT INTO _migrations (number, name) VALUES (?, ?)", [step.number, step.name]
+        )
+    except BaseException as exc:
+        _roll_back(connection, exc)
+        raise
+    connection.execute("COMMIT")
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    from data_access.store.interrupt_kinds import is_interrupt
+
+    return is_interrupt(exc)
+
+
+def _roll_back(connection: duckdb.DuckDBPyConnection, exc: BaseException) -> None:
+    try:
+        connection.execute("ROLLBACK")
+    except duckdb.Error:
+        # a Ctrl-C may interrupt the ROLLBACK too; the transaction is then rolled back when
+        # the connection closes, which the interrupted command is about to do
+        if not _is_interrupt(exc):
+            raise
+
+
+def _interrupted_message(reached: int | None) -> str:
+    where = "has no migration yet" if reached is None else f"is at migration {reached}"
+    return (
+        f"interrupted during the store upgrade: the store {where} (each migration is all or"
+        " nothing: the one in progress was rolled back, those before it kept); run the command"
+        " again to finish the upgrade"
+    )
 
 
 def _database_path(connection: duckdb.DuckDBPyConnection) -> str:
