@@ -7,7 +7,7 @@ from data_access.queries import film as views_film
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film, url_multiselect, url_range, url_selectbox, url_text
-from pages.gold_note import gold_eval_caption
+from pages.belief_source import belief_source_note
 from pages.safe_text import inert, plain
 from pipelines.beliefs.character_summary import (
     GROUPINGS,
@@ -61,7 +61,7 @@ if holders.empty:
         "with LF-VideoQA App. D's prompts through the configured endpoint). Then reload this page."
     )
     st.stop()
-gold_eval_caption("beliefs", film_id)
+belief_source_note(film_id)
 chosen = url_multiselect(
     "Characters (pick two to compare a knowledge split)",
     list(holders["holder"]),
