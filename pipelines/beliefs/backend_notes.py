@@ -9,6 +9,9 @@ measurements made so far (docs/BELIEFS_ASYMMETRY.md, docs/TOM_DATASETS.md).
 from __future__ import annotations
 
 OFFLINE = ("rules", "asymmetry", "symbolic-tracker")
+# backends that write one text for every witness and listener of an event, so two holders'
+# records of one belief are the same words (the knowledge split's `words` rule is exact there)
+ONE_TEXT_PER_EVENT = OFFLINE
 
 SCOPE = {
     "asymmetry": (
