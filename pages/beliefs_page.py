@@ -1,5 +1,8 @@
 """Belief timelines: per-character lanes in the style of the LF-VideoQA paper's Figures 1–4."""
 
+from urllib.parse import quote
+
+import pandas as pd
 import streamlit as st
 
 from data_access.queries import beliefs as views_beliefs
@@ -222,6 +225,29 @@ if len(lanes) + len(meta) > MAX_ROWS:
         lanes = arcs_first(lanes).head(MAX_ROWS)
 
 
+def _revision_lines(row) -> list[str]:
+    """The text of the belief this one revises and of the one that revises it (the detail named
+    them by id only)."""
+    held = query(views_beliefs.belief_lanes, film_id, (row["holder"],))
+    lines = []
+    if isinstance(row.get("revises"), str):
+        old = held[(held["belief_id"] == row["revises"]) & (held["scene_index"] <= row["scene_index"])]
+        if not old.empty:
+            old = old.iloc[-1]
+            lines.append(
+                f"Revises {inert(old['belief_id'])} (S{int(old['scene_index'])}):"
+                f" {inert(old['content'])}"
+            )
+    revised = row.get("revised_at_scene")
+    if revised is not None and not pd.isna(revised):
+        new = held[(held["revises"] == row["belief_id"]) & (held["scene_index"] == int(revised))]
+        for _, by in new.iterrows():
+            lines.append(
+                f"Revised in S{int(revised)} by {inert(by['belief_id'])}: {inert(by['content'])}"
+            )
+    return lines
+
+
 NO_BELIEF = "(none: pick one to read its basis and the questions citing it)"
 
 
@@ -261,6 +287,8 @@ if picked:
     holder, belief_id, scene_index = row["holder"], row["belief_id"], int(row["scene_index"])
     st.subheader(f"{inert(holder)}: {inert(belief_id)}")
     st.markdown(describe_belief(row, escape=inert))
+    for line in _revision_lines(row):
+        st.markdown(line)
     left, right = st.columns(2)
     with left:
         st.markdown("**Basis events**")
@@ -271,14 +299,29 @@ if picked:
         )
     with right:
         st.markdown("**Questions citing these scenes**")
+        citing = query(
+            views_beliefs.questions_citing_belief, film_id, holder, belief_id, scene_index
+        )
+        # the question's words first, and a link to it on the Questions page, not a bare id
+        citing = citing.assign(
+            open=[f"questions?film={quote(film_id)}&q={quote(str(q))}" for q in citing["question_id"]]
+        )[["text", "qtype", "center", "status", "open"]]
         st.dataframe(
-            query(views_beliefs.questions_citing_belief, film_id, holder, belief_id, scene_index),
+            citing,
             hide_index=True,
             width="stretch",
+            column_config={
+                "text": st.column_config.TextColumn("question", width="large"),
+                "open": st.column_config.LinkColumn("open", display_text="open question"),
+            },
         )
 
 if not meta.empty:
     st.subheader("Meta-beliefs")
+    st.caption(
+        "type: what the meta-belief is about (Table 21); change: how it formed or changed;"
+        " order_depth: 2 = X thinks Y believes, 3 = X thinks Y thinks Z believes."
+    )
     st.dataframe(
         meta[
             [

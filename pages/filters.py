@@ -177,6 +177,19 @@ def url_range(
 _FILM_CHOSEN_ON = "_film_chosen_on"
 
 
+def film_labels(films, with_kind: bool = True) -> dict[str, str]:
+    """film_id -> "Title (kind)" for pickers; two films of one title (a dataset's Chinatown and
+    an ingested screenplay's) are told apart by their dataset, then by their id."""
+    import pandas as pd
+
+    label = films["title"].astype(str) + (" (" + films["kind"] + ")" if with_kind else "")
+    repeated = label.duplicated(keep=False)
+    label = label.where(~repeated, label + " · " + films["dataset_id"].astype(str))
+    repeated = label.duplicated(keep=False)
+    label = label.where(~repeated, label + " · " + films["film_id"].astype(str))
+    return dict(zip(films["film_id"], pd.Series(label).map(plain)))
+
+
 def url_film(
     label: str,
     first_with: str,
@@ -198,7 +211,7 @@ def url_film(
     if films.empty:
         st.info(empty_hint)
         st.stop()
-    titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
+    titles = film_labels(films)
     default = query(views_film.first_film_with, first_with)
     arriving = st.session_state.get("film") or st.query_params.get("film")
     replaced = None
@@ -237,6 +250,6 @@ def url_film_or_all(all_value: str = "(all films)") -> str | None:
     from pages.common import query
 
     films = query(views_film.film_choices)
-    titles = {all_value: "(all films)", **dict(zip(films["film_id"], films["title"]))}
+    titles = {all_value: "(all films)", **film_labels(films, with_kind=False)}
     film = url_selectbox("Film", [all_value, *films["film_id"]], key="film", format_func=titles.get)
     return None if film == all_value else film

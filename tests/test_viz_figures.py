@@ -201,6 +201,9 @@ def test_evidence_map_matches_the_paper_header_and_lines():
     figure = evidence_map_figure(EVIDENCE, runtime_s=7883.0)
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["evidence"].text) == ["54:46", "1:03:23"]
+    # neighbouring evidence labels alternate above and below the line (they printed over each
+    # other where two scenes were close)
+    assert list(traces["evidence"].textposition) == ["top center", "bottom center"]
     assert list(traces["anchor ▲"].x) == [pytest.approx(3286.0 / 60)]
     assert figure.layout.annotations[1].text == "end of film, 2:11:23"
     assert rubric_markdown(RUBRIC.iloc[:2]).splitlines() == ["■ 1 claim 1  ", "□ 2 claim 2  "]

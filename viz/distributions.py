@@ -12,6 +12,16 @@ from viz.safe import escapes_untrusted
 
 QUESTION_TYPE_ORDER = list(ALL_TYPES)
 STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
+# StoryVideoQA §2: what each story-element code covers (tick labels, so no code goes unexplained)
+ELEMENT_NAMES = {
+    "C": "characters",
+    "A": "actions",
+    "L": "locations",
+    "CA": "char. + actions",
+    "CL": "char. + locations",
+    "AL": "actions + loc.",
+    "CAL": "char. + actions + loc.",
+}
 MEASURE_LABELS = {
     "d_q": "D_q (question)",
     "d_a": "D_a (answer)",
@@ -88,6 +98,12 @@ def topic_bars(counts: pd.DataFrame) -> go.Figure:
         title="MCQ topics (14)",
         labels={"n": "questions", "story_element": "story element"},
     )
+    # the codes are explained on the axis itself: C = characters, A = actions, L = locations
+    figure.update_xaxes(
+        tickvals=STORY_ELEMENTS,
+        ticktext=[f"{code}<br>{ELEMENT_NAMES[code]}" for code in STORY_ELEMENTS],
+    )
+    figure.update_yaxes(tickformat="d", rangemode="tozero")  # whole questions
     figure.update_layout(**_LAYOUT)
     return figure
 
