@@ -19,7 +19,7 @@ from pages.filters import (
     url_text,
 )
 from pages.belief_source import belief_source_note
-from pages.safe_text import inert, plain
+from pages.safe_text import inert, plain, shown_table
 from pipelines.beliefs.character_summary import (
     GROUPINGS,
     arcs_first,
@@ -102,10 +102,10 @@ if found:
     st.caption(f"{len(lanes)} beliefs and {len(meta)} meta-beliefs match “{plain(found)}”.")
 
 st.subheader("Per character")
-st.dataframe(character_summary(lanes), hide_index=True, width="stretch", key="summary")
+st.dataframe(shown_table(character_summary(lanes)), hide_index=True, width="stretch", key="summary")
 wrong = false_beliefs(lanes)
 with st.expander(f"False beliefs ({len(wrong)}): who told them, when they were corrected"):
-    st.dataframe(wrong, hide_index=True, width="stretch", key="false_beliefs")
+    st.dataframe(shown_table(wrong), hide_index=True, width="stretch", key="false_beliefs")
 
 
 @st.cache_data(show_spinner="Embedding the two characters' beliefs (MiniLM)…", max_entries=32)
@@ -168,10 +168,10 @@ def _knowledge_split(first: str, second: str) -> None:
     gap = gap_over_time(both, presence, first, second, scenes, match)
     chart(knowledge_gap_figure, gap, key="knowledge_gap")
     with st.expander(f"The {len(split)} beliefs one held and the other did not, when formed"):
-        st.dataframe(split, hide_index=True, width="stretch", key="split_rows")
+        st.dataframe(shown_table(split), hide_index=True, width="stretch", key="split_rows")
     if not left.empty:
         with st.expander(f"The {len(left)} beliefs kept after the other revised theirs"):
-            st.dataframe(left, hide_index=True, width="stretch", key="left_rows")
+            st.dataframe(shown_table(left), hide_index=True, width="stretch", key="left_rows")
 
 
 if len(chosen) >= 2:
@@ -293,7 +293,7 @@ if picked:
     with left:
         st.markdown("**Basis events**")
         st.dataframe(
-            query(views_beliefs.belief_basis, film_id, holder, belief_id, scene_index),
+            shown_table(query(views_beliefs.belief_basis, film_id, holder, belief_id, scene_index)),
             hide_index=True,
             width="stretch",
         )
@@ -323,7 +323,7 @@ if not meta.empty:
         " order_depth: 2 = X thinks Y believes, 3 = X thinks Y thinks Z believes."
     )
     st.dataframe(
-        meta[
+        shown_table(meta[
             [
                 "holder",
                 "meta_id",
@@ -335,7 +335,7 @@ if not meta.empty:
                 "source",
                 "order_depth",
             ]
-        ],
+        ]),
         hide_index=True,
         width="stretch",
     )

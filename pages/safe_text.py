@@ -71,3 +71,17 @@ def show_text(text: object, label: str | None = None, container=st, caption: boo
     body = inert(text) or "—"
     source = f"{label} {body}" if label else body
     (container.caption if caption else container.markdown)(source)
+
+
+MISSING = "—"
+
+
+def shown_table(frame):
+    """A copy of `frame` for `st.dataframe` with missing cells drawn as "—" instead of "None" /
+    "nan" (a told_by of a witnessed belief, a time of a story without times): a missing value
+    read as the word None looked like a name."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].isna().any():
+            out[column] = out[column].astype(object).where(out[column].notna(), MISSING)
+    return out
