@@ -8,6 +8,7 @@ import streamlit as st
 from data_access.queries import beliefs as views_beliefs
 from data_access.queries import film as views_film
 from data_access.queries.belief_sources import belief_sources
+from pages.belief_source import belief_source_note
 from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import (
@@ -18,8 +19,8 @@ from pages.filters import (
     url_selectbox,
     url_text,
 )
-from pages.belief_source import belief_source_note
 from pages.safe_text import inert, plain, shown_table
+from pipelines.beliefs.backend_notes import OWN_WORDS
 from pipelines.beliefs.character_summary import (
     GROUPINGS,
     arcs_first,
@@ -30,7 +31,6 @@ from pipelines.beliefs.character_summary import (
     group_key,
     search_beliefs,
 )
-from pipelines.beliefs.backend_notes import ONE_TEXT_PER_EVENT
 from pipelines.beliefs.knowledge_split import (
     MATCH_RULES,
     by_meaning,
@@ -116,15 +116,16 @@ def _embedded(texts: tuple[str, ...]):
 
 
 def _match_rule(film: str) -> str:
-    """The rule picked (`?match=`); by default `words` where every record comes from a backend
-    that writes one text per event, `meaning` where records are in each holder's own words."""
+    """The rule picked (`?match=`); by default `meaning` where records are known to be in each
+    holder's own words (gold, an LLM), `words` elsewhere (the offline backends write one text
+    per event, and a backend we know nothing of is not assumed to paraphrase)."""
     sources = set(query(belief_sources, film)["backend"])
-    one_text = sources <= set(ONE_TEXT_PER_EVENT)
+    own_words = bool(sources & set(OWN_WORDS))
     return url_radio(
         "Same belief when two records have",
         list(MATCH_RULES),
         key="match",
-        default="words" if one_text else "meaning",
+        default="meaning" if own_words else "words",
         format_func=MATCH_RULES.get,
     )
 
@@ -231,7 +232,9 @@ def _revision_lines(row) -> list[str]:
     held = query(views_beliefs.belief_lanes, film_id, (row["holder"],))
     lines = []
     if isinstance(row.get("revises"), str):
-        old = held[(held["belief_id"] == row["revises"]) & (held["scene_index"] <= row["scene_index"])]
+        old = held[
+            (held["belief_id"] == row["revises"]) & (held["scene_index"] <= row["scene_index"])
+        ]
         if not old.empty:
             old = old.iloc[-1]
             lines.append(
@@ -304,8 +307,10 @@ if picked:
         )
         # the question's words first, and a link to it on the Questions page, not a bare id
         citing = citing.assign(
-            open=[f"questions?film={quote(film_id)}&q={quote(str(q))}" for q in citing["question_id"]]
-        )[["text", "qtype", "center", "status", "open"]]
+            open=[
+                f"questions?film={quote(film_id)}&q={quote(str(q))}" for q in citing["question_id"]
+            ]
+        )[["text", "qtype", "center", "status", "open", "question_id"]]
         st.dataframe(
             citing,
             hide_index=True,
@@ -313,6 +318,7 @@ if picked:
             column_config={
                 "text": st.column_config.TextColumn("question", width="large"),
                 "open": st.column_config.LinkColumn("open", display_text="open question"),
+                "question_id": None,  # in the link (and a download), not a column to read
             },
         )
 
@@ -323,19 +329,21 @@ if not meta.empty:
         " order_depth: 2 = X thinks Y believes, 3 = X thinks Y thinks Z believes."
     )
     st.dataframe(
-        shown_table(meta[
-            [
-                "holder",
-                "meta_id",
-                "about",
-                "scene_index",
-                "claim",
-                "type",
-                "change",
-                "source",
-                "order_depth",
+        shown_table(
+            meta[
+                [
+                    "holder",
+                    "meta_id",
+                    "about",
+                    "scene_index",
+                    "claim",
+                    "type",
+                    "change",
+                    "source",
+                    "order_depth",
+                ]
             ]
-        ]),
+        ),
         hide_index=True,
         width="stretch",
     )

@@ -140,7 +140,9 @@ def _store_label(path: str) -> str:
     server's paths are not the visitor's business, and a link must work on another server that
     holds a store of that name)."""
     resolved = Path(path)
-    return resolved.name if resolved.parent == allowed_store_dir() else f"{resolved.name} (operator)"
+    return (
+        resolved.name if resolved.parent == allowed_store_dir() else f"{resolved.name} (operator)"
+    )
 
 
 def _choices() -> dict[str, str]:

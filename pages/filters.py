@@ -12,7 +12,6 @@ import streamlit as st
 from data_access.formats.film_time import film_clock
 from pages.safe_text import plain
 
-
 # URL keys whose value this session has already checked: a link's value is checked when the
 # page first reads it; a value left over from an earlier choice on the page (a scene of the film
 # shown before) is dropped quietly, as the visitor changed it themselves.
@@ -164,9 +163,10 @@ def url_range(
             st.session_state[key] = (low, high) if low in options and high in options else default
         except ValueError:
             st.session_state[key] = default
-        if wanted and st.session_state[key] == default and wanted != f"{default[0]}-{default[1]}":
-            if _first_read(key):
-                unknown_url_value(key, [wanted], f"{default[0]}-{default[1]}")
+        shown = f"{default[0]}-{default[1]}"
+        dropped = wanted and st.session_state[key] == default and wanted != shown
+        if dropped and _first_read(key):
+            unknown_url_value(key, [wanted], shown)
     low, high = container.select_slider(label, options, key=key, **kwargs)
     st.query_params[key] = f"{low}-{high}"
     return low, high

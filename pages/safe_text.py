@@ -82,6 +82,15 @@ def shown_table(frame):
     read as the word None looked like a name."""
     out = frame.copy()
     for column in out.columns:
-        if out[column].isna().any():
-            out[column] = out[column].astype(object).where(out[column].notna(), MISSING)
+        values = out[column]
+        if not values.isna().any() or values.map(lambda v: isinstance(v, list)).any():
+            continue
+        # one type per column (Arrow needs it): numbers become their text beside the dash
+        out[column] = [MISSING if missing else _cell(v) for v, missing in zip(values, values.isna())]
     return out
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}" if value != int(value) else str(int(value))
+    return str(value)

@@ -215,3 +215,8 @@ def test_the_meaning_rule_measured_on_the_gold_films_labelled_pairs():
     assert (words["pairs"], words["same"], words["found"]) == (1658, 24, 0)
     assert (meaning["found"], meaning["wrong"]) == (19, 20)
     assert round(meaning["recall"], 2) == 0.79 and round(meaning["precision"], 2) == 0.49
+
+
+def test_nothing_is_left_alone_when_the_other_holds_no_beliefs():
+    lanes = LANES.assign(revised_at_scene=None)
+    assert left_alone(lanes[lanes["holder"] == "Ann"], "Ann", "Ben").empty

@@ -60,7 +60,9 @@ def knowledge_gap_figure(gap: pd.DataFrame) -> go.Figure:
             title_text="held alone", rangemode="tozero", range=[0, max(top, 1) * 1.1],
             tickformat="d", dtick=max(1, -(-top // 4)), row=row, col=1,
         )  # fmt: skip
-    figure.update_xaxes(title_text="film time (min)" if clock else STORY_AXIS, row=len(directions) or 1, col=1)
+    figure.update_xaxes(
+        title_text="film time (min)" if clock else STORY_AXIS, row=len(directions) or 1, col=1
+    )
     figure.update_layout(
         height=200 + 140 * max(len(directions), 1),
         margin=dict(l=10, r=10, t=40, b=10),

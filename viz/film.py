@@ -32,8 +32,7 @@ def scene_titles(scenes: pd.DataFrame) -> pd.Series:
     location = scenes["location"].astype("string").str.strip() if "location" in scenes else None
     fallback = location if location is not None else pd.Series(pd.NA, index=scenes.index)
     nothing = pd.Series(float("nan"), index=scenes.index)
-    start = scenes["start_s"] if "start_s" in scenes else nothing
-    end = scenes["end_s"] if "end_s" in scenes else nothing
+    start, end = scenes.get("start_s", nothing), scenes.get("end_s", nothing)
     # its time span as the film's clock ("12:34–15:02"; "12:34" with no end), not "from 0 min"
     at_time = pd.Series(
         [

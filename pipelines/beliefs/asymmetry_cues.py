@@ -25,7 +25,8 @@ class Tell:
 # Words that make a cue name a description of a role rather than a person's name ("THE MAN WITH
 # THE PISTOL", "ONE OF THE ASSISTANTS", "VOICE ON PHONE"): articles, prepositions, conjunctions.
 _DESCRIPTION_WORDS = frozenset(
-    "a an the of with on in at to from for by and or one some two three".split()
+    ["a", "an", "the", "of", "with", "on", "in", "at", "to", "from", "for", "by", "and", "or"]
+    + ["one", "some", "two", "three"]
 )
 
 

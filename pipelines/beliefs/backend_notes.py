@@ -12,6 +12,9 @@ OFFLINE = ("rules", "asymmetry", "symbolic-tracker")
 # backends that write one text for every witness and listener of an event, so two holders'
 # records of one belief are the same words (the knowledge split's `words` rule is exact there)
 ONE_TEXT_PER_EVENT = OFFLINE
+# sources known to write each holder's records in that holder's own words (hand annotation, an
+# LLM's per-character calls): there the knowledge split matches by meaning by default
+OWN_WORDS = ("gold", "openai")
 
 SCOPE = {
     "asymmetry": (

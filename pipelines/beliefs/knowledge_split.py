@@ -235,7 +235,11 @@ def left_alone(
         dropped = shared & revised_b & (end_b < ends)
         # ... and no matching record of theirs holds it again by the holder's last scene with
         # it (told again, or revised back), so the holder ends up holding it alone
-        revised_at = np.where(dropped, end_b, -np.inf).max(axis=1) if len(theirs) else []
+        revised_at = (
+            np.where(dropped, end_b, -np.inf).max(axis=1)
+            if len(theirs)
+            else np.full(len(mine), -np.inf)
+        )
         keep = []
         for row, scene in enumerate(revised_at):
             last = ends[row, 0] - 1
