@@ -86,7 +86,8 @@ def shown_table(frame):
         if not values.isna().any() or values.map(lambda v: isinstance(v, list)).any():
             continue
         # one type per column (Arrow needs it): numbers become their text beside the dash
-        out[column] = [MISSING if missing else _cell(v) for v, missing in zip(values, values.isna())]
+        missing = values.isna()
+        out[column] = [MISSING if gone else _cell(v) for v, gone in zip(values, missing)]
     return out
 
 
