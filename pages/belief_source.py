@@ -56,7 +56,7 @@ def _quality(backend: str, film_id: str) -> list[str]:
         if showcase and film_id != SHOWCASE_FILM
         else ""
     )
-    unscored = "not scored on this film's gold" if here else "this film has no gold annotation"
+    unscored = "not scored on this film's gold" if here else "no gold annotation of this film/story"
     return [f"The {_name(backend)} backend is {scope(backend)} ({unscored}){elsewhere}", *lines]
 
 
@@ -80,7 +80,7 @@ def belief_source_note(film_id: str) -> None:
             scenes, characters = int(header.get("scenes") or 0), int(header.get("characters") or 0)
             calls = llm_calls(scenes, characters)
             cost = (
-                f" here {scenes} scenes × {characters} characters = at least {calls:,} calls"
+                f": here {scenes} scenes × {characters} characters = at least {calls:,} calls"
                 if calls
                 else ""
             )
@@ -89,5 +89,5 @@ def belief_source_note(film_id: str) -> None:
                 " your own OpenAI-compatible endpoint and run `storyscope beliefs annotate --film"
                 f" {plain(film_id).replace('`', '')} --backend openai` (add `--dry-run` first to"
                 " count the calls). The paper's pipeline costs one call per character per scene"
-                f" (LF-VideoQA App. D):{cost}."
+                f" (LF-VideoQA App. D){cost}."
             )
