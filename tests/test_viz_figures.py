@@ -290,6 +290,17 @@ def test_metrics_table_orders_formats_and_puts_paper_beside():
 def test_distribution_figures():
     bars = count_bars(pd.Series(["N1", "Q2", "Q2"]).value_counts(), "types", "type", ["Q2", "N1"])
     assert list(bars.data[0].x) == ["Q2", "N1"] and list(bars.data[0].y) == [2, 1]
+    assert bars.layout.xaxis.type == "category"
+    # counts on a number line: 13 cited scenes stand apart from 8, not next to it
+    scenes = count_bars(pd.Series([1, 1, 8, 13]).value_counts(), "scenes", "scenes")
+    assert list(scenes.data[0].x) == [1, 8, 13] and scenes.layout.xaxis.type == "linear"
+    # the codes of the topic axis are explained on it
+    assert (
+        "characters"
+        in topic_bars(
+            pd.DataFrame(dict(question_type=["P"], story_element=["C"], n=[1]))
+        ).layout.xaxis.ticktext[0]
+    )
     topics = topic_bars(
         pd.DataFrame(dict(question_type=["P", "I"], story_element=["C", "CAL"], n=[3, 2]))
     )

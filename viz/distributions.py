@@ -3,6 +3,8 @@ difficulty and accuracy."""
 
 from __future__ import annotations
 
+import numbers
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -42,11 +44,20 @@ def count_bars(counts: pd.Series, title: str, x_label: str, order: list | None =
     if order is None:
         order = sorted(counts.index)
     order = [value for value in order if value in counts.index]
-    figure = go.Figure(
-        go.Bar(x=[str(v) for v in order], y=[int(counts[v]) for v in order], name="")
+    # a count (claims, scenes, centres per film) is a number: on a linear axis 13 stands apart
+    # from 8 instead of next to it; names (Q1, N3) stay categories in the given order
+    numeric = bool(order) and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer()
+        for v in order
     )
+    x = [int(v) for v in order] if numeric else [str(v) for v in order]
+    figure = go.Figure(go.Bar(x=x, y=[int(counts[v]) for v in order], name=""))
     figure.update_layout(title=title, xaxis_title=x_label, yaxis_title="questions", **_LAYOUT)
-    figure.update_xaxes(type="category")
+    if numeric:
+        figure.update_xaxes(type="linear", tickformat="d", dtick=max(1, -(-max(x) // 10)))
+    else:
+        figure.update_xaxes(type="category")
+    figure.update_yaxes(tickformat="d")
     return figure
 
 
