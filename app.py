@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from pages.common import store_sidebar
+from pages.common import read_only_banner, store_sidebar
 
 # STORYSCOPE_SCRIPT_TIMES=1 logs how long each script run took on the server, so a slow page
 # switch can be split into the script's share and the browser's (benchmarks/bench_pages.py).
@@ -54,6 +54,7 @@ PAGES = [
 ]
 
 page = st.navigation(PAGES)
+read_only_banner()  # on every page, above its title
 try:
     page.run()
 finally:  # also when the page stops early (st.stop) or asks for a rerun

@@ -58,6 +58,20 @@ def _why_read_only() -> str:
     return f"this store was opened read-only ({current_store().read_only_reason or 'read-only'})"
 
 
+READ_ONLY_BANNER = (
+    "Read-only explorer. You can browse every page, filter, follow and share links, and"
+    " download the rows a page shows. You cannot review, judge, generate questions, import"
+    " results or switch stores here: the operator shares this store to be read, not changed."
+    " To do those, run StoryScope on your own copy (`storyscope store backup`, then `make run`)."
+)
+
+
+def read_only_banner() -> None:
+    """The one banner every page of a read-only explorer opens with (app.py draws it)."""
+    if operator_read_only():
+        st.info(READ_ONLY_BANNER, icon=":material/visibility:")
+
+
 def read_only_note(what: str) -> None:
     """The line shown where a write was left out: what is off, and why."""
     st.caption(f"{what} is turned off: {_why_read_only()}. Run StoryScope locally to write.")
@@ -122,8 +136,13 @@ def _offered_stores(allowed_dir: str, operator_store: str) -> list[str]:
 
 
 def _store_label(path: str) -> str:
+    """A store's name for the sidebar and for links: its file name, never its folder (the
+    server's paths are not the visitor's business, and a link must work on another server that
+    holds a store of that name)."""
     resolved = Path(path)
-    return resolved.name if resolved.parent == allowed_store_dir() else f"{resolved} (operator)"
+    return (
+        resolved.name if resolved.parent == allowed_store_dir() else f"{resolved.name} (operator)"
+    )
 
 
 def _choices() -> dict[str, str]:
@@ -152,12 +171,14 @@ def current_store() -> Store:
         None,
     )
     if path is None:
+        where = "" if operator_read_only() else f" ({operator})"  # paths for the operator only
         st.warning(
-            f"No store at {operator}. Build one with `storyscope demo` "
-            f"(or put a store in {allowed_store_dir()})."
+            f"No store at STORYSCOPE_STORE{where}. Build one with `storyscope demo` "
+            "(or put a store in the operator's store folder, STORYSCOPE_STORE_DIR)."
         )
         st.stop()
-    return usable_store(_store_for(path), _store_label(path))  # or one line saying why not
+    # or one notice saying why not (damaged, busy, older schema read as it is)
+    return usable_store(_store_for(path), _store_label(path), operator_read_only())
 
 
 # Writes this app process made, counted: part of the version cache key, so a version token read
@@ -263,8 +284,12 @@ def chart(
     )
 
 
+STORE_PARAM = "store"  # ?store=<name>: a shared link opens the same store (by name, never path)
+
+
 def store_sidebar() -> None:
-    """The store selector shown on every page: a list of existing stores, never a free path."""
+    """The store selector shown on every page: a list of existing stores, never a free path.
+    The choice is carried in the URL by name, so a shared link opens the same store."""
     choices = _choices()
     if not choices:
         return  # current_store() explains, on the page itself
@@ -275,11 +300,27 @@ def store_sidebar() -> None:
     if st.session_state.get(STORE_KEY) not in labels:
         operator = _store_label(str(_operator_store()))
         st.session_state[STORE_KEY] = operator if operator in labels else labels[0]
+        _store_from_link(labels)
     st.sidebar.selectbox(
         "Store",
         labels,
         key=STORE_KEY,
-        help=f"Existing stores in {allowed_store_dir()} (STORYSCOPE_STORE_DIR) and the operator's"
-        " STORYSCOPE_STORE. The app opens these only; it never creates a store.",
+        help="Existing stores in the operator's store folder (STORYSCOPE_STORE_DIR) and the"
+        " operator's STORYSCOPE_STORE. The app opens these only; it never creates a store.",
     )
+    st.query_params[STORE_PARAM] = st.session_state[STORE_KEY]
     read_only_store_warning(current_store(), st.session_state[STORE_KEY])
+
+
+def _store_from_link(labels: list[str]) -> None:
+    """A session's first store: the one a shared link names (`?store=`), when it is offered
+    here; a name that is not is said, and the default store shown."""
+    wanted = st.query_params.get(STORE_PARAM)
+    if wanted is None:
+        return
+    if wanted in labels:
+        st.session_state[STORE_KEY] = wanted
+        return
+    from pages.filters import unknown_url_value
+
+    unknown_url_value("store", [wanted], st.session_state[STORE_KEY])

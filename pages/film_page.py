@@ -8,7 +8,7 @@ from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import minutes, url_film, url_selectbox
 from pages.frames import MAX_FRAMES, frame_strip, scene_frames
-from pages.safe_text import inert, show_text
+from pages.safe_text import inert, show_text, shown_table
 from viz.film import PRESENCE_ROWS, presence_grid_figure, scene_timeline_figure, scene_titles
 
 st.title("Film")
@@ -113,7 +113,7 @@ READERS = {
 }
 for tab, reader in READERS.items():
     if tab.open:
-        tab.dataframe(query(reader, film_id, scene), hide_index=True, width="stretch")
+        tab.dataframe(shown_table(query(reader, film_id, scene)), hide_index=True, width="stretch")
 if frames_tab.open:
     with frames_tab:
         scene_frames(header.get("video_path"), row["start_s"], row["end_s"])

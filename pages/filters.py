@@ -12,14 +12,55 @@ import streamlit as st
 from data_access.formats.film_time import film_clock
 from pages.safe_text import plain
 
+# URL keys whose value this session has already checked: a link's value is checked when the
+# page first reads it; a value left over from an earlier choice on the page (a scene of the film
+# shown before) is dropped quietly, as the visitor changed it themselves.
+_URL_CHECKED = "_url_checked"
 
-def _initial(key: str, options: Sequence[str], default: str | None) -> str | None:
+
+def _first_read(key: str) -> bool:
+    checked = st.session_state.setdefault(_URL_CHECKED, set())
+    first = key not in checked
+    checked.add(key)
+    return first
+
+
+def unknown_url_value(key: str, wanted: Sequence[str], shown: object) -> None:
+    """A notice that the URL asked for values this page does not have, naming them and what is
+    shown instead: a shared link to a film, scene or character that is not in this store (or
+    was renamed) must not open another view silently."""
+    from pages.safe_text import inert
+
+    named = ", ".join(f"“{inert(v)}”" for v in wanted)
+    instead = inert(shown) if shown not in (None, "", []) else "the page's default"
+    st.warning(
+        f"The link asks for {key} {named}, which this page does not have: showing {instead}"
+        " instead.",
+        icon=":material/link_off:",
+    )
+
+
+def _initial(
+    key: str, options: Sequence[str], default: str | None, describe: Callable[[Any], str] = str
+) -> str | None:
     wanted = st.query_params.get(key)
     if wanted in options:
+        _first_read(key)
         return wanted
-    if default in options:
-        return default
-    return options[0] if options else None
+    chosen = default if default in options else (options[0] if options else None)
+    if wanted is not None and _first_read(key):
+        unknown_url_value(key, [wanted], describe(chosen) if chosen is not None else None)
+    return chosen
+
+
+def _carry_over(key: str) -> None:
+    """Make the value under `key` this page's widget's own. Pages share keys (`film`, `who`):
+    a value another page's widget left under the key is readable here, but a widget of another
+    label is another widget to Streamlit, which would ignore it and start at its first option
+    (Belief timelines opened on the first film of the list after the Film page). Writing the
+    value back hands it to whichever widget is drawn next under the key."""
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
 
 
 def url_selectbox(
@@ -46,7 +87,8 @@ def url_selectbox(
         st.query_params.pop(key, None)
         return None
     if st.session_state.get(key) not in options:
-        st.session_state[key] = _initial(key, options, default)
+        st.session_state[key] = _initial(key, options, default, format_func)
+    _carry_over(key)
     value = container.selectbox(label, options, key=key, format_func=format_func, **kwargs)
     st.query_params[key] = value
     return value
@@ -65,8 +107,13 @@ def url_multiselect(
     if key not in st.session_state or not set(st.session_state[key]) <= set(options):
         # values from another film (the page's film changed) are no choice here: fall back to
         # the default rather than an empty pick that blanks the page (issue 28)
-        wanted = [v for v in st.query_params.get_all(key) if v in options]
+        asked = st.query_params.get_all(key)
+        wanted = [v for v in asked if v in options]
         st.session_state[key] = wanted or [d for d in default if d in options]
+        unknown = [v for v in asked if v not in options]
+        if unknown and _first_read(key):
+            unknown_url_value(key, unknown, ", ".join(st.session_state[key]))
+    _carry_over(key)
     values = container.multiselect(label, options, key=key, **kwargs)
     st.query_params[key] = values
     return list(values)
@@ -79,6 +126,7 @@ def url_radio(
     options = [str(o) for o in options]
     if st.session_state.get(key) not in options:
         st.session_state[key] = _initial(key, options, default)
+    _carry_over(key)
     value = container.radio(label, options, key=key, horizontal=True, **kwargs)
     st.query_params[key] = value
     return value
@@ -115,6 +163,10 @@ def url_range(
             st.session_state[key] = (low, high) if low in options and high in options else default
         except ValueError:
             st.session_state[key] = default
+        shown = f"{default[0]}-{default[1]}"
+        dropped = wanted and st.session_state[key] == default and wanted != shown
+        if dropped and _first_read(key):
+            unknown_url_value(key, [wanted], shown)
     low, high = container.select_slider(label, options, key=key, **kwargs)
     st.query_params[key] = f"{low}-{high}"
     return low, high
@@ -123,6 +175,19 @@ def url_range(
 # (page's `first_with`, film) that picker last showed: a film that arrives otherwise (another
 # page's picker, a link) is checked for data; one picked on this page is kept as picked
 _FILM_CHOSEN_ON = "_film_chosen_on"
+
+
+def film_labels(films, with_kind: bool = True) -> dict[str, str]:
+    """film_id -> "Title (kind)" for pickers; two films of one title (a dataset's Chinatown and
+    an ingested screenplay's) are told apart by their dataset, then by their id."""
+    import pandas as pd
+
+    label = films["title"].astype(str) + (" (" + films["kind"] + ")" if with_kind else "")
+    repeated = label.duplicated(keep=False)
+    label = label.where(~repeated, label + " · " + films["dataset_id"].astype(str))
+    repeated = label.duplicated(keep=False)
+    label = label.where(~repeated, label + " · " + films["film_id"].astype(str))
+    return dict(zip(films["film_id"], pd.Series(label).map(plain)))
 
 
 def url_film(
@@ -146,7 +211,7 @@ def url_film(
     if films.empty:
         st.info(empty_hint)
         st.stop()
-    titles = dict(zip(films["film_id"], films["title"] + " (" + films["kind"] + ")"))
+    titles = film_labels(films)
     default = query(views_film.first_film_with, first_with)
     arriving = st.session_state.get("film") or st.query_params.get("film")
     replaced = None
@@ -185,6 +250,6 @@ def url_film_or_all(all_value: str = "(all films)") -> str | None:
     from pages.common import query
 
     films = query(views_film.film_choices)
-    titles = {all_value: "(all films)", **dict(zip(films["film_id"], films["title"]))}
+    titles = {all_value: "(all films)", **film_labels(films, with_kind=False)}
     film = url_selectbox("Film", [all_value, *films["film_id"]], key="film", format_func=titles.get)
     return None if film == all_value else film

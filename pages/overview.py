@@ -26,6 +26,8 @@ for column, (label, key) in zip(
     ],
 ):
     column.metric(label, f"{counts[key]:,}")
+if counts.get("stories"):
+    columns[0].caption(f"and {counts['stories']:,} text stories (ToM datasets)")
 
 st.subheader("Datasets")
 datasets = query(views_overview.datasets_overview)

@@ -23,6 +23,7 @@ from pages.common import (
 )
 
 _NAME_KEY = "_reviewer_name"  # survives pages where the sidebar input is not drawn
+REVIEWER_PARAM = "reviewer"  # carried in the URL, so a shared link opens as the same reviewer
 
 
 def reviewer_sidebar() -> str | None:
@@ -31,7 +32,9 @@ def reviewer_sidebar() -> str | None:
     if read_only():
         return None
     if _NAME_KEY not in st.session_state:
-        st.session_state[_NAME_KEY] = os.environ.get("STORYSCOPE_REVIEWER", "")
+        # a shared link names its reviewer (?reviewer=): the review queue it points to is theirs
+        linked = st.query_params.get(REVIEWER_PARAM)
+        st.session_state[_NAME_KEY] = linked or os.environ.get("STORYSCOPE_REVIEWER", "")
     name = st.sidebar.text_input(
         "Reviewer",
         value=st.session_state[_NAME_KEY],
@@ -39,6 +42,10 @@ def reviewer_sidebar() -> str | None:
         help="Your labels are stored as judge `human:<name>`; default STORYSCOPE_REVIEWER.",
     )
     st.session_state[_NAME_KEY] = name
+    if name:
+        st.query_params[REVIEWER_PARAM] = name
+    else:
+        st.query_params.pop(REVIEWER_PARAM, None)
     return current_reviewer()
 
 

@@ -71,3 +71,27 @@ def show_text(text: object, label: str | None = None, container=st, caption: boo
     body = inert(text) or "—"
     source = f"{label} {body}" if label else body
     (container.caption if caption else container.markdown)(source)
+
+
+MISSING = "—"
+
+
+def shown_table(frame):
+    """A copy of `frame` for `st.dataframe` with missing cells drawn as "—" instead of "None" /
+    "nan" (a told_by of a witnessed belief, a time of a story without times): a missing value
+    read as the word None looked like a name."""
+    out = frame.copy()
+    for column in out.columns:
+        values = out[column]
+        if not values.isna().any() or values.map(lambda v: isinstance(v, list)).any():
+            continue
+        # one type per column (Arrow needs it): numbers become their text beside the dash
+        missing = values.isna()
+        out[column] = [MISSING if gone else _cell(v) for v, gone in zip(values, missing)]
+    return out
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:g}" if value != int(value) else str(int(value))
+    return str(value)

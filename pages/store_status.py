@@ -45,13 +45,46 @@ def _open_problem(_store: Store, path: str, label: str) -> str | None:
     return None
 
 
-def usable_store(store: Store, label: str) -> Store:
-    """`store` when it opens; otherwise one line on the page saying why, and the run stops."""
+def usable_store(store: Store, label: str, operator_read_only: bool = False) -> Store:
+    """`store` when it opens and can be read as it is; otherwise one notice on the page saying
+    why and what to do, and the run stops (every page asks for the store before its first
+    query, so every page shows the same notice instead of a traceback)."""
     problem = _open_problem(store, str(store.path), label)
+    if problem is None and store.read_only:
+        problem = older_schema_notice(store, label, operator_read_only)
     if problem is not None:
         st.error(problem, icon=":material/error:")
         st.stop()
     return store
+
+
+def older_schema_notice(store: Store, label: str, operator_read_only: bool) -> str | None:
+    """The one notice for a store the app reads as it is although its schema is older than this
+    code's (opened read-only, so never upgraded): its pages would ask for tables and columns it
+    does not have. None when the store is current (or newer: a newer store holds every table
+    this code reads, and is only kept from being written)."""
+    pending, _ = _schema_gap(store, str(store.path))
+    if not pending:
+        return None
+    why = (
+        "this explorer opens stores read-only (STORYSCOPE_READ_ONLY=1)"
+        if operator_read_only
+        else "it could only be opened read-only"
+    )
+    return (
+        f"Store {label} was written by an older StoryScope ({len(pending)} schema upgrades behind"
+        f" this one) and is not upgraded here, as {why}: its pages cannot be read as it is. "
+        "What to do: the operator backs it up (`storyscope store backup COPY`) and opens it once"
+        " with a StoryScope that may write to it (the app without STORYSCOPE_READ_ONLY, on a"
+        " writable file), which upgrades it in place; then reload this page."
+    )
+
+
+@st.cache_data(ttl=2, show_spinner=False)
+def _schema_gap(_store: Store, path: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    from data_access.queries.store_schema import schema_gap
+
+    return schema_gap(_store)
 
 
 def read_only_store_warning(store: Store, label: str) -> None:

@@ -57,6 +57,8 @@ def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store
     basis, citing = frame(at, "event_id"), frame(at, "question_id")
     assert list(basis["event_id"]) == ["e_001_1"]
     assert list(citing["question_id"]) == ["q1"]
+    # read by its words, opened by a link (the bare id is not a column shown)
+    assert citing["text"].iloc[0] and citing["open"].iloc[0].endswith("&q=q1")
 
 
 def test_story_without_times_uses_scene_axis(fixture_store):
@@ -206,6 +208,7 @@ def test_two_characters_show_their_knowledge_split(fixture_store):
             "beliefs": 3,
             "formed while away": 1,
             "learned later": 0,
+            "kept after the other revised it": 0,  # no belief of theirs was ever shared
         },
         {
             "holds": "Ben",
@@ -213,8 +216,11 @@ def test_two_characters_show_their_knowledge_split(fixture_store):
             "beliefs": 3,
             "formed while away": 0,
             "learned later": 1,
+            "kept after the other revised it": 0,
         },
     ]
+    # the fixture's backend is not known to paraphrase: matched by the same words, and said so
+    assert any(c.value.startswith("Matched by the same words") for c in at.caption)
     gap = traces(figures(at)["knowledge_gap"])
     assert list(gap["Ben holds, Ann does not"].y) == [0, 1, 2, 2, 1, 1]  # Ann learns B1 in 4
     assert list(gap["… formed while Ben was away"].y) == [0, 0, 1, 1, 1, 1]

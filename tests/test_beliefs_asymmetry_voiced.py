@@ -182,3 +182,16 @@ def test_a_contraction_is_two_words_for_the_asymmetry_reading_only():
     ]
     assert story_claims("He's cold.", "MARA", ["KIT"], contractions=True) == []  # three words
     assert story_claims(line, "MARA", ["RUTH"]) == []  # the rules backend's reading is kept
+
+
+def test_a_role_description_in_the_cast_is_not_named_by_its_common_words():
+    """With THE MAN WITH THE PISTOL in the cast, "The room is dark." named that character (its
+    single words "the", "man" were indexed as names) and the next "He" resolved to it."""
+    names = NameIndex({"THE MAN WITH THE PISTOL": [], "MARA": [], "TOMAS": [], "RUTH": []})
+    assert names.names_in("The room is dark. A man waits.") == []
+    assert names.names_in("The man with the pistol waits.") == ["THE MAN WITH THE PISTOL"]
+    refs = Referents(names)
+    refs.mention("Tomas comes in from the rain. The room is dark.")
+    assert refs.resolve("He is soaked.", "MARA", ["RUTH"]) == "Tomas is soaked."
+    # a person's name still answers to its single words: "Voss" is MARA VOSS
+    assert NameIndex({"MARA VOSS": []}).names_in("Voss nods.") == ["MARA VOSS"]

@@ -51,3 +51,12 @@ def test_side_by_side_flags_and_filters():
     assert table["settings differ"].all()
     assert list(filtered(table, ["judges disagree", "contradicted"])["setting"]) == ["B"]
     assert len(filtered(table, [])) == 2
+
+
+def test_a_missing_rationale_or_answer_read_from_a_frame_as_nan_explains_nothing():
+    """A stored verdict without a rationale reaches `side_by_side` as NaN, which is truthy: the
+    Verdicts page crashed with "expected string or bytes-like object, got 'float'"."""
+    nan = float("nan")
+    assert explain_lexical(nan, ANSWER, CLAIM)["sentence"] is None
+    assert explanation("lexical", nan, nan, CLAIM) == explain_lexical(None, None, CLAIM)["cue"]
+    assert explanation("llm", nan, ANSWER, CLAIM) == ""

@@ -201,6 +201,9 @@ def test_evidence_map_matches_the_paper_header_and_lines():
     figure = evidence_map_figure(EVIDENCE, runtime_s=7883.0)
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["evidence"].text) == ["54:46", "1:03:23"]
+    # neighbouring evidence labels alternate above and below the line (they printed over each
+    # other where two scenes were close)
+    assert list(traces["evidence"].textposition) == ["top center", "bottom center"]
     assert list(traces["anchor ▲"].x) == [pytest.approx(3286.0 / 60)]
     assert figure.layout.annotations[1].text == "end of film, 2:11:23"
     assert rubric_markdown(RUBRIC.iloc[:2]).splitlines() == ["■ 1 claim 1  ", "□ 2 claim 2  "]
@@ -287,6 +290,17 @@ def test_metrics_table_orders_formats_and_puts_paper_beside():
 def test_distribution_figures():
     bars = count_bars(pd.Series(["N1", "Q2", "Q2"]).value_counts(), "types", "type", ["Q2", "N1"])
     assert list(bars.data[0].x) == ["Q2", "N1"] and list(bars.data[0].y) == [2, 1]
+    assert bars.layout.xaxis.type == "category"
+    # counts on a number line: 13 cited scenes stand apart from 8, not next to it
+    scenes = count_bars(pd.Series([1, 1, 8, 13]).value_counts(), "scenes", "scenes")
+    assert list(scenes.data[0].x) == [1, 8, 13] and scenes.layout.xaxis.type == "linear"
+    # the codes of the topic axis are explained on it
+    assert (
+        "characters"
+        in topic_bars(
+            pd.DataFrame(dict(question_type=["P"], story_element=["C"], n=[1]))
+        ).layout.xaxis.ticktext[0]
+    )
     topics = topic_bars(
         pd.DataFrame(dict(question_type=["P", "I"], story_element=["C", "CAL"], n=[3, 2]))
     )

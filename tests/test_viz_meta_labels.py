@@ -40,3 +40,10 @@ def test_meta_beliefs_at_one_scene_share_a_label():
     assert list(stars.x) == [3.0, 5.0]
     assert list(stars.textposition) == ["top center", "bottom center"]  # neighbours alternate
     assert stars.hovertext[0].count("<br>") == 2  # all three listed in the hover
+
+
+def test_a_label_below_the_last_lane_has_room_above_the_axis():
+    """The last lane's labels drawn below their star ran into the time axis ("M8 +1" cut)."""
+    figure = belief_lanes_figure(_empty_beliefs(), _meta(["M1", "M2"], [3, 5]))
+    bottom, top = figure.layout.yaxis.range
+    assert bottom - 0.5 >= 0.5 and top == -0.5  # one lane (row 0); half a row spare below it

@@ -104,7 +104,8 @@ def belief_lanes_figure(
     figure = go.Figure()
     figure.update_yaxes(
         tickmode="array",
-        range=[len(rows) - 0.5, -0.5],
+        # room under the last lane: a meta-belief label drawn below its star was cut by the axis
+        range=[len(rows) - 0.5 + (0.6 if not meta.empty else 0.0), -0.5],
         tickvals=list(range(len(rows))),
         ticktext=rows,
         zeroline=False,

@@ -3,6 +3,8 @@ difficulty and accuracy."""
 
 from __future__ import annotations
 
+import numbers
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -12,6 +14,16 @@ from viz.safe import escapes_untrusted
 
 QUESTION_TYPE_ORDER = list(ALL_TYPES)
 STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
+# StoryVideoQA §2: what each story-element code covers (tick labels, so no code goes unexplained)
+ELEMENT_NAMES = {
+    "C": "characters",
+    "A": "actions",
+    "L": "locations",
+    "CA": "char. + actions",
+    "CL": "char. + locations",
+    "AL": "actions + loc.",
+    "CAL": "char. + actions + loc.",
+}
 MEASURE_LABELS = {
     "d_q": "D_q (question)",
     "d_a": "D_a (answer)",
@@ -32,11 +44,20 @@ def count_bars(counts: pd.Series, title: str, x_label: str, order: list | None =
     if order is None:
         order = sorted(counts.index)
     order = [value for value in order if value in counts.index]
-    figure = go.Figure(
-        go.Bar(x=[str(v) for v in order], y=[int(counts[v]) for v in order], name="")
+    # a count (claims, scenes, centres per film) is a number: on a linear axis 13 stands apart
+    # from 8 instead of next to it; names (Q1, N3) stay categories in the given order
+    numeric = bool(order) and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer()
+        for v in order
     )
+    x = [int(v) for v in order] if numeric else [str(v) for v in order]
+    figure = go.Figure(go.Bar(x=x, y=[int(counts[v]) for v in order], name=""))
     figure.update_layout(title=title, xaxis_title=x_label, yaxis_title="questions", **_LAYOUT)
-    figure.update_xaxes(type="category")
+    if numeric:
+        figure.update_xaxes(type="linear", tickformat="d", dtick=max(1, -(-max(x) // 10)))
+    else:
+        figure.update_xaxes(type="category")
+    figure.update_yaxes(tickformat="d")
     return figure
 
 
@@ -88,6 +109,12 @@ def topic_bars(counts: pd.DataFrame) -> go.Figure:
         title="MCQ topics (14)",
         labels={"n": "questions", "story_element": "story element"},
     )
+    # the codes are explained on the axis itself: C = characters, A = actions, L = locations
+    figure.update_xaxes(
+        tickvals=STORY_ELEMENTS,
+        ticktext=[f"{code}<br>{ELEMENT_NAMES[code]}" for code in STORY_ELEMENTS],
+    )
+    figure.update_yaxes(tickformat="d", rangemode="tozero")  # whole questions
     figure.update_layout(**_LAYOUT)
     return figure
 

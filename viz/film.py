@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from data_access.formats.film_time import film_clock
 from viz.safe import escapes_untrusted
 
 # How a scene got its times (preprocessing, LF-VideoQA §3.1): matched to subtitles, or
@@ -30,10 +31,17 @@ def scene_titles(scenes: pd.DataFrame) -> pd.Series:
     heading = scenes["heading"].astype("string").str.strip()
     location = scenes["location"].astype("string").str.strip() if "location" in scenes else None
     fallback = location if location is not None else pd.Series(pd.NA, index=scenes.index)
-    start = (
-        scenes["start_s"] if "start_s" in scenes else pd.Series(float("nan"), index=scenes.index)
+    nothing = pd.Series(float("nan"), index=scenes.index)
+    start, end = scenes.get("start_s", nothing), scenes.get("end_s", nothing)
+    # its time span as the film's clock ("12:34–15:02"; "12:34" with no end), not "from 0 min"
+    at_time = pd.Series(
+        [
+            pd.NA if pd.isna(a) else film_clock(a) + ("" if pd.isna(b) else f"–{film_clock(b)}")
+            for a, b in zip(start, end)
+        ],
+        index=scenes.index,
+        dtype="string",
     )
-    at_time = "from " + (start // 60).astype("Int64").astype("string") + " min"
     name = heading.where(heading.fillna("") != "", fallback)
     name = name.where(name.fillna("") != "", at_time).fillna("(no heading)")
     return "S" + scenes["scene_index"].astype(str) + " · " + name.astype(str)

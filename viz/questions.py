@@ -70,7 +70,7 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
     end = float(runtime_s or (timed["time_s"].max() if not timed.empty else 60.0))
     figure = go.Figure()
     figure.add_shape(type="line", x0=0, x1=end / 60.0, y0=0, y1=0, line=dict(color="#555", width=3))
-    cited = timed[timed["claim_ords"].map(len) > 0]
+    cited = timed[timed["claim_ords"].map(len) > 0].sort_values("time_s")
     figure.add_scatter(
         name="evidence",
         mode="markers+text",
@@ -78,7 +78,9 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
         y=[0] * len(cited),
         marker=dict(symbol="line-ns-open", size=22, line=dict(width=3, color="#1f77b4")),
         text=[clock(t) for t in cited["time_s"]],
-        textposition="top center",
+        # neighbouring times' labels alternate above and below the line so close scenes'
+        # labels do not print over each other
+        textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(cited))],
         hovertext=[
             f"{clock(t)} {loc} ({claim_range(c)})"
             for t, loc, c in zip(cited["time_s"], cited["location"], cited["claim_ords"])
@@ -90,16 +92,16 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
         name="anchor ▲",
         mode="markers",
         x=anchor["time_s"] / 60.0,
-        y=[-0.35] * len(anchor),
+        y=[-0.55] * len(anchor),
         marker=dict(symbol="triangle-up", size=16, color="#d62728"),
         hovertext=[
             f"anchor: {clock(t)} {loc}" for t, loc in zip(anchor["time_s"], anchor["location"])
         ],
         hoverinfo="text",
     )
-    figure.add_annotation(x=0, y=-0.7, text="start of film", showarrow=False, xanchor="left")
+    figure.add_annotation(x=0, y=-0.85, text="start of film", showarrow=False, xanchor="left")
     figure.add_annotation(
-        x=end / 60.0, y=-0.7, text=f"end of film, {clock(end)}", showarrow=False, xanchor="right"
+        x=end / 60.0, y=-0.85, text=f"end of film, {clock(end)}", showarrow=False, xanchor="right"
     )
     figure.update_layout(
         height=190,
@@ -107,7 +109,7 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
         showlegend=False,
         xaxis_title="film time (min)",
     )
-    figure.update_yaxes(visible=False, range=[-1, 0.8])
+    figure.update_yaxes(visible=False, range=[-1.05, 0.8])
     figure.update_xaxes(range=[-end / 60.0 * 0.02, end / 60.0 * 1.02])
     return figure
 

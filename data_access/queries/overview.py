@@ -52,16 +52,19 @@ def overview_counts(store: Store) -> dict[str, int]:
     """The headline numbers of the Overview page."""
     row = store.rows(
         f"""
-        SELECT (SELECT count(*) FROM films),
+        SELECT (SELECT count(*) FROM films WHERE kind <> 'story'),
                (SELECT count(*) FROM questions),
                (SELECT count(*) FROM settings),
                (SELECT count(*) FROM judges),
                (SELECT count(*) FROM runs),
                (SELECT count(*) FROM ({_mcq_sets_sql(store)})),
-               (SELECT count(*) FROM mcq_questions)
+               (SELECT count(*) FROM mcq_questions),
+               (SELECT count(*) FROM films WHERE kind = 'story')
         """
     )[0]
+    # films: films and episodes only; a text story (Hi-ToM, BigToM...) is counted apart
     keys = ["films", "questions", "settings", "judges", "runs", "mcq_sets", "mcq_questions"]
+    keys.append("stories")
     return dict(zip(keys, (int(v) for v in row)))
 
 

@@ -22,12 +22,29 @@ class Tell:
     claim: str
 
 
+# Words that make a cue name a description of a role rather than a person's name ("THE MAN WITH
+# THE PISTOL", "ONE OF THE ASSISTANTS", "VOICE ON PHONE"): articles, prepositions, conjunctions.
+_DESCRIPTION_WORDS = frozenset(
+    ["a", "an", "the", "of", "with", "on", "in", "at", "to", "from", "for", "by", "and", "or"]
+    + ["one", "some", "two", "three"]
+)
+
+
+def is_description(name: str) -> bool:
+    """Whether a roster name describes someone instead of naming them: a multi-word name that
+    holds an article, preposition or conjunction. Its single words are ordinary words ("The
+    room is dark." names no one), so only the whole description is matched."""
+    words = [w.strip(".,'’").lower() for w in name.split()]
+    return len(words) > 1 and any(w in _DESCRIPTION_WORDS for w in words)
+
+
 class NameIndex:
     """The roster's names (canonical + aliases) and how to resolve one in a phrase."""
 
     def __init__(self, names: dict[str, list[str]]):
         # A whole name or alias first; then its single words, unless that word is someone's
-        # whole name ("Mulwray" is MULWRAY, not MRS. MULWRAY) or shared by two characters.
+        # whole name ("Mulwray" is MULWRAY, not MRS. MULWRAY) or shared by two characters, or
+        # the name is a description whose words are common words (`is_description`).
         self.canonical: dict[str, str] = {}
         for name, aliases in names.items():
             for form in (name, *aliases):
@@ -36,6 +53,8 @@ class NameIndex:
         words: dict[str, set[str]] = {}
         for name, aliases in names.items():
             for form in (name, *aliases):
+                if is_description(form):
+                    continue  # "THE MAN WITH THE PISTOL": "the", "man" are no one's name
                 for word in form.split():
                     if len(word) > 1 and word.lower() not in self.canonical:
                         words.setdefault(word.lower(), set()).add(name)

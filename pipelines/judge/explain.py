@@ -33,7 +33,9 @@ def explain_lexical(rationale: str | None, answer: str | None, claim: str | None
         {"sentence": str | None, "score": float | None, "cue": str} — the sentence is None when
         the rationale names none (omitted claims, declining answers).
     """
-    rationale = rationale or ""
+    # a missing rationale arrives from a DataFrame as NaN (truthy), not None
+    rationale = rationale if isinstance(rationale, str) else ""
+    answer = answer if isinstance(answer, str) else None
     score = _SCORE.search(rationale)
     number = _SENTENCE.search(rationale)
     sentences = split_sentences(answer or "") or [answer or ""]
@@ -60,7 +62,7 @@ def explanation(
     """One line saying why: the lexical judge's matched sentence, score and cue, or another
     judge's stored rationale ("" when it stored none)."""
     if backend != "lexical":
-        return rationale or ""
+        return rationale if isinstance(rationale, str) else ""
     found = explain_lexical(rationale, answer, claim)
     if found["sentence"] is None:
         return found["cue"]
