@@ -32,8 +32,10 @@ from pipelines.settings import (
     get_setting,
     openai_messages,
 )
+from pipelines.settings.budget import CUT_RULE
 
 PROMPT_VERSION = "answer-v1"
+STEP = "answer"
 WHERE_KEYS = task_questions.OPEN_ENDED_FILTERS
 
 
@@ -59,6 +61,8 @@ class AnswerOptions:
     llm: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 8
     temperature: float = 0.0
+    executor: str = "local"  # local | ray (pipelines.scale): where the calls are made
+    ray_address: str | None = None
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> AnswerOptions:
@@ -121,7 +125,9 @@ class _Plan:
     already: set[str]
 
 
-def _plan(store: Store, options: AnswerOptions) -> _Plan:
+def _plan(store: Store, options: AnswerOptions, with_answered: bool = False) -> _Plan:
+    """The questions and their inputs; questions the setting answered already are left out
+    unless `with_answered` (the executor path keys its units by the whole selection)."""
     setting = get_setting(options.setting)
     row = options.setting_row("plan")
     rows = task_questions.open_ended_questions(store, options.where, options.limit)
@@ -130,7 +136,7 @@ def _plan(store: Store, options: AnswerOptions) -> _Plan:
     inputs, unavailable = {}, {}
     questions = rows.to_dict("records")
     for question in questions:
-        if question["question_id"] in already:
+        if question["question_id"] in already and not with_answered:
             continue
         try:
             inputs[question["question_id"]] = builder.build(question)
@@ -180,6 +186,40 @@ def _reasons(unavailable: dict[str, str]) -> dict[str, int]:
     return counts
 
 
+def run_spec(options: AnswerOptions, config) -> RunSpec:
+    """The answer run's provenance: model, prompt, the setting's options and the cut rule."""
+    return RunSpec(
+        STEP,
+        backend="openai",
+        model=config.model,
+        prompt_version=PROMPT_VERSION,
+        params={**options.params(), "llm": config.public_dict(), "cut_rule": CUT_RULE},
+        source=options.setting,
+    )
+
+
+def result_rows(plan: _Plan, results, run_id: str) -> tuple[list[dict], list[dict]]:
+    """The `answers` rows of the ok results and the `answer_inputs` row of every result (a
+    failed one with no answer id), for one batch."""
+    answers, inputs = [], []
+    for result in results:
+        given = plan.inputs[result.item_id]
+        record = dict(given.record, run_id=run_id, setting_id=plan.setting_id, answer_id=None)
+        if result.ok:
+            record["answer_id"] = answer_id(plan.setting_id, result.item_id)
+            answers.append(
+                {
+                    "answer_id": record["answer_id"],
+                    "question_id": result.item_id,
+                    "setting_id": plan.setting_id,
+                    "text": str(result.parsed).strip(),
+                    "run_id": run_id,
+                }
+            )
+        inputs.append(record)
+    return answers, inputs
+
+
 def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str, Any]:
     """Answer the selected questions in the setting; with a job context, report progress.
 
@@ -190,14 +230,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
     """
     plan = _plan(store, options)
     config = options.config()
-    spec = RunSpec(
-        "answer",
-        backend="openai",
-        model=config.model,
-        prompt_version=PROMPT_VERSION,
-        params={**options.params(), "llm": config.public_dict(), "cut_rule": "even-thinning-v1"},
-        source=options.setting,
-    )
+    spec = run_spec(options, config)
     run_id = ctx.run_id if ctx is not None and ctx.run_id else start_run(store, spec)
     row = options.setting_row(run_id)
     with store.transaction() as cursor:
@@ -208,22 +241,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
     gateway = Gateway(store, config, run_id, batch_size=options.batch_size)
 
     def on_batch(cursor, results) -> None:
-        answers, inputs = [], []
-        for result in results:
-            given = plan.inputs[result.item_id]
-            record = dict(given.record, run_id=run_id, setting_id=plan.setting_id, answer_id=None)
-            if result.ok:
-                record["answer_id"] = answer_id(plan.setting_id, result.item_id)
-                answers.append(
-                    {
-                        "answer_id": record["answer_id"],
-                        "question_id": result.item_id,
-                        "setting_id": plan.setting_id,
-                        "text": str(result.parsed).strip(),
-                        "run_id": run_id,
-                    }
-                )
-            inputs.append(record)
+        answers, inputs = result_rows(plan, results, run_id)
         answering.write_answers(cursor, answers, inputs)
         counts["answered"] += len(answers)
         counts["failed"] += sum(r.status == "failed" for r in results)

@@ -11,6 +11,7 @@ import typer
 
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import parse_where
+from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
 
 
 def _setting_help() -> str:
@@ -72,6 +73,8 @@ def answer(
     background: Annotated[
         bool, typer.Option("--background", help="Run as a background job process and print its id.")
     ] = False,
+    executor: ExecutorOption = "local",
+    ray_address: RayAddressOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Answer the selected questions in a setting and store the answers with what each model
@@ -127,7 +130,10 @@ def answer(
         job_id = start_job(handle, "answer", options.params(), mode="subprocess", env=env)
         typer.echo(f"job {job_id} started (storyscope jobs status {job_id})")
         return
-    summary = answer_questions(handle, options)
+    if executor != "local":
+        summary = _on_executor(handle, options, executor, ray_address)
+    else:
+        summary = answer_questions(handle, options)
     failures = run_failures(handle, summary["run_id"])
     if as_json:
         typer.echo(json.dumps({**summary, "failures": failures}, default=str))
@@ -144,6 +150,17 @@ def answer(
             typer.echo(line)
         if summary["stopped"]:
             typer.echo(f"stopped: {summary['stop_reason']} (run it again to go on)")
+
+
+def _on_executor(store, options, executor: str, ray_address: str | None) -> dict:
+    from pipelines.answer.scaled import answer_on_executor
+    from pipelines.cli.scale_options import open_executor, progress_bar
+
+    runner = open_executor(executor, ray_address)
+    try:
+        return answer_on_executor(store, options, runner, progress_bar("answer"))
+    finally:
+        runner.close()
 
 
 def _print_plan(plan: dict, as_json: bool) -> None:
