@@ -68,6 +68,7 @@ ANSWER_PANEL = JobPanel(
     progress=_progress,
     show_outcome=_outcome,
     plan_errors=(ValueError,),
+    dry_run_label="Plan the answers (writes nothing)",
 )
 
 

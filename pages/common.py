@@ -321,6 +321,6 @@ def _store_from_link(labels: list[str]) -> None:
     if wanted in labels:
         st.session_state[STORE_KEY] = wanted
         return
-    from pages.filters import unknown_url_value
+    from pages.link_notices import unknown_url_value
 
     unknown_url_value("store", [wanted], st.session_state[STORE_KEY])

@@ -10,6 +10,7 @@ from typing import Any
 import streamlit as st
 
 from data_access.formats.film_time import film_clock
+from pages.link_notices import unknown_url_value
 from pages.safe_text import plain
 
 # URL keys whose value this session has already checked: a link's value is checked when the
@@ -23,21 +24,6 @@ def _first_read(key: str) -> bool:
     first = key not in checked
     checked.add(key)
     return first
-
-
-def unknown_url_value(key: str, wanted: Sequence[str], shown: object) -> None:
-    """A notice that the URL asked for values this page does not have, naming them and what is
-    shown instead: a shared link to a film, scene or character that is not in this store (or
-    was renamed) must not open another view silently."""
-    from pages.safe_text import inert
-
-    named = ", ".join(f"“{inert(v)}”" for v in wanted)
-    instead = inert(shown) if shown not in (None, "", []) else "the page's default"
-    st.warning(
-        f"The link asks for {key} {named}, which this page does not have: showing {instead}"
-        " instead.",
-        icon=":material/link_off:",
-    )
 
 
 def _initial(

@@ -51,6 +51,7 @@ class JobPanel:
     show_outcome: Callable  # (started, finished job status) -> None
     remember: Callable = lambda store, options, plan: {}  # extra state kept with the job
     plan_errors: tuple[type[Exception], ...] = ()
+    dry_run_label: str = "Dry run"  # told apart where two panels share a page
 
 
 def choose_backend(panel: JobPanel):
@@ -101,7 +102,7 @@ def _dry_run_and_start(panel: JobPanel, options, endpoint) -> None:
     # the plan is kept with the slice it was made for: changing a filter asks for a new dry run
     slice_key = repr(options.params())
     plan_key = f"{panel.prefix}_plan"
-    if st.button("Dry run", key=f"{panel.prefix}_dry_run"):
+    if st.button(panel.dry_run_label, key=f"{panel.prefix}_dry_run"):
         try:
             st.session_state[plan_key] = (slice_key, panel.plan(current_store(), options))
         except panel.plan_errors as exc:

@@ -20,7 +20,9 @@ from tests.test_import_bad_input import store_dump
 # page -> (URL parameters, labels of the write buttons it shows in normal mode)
 WRITE_BUTTONS = {
     "verdicts_page": ({"q": "q1"}, {"Save labels", "Save tags", "Dry run"}),
-    "questions_page": ({"film": "lighthouse", "q": "q1"}, {"Dry run", "Save: accept"}),
+    # (the review's save button appears once a decision is chosen: none is preselected, so the
+    # decision radio stands for it below)
+    "questions_page": ({"film": "lighthouse", "q": "q1"}, {"Dry run"}),
     "qlab_page": ({}, set()),
     "runs_page": ({}, set()),
 }
@@ -49,10 +51,13 @@ def test_write_widgets_show_locally_and_hide_read_only(fixture_store, monkeypatc
     local = run_page(REPO_ROOT, page, params)
     assert not local.exception
     assert writes <= _buttons(local), f"{page}: {_buttons(local)}"
+    decides = page in ("questions_page", "qlab_page")  # the question review panel
+    assert decides == any(radio.label == "Decision" for radio in local.radio)
     monkeypatch.setenv("STORYSCOPE_READ_ONLY", "1")
     shared = run_page(REPO_ROOT, page, params)
     assert not shared.exception
     assert not writes & _buttons(shared), f"{page} still offers {writes & _buttons(shared)}"
+    assert not any(radio.label == "Decision" for radio in shared.radio)
     assert not shared.sidebar.text_input  # no reviewer name: no review
     assert not shared.get("data_editor") and not shared.get("file_uploader")
     if writes or page == "runs_page":

@@ -22,7 +22,9 @@ from viz import (
     beliefs,
     distributions,
     film,
+    given_input,
     judge_eval,
+    mcq_methods,
     overview,
     plottree,
     qlab,
@@ -150,6 +152,23 @@ def _reported() -> pd.DataFrame:
 
 # builder -> a function returning (args, kwargs) with hostile text in every string it reads
 CASES = {
+    mcq_methods.topic_accuracy_heatmap: lambda: (
+        (
+            pd.DataFrame(
+                {
+                    "method": [_evil("PlotTree")],
+                    "source": [_evil("paper")],
+                    "P-C": [40.0],
+                    "Avg": [40.0],
+                }
+            ),
+        ),
+        {},
+    ),
+    given_input.given_input_figure: lambda: (
+        ([[0.0, 60.0], [120.0, 180.0]], [5.0, 125.0], 200.0),
+        {},
+    ),
     beliefs.belief_lanes_figure: lambda: (
         (_belief_rows(), _meta_rows(), f"{_evil('Ann')} · B1"),
         {},
@@ -339,7 +358,12 @@ def test_no_live_markup_reaches_a_figure(builder):
     live = [(path, text) for path, text in strings if "<" in OWN_TAGS.sub("", text)]
     assert live == []
     assert not [path for path, text in strings if "&amp;lt;" in text], "escaped twice"
-    if builder not in (distributions.span_histogram, distributions.topic_bars, qlab.leak_histogram):
+    if builder not in (
+        distributions.span_histogram,
+        distributions.topic_bars,
+        qlab.leak_histogram,
+        given_input.given_input_figure,  # numbers only: no text of anyone's to show
+    ):
         # the hostile text is shown (escaped), not dropped
         assert any(plotly_text(EVIL) in text for _, text in strings)
 

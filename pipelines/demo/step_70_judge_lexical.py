@@ -47,8 +47,15 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     else:
         echo("  lexical judge: every answer already graded, skipped")
     for row in metrics_table(store, "lexical").rows:
-        echo(
-            f"  {row['setting']}: n={row['n']} Rec {row['recall']:.3f} Prec "
-            f"{row['precision']:.3f} F1 {row['f1']:.3f} Contra {row['contradiction']:.3f}"
-            "  (judge: lexical)"
+        measures = " ".join(
+            f"{label} {_three(row[key])}"
+            for label, key in (("Rec", "recall"), ("Prec", "precision"), ("F1", "f1"))
         )
+        contra = _three(row["contradiction"])
+        echo(f"  {row['setting']}: n={row['n']} {measures} Contra {contra}  (judge: lexical)")
+
+
+def _three(value) -> str:
+    """A mean to three places, or "—" where it is undefined (no question with a core claim,
+    or no answer committing to a claim)."""
+    return "—" if value is None else f"{value:.3f}"

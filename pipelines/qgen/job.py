@@ -21,6 +21,7 @@ from typing import Any
 from data_access.store import Store
 from data_access.writes.llm_log import lookup_cache
 from data_access.writes.runs import end_run
+from pipelines.qgen.context_sets import context_pack
 from pipelines.qgen.generate import GenerateOptions, GenerationReport
 from pipelines.qgen.llm_backend import example_triples
 from pipelines.qgen.prompts import TYPE_SPECS, Stage1Reply, render
@@ -48,7 +49,7 @@ class GenerationStopped(Exception):
 
 def _stage1_messages(report: GenerationReport) -> list[list[dict]]:
     """Stage 1 chat messages of the sampled context-sets, exactly as the LLM backend renders
-    them."""
+    them (Table 6's context pack, as `LLMBackend.stage1` sends it)."""
     examples = example_triples(report.film_id)
     return [
         render(
@@ -56,7 +57,7 @@ def _stage1_messages(report: GenerationReport) -> list[list[dict]]:
             qtype=cs.qtype,
             type_spec=TYPE_SPECS[cs.qtype],
             examples=examples,
-            context_pack=cs.payload,
+            context_pack=context_pack(cs.payload),
         )
         for cs in report.picked
     ]

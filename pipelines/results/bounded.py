@@ -222,8 +222,17 @@ def loads_record(text: str, label: str, record: str) -> Any:
 def read_whole(path: Path, label: str) -> bytes:
     """A file read whole, refused past `MAX_WHOLE_FILE_BYTES` (and when it is no file)."""
     refuse_unreadable(path, label)
+    # read what the file holds (+1 to see one that grows), never `MAX + 1` at once: a buffered
+    # read allocates the size asked for before reading, so a 2-kB summary cost 512 MB
+    wanted = min(path.stat().st_size, MAX_WHOLE_FILE_BYTES) + 1
     with path.open("rb") as handle:
-        data = handle.read(MAX_WHOLE_FILE_BYTES + 1)
+        data = handle.read(wanted)
+        while len(data) == wanted and len(data) <= MAX_WHOLE_FILE_BYTES:  # it grew: read on
+            more = handle.read(MIB)
+            if not more:
+                break
+            data += more
+            wanted = len(data)
     if len(data) > MAX_WHOLE_FILE_BYTES:
         check_whole_size(path, label)
         raise fail(label, "(file)", "-", f"longer than {_mb(MAX_WHOLE_FILE_BYTES)}")
