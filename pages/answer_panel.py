@@ -126,9 +126,9 @@ def given_input_panel(answers) -> None:
 
 def _one_input(row: dict, setting_id: str, number: int) -> None:
     kept = f"{row['units_kept']:,} of {row['units_total']:,} units"
-    cut = f"cut by {row['cut_rule']}" if row["cut_rule"] else "nothing cut"
-    frames = row["frame_times"] if row["frame_times"] is not None else []
-    budget = "" if row["budget_tokens"] is None else f" · budget {int(row['budget_tokens']):,}"
+    cut = "nothing cut" if _missing(row["cut_rule"]) else f"cut by {row['cut_rule']}"
+    frames = [] if _missing(row["frame_times"]) else list(row["frame_times"])
+    budget = "" if _missing(row["budget_tokens"]) else f" · budget {int(row['budget_tokens']):,}"
     st.markdown(f"**{inert(setting_id)}**")
     st.caption(
         f"{inert(row['source'])} · ~{int(row['est_tokens']):,} prompt tokens{budget} · {kept}"
@@ -145,6 +145,11 @@ def _one_input(row: dict, setting_id: str, number: int) -> None:
             runtime,
             key=f"given_{number}",
         )
+
+
+def _missing(value) -> bool:
+    """None, or the NaN a DataFrame puts in an empty cell (lists are never missing)."""
+    return value is None or (isinstance(value, float) and value != value)
 
 
 def _covered(value) -> list[list[float]]:

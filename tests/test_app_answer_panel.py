@@ -72,7 +72,31 @@ def test_the_page_shows_what_the_model_was_given(gold_film, fake_llm, monkeypatc
     captions = " ".join(c.value for c in expander.caption)
     assert "subtitles" in captions and "cut by even-thinning-v1" in captions
     assert "prompt tokens" in captions and "budget" in captions
+    assert "nan" not in captions and "None" not in captions
     shown = figures(at)
     (key,) = [key for key in shown if key.startswith("given_")]
     bars = [trace for trace in shown[key].data if trace.type == "bar"]
     assert len(bars) >= 2  # thinned evenly: several covered ranges across the film
+
+
+def test_an_answer_whose_film_fitted_says_nothing_was_cut(gold_film, fake_llm, monkeypatch):
+    from pipelines.answer import AnswerOptions, answer_questions
+
+    server = _server(fake_llm, monkeypatch)
+    summary = answer_questions(
+        gold_film,
+        AnswerOptions(
+            setting="subtitles",
+            limit=1,
+            context={"context_tokens": 100_000},
+            llm={"base_url": server.base_url, "model": "fake-model"},
+        ),
+    )
+    question = gold_film.scalar(
+        "SELECT question_id FROM answers WHERE setting_id = ?", [summary["setting_id"]]
+    )
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": question})
+    (expander,) = [e for e in at.expander if e.label.startswith("What the model was given")]
+    captions = " ".join(c.value for c in expander.caption)
+    assert "nothing cut" in captions and "0 frame(s)" in captions
+    assert "nan" not in captions and "None" not in captions

@@ -38,8 +38,6 @@ def sampled_frames(store: Store, film: dict, fps: float, width: int) -> list[tup
 
     try:
         frames = sample_frames(store, film["film_id"], fps, width=width)
-    except NoVideo as exc:
-        raise SettingUnavailable(
-            f"{exc} (register one with `storyscope film video {film['film_id']} FILE`)"
-        ) from None
+    except NoVideo as exc:  # (its message says how to register a video)
+        raise SettingUnavailable(str(exc)) from None
     return [(frame.time_s, str(frame.jpeg_path)) for frame in frames]
