@@ -6,9 +6,9 @@ what each setting gives a model for one question of the longest screenplay film.
    process (its CPU is not the client's) with `--latency` injected, then the same answers are
    judged (`pipelines.judge`, openai backend) against a server replying valid judge labels.
    Reported: the client's CPU per call (`time.process_time`: building the inputs, the gateway,
-   the store writes) for each, and their ratio, measured as issue 30 measured the judge's. Each
-   answer run is judged in a run of its own, so both sides pay the same per-run costs (opening
-   the store, starting the gateway) over the same number of calls.
+   the store writes) for each, and their ratio, measured as bench_judge.py measures the
+   judge's. Each answer run is judged in a run of its own, so both sides pay the same
+   per-run costs (opening the store, starting the gateway) over the same number of calls.
 2. With `--data-dir` (../shared/data): Chinatown (the longest screenplay of the real-data demo
    store) is ingested into a temporary store and one question's input is built in every text
    setting at a 32k and a 128k window: estimated tokens, units kept, and the CPU time to build.

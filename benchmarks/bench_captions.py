@@ -4,8 +4,8 @@ A synthetic film (`--hours`, default a quarter hour: 90 chunks, about a minute h
 film is 720 chunks of the same per-chunk cost; opencv mp4v, 384x216 at `--video-fps`, each
 frame a textured picture so its JPEG weighs what a real frame's does) is registered for the
 sample film in a temporary store. Measured in one run, with `time.process_time` (this
-process's CPU: the driver, and with the local executor the gateway's calls too), as issue 30's
-judge figures are (benchmarks/bench_judge.py, docs/SCALE.md):
+process's CPU: the driver, and with the local executor the gateway's calls too), as the
+judge's figures are (benchmarks/bench_judge.py, docs/SCALE.md):
 
 1. `frames`: extracting the film's caption frames (0.5 fps: 5 per chunk) into the frame cache,
    one pass (`pipelines.video.captions.film_chunks`);

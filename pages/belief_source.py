@@ -1,5 +1,5 @@
 """Who wrote the belief records on screen, how good that backend is, and how to get LLM records:
-the block every belief view opens with (issue 46, "Job 1")."""
+the block every belief view opens with, so records never pass for more than their method."""
 
 from __future__ import annotations
 

@@ -3,7 +3,8 @@ the next page opens on when the visitor moves through the sidebar.
 
 The Film page and Belief timelines share `?film=` under one session-state key, but their pickers
 are two widgets to Streamlit (another label): Belief timelines ignored the Film page's film and
-opened on the first film of the list, one with no beliefs (issue 46, "Job 1")."""
+opened on the first film of the list, one with no beliefs: a page opens on the film the
+reader came with."""
 
 from __future__ import annotations
 

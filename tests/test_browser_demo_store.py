@@ -4,7 +4,7 @@ headless Chromium the way a new user walks it: through the sidebar, and by share
 - Overview, then Film (which opens on the showcase film), then **Belief timelines** in the
   sidebar opens on a film with belief records: the two pickers are two widgets to Streamlit,
   and Belief timelines opened on the first film of the list ("Anatomy of a Fall"), which has
-  none (issue 46, "Job 1").
+  none: a page opens on a film that has its data.
 - A link's unknown value (`?film=does-not-exist`, `?scene=999`, `?who=NOBODY`) is named in a
   notice, never replaced silently; the belief page names the backend behind its records.
 - No page shows a traceback, and Streamlit's "Deploy" button is not offered.

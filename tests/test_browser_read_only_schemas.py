@@ -1,5 +1,6 @@
 """A read-only explorer (STORYSCOPE_READ_ONLY=1) over a store of an older and of a newer schema,
-every page opened in headless Chromium: no traceback anywhere (issue 45, item 6).
+every page opened in headless Chromium: no traceback anywhere, one notice where the store
+cannot be read as it is.
 
 Read-only, the app reads a store as it is and never upgrades it. An older store's pages asked for
 tables and columns it does not have and showed `BinderException` tracebacks (Questions, Verdicts'

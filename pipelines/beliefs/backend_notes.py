@@ -1,5 +1,6 @@
-"""What each belief backend can and cannot see, said where its records are shown (issue 46:
-"every belief view names the backend that wrote the records and shows its measured quality").
+"""What each belief backend can and cannot see, said where its records are shown: every
+belief view names the backend that wrote its records and shows its measured quality, so no
+record passes for more than its method can see.
 
 A backend's measured quality is its `storyscope gold-eval` score where the film has a gold
 annotation; elsewhere these sentences say what the backend reads and what it misses, with the
