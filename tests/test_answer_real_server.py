@@ -19,6 +19,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.support.gold_film import with_gold_film
 from tests.support.llama_server import MODEL_NAME
 from tests.support.llm_plumbing import check_plumbing, real_config
 
@@ -34,12 +35,7 @@ SERVICE = "llamacpp"
 
 @pytest.fixture
 def gold_film(store):
-    from data_access.importers.gold import import_gold
-    from pipelines.demo import step_30_sample_film, step_46_gold
-
-    step_30_sample_film.run(store, None, lambda m: None)
-    import_gold(store, step_46_gold.GOLD_DIR)
-    return store
+    return with_gold_film(store)
 
 
 def _answer(store, server, setting: str) -> dict:

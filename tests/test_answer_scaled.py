@@ -7,17 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.fake_llm import PATIENT_TIMEOUT_S, FakeReply
+from tests.support.gold_film import with_gold_film
 
 FILM = "the-keepers-ledger"
-
-
-def _gold_film(store):
-    from data_access.importers.gold import import_gold
-    from pipelines.demo import step_30_sample_film, step_46_gold
-
-    step_30_sample_film.run(store, None, lambda m: None)
-    import_gold(store, step_46_gold.GOLD_DIR)
-    return store
 
 
 def _reply(body: dict, number: int) -> str:
@@ -55,7 +47,7 @@ def test_units_on_a_local_executor_write_what_the_plain_path_writes(store, fake_
     from pipelines.answer.scaled import answer_on_executor
     from pipelines.scale import LocalExecutor
 
-    _gold_film(store)
+    with_gold_film(store)
     server = fake_llm(_reply)
     plain = answer_questions(store, _options(server, fake_llm, setting_name="plain"))
     scaled = answer_on_executor(
@@ -75,7 +67,7 @@ def test_a_failed_unit_is_retried_by_the_same_command_and_nothing_is_sent_twice(
     from pipelines.answer.scaled import answer_on_executor
     from pipelines.scale import LocalExecutor
 
-    _gold_film(store)
+    with_gold_film(store)
     server = fake_llm(FlakyOnce(3))
     options = _options(server, fake_llm, setting_name="flaky")
     first = answer_on_executor(store, options, LocalExecutor())
@@ -101,7 +93,7 @@ def test_ray_writes_what_a_local_executor_writes(
     texts = {}
     for name, executor in (("local", LocalExecutor()), ("ray", ray_executor)):
         (tmp_path / name).mkdir()
-        store = _gold_film(store_copy(migrated_template, tmp_path / name / "store.duckdb"))
+        store = with_gold_film(store_copy(migrated_template, tmp_path / name / "store.duckdb"))
         summary = answer_on_executor(store, _options(server, fake_llm, limit=6), executor)
         assert summary["answered"] == 6, summary
         texts[name] = _answers(store, summary["setting_id"]).text.tolist()

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pipelines.settings.budget import covered_ranges, evenly_spaced, thin_evenly
+from tests.support.gold_film import with_gold_film
 
 FILM = "the-keepers-ledger"
 
@@ -44,12 +45,7 @@ def test_covered_ranges_join_runs_of_consecutive_kept_units():
 @pytest.fixture
 def gold_film(store):
     """The sample film (ingested as a user would) with its hand-made gold questions."""
-    from data_access.importers.gold import import_gold
-    from pipelines.demo import step_30_sample_film, step_46_gold
-
-    step_30_sample_film.run(store, None, lambda m: None)
-    import_gold(store, step_46_gold.GOLD_DIR)
-    return store
+    return with_gold_film(store)
 
 
 def _questions(store, n=None):

@@ -7,18 +7,14 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 from tests.support.apptest_pages import figures, metrics, run_page
+from tests.support.gold_film import with_gold_film
 
 FILM = "the-keepers-ledger"
 
 
 @pytest.fixture
 def gold_film(store):
-    from data_access.importers.gold import import_gold
-    from pipelines.demo import step_30_sample_film, step_46_gold
-
-    step_30_sample_film.run(store, None, lambda m: None)
-    import_gold(store, step_46_gold.GOLD_DIR)
-    return store
+    return with_gold_film(store)
 
 
 def _server(fake_llm, monkeypatch):
