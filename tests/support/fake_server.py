@@ -46,6 +46,9 @@ class FakeReply:
         raw_body: when set, sent verbatim instead of a JSON completion (a malformed body).
         prompt_tokens / completion_tokens: usage reported; default: a chars/4 estimate.
         location: sent as a `Location` header (with a 30x status: a redirect).
+        tool_calls: OpenAI tool calls of the assistant message, each `{"name": ...,
+            "arguments": {...} or "<json text>"}` (ids and the function wrapper are added);
+            the finish reason becomes `tool_calls`.
     """
 
     content: str = ""
@@ -57,6 +60,7 @@ class FakeReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     location: str | None = None
+    tool_calls: list[dict] | None = None
 
 
 Handler = Callable[[dict, int], "FakeReply | str"]
@@ -73,15 +77,25 @@ class Dialect:
     - `no_json_schema`: accepts `json_object` but answers 400 "response_format type
       json_schema is not supported" (older Ollama / LM Studio builds).
     - `no_response_format`: any `response_format` is a 400 (plain completion servers).
+    - `no_tools`: a 400 "tools are not supported" for any request carrying `tools` (servers
+      and chat templates without tool calling).
     - `openai`: accepts everything (the wrapped handler decides).
     """
 
     def __init__(self, name: str, handler: Handler) -> None:
-        if name not in ("llama_cpp_python", "no_json_schema", "no_response_format", "openai"):
+        if name not in (
+            "llama_cpp_python",
+            "no_json_schema",
+            "no_response_format",
+            "no_tools",
+            "openai",
+        ):
             raise ValueError(f"unknown dialect {name!r}")
         self.name, self.handler = name, handler
 
     def __call__(self, body: dict, number: int) -> FakeReply | str:
+        if self.name == "no_tools" and body.get("tools"):
+            return FakeReply(status=400, content="Unsupported parameter: 'tools' is not supported")
         rejection = self.rejection(body.get("response_format"))
         return rejection if rejection is not None else self.handler(body, number)
 
@@ -127,6 +141,14 @@ def _estimate_tokens(text: str) -> int:
 def completion_body(reply: FakeReply, request: dict, number: int) -> dict:
     """The JSON of an OpenAI chat completion carrying `reply.content`."""
     prompt_text = json.dumps(request.get("messages", []))
+    message: dict = {"role": "assistant", "content": reply.content}
+    finish = reply.finish_reason
+    if reply.tool_calls is not None:
+        message["tool_calls"] = [
+            _tool_call(call, number, i) for i, call in enumerate(reply.tool_calls)
+        ]
+        message["content"] = reply.content or None
+        finish = "tool_calls" if finish == "stop" else finish
     return {
         "id": f"chatcmpl-fake-{number}",
         "object": "chat.completion",
@@ -135,8 +157,8 @@ def completion_body(reply: FakeReply, request: dict, number: int) -> dict:
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": reply.content},
-                "finish_reason": reply.finish_reason,
+                "message": message,
+                "finish_reason": finish,
             }
         ],
         "usage": {
@@ -145,6 +167,17 @@ def completion_body(reply: FakeReply, request: dict, number: int) -> dict:
             "total_tokens": (reply.prompt_tokens or _estimate_tokens(prompt_text))
             + (reply.completion_tokens or _estimate_tokens(reply.content)),
         },
+    }
+
+
+def _tool_call(call: dict, number: int, index: int) -> dict:
+    arguments = call.get("arguments", {})
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments)
+    return {
+        "id": call.get("id", f"call-{number}-{index}"),
+        "type": "function",
+        "function": {"name": call["name"], "arguments": arguments},
     }
 
 
