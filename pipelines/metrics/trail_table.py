@@ -36,7 +36,7 @@ from pipelines.metrics.bootstrap import (
 )
 from pipelines.metrics.eq1 import per_answer_scores
 from pipelines.metrics.tables import question_stream
-from pipelines.metrics.trail import answer_measures
+from pipelines.metrics.trail import answer_measures, touched_scene_flags
 
 # the per-question means shown per setting, with intervals
 TRAIL_MEASURES = ("touched_share", "tiou", "turns", "tool_calls", "tokens")
@@ -68,7 +68,11 @@ def with_measures(trail: pd.DataFrame) -> pd.DataFrame:
 
 def answer_recall(store: Store, judge_id: str) -> pd.DataFrame:
     """answer_id -> Eq. 1 recall under `judge_id` (fully judged answers only, as the metrics)."""
-    counts = verdict_counts(store, judge_id)
+    return recall_of_answers(verdict_counts(store, judge_id))
+
+
+def recall_of_answers(counts: pd.DataFrame) -> pd.DataFrame:
+    """answer_id -> Eq. 1 recall from verdict counts (fully judged answers only)."""
     complete = counts[counts.n_judged >= counts.n_claims]
     if complete.empty:
         return pd.DataFrame({"answer_id": pd.Series(dtype=object), "recall": []})
@@ -81,10 +85,14 @@ def per_answer_trail(
     """Every agent loop (of one film, or all) with its trail measures, and its recall under
     `judge_id` (NaN: no judge given, no answer, or not fully judged)."""
     frame = with_measures(trail_queries.trail_answers(store, film_id))
-    recall = answer_recall(store, judge_id) if judge_id else None
+    return with_recall(frame, answer_recall(store, judge_id) if judge_id else None)
+
+
+def with_recall(per_answer: pd.DataFrame, recall: pd.DataFrame | None) -> pd.DataFrame:
+    """`per_answer` with each loop's answer's recall (NaN: no answer, or not judged)."""
     if recall is None or recall.empty:
-        return frame.assign(recall=np.nan)
-    return frame.merge(recall, on="answer_id", how="left")
+        return per_answer.assign(recall=np.nan)
+    return per_answer.merge(recall, on="answer_id", how="left")
 
 
 def trail_setting_rows(
@@ -151,3 +159,69 @@ def trail_table(
     """The per-setting trail rows of every agent setting with a recorded trail (none: [])."""
     per_answer = per_answer_trail(store, judge_id, film_id)
     return trail_setting_rows(per_answer, resamples, seed) if len(per_answer) else []
+
+
+# What a claim's verdict and its evidence scenes' trail say together (the Verdicts panel):
+# a missed claim whose scenes the agent never touched was never looked for; one whose scene it
+# touched was seen and still not stated.
+READINGS = {
+    "asserted": "stated",
+    "contradicted": "contradicted",
+    "never looked": "missed: its evidence scenes were never touched",
+    "seen": "missed: an evidence scene was touched, the claim not stated",
+    "no evidence": "missed: no evidence scene recorded for this claim",
+    "not judged": "not judged",
+}
+
+
+def evidence_touched(evidence: pd.DataFrame, touched) -> pd.DataFrame:
+    """The question's evidence scenes (`agent_trail.evidence_scenes`) with a `touched` column
+    for one loop's touched intervals (the rule of `pipelines.metrics.trail`)."""
+    spans = list(zip(evidence["start_s"], evidence["end_s"]))
+    return evidence.assign(touched=touched_scene_flags(touched, spans) if spans else [])
+
+
+def loop_intervals(calls: pd.DataFrame) -> list[list[float]]:
+    """Every interval one loop's calls touched, in call order."""
+    return [list(span) for spans in calls["intervals"] if spans is not None for span in spans]
+
+
+def claims_against_trail(claims: pd.DataFrame, evidence: pd.DataFrame) -> pd.DataFrame:
+    """Each rubric claim of one answer (ord, role, claim, verdict) with its evidence scenes, the
+    ones the loop touched, and what the two say together (`READINGS`).
+
+    Args:
+        claims: the answer's rows of the Verdicts grid.
+        evidence: `evidence_touched` of the question and the loop.
+    """
+    rows = []
+    for claim in claims.sort_values("ord").itertuples(index=False):
+        cited = evidence[[int(claim.ord) in list(ords) for ords in evidence["claim_ords"]]]
+        scenes = [_scene_name(s) for s in cited["scene_index"]]
+        seen = [_scene_name(s) for s in cited.loc[cited["touched"], "scene_index"]]
+        rows.append(
+            {
+                "ord": int(claim.ord),
+                "role": claim.role,
+                "verdict": claim.verdict,
+                "reading": READINGS[_reading(claim.verdict, scenes, seen)],
+                "evidence scenes": ", ".join(scenes),
+                "touched": ", ".join(seen),
+                "claim": claim.claim,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _reading(verdict, scenes: list[str], seen: list[str]) -> str:
+    if verdict in ("asserted", "contradicted"):
+        return verdict
+    if not isinstance(verdict, str):
+        return "not judged"
+    if not scenes:
+        return "no evidence"
+    return "seen" if seen else "never looked"
+
+
+def _scene_name(index) -> str:
+    return "?" if index is None or index != index else str(int(index))
