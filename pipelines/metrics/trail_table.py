@@ -128,6 +128,7 @@ def _setting_row(rows: pd.DataFrame, resamples: int, seed: int) -> dict:
         "loops": int(len(rows)),
         **{outcome: int((rows["outcome"] == outcome).sum()) for outcome in OUTCOMES},
         "bad_calls": int(rows["bad_calls"].sum()),
+        "run_ids": ",".join(sorted(rows["run_id"].astype(str).unique())),
     }
     for index, measure in enumerate(TRAIL_MEASURES):
         row[measure] = _num(means[index])
@@ -147,6 +148,12 @@ def _touched_recall(per_question: pd.DataFrame) -> tuple[int, float | None]:
 
 def _num(value: float) -> float | None:
     return None if value is None or math.isnan(value) else round(float(value), 6)
+
+
+def settings_frame(trail: pd.DataFrame) -> pd.DataFrame:
+    """Per-setting rows (no recall: that needs a judge, `storyscope metrics`) from the rows of
+    TRAIL_ANSWERS_SQL: the `agent-trail-settings` export."""
+    return pd.DataFrame(trail_setting_rows(with_measures(trail).assign(recall=np.nan)))
 
 
 def trail_table(
