@@ -9,6 +9,7 @@ through `plain` (tables) and `inert` (markdown), never as markup.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from data_access.queries import agent_trail as trail_queries
@@ -16,7 +17,7 @@ from data_access.queries import questions as views_questions
 from data_access.queries.verdict_counts import verdict_counts
 from pages.common import chart, derived, query
 from pages.downloads import download_buttons
-from pages.safe_text import inert, plain
+from pages.safe_text import inert, plain, shown_table
 from pipelines.metrics import trail_table
 from viz.agent_trail import touched_recall_figure, trail_settings_table, trail_timeline_figure
 
@@ -59,8 +60,19 @@ def answer_trails(question_id: str, grid) -> None:
             _calls_table(calls, number)
 
 
+def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` for `st.dataframe`: text cells through `plain` (layout controls removed), numbers
+    kept as numbers, missing cells as "—"."""
+    texts = [
+        c
+        for c in frame.columns
+        if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])
+    ]
+    return shown_table(frame.assign(**{c: frame[c].map(plain, na_action="ignore") for c in texts}))
+
+
 def _number(value) -> float | None:
-    return None if value is None or value != value else float(value)
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _figure_calls(calls):
@@ -74,7 +86,7 @@ def _figure_calls(calls):
 
 
 def _loop_summary(loop) -> None:
-    tokens = [t for t in (loop.prompt_tokens, loop.completion_tokens) if t == t and t is not None]
+    tokens = [t for t in (loop.prompt_tokens, loop.completion_tokens) if pd.notna(t)]
     parts = [
         f"tier {inert(loop.tier)}",
         f"{int(loop.turns)} turns",
@@ -99,7 +111,7 @@ def _claims_beside(loop, grid, seen) -> None:
         st.caption("This answer has no verdicts in the grid shown above.")
         return
     table = trail_table.claims_against_trail(claims, seen)
-    st.dataframe(table.map(plain), hide_index=True, width="stretch")
+    st.dataframe(_as_text(table), hide_index=True, width="stretch")
 
 
 def _calls_table(calls, number: int) -> None:
@@ -121,7 +133,7 @@ def _calls_table(calls, number: int) -> None:
         ]
     ]
     st.caption("Tool calls (arguments and results as the model passed and got them)")
-    st.dataframe(shown.map(plain), hide_index=True, width="stretch", key=f"agent_calls_{number}")
+    st.dataframe(_as_text(shown), hide_index=True, width="stretch", key=f"agent_calls_{number}")
 
 
 def setting_figures(judge_id: str, film_id: str | None) -> None:
@@ -143,7 +155,7 @@ def setting_figures(judge_id: str, film_id: str | None) -> None:
     per_answer = trail_table.with_recall(per_answer, recall)
     rows = trail_table.trail_setting_rows(per_answer)
     table = trail_settings_table(rows)
-    st.dataframe(table.map(plain), hide_index=True, width="stretch", key="agent_trail_table")
+    st.dataframe(_as_text(table), hide_index=True, width="stretch", key="agent_trail_table")
     download_buttons(table, "agent_trail_settings", key="agent_trail")
     chart(
         touched_recall_figure,

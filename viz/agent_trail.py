@@ -151,11 +151,7 @@ def trail_timeline_figure(
 
 
 def _scene(index) -> str:
-    return (
-        "?"
-        if index is None or (isinstance(index, float) and math.isnan(index))
-        else str(int(index))
-    )
+    return "?" if index is None or pd.isna(index) else str(int(index))
 
 
 @escapes_untrusted

@@ -118,4 +118,8 @@ def answer_measures(touched, spans, prompt_tokens=None, completion_tokens=None) 
 
 
 def _number(value) -> bool:
-    return value is not None and not (isinstance(value, float) and math.isnan(value))
+    """Whether `value` is a count (not None, NaN or pandas' NA of a column of NULLs)."""
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False

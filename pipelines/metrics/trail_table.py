@@ -22,7 +22,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from data_access.queries import agent_trail as trail_queries
@@ -142,6 +141,8 @@ def _touched_recall(per_question: pd.DataFrame) -> tuple[int, float | None]:
     both = per_question[["touched_share", "recall"]].dropna()
     if len(both) < 3 or both["touched_share"].nunique() < 2 or both["recall"].nunique() < 2:
         return len(both), None
+    from scipy import stats  # here: scipy takes seconds to import, and pages import this module
+
     rho = stats.spearmanr(both["touched_share"], both["recall"]).statistic
     return len(both), _num(float(rho))
 
@@ -231,4 +232,4 @@ def _reading(verdict, scenes: list[str], seen: list[str]) -> str:
 
 
 def _scene_name(index) -> str:
-    return "?" if index is None or index != index else str(int(index))
+    return "?" if index is None or pd.isna(index) else str(int(index))
