@@ -28,10 +28,13 @@ OUTCOME_WORDS = {
 }
 
 
-def answer_trails(question_id: str, grid) -> None:
-    """Every agent loop on this question: its trail on the timeline, its calls, and the claim
-    verdicts read against the trail (`grid`: the Verdicts grid rows shown for the question)."""
-    loops = query(trail_queries.trail_answers, None, question_id)
+def answer_trails(question_id: str, grid, settings: tuple = ()) -> None:
+    """Every agent loop on this question (of the chosen settings; none chosen: all): its trail
+    on the timeline, its calls, and the claim verdicts read against the trail (`grid`: the
+    Verdicts grid rows shown for the question)."""
+    loops = trail_table.in_slice(
+        query(trail_queries.trail_answers, None, question_id), (), settings
+    )
     if loops.empty:
         return
     steps = query(trail_queries.trail_steps, question_id)
@@ -136,8 +139,11 @@ def _calls_table(calls, number: int) -> None:
     st.dataframe(_as_text(shown), hide_index=True, width="stretch", key=f"agent_calls_{number}")
 
 
-def setting_figures(judge_id: str, film_id: str | None) -> None:
-    """The per-setting trail table and the touched-recall scatter of this film (or all)."""
+def setting_figures(
+    judge_id: str, film_id: str | None, qtypes: tuple = (), settings: tuple = ()
+) -> None:
+    """The per-setting trail table and the touched-recall scatter of this film (or all), of the
+    chosen question types and settings (none chosen: all), as the Eq. 1 tables above."""
     agents = query(trail_queries.agent_settings)
     if agents.empty:
         return
@@ -148,7 +154,9 @@ def setting_figures(judge_id: str, film_id: str | None) -> None:
             "Agent settings without a recorded trail (answers imported without their tool "
             f"calls): {', '.join(inert(label) for label in untraced['label'])}."
         )
-    per_answer = derived(trail_table.with_measures, trail_queries.trail_answers, film_id)
+    per_answer = trail_table.in_slice(
+        derived(trail_table.with_measures, trail_queries.trail_answers, film_id), qtypes, settings
+    )
     if per_answer.empty:
         return
     recall = derived(trail_table.recall_of_answers, verdict_counts, judge_id)

@@ -299,7 +299,7 @@ if section == "Claims × settings":
             answers = answers[answers["setting_id"].isin(chosen_settings)]
         _why_table(question_id, answers)
         _answers_side_by_side(answers, grid)
-        agent_trail_panel.answer_trails(question_id, grid)
+        agent_trail_panel.answer_trails(question_id, grid, tuple(chosen_settings))
         given_input_panel(answers)
         download_buttons(grid, f"grid_{question_id}", key="grid")
         review_panel.grid_labels(question_id, grid)
@@ -319,7 +319,7 @@ elif section == "Metrics":
         )
     else:
         _metrics_tables(the_slice)
-    agent_trail_panel.setting_figures(judge_id, film_id)
+    agent_trail_panel.setting_figures(judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
     review_panel.tag_counts(film_id)
 
 elif section == "Agreement":

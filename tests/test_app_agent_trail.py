@@ -90,3 +90,15 @@ def test_nothing_without_agent_settings(store):
         assert not [key for key in figures(at) if key.startswith("agent")]
         assert not [e for e in at.expander if e.label.startswith("Trail:")]
         assert not [m for m in at.markdown if "Agent" in m.value]
+
+
+def test_the_trail_follows_the_settings_and_types_chosen(trails):
+    at = _page({"view": "Metrics", "setting": [ORACLE]})
+    table = frame(at, "evidence touched", "tIoU")
+    assert table["tier"].tolist() == ["oracle"]
+    at = _page({"view": "Metrics", "qtype": ["N3"]})  # fast's N3-b only
+    table = frame(at, "evidence touched", "tIoU")
+    assert table["tier"].tolist() == ["fast"] and table["questions"].tolist() == [1]
+    at = _page({"q": N2A, "setting": [FAST]})
+    labels = [e.label for e in at.expander if e.label.startswith("Trail:")]
+    assert len(labels) == 1 and "fast" in labels[0]

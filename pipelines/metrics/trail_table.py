@@ -78,6 +78,17 @@ def recall_of_answers(counts: pd.DataFrame) -> pd.DataFrame:
     return per_answer_scores(complete)[["answer_id", "recall"]]
 
 
+def in_slice(per_answer: pd.DataFrame, qtypes=(), settings=()) -> pd.DataFrame:
+    """The loops of the question types and settings chosen (none chosen: all), as the Verdicts
+    metrics' slice."""
+    keep = pd.Series(True, index=per_answer.index)
+    if qtypes:
+        keep &= per_answer["qtype"].isin(list(qtypes))
+    if settings:
+        keep &= per_answer["setting_id"].isin(list(settings))
+    return per_answer[keep]
+
+
 def per_answer_trail(
     store: Store, judge_id: str | None = None, film_id: str | None = None
 ) -> pd.DataFrame:
