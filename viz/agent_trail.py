@@ -134,18 +134,26 @@ def trail_timeline_figure(
                 layer="below",
             )
     if anchor_s is not None and not math.isnan(anchor_s):
-        figure.add_vline(x=anchor_s / 60.0, line_dash="dash", line_color=ANCHOR_COLOUR)
-        figure.add_annotation(
-            x=anchor_s / 60.0, y=1.0, yref="paper", text="anchor", showarrow=False, yanchor="bottom"
+        # a legend entry rather than a text label: a label collided with the axis ticks
+        figure.add_trace(
+            go.Scatter(
+                x=[anchor_s / 60.0] * 2,
+                y=[lanes[0], lanes[-1]],
+                mode="lines",
+                line={"dash": "dash", "color": ANCHOR_COLOUR, "width": 2},
+                name="anchor",
+                hovertemplate="anchor at %{x:.1f} min<extra></extra>",
+            )
         )
     end = runtime_s or max(ends) or 1.0
     figure.update_layout(
         barmode="overlay",
-        height=120 + 26 * len(lanes),
-        xaxis={"title": "film time (min)", "range": [0, end / 60.0]},
+        height=150 + 26 * len(lanes),
+        # a little room left of 0, so a failed call's marker at 0 is drawn whole
+        xaxis={"title": "film time (min)", "range": [-end / 60.0 * 0.015, end / 60.0]},
         yaxis={"categoryorder": "array", "categoryarray": lanes[::-1], "type": "category"},
-        legend={"orientation": "h", "y": -0.25},
-        margin={"l": 10, "r": 10, "t": 24, "b": 40},
+        legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
     )
     return themed(figure)
 
@@ -181,8 +189,8 @@ def touched_recall_figure(per_answer: pd.DataFrame) -> go.Figure:
         height=360,
         xaxis={"title": "share of evidence scenes touched", "range": [-0.05, 1.05]},
         yaxis={"title": "recall (Eq. 1)", "range": [-0.05, 1.05]},
-        legend={"orientation": "h", "y": -0.25},
-        margin={"l": 10, "r": 10, "t": 10, "b": 40},
+        legend={"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom"},
+        margin={"l": 10, "r": 10, "t": 40, "b": 40},
     )
     return themed(figure)
 
