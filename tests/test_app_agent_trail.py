@@ -70,8 +70,8 @@ def test_failures_are_shown(trails):
 
 def test_per_setting_figures_and_scatter(trails):
     at = _page({"view": "Metrics"})
-    table = frame(at, "evidence touched", "tIoU").set_index("tier")
-    assert table.loc["fast", "evidence touched"].startswith("0.67 [")
+    table = frame(at, "evidence touched (%)", "tIoU (%)").set_index("tier")
+    assert table.loc["fast", "evidence touched (%)"].startswith("66.7 [")
     assert (table.loc["oracle", "answered"], table.loc["oracle", "step limit"]) == (1, 1)
     assert table.loc["fast", "bad tool calls"] == 1
     assert table.loc["fast", "ρ touched~recall"] == "1.00 (n=3)"
@@ -94,10 +94,10 @@ def test_nothing_without_agent_settings(store):
 
 def test_the_trail_follows_the_settings_and_types_chosen(trails):
     at = _page({"view": "Metrics", "setting": [ORACLE]})
-    table = frame(at, "evidence touched", "tIoU")
+    table = frame(at, "evidence touched (%)", "tIoU (%)")
     assert table["tier"].tolist() == ["oracle"]
     at = _page({"view": "Metrics", "qtype": ["N3"]})  # fast's N3-b only
-    table = frame(at, "evidence touched", "tIoU")
+    table = frame(at, "evidence touched (%)", "tIoU (%)")
     assert table["tier"].tolist() == ["fast"] and table["questions"].tolist() == [1]
     at = _page({"q": N2A, "setting": [FAST]})
     labels = [e.label for e in at.expander if e.label.startswith("Trail:")]

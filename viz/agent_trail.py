@@ -195,20 +195,22 @@ def touched_recall_figure(per_answer: pd.DataFrame) -> go.Figure:
     return themed(figure)
 
 
-def _cell(value, interval, digits: int) -> str:
+def _cell(value, interval, digits: int, scale: float) -> str:
     if value is None:
         return "—"
-    low, high = interval
-    return f"{value:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+    low, high = (None if x is None else x * scale for x in interval)
+    bounds = "—" if low is None else f"{low:.{digits}f}, {high:.{digits}f}"
+    return f"{value * scale:.{digits}f} [{bounds}]"
 
 
-# the per-setting table's measures: (row key, column title, decimals)
+# the per-setting table's measures: (row key, column title, decimals, scale); shares in percent
+# as the Verdicts metrics tables beside it
 TABLE_MEASURES = (
-    ("touched_share", "evidence touched", 2),
-    ("tiou", "tIoU", 2),
-    ("turns", "steps (turns)", 1),
-    ("tool_calls", "tool calls", 1),
-    ("tokens", "tokens", 0),
+    ("touched_share", "evidence touched (%)", 1, 100.0),
+    ("tiou", "tIoU (%)", 1, 100.0),
+    ("turns", "steps (turns)", 1, 1.0),
+    ("tool_calls", "tool calls", 1, 1.0),
+    ("tokens", "tokens", 0, 1.0),
 )
 
 
@@ -224,8 +226,8 @@ def trail_settings_table(rows: list[dict]) -> pd.DataFrame:
                 "tier": row["tier"],
                 "questions": row["n"],
                 **{
-                    title: _cell(row[key], row[f"{key}_ci"], digits)
-                    for key, title, digits in TABLE_MEASURES
+                    title: _cell(row[key], row[f"{key}_ci"], digits, scale)
+                    for key, title, digits, scale in TABLE_MEASURES
                 },
                 "answered": row["answered"],
                 "step limit": row["step_limit"],
