@@ -22,14 +22,30 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 Interval = tuple[float, float]
 
 
 def clean_intervals(intervals: Iterable[Sequence[float]] | None) -> list[Interval]:
     """Finite (start, end) pairs with start <= end (a reversed pair is put in order); pairs
     that are not two finite numbers are dropped (a model's bad arguments can leave them)."""
+    if intervals is None:
+        return []
+    pairs = list(intervals)
+    try:  # the usual case, all pairs of numbers, in one array operation
+        array = np.array(pairs, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.ndim != 2 or array.shape[1] != 2:
+        return _clean_one_by_one(pairs)
+    array = np.sort(array[np.isfinite(array).all(axis=1)], axis=1)
+    return [(start, end) for start, end in array.tolist()]
+
+
+def _clean_one_by_one(pairs: list) -> list[Interval]:
     kept = []
-    for pair in intervals if intervals is not None else ():
+    for pair in pairs:
         try:
             start, end = (float(value) for value in pair)
         except (TypeError, ValueError):
@@ -42,8 +58,12 @@ def clean_intervals(intervals: Iterable[Sequence[float]] | None) -> list[Interva
 def merge_intervals(intervals: Iterable[Sequence[float]] | None) -> list[Interval]:
     """The union of `intervals` as sorted, disjoint intervals (ones that meet are joined, as
     CG-Bench's `merge_intervals`)."""
+    return _merged(clean_intervals(intervals))
+
+
+def _merged(clean: list[Interval]) -> list[Interval]:
     merged: list[list[float]] = []
-    for start, end in sorted(clean_intervals(intervals)):
+    for start, end in sorted(clean):
         if merged and start <= merged[-1][1]:
             merged[-1][1] = max(merged[-1][1], end)
         else:
@@ -51,30 +71,43 @@ def merge_intervals(intervals: Iterable[Sequence[float]] | None) -> list[Interva
     return [(start, end) for start, end in merged]
 
 
+def _length(merged: list[Interval]) -> float:
+    return sum(end - start for start, end in merged)
+
+
+def _shared(left: list[Interval], right: list[Interval]) -> float:
+    """Seconds in both of two merged (sorted, disjoint) lists: one sweep over both."""
+    shared, i, j = 0.0, 0, 0
+    while i < len(left) and j < len(right):
+        shared += max(0.0, min(left[i][1], right[j][1]) - max(left[i][0], right[j][0]))
+        if left[i][1] < right[j][1]:
+            i += 1
+        else:
+            j += 1
+    return shared
+
+
 def total_length(intervals: Iterable[Sequence[float]] | None) -> float:
     """Seconds covered by the union of `intervals`."""
-    return sum(end - start for start, end in merge_intervals(intervals))
+    return _length(merge_intervals(intervals))
 
 
 def intersection_length(a: Iterable[Sequence[float]], b: Iterable[Sequence[float]]) -> float:
     """Seconds covered by both unions."""
-    left, right = merge_intervals(a), merge_intervals(b)
-    return sum(
-        max(0.0, min(end_a, end_b) - max(start_a, start_b))
-        for start_a, end_a in left
-        for start_b, end_b in right
-    )
+    return _shared(merge_intervals(a), merge_intervals(b))
 
 
 def temporal_iou(touched: Iterable[Sequence[float]], evidence: Iterable[Sequence[float]]) -> float:
     """CG-Bench's clue-grounding IoU of the touched intervals with the evidence spans (module
     docstring); NaN when there are no evidence spans."""
-    evidence = merge_intervals(evidence)
+    return _iou(merge_intervals(touched), merge_intervals(evidence))
+
+
+def _iou(touched: list[Interval], evidence: list[Interval]) -> float:
     if not evidence:
         return math.nan
-    touched = merge_intervals(touched)
-    overlap = intersection_length(touched, evidence)
-    union = total_length(touched) + total_length(evidence) - overlap
+    overlap = _shared(touched, evidence)
+    union = _length(touched) + _length(evidence) - overlap
     return overlap / union if union > 0 else 0.0
 
 
@@ -91,8 +124,11 @@ def touched_scene_flags(
     touched: Iterable[Sequence[float]], spans: Iterable[Sequence[float]]
 ) -> list[bool]:
     """For each evidence span, whether any touched interval touches it."""
-    looked = clean_intervals(touched)
-    return [any(overlaps(i, span) for i in looked) for span in clean_intervals(spans)]
+    return _flags(clean_intervals(touched), clean_intervals(spans))
+
+
+def _flags(looked: list[Interval], spans: list[Interval]) -> list[bool]:
+    return [any(overlaps(i, span) for i in looked) for span in spans]
 
 
 def touched_share(touched: Iterable[Sequence[float]], spans: Iterable[Sequence[float]]) -> float:
@@ -103,17 +139,19 @@ def touched_share(touched: Iterable[Sequence[float]], spans: Iterable[Sequence[f
 
 def answer_measures(touched, spans, prompt_tokens=None, completion_tokens=None) -> dict:
     """One answer's trail measures: evidence scenes, how many were touched, their share, the
-    temporal IoU, the seconds of film looked at, and the tokens spent (None when the run did
-    not count them)."""
-    flags = touched_scene_flags(touched, spans)
-    counted = [t for t in (prompt_tokens, completion_tokens) if _number(t)]
+    temporal IoU, the seconds of film looked at, and the tokens spent (NaN when the run did
+    not count them). Each side's intervals are cleaned and merged once."""
+    looked, scenes = clean_intervals(touched), clean_intervals(spans)
+    flags = _flags(looked, scenes)
+    looked_union = _merged(looked)
+    counted = [float(t) for t in (prompt_tokens, completion_tokens) if _number(t)]
     return {
         "evidence_scenes": len(flags),
         "touched_scenes": sum(flags),
         "touched_share": sum(flags) / len(flags) if flags else math.nan,
-        "tiou": temporal_iou(touched, spans),
-        "seconds_looked": total_length(touched),
-        "tokens": float(sum(counted)) if counted else math.nan,
+        "tiou": _iou(looked_union, _merged(scenes)),
+        "seconds_looked": _length(looked_union),
+        "tokens": sum(counted) if counted else math.nan,
     }
 
 
