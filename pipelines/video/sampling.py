@@ -116,6 +116,19 @@ def sample_frames(
         ValueError: fps not positive.
     """
     video = film_video_file(store, film_id)
+    return sample_video_frames(video, fps, start_s, end_s, width, cache_dir)
+
+
+def sample_video_frames(
+    video: FilmVideo,
+    fps: float = DEFAULT_FPS,
+    start_s: float | None = None,
+    end_s: float | None = None,
+    width: int = FRAME_WIDTH,
+    cache_dir: Path | None = None,
+) -> list[SampledFrame]:
+    """`sample_frames` of a video already looked up (no store needed: the agent tools of an
+    exported task sample from the film index they were given)."""
     times = sample_times(video.duration_s, fps, start_s, end_s)
     paths = extract_to_cache(video.path, times, width, cache_dir)
     return [SampledFrame(t, p) for t, p in zip(times, paths) if p is not None]
