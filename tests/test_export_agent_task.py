@@ -283,3 +283,32 @@ def test_export_refuses_what_the_agent_setting_cannot_be(gold_store, tmp_path):
         result = runner.invoke(app, base + list(args))
         assert result.exit_code != 0 and told in result.output, (args, result.output)
     assert not (tmp_path / "t").exists()  # nothing written
+
+
+def test_a_moved_video_is_found_in_video_dir_and_its_frames_reach_the_model(
+    gold_store, fake_llm, tmp_path
+):
+    """The index names the video where StoryScope had it; where inspect runs it may be
+    elsewhere: `-T video_dir` finds it by name, and regular-tier vqa sends its frames as
+    images to the model."""
+    from data_access.writes.films import set_film_video
+    from pipelines.results import import_results
+    from tests.support.video_fixtures import mp4v_video
+
+    (tmp_path / "films").mkdir()
+    video = mp4v_video(tmp_path / "films" / "ledger.mp4", seconds=120, fps=1)
+    set_film_video(gold_store, GOLD_FILM_ID, str(video), 1.0)
+    server = fake_llm(lambda body, n: _regular(body))
+    task = tmp_path / "task"
+    _export(gold_store, task, "regular", "--where", "question=keepers-gold-N1-a")
+    moved = tmp_path / "elsewhere"
+    video.parent.rename(moved)  # not where the index says any more
+    log_path = _inspect_eval(server, task, tmp_path / "logs", "-T", f"video_dir={moved}")
+    report = import_results(gold_store, log_path)
+    (step,) = _steps(gold_store, report.setting_id, "keepers-gold-N1-a")
+    assert step["error"] is None and "Kit carrying a ledger" in step["result_text"]
+    (asked,) = [b for b in server.log.bodies if "Who carries" in json.dumps(b["messages"])
+                and not b.get("tools")]  # fmt: skip
+    parts = [p for m in asked["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    images = [p for p in parts if p["type"] == "image_url"]
+    assert images and all(p["image_url"]["url"].startswith("data:image/") for p in images)

@@ -60,7 +60,8 @@ def test_inspect_open_ended_samples_keep_ids_gold_and_rubric(fixture_store, tmp_
     assert (
         "@task\ndef storyscope_lfvqa(\n    judge_model: str | None = None,\n"
         "    judge_max_tokens: int = 1024,\n    step_limit: int | None = None,\n"
-        "    tool_model: str | None = None,\n) -> Task:" in (out / "task.py").read_text()
+        "    tool_model: str | None = None,\n    video_dir: str | None = None,\n) -> Task:"
+        in (out / "task.py").read_text()
     )
 
 
