@@ -145,6 +145,7 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     assert scores["keepers-gold-N1-a"]["judged"] == 1.0  # the claim judge scored the answer
     assert scores["keepers-gold-N1-a"]["recall"] is not None
     before = gold_store.scalar("SELECT count(*) FROM agent_steps")
+    _prompted_as_the_loop(server.log.bodies, gold_store)
 
     report = import_results(gold_store, log_path)
     assert report.kind == "answers" and report.n_matched == 1  # N1-b never answered
@@ -200,6 +201,27 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     }
     assert all(a["prompt_tokens"] > 0 for a in answers)
     assert gold_store.scalar("SELECT count(*) FROM agent_steps") == before + 4 + STEP_LIMIT
+
+
+def _prompted_as_the_loop(bodies: list[dict], store) -> None:
+    """The exported agent's turns carry StoryScope's loop's instruction and first message, and
+    its last turn the loop's last-turn prompt."""
+    from data_access.queries.task_questions import open_ended_questions
+    from pipelines.agents.loop import AGENT_INSTRUCTION, LAST_TURN, start_conversation
+    from pipelines.agents.tools import FilmIndex
+
+    index = FilmIndex.load(store, GOLD_FILM_ID, "oracle")
+    rows = {q["question_id"]: q for q in open_ended_questions(store, {}, None).to_dict("records")}
+    turns = [b for b in bodies if b.get("tools")]
+    assert {len(b["tools"]) for b in turns} == {5}
+    for body in turns:
+        expected = start_conversation(rows[_question_of(body)], index, index.duration_s).messages
+        assert body["messages"][:2] == expected
+    never = [b for b in turns if _question_of(b) == "keepers-gold-N1-b"]
+    assert len(never) == STEP_LIMIT
+    told = [b["messages"][-1]["content"] == LAST_TURN for b in never]
+    assert told == [False] * (STEP_LIMIT - 1) + [True]
+    assert never[0]["messages"][0]["content"] == AGENT_INSTRUCTION
 
 
 def test_a_regular_tier_tool_asks_inspects_model(gold_store, fake_llm, tmp_path):

@@ -105,7 +105,7 @@ def export_task_command(
             setting=setting,
             setting_options=options,
             tier=tier,
-            **({"step_limit": step_limit} if step_limit is not None else {}),
+            step_limit=step_limit,
         )
     except (ExportTaskError, OutputRefused) as exc:
         raise fail(str(exc)) from None

@@ -24,11 +24,11 @@ from data_access.queries import task_questions
 from data_access.store import Store
 from pipelines.export_task.agent import (
     AGENT_SETTING,
-    DEFAULT_STEP_LIMIT,
     AgentExportError,
     agent_manifest,
     agent_samples,
     check_tier,
+    film_indexes,
     index_names,
     write_indexes,
 )
@@ -120,7 +120,7 @@ def _setting_inputs(store: Store, rows, setting: str | None, options) -> dict | 
 def _check_agent(harness: str, tier: str | None, step_limit: int) -> None:
     if harness != "inspect":
         raise ExportTaskError("--setting agent is exported for inspect (--harness inspect)")
-    if step_limit < 1:
+    if step_limit is not None and step_limit < 1:
         raise ExportTaskError(f"--step-limit must be at least 1, got {step_limit}")
     try:
         check_tier(tier)
@@ -210,7 +210,7 @@ def export_task(
     setting: str | None = None,
     setting_options=None,
     tier: str | None = None,
-    step_limit: int = DEFAULT_STEP_LIMIT,
+    step_limit: int | None = None,
 ) -> ExportTaskReport:
     """Write the questions matching `where` as a task of `harness` into the folder `out`.
 
@@ -233,7 +233,8 @@ def export_task(
         tier: with `setting="agent"` (inspect only): the tools' tier (`regular`, `fast`,
             `oracle`); the task's solver is inspect's ReAct agent with StoryScope's five tools
             over each film's index, written beside the task (pipelines/export_task/agent.py).
-        step_limit: the agent's default model-turn limit per question (a task parameter).
+        step_limit: the agent's default model-turn limit per question (a task parameter);
+            None: StoryScope's loop's (`pipelines.agents.loop.DEFAULT_MAX_TURNS`).
 
     Raises:
         ExportTaskError: unknown harness or question set, a bad task name (`check_task_name`),
@@ -252,7 +253,10 @@ def export_task(
     if tier is not None and not agent:
         raise ExportTaskError("--tier applies to the agent setting (--setting agent)")
     if agent:
+        from pipelines.agents.loop import DEFAULT_MAX_TURNS
+
         _check_agent(harness, tier, step_limit)
+        step_limit = step_limit or DEFAULT_MAX_TURNS
     elif setting is not None:
         from pipelines.settings import SettingOptions, setting_names
 
@@ -271,16 +275,15 @@ def export_task(
         raise ExportTaskError(f"no {questions} question matches the filter {where or {}}")
     agent_entry = None
     if agent:
-        samples = agent_samples(samples, tier)
-        films = sorted({sample.metadata["film_id"] for sample in samples})
-        names = names + index_names(len(films))
-        safe_output_folder(out, names, store=store.path, force=force)
-        folder.mkdir(parents=True, exist_ok=True)
         try:
-            indexes = write_indexes(store, folder, films, tier)
-            agent_entry = agent_manifest(tier, step_limit, indexes)
+            indexes = film_indexes(store, [s.metadata["film_id"] for s in samples], tier)
         except AgentExportError as exc:
             raise ExportTaskError(str(exc)) from None
+        samples = agent_samples(samples, tier, indexes)
+        names = names + index_names(len(indexes))
+        safe_output_folder(out, names, store=store.path, force=force)
+        folder.mkdir(parents=True, exist_ok=True)
+        agent_entry = agent_manifest(tier, step_limit, write_indexes(folder, indexes))
     folder.mkdir(parents=True, exist_ok=True)
     replaced_links = links_in_the_way(folder, names)
     kind = QUESTION_SETS[questions]

@@ -31,19 +31,8 @@ from pipelines.output_guard import replace_atomically
 
 AGENT_SETTING = "agent"
 INDEX_DIR = "indexes"
-# StoryScope's agent loop's default: at most this many model turns per question
-DEFAULT_STEP_LIMIT = 12
 # the sample-store key the exported tools record their calls' intervals under
 TRAIL_KEY = "storyscope_trail"
-
-# §4.3: the agent "gets tools to iteratively search the movie, inspect selected intervals, and
-# accumulate evidence before producing its final answer"; the paper prints no prompt.
-AGENT_INSTRUCTION = (
-    "You answer a question about a film you cannot watch directly. Use the tools to search"
-    " the film (subtitles, clips, what happens in an interval, who appears in it) and gather"
-    " evidence; times are in seconds from the film's start. When you have enough evidence,"
-    " reply with your final answer as plain text, without calling a tool."
-)
 
 
 class AgentExportError(ValueError):
@@ -74,14 +63,48 @@ def tools_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def agent_samples(samples: list[TaskSample], tier: str) -> list[TaskSample]:
-    """The questions as agent samples: the input is the film's title and the question (the
-    film itself is reached through the tools); the metadata says the setting and the tier, so
-    an import of the log files its answers under an agent setting of that tier."""
-    return [
-        replace(sample, metadata={**sample.metadata, "setting": AGENT_SETTING, "tier": tier})
-        for sample in samples
-    ]
+def film_indexes(store, film_ids: list[str], tier: str) -> dict:
+    """Each film's tool index for `tier` (`FilmIndex.load`, as StoryScope's loop loads it).
+
+    Raises:
+        AgentExportError: a film's index cannot be built in this tier (the film lacks what the
+            tier's tools read); the message names the film and the tier.
+    """
+    from pipelines.agents.tools import FilmIndex, ToolError
+    from pipelines.settings import SettingUnavailable
+
+    indexes = {}
+    for film_id in sorted(set(film_ids)):
+        try:
+            indexes[film_id] = FilmIndex.load(store, film_id, tier)
+        except (ToolError, SettingUnavailable) as exc:
+            raise AgentExportError(
+                f"film {film_id!r}: its {tier} tier index cannot be built: {exc}"
+            ) from None
+    return indexes
+
+
+def agent_samples(samples: list[TaskSample], tier: str, indexes: dict) -> list[TaskSample]:
+    """The questions as agent samples: the input is the first user message of StoryScope's
+    loop (the film's name and length and the question; the film itself is reached through the
+    tools); the metadata says the setting and the tier, so an import of the log files its
+    answers under an agent setting of that tier."""
+    from pipelines.agents.loop import start_conversation
+
+    agent = []
+    for sample in samples:
+        film_id = sample.metadata["film_id"]
+        question = {
+            "question_id": sample.id,
+            "film_id": film_id,
+            "title": sample.metadata["title"],
+            "text": sample.metadata["question"],
+        }
+        index = indexes[film_id]
+        opening = start_conversation(question, index, index.duration_s).messages
+        metadata = {**sample.metadata, "setting": AGENT_SETTING, "tier": tier}
+        agent.append(replace(sample, input=opening[-1]["content"], metadata=metadata))
+    return agent
 
 
 def index_names(n_films: int) -> list[str]:
@@ -89,27 +112,12 @@ def index_names(n_films: int) -> list[str]:
     return [f"{INDEX_DIR}/{number:04d}.json" for number in range(n_films)]
 
 
-def write_indexes(store, folder: Path, film_ids: list[str], tier: str) -> dict[str, str]:
-    """Each film's tool index for `tier` as `indexes/<n>.json`; returns film id -> path
-    relative to the task folder (file names are numbers: a film id may be any text).
-
-    Raises:
-        AgentExportError: a film's index cannot be built in this tier (the film lacks what the
-            tier's tools read); the message names the film and the tier.
-    """
-    from pipelines.agents.tools import ToolError
-    from pipelines.agents.tools.index import FilmIndex
-
+def write_indexes(folder: Path, indexes: dict) -> dict[str, str]:
+    """Each film's index as `indexes/<n>.json` (`FilmIndex.to_dict`); returns film id -> path
+    relative to the task folder (file names are numbers: a film id may be any text)."""
     paths = {}
-    for number, film_id in enumerate(sorted(set(film_ids))):
-        try:
-            data = FilmIndex.load(store, film_id, tier).to_dict()
-        except (ToolError, KeyError, ValueError) as exc:
-            raise AgentExportError(
-                f"film {film_id!r}: its {tier} tier index cannot be built: {exc}"
-            ) from None
-        relative = index_names(number + 1)[-1]
-        _write_json(folder / relative, data)
+    for relative, (film_id, index) in zip(index_names(len(indexes)), sorted(indexes.items())):
+        _write_json(folder / relative, index.to_dict())
         paths[film_id] = relative
     return paths
 
@@ -120,13 +128,17 @@ def _write_json(path: Path, data: dict) -> None:
 
 
 def agent_manifest(tier: str, step_limit: int, indexes: dict[str, str]) -> dict:
-    """The manifest's `agent` entry: what task.py's agent reads."""
+    """The manifest's `agent` entry: what task.py's agent reads (the loop's instruction and
+    last-turn prompt, so the exported agent is prompted as StoryScope's own)."""
+    from pipelines.agents.loop import AGENT_INSTRUCTION, AGENT_PROMPT_VERSION, LAST_TURN
     from pipelines.agents.tools import tool_names
 
     return {
         "tier": tier,
         "step_limit": step_limit,
+        "prompt_version": AGENT_PROMPT_VERSION,
         "instruction": AGENT_INSTRUCTION,
+        "last_turn": LAST_TURN,
         "tools": tool_names(),
         "tools_digest": tools_digest(),
         "trail_key": TRAIL_KEY,

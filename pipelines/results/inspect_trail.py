@@ -12,7 +12,7 @@ Per sample (inspect_ai/log/_log.py `EvalSample`, model/_chat_message.py):
   not JSON);
 - a call's result is the `ChatMessageTool` with its `tool_call_id`: its text, and `error`
   (`parsing`: arguments that fail the tool's JSON schema, or a tool the model made up;
-  anything else: the tool failed);
+  anything else: the tool's own `ToolError`), recorded in the words of StoryScope's loop;
 - a call's intervals are what the exported tool recorded when it ran, in the sample's store
   under the task's trail key (pipelines/export_task/agent.py), looked up by the call's tool and
   arguments; a call with no record there (it failed, or the log is not from a StoryScope tool)
@@ -28,7 +28,7 @@ import math
 from typing import Any
 
 from data_access.importers.errors import fail
-from pipelines.agents.tools import MAX_RESULT_CHARS
+from pipelines.agents.tools import MAX_RESULT_CHARS, ToolError, get_tool
 
 AGENT_SETTING = "agent"
 MAX_INTERVALS = 1000  # per call: more is not a tool's record
@@ -96,16 +96,31 @@ def _argument_interval(arguments: Any) -> list[list[float]]:
 
 
 def _error(call, result, tools: list[str]) -> str | None:
+    """The call's error as StoryScope's loop records it (the `ToolError` message): an unknown
+    tool and arguments that fail the schema are refused by inspect before the tool runs, and
+    are worded here as the tools' own `call_tool` words them."""
     if tools and call.function not in tools:
-        return f"unknown tool: {call.function!r}; the tools are {', '.join(tools)}"
+        try:
+            get_tool(call.function)
+        except ToolError as exc:
+            return str(exc)
+        return f"unknown tool {call.function!r}; the tools are {', '.join(tools)}"
     if call.parse_error:
-        return f"bad arguments: {call.parse_error}"
+        return f"bad arguments for {call.function}: {call.parse_error}"
     if result is None:
         return "tool failed: no result (the sample ended before the call ran)"
     if result.error is None:
         return None
-    kind = "bad arguments" if result.error.type == "parsing" else "tool failed"
-    return f"{kind}: {result.error.message}"
+    if result.error.type == "parsing":
+        return f"bad arguments for {call.function}: {result.error.message}"
+    return result.error.message  # the tool's own ToolError, raised through inspect
+
+
+def _given_back(result, error: str | None) -> str:
+    """What the model was given back: the tool's text; for a failed call, its error (as the
+    loop gives it: `error: ...`)."""
+    text = result.text if result is not None else ""
+    return text if text or error is None else f"error: {error}"
 
 
 def _steps(sample, recorded: dict, tools: list[str], where) -> tuple[list[dict], int]:
@@ -116,8 +131,8 @@ def _steps(sample, recorded: dict, tools: list[str], where) -> tuple[list[dict],
             continue
         for call_index, call in enumerate(message.tool_calls or []):
             result = results.get(call.id)
-            text = result.text if result is not None else ""
             error = _error(call, result, tools)
+            text = _given_back(result, error)
             key = _call_key(call.function, call.arguments)
             if error is None and key in recorded:
                 field = (where[0], where[1], f"store.{where[2]}[{key[:60]}]")
@@ -167,10 +182,10 @@ def _outcome(sample, text: str | None, steps_turns: int, step_limit: int | None)
     last = next((m for m in reversed(sample.messages) if m.role == "assistant"), None)
     if last is not None and last.tool_calls:
         if step_limit is not None and steps_turns >= step_limit:
-            return "step_limit", f"no answer within {step_limit} model turns"
+            return "step_limit", f"no answer after {step_limit} turns (the step limit)"
         return "failed", "the loop ended while the model was still calling tools"
     if not (text or "").strip():
-        return "failed", "the model's final reply was empty"
+        return "failed", f"model turn {steps_turns - 1} replied with neither tools nor an answer"
     return "answered", None
 
 
