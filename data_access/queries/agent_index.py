@@ -82,3 +82,20 @@ def agent_presence(store: Store, film_id: str) -> pd.DataFrame:
         " WHERE film_id = ? AND status = 'on_screen' ORDER BY scene_index, character",
         [film_id],
     )
+
+
+def evidence_scene_spans(store: Store, film_id: str) -> pd.DataFrame:
+    """The answer key's evidence scenes of the film's questions with their spans, for measuring
+    the retrieval tools (never for a tool): question_id, question (its text), scene_index,
+    start_s, end_s; one row per (question, timed evidence scene), in question order."""
+    return store.df(
+        """
+        SELECT DISTINCT q.question_id, q.text AS question, e.scene_index, s.start_s, s.end_s
+        FROM questions q
+        JOIN question_evidence e USING (question_id)
+        JOIN current_scenes s ON s.film_id = q.film_id AND s.scene_index = e.scene_index
+        WHERE q.film_id = ? AND s.start_s IS NOT NULL AND s.end_s IS NOT NULL
+        ORDER BY q.question_id, e.scene_index
+        """,
+        [film_id],
+    )

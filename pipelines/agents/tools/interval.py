@@ -27,7 +27,7 @@ import pandas as pd
 
 from pipelines.agents.tools.index import FilmIndex
 from pipelines.agents.tools.registry import AgentTool, ToolError, ToolResult, register_tool
-from pipelines.agents.tools.search import captions_of, scene_line
+from pipelines.agents.tools.search import captions_of, scene_line, scene_lines, scene_people
 from pipelines.agents.tools.text import bounded, clock, listing, one_line, span_label
 
 MAX_FRAMES = 8  # frames sent for one interval, at most (a long interval is sampled thinner)
@@ -166,25 +166,13 @@ def rows_in(frame: pd.DataFrame, start: float, end: float) -> pd.DataFrame:
 
 def _presence_records(index: FilmIndex, start: float, end: float) -> ToolResult:
     scenes = rows_in(index.table("scenes"), start, end)
-    presence = index.table("presence")
-    lines = index.table("script_lines")
+    people = scene_people(index)
     items = []
     for scene in scenes.itertuples():
-        names = presence.loc[presence["scene_index"] == scene.scene_index, "character"].tolist()
-        how = "on screen"
-        if not names:  # a scene the presence records do not cover: who speaks in it
-            spoken = lines[
-                (lines["scene_index"] == scene.scene_index) & (lines["kind"] == "dialogue")
-            ]
-            names, how = list(dict.fromkeys(spoken["character"].dropna())), "speaking"
-        listed = ", ".join(str(name) for name in names) or "(nobody recorded)"
-        items.append(
-            (
-                f"{span_label(scene.start_s, scene.end_s)} scene {scene.scene_index}"
-                f" ({how}): {listed}",
-                (start, end),
-            )
-        )
+        names, how = people.get(scene.scene_index, ([], "on screen"))
+        listed = ", ".join(names) or "(nobody recorded)"
+        label = f"{span_label(scene.start_s, scene.end_s)} scene {scene.scene_index}"
+        items.append((f"{label} ({how}): {listed}", (start, end)))
     header = (
         f"character_presence {span_label(start, end)} (source: the screenplay's presence"
         " records; who speaks where a scene has none)"
@@ -303,15 +291,13 @@ def _messages(
 
 def _screenplay_text(index: FilmIndex, start: float, end: float) -> str:
     scenes = rows_in(index.table("scenes"), start, end)
-    lines = index.table("script_lines")
-    blocks = []
-    for scene in scenes.itertuples():
-        said = lines[lines["scene_index"] == scene.scene_index]
-        body = [
-            f"{r.character}: {r.text}" if r.kind == "dialogue" else str(r.text)
-            for r in said.itertuples()
-        ]
-        blocks.append("\n".join([f"Scene {scene.scene_index}: {scene.heading}", *body]))
+    lines = scene_lines(index)
+    blocks = [
+        "\n".join(
+            [f"Scene {scene.scene_index}: {scene.heading}", *lines.get(scene.scene_index, [])]
+        )
+        for scene in scenes.itertuples()
+    ]
     return bounded("\n\n".join(blocks), CONTEXT_CHARS)
 
 

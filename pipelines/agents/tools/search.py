@@ -145,25 +145,48 @@ def captions_of(index: FilmIndex) -> pd.DataFrame:
 def scene_texts(index: FilmIndex) -> list[str]:
     """Each timed scene's searchable text: heading, summary, then its lines (dialogue as
     `NAME: line`), in scene order."""
-    lines = index.table("script_lines")
-    by_scene: dict[int, list[str]] = {}
-    for row in lines.itertuples(index=False):
-        said = f"{row.character}: {row.text}" if row.kind == "dialogue" else str(row.text)
-        by_scene.setdefault(row.scene_index, []).append(said)
+    lines = scene_lines(index)
     return [
-        " ".join(
-            [_text(row.heading), _text(row.summary), *by_scene.get(row.scene_index, [])]
-        ).strip()
+        " ".join([_text(row.heading), _text(row.summary), *lines.get(row.scene_index, [])]).strip()
         for row in index.table("scenes").itertuples(index=False)
     ]
 
 
+def scene_lines(index: FilmIndex) -> dict[int, list[str]]:
+    """scene_index -> its screenplay lines in order (dialogue as `NAME: line`), built once."""
+
+    def build() -> dict[int, list[str]]:
+        by_scene: dict[int, list[str]] = {}
+        for row in index.table("script_lines").itertuples(index=False):
+            said = f"{row.character}: {row.text}" if row.kind == "dialogue" else str(row.text)
+            by_scene.setdefault(row.scene_index, []).append(said)
+        return by_scene
+
+    return index.cached("scene_lines", build)
+
+
+def scene_people(index: FilmIndex) -> dict[int, tuple[list[str], str]]:
+    """scene_index -> (who is in it, how known): on screen by the presence records, else who
+    speaks in it (a scene the records do not cover); built once."""
+
+    def build() -> dict[int, tuple[list[str], str]]:
+        people: dict[int, tuple[list[str], str]] = {}
+        for row in index.table("presence").itertuples(index=False):
+            people.setdefault(row.scene_index, ([], "on screen"))[0].append(str(row.character))
+        for row in index.table("script_lines").itertuples(index=False):
+            if row.kind != "dialogue" or row.character is None:
+                continue
+            names, how = people.setdefault(row.scene_index, ([], "speaking"))
+            if how == "speaking" and str(row.character) not in names:
+                names.append(str(row.character))
+        return people
+
+    return index.cached("scene_people", build)
+
+
 def scene_line(index: FilmIndex, row) -> str:
     """`scene N HEADING: summary` (the scene's first lines when it has no summary)."""
-    summary = _text(row.summary)
-    if not summary:
-        lines = index.table("script_lines")
-        summary = " ".join(lines.loc[lines["scene_index"] == row.scene_index, "text"].head(4))
+    summary = _text(row.summary) or " ".join(scene_lines(index).get(row.scene_index, [])[:4])
     return one_line(f"scene {row.scene_index} {_text(row.heading)}: {summary}")
 
 
