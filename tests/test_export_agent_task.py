@@ -93,8 +93,15 @@ def _cli(*args) -> str:
 
 
 def _export(store, out: Path, tier: str, *args) -> None:
-    _cli("export-task", "--store", str(store.path), "--out", str(out), "--setting", "agent",
-         "--tier", tier, *args)  # fmt: skip
+    printed = _cli("export-task", "--store", str(store.path), "--out", str(out), "--setting",
+                   "agent", "--tier", tier, "--json", *args)  # fmt: skip
+    files = json.loads(printed)["files"]
+    assert Path(files["indexes"]) == out.resolve() / "indexes"
+    manifest = json.loads((out / "storyscope_task.json").read_text())
+    assert manifest["setting"] == "agent" and manifest["agent"]["tier"] == tier
+    for film_id, relative in manifest["agent"]["indexes"].items():
+        index = json.loads((out / relative).read_text())
+        assert index["film_id"] == film_id and index["tier"] == tier
 
 
 def _inspect_eval(server, task: Path, logs: Path, *args) -> Path:

@@ -24,6 +24,7 @@ from data_access.queries import task_questions
 from data_access.store import Store
 from pipelines.export_task.agent import (
     AGENT_SETTING,
+    INDEX_DIR,
     AgentExportError,
     agent_manifest,
     agent_samples,
@@ -292,6 +293,8 @@ def export_task(
         files = write_inspect(folder, task, samples, claim_judge=kind == "open-ended")
     else:
         files = write_lmms_eval(folder, task, samples, kind)
+    if agent_entry is not None:
+        files["indexes"] = folder / INDEX_DIR
     files["manifest"] = write_manifest(
         folder,
         {
