@@ -48,7 +48,7 @@ def listing(
     if not items:
         return ToolResult(bounded(f"{header}\n{empty}"))
     lines, spans = [header], []
-    budget = MAX_RESULT_CHARS - len(footer) - 40  # room for the footer and the "left out" line
+    budget = MAX_RESULT_CHARS - len(footer) - 64  # room for the footer and the "left out" line
     used = len(header)
     for line, span in items:
         if used + 1 + len(line) > budget:
