@@ -74,6 +74,7 @@ ANSWER_PANEL = JobPanel(
 
 def answer_slice_panel(film_id, qtypes) -> None:
     """Choose a setting and a context window, dry-run, start, follow."""
+    from pipelines.agents.tools import TIERS
     from pipelines.answer import AnswerOptions
     from pipelines.settings import SETTINGS
 
@@ -101,11 +102,18 @@ def answer_slice_panel(film_id, qtypes) -> None:
         "Model context window (tokens)", 512, 2_000_000, 32768, step=1024, key="answer_ctx"
     )
     st.caption(inert(SETTINGS[source].description))
+    tier = "regular"
+    if SETTINGS[source].agent:
+        tier = st.radio("Agent tier (§4.3)", TIERS, horizontal=True, key="answer_tier")
     where = {"film_id": [film_id]} if film_id else {}
     if qtypes:
         where["qtype"] = list(qtypes)
     options = AnswerOptions(
-        setting=source, where=where, context={"context_tokens": int(window)}, llm={}
+        setting=source,
+        where=where,
+        context={"context_tokens": int(window)},
+        llm={},
+        tier=tier,
     )
     dry_run_start_and_follow(ANSWER_PANEL, options, endpoint)
 

@@ -58,8 +58,10 @@ def test_inspect_open_ended_samples_keep_ids_gold_and_rubric(fixture_store, tmp_
     assert manifest["kind"] == "open-ended" and manifest["n_samples"] == 3
     assert manifest["where"] == {"film_id": [FILM]}
     assert (
-        "@task\ndef storyscope_lfvqa(judge_model: str | None = None, judge_max_tokens: int = 1024)"
-        " -> Task:" in (out / "task.py").read_text()
+        "@task\ndef storyscope_lfvqa(\n    judge_model: str | None = None,\n"
+        "    judge_max_tokens: int = 1024,\n    step_limit: int | None = None,\n"
+        "    tool_model: str | None = None,\n    video_dir: str | None = None,\n) -> Task:"
+        in (out / "task.py").read_text()
     )
 
 

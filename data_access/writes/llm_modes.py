@@ -53,3 +53,26 @@ def failure_counts(store: Store, run_ids: list[str]) -> pd.DataFrame:
         " GROUP BY ALL ORDER BY run_id, failed DESC, reason",
         [list(run_ids)],
     )
+
+
+def remembered_tool_mode(store: Store, base_url: str, model: str) -> str | None:
+    """The tool-call mode that last worked for this endpoint and model (None: never tried)."""
+    with store.session() as cursor:
+        row = cursor.execute(
+            "SELECT tool_mode FROM llm_endpoint_tool_modes WHERE base_url = ? AND model = ?",
+            [base_url, model],
+        ).fetchone()
+    return None if row is None else row[0]
+
+
+def remember_tool_mode(
+    cursor: duckdb.DuckDBPyConnection, base_url: str, model: str, mode: str, reason: str | None
+) -> None:
+    """Record (or replace) the tool-call mode of an endpoint and model, in the caller's
+    transaction."""
+    cursor.execute(
+        "INSERT INTO llm_endpoint_tool_modes (base_url, model, tool_mode, reason)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (base_url, model) DO UPDATE SET"
+        " tool_mode = excluded.tool_mode, reason = excluded.reason, updated_at = now()",
+        [base_url, model, mode, reason],
+    )

@@ -51,6 +51,8 @@ class AnswerOptions:
         limit: at most this many questions (the first by film and id).
         context: the setting's build options (`SettingOptions` fields).
         llm: gateway overrides (base_url, model, concurrency, budgets); no api_key.
+        tier: the agent setting's tier (regular, fast, oracle; §4.3).
+        max_turns: the agent setting's step limit (model turns per question).
     """
 
     setting: str = "question-only"
@@ -63,6 +65,8 @@ class AnswerOptions:
     temperature: float = 0.0
     executor: str = "local"  # local | ray (pipelines.scale): where the calls are made
     ray_address: str | None = None
+    tier: str = "regular"
+    max_turns: int = 12
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> AnswerOptions:
@@ -77,19 +81,29 @@ class AnswerOptions:
     def setting_options(self) -> SettingOptions:
         return SettingOptions(**self.context)
 
+    def answer_tokens(self) -> int:
+        """The reply's max_tokens."""
+        return self.setting_options().answer_tokens
+
     def setting_row(self, run_id: str) -> dict:
         """The `settings` row the answers are written under."""
         model = model_label(self.config().model)
         setting = get_setting(self.setting)
         options = self.setting_options()
         captioner = options.captioner if "captions" in setting.needs else None
+        if setting.agent:
+            default = f"storyscope:{model}:agent-{self.tier}:turns{self.max_turns}"
+            label = f"{model} · agent, {self.tier} tier"
+        else:
+            default = default_setting_id(model, setting.source, options)
+            label = f"{model} · {setting.label}"
         return {
-            "setting_id": self.setting_name or default_setting_id(model, setting.source, options),
+            "setting_id": self.setting_name or default,
             "source": setting.source,
             "answerer": model,
             "captioner": captioner,
-            "tier": None,
-            "label": f"{model} · {setting.label}",
+            "tier": self.tier if setting.agent else None,
+            "label": label,
             "run_id": run_id,
         }
 
@@ -155,6 +169,10 @@ def _request(given, options: AnswerOptions) -> LLMRequest:
 
 def dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
     """What a run would do — questions, estimated tokens and calls, cache hits — writing nothing."""
+    if get_setting(options.setting).agent:
+        from pipelines.agents.run import agent_dry_run  # (imports this module)
+
+        return agent_dry_run(store, options)
     plan = _plan(store, options)
     config = options.config()
     requests = [_request(g, options) for g in plan.inputs.values()]
@@ -226,8 +244,12 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
     Returns:
         run_id, setting_id, questions, answered, failed, truncated (answers cut at the reply's
         token limit, kept as given), skipped (already answered),
-        unavailable (reason -> count), stopped.
+        unavailable (reason -> count), stopped; the agent setting adds its outcomes.
     """
+    if get_setting(options.setting).agent:
+        from pipelines.agents.run import answer_with_agent  # (imports this module)
+
+        return answer_with_agent(store, options, ctx)
     plan = _plan(store, options)
     config = options.config()
     spec = run_spec(options, config)

@@ -49,6 +49,16 @@ def answer(
     captioner: Annotated[
         str | None, typer.Option(help="Whose 10-second captions the caption settings read.")
     ] = None,
+    tier: Annotated[
+        str,
+        typer.Option(
+            help="The agent setting's tier: regular | fast (10-second captions) | oracle"
+            " (screenplay) (§4.3, docs/SETTINGS.md)."
+        ),
+    ] = "regular",
+    max_turns: Annotated[
+        int, typer.Option(min=1, max=100, help="The agent's step limit: model turns per question.")
+    ] = 12,
     where: Annotated[
         list[str] | None,
         typer.Option(
@@ -79,6 +89,7 @@ def answer(
 ) -> None:
     """Answer the selected questions in a setting and store the answers with what each model
     was given."""
+    from pipelines.agents.tools import TIERS
     from pipelines.answer import AnswerOptions, answer_questions, dry_run
     from pipelines.answer.run import WHERE_KEYS
     from pipelines.jobs import start_job
@@ -87,6 +98,8 @@ def answer(
 
     if setting not in setting_names():
         raise fail(f"--setting {setting!r}: expected one of {', '.join(setting_names())}")
+    if tier not in TIERS:
+        raise fail(f"--tier {tier!r}: expected one of {', '.join(TIERS)}")
     llm = {
         k: v
         for k, v in {
@@ -114,11 +127,18 @@ def answer(
         limit=limit,
         context=context,
         llm=llm,
+        tier=tier,
+        max_turns=max_turns,
     )
     try:
         options.config()
     except ValueError as exc:
         raise fail(str(exc)) from None
+    if setting == "agent" and executor != "local":
+        raise fail(
+            "--setting agent runs on the local executor only: its tools read the store between"
+            " the model's turns"
+        )
     handle = open_store(store)
     if dry_run_only:
         _print_plan(dry_run(handle, options), as_json)
@@ -144,6 +164,8 @@ def answer(
             f" failed {summary['failed']},"
             f" already answered {summary['skipped']} of {summary['questions']} questions"
         )
+        if "step_limit" in summary:
+            typer.echo(f"  ended at the step limit without an answer: {summary['step_limit']}")
         for reason, count in summary["unavailable"].items():
             typer.echo(f"  not answerable ({count}): {reason}")
         for line in failure_lines(failures):
@@ -177,5 +199,10 @@ def _print_plan(plan: dict, as_json: bool) -> None:
         f" {plan['est_completion_tokens_max']:,} out; {plan['calls']} calls;"
         f" estimated cost ${plan['est_cost_usd']:.4f}; film cut to the budget for {plan['cut']}"
     )
+    if "max_calls" in plan:
+        typer.echo(
+            f"  agent: tokens and calls above are the first turn's; at most {plan['max_calls']}"
+            " model calls in all (the step limit), plus the tools' own model calls"
+        )
     for reason, count in plan["unavailable"].items():
         typer.echo(f"  not answerable ({count}): {reason}")

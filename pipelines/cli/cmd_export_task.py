@@ -43,8 +43,21 @@ def export_task_command(
         str | None,
         typer.Option(
             help="LF-VideoQA setting whose input each sample carries (question-only, screenplay,"
-            " subtitles, captions, captions+subtitles, video, video+subtitles; docs/SETTINGS.md);"
-            " default: the film's title only."
+            " subtitles, captions, captions+subtitles, video, video+subtitles; docs/SETTINGS.md),"
+            " or agent (inspect's agent with StoryScope's tools, --tier); default: the film's"
+            " title only."
+        ),
+    ] = None,
+    tier: Annotated[
+        str | None,
+        typer.Option(help="The agent's tool tier: regular | fast | oracle (--setting agent)."),
+    ] = None,
+    step_limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The agent's model turns per question, default StoryScope's loop's (the"
+            " task's `-T step_limit` overrides it).",
         ),
     ] = None,
     context_tokens: Annotated[
@@ -73,7 +86,7 @@ def export_task_command(
         raise fail(f"--questions {questions!r}: use lfvqa or mcq")
     filters = parse_where(where, FILTERS[questions])
     options = None
-    if setting is not None:
+    if setting is not None and setting != "agent":
         from pipelines.settings import SettingOptions
 
         options = SettingOptions(
@@ -91,6 +104,8 @@ def export_task_command(
             force=force,
             setting=setting,
             setting_options=options,
+            tier=tier,
+            step_limit=step_limit,
         )
     except (ExportTaskError, OutputRefused) as exc:
         raise fail(str(exc)) from None

@@ -22,6 +22,17 @@ from pathlib import Path
 
 from data_access.queries import task_questions
 from data_access.store import Store
+from pipelines.export_task.agent import (
+    AGENT_SETTING,
+    INDEX_DIR,
+    AgentExportError,
+    agent_manifest,
+    agent_samples,
+    check_tier,
+    film_indexes,
+    index_names,
+    write_indexes,
+)
 from pipelines.export_task.samples import (
     OPEN_ENDED_INSTRUCTION,
     TaskSample,
@@ -107,6 +118,17 @@ def _setting_inputs(store: Store, rows, setting: str | None, options) -> dict | 
     return given
 
 
+def _check_agent(harness: str, tier: str | None, step_limit: int) -> None:
+    if harness != "inspect":
+        raise ExportTaskError("--setting agent is exported for inspect (--harness inspect)")
+    if step_limit is not None and step_limit < 1:
+        raise ExportTaskError(f"--step-limit must be at least 1, got {step_limit}")
+    try:
+        check_tier(tier)
+    except AgentExportError as exc:
+        raise ExportTaskError(str(exc)) from None
+
+
 def _file_names(harness: str, task: str) -> list[str]:
     if harness == "inspect":
         return ["task.py", "dataset.jsonl", JUDGE_NAME, MANIFEST_NAME]
@@ -188,6 +210,8 @@ def export_task(
     force: bool = False,
     setting: str | None = None,
     setting_options=None,
+    tier: str | None = None,
+    step_limit: int | None = None,
 ) -> ExportTaskReport:
     """Write the questions matching `where` as a task of `harness` into the folder `out`.
 
@@ -207,6 +231,11 @@ def export_task(
             input is what `storyscope answer` gives a model in it (the film's screenplay,
             subtitles, captions or frames within the budget); None: the film's title only.
         setting_options: the setting's `SettingOptions` (context window, fps, ...).
+        tier: with `setting="agent"` (inspect only): the tools' tier (`regular`, `fast`,
+            `oracle`); the task's solver is inspect's ReAct agent with StoryScope's five tools
+            over each film's index, written beside the task (pipelines/export_task/agent.py).
+        step_limit: the agent's default model-turn limit per question (a task parameter);
+            None: StoryScope's loop's (`pipelines.agents.loop.DEFAULT_MAX_TURNS`).
 
     Raises:
         ExportTaskError: unknown harness or question set, a bad task name (`check_task_name`),
@@ -221,7 +250,15 @@ def export_task(
         )
     if setting is not None and questions != "lfvqa":
         raise ExportTaskError("--setting applies to LF-VideoQA questions (--questions lfvqa)")
-    if setting is not None:
+    agent = setting == AGENT_SETTING
+    if tier is not None and not agent:
+        raise ExportTaskError("--tier applies to the agent setting (--setting agent)")
+    if agent:
+        from pipelines.agents.loop import DEFAULT_MAX_TURNS
+
+        _check_agent(harness, tier, step_limit)
+        step_limit = step_limit or DEFAULT_MAX_TURNS
+    elif setting is not None:
         from pipelines.settings import SettingOptions, setting_names
 
         if setting not in setting_names():
@@ -233,9 +270,21 @@ def export_task(
     check_task_name(task, harness)
     names = _file_names(harness, task)
     folder = safe_output_folder(out, names, store=store.path, force=force)
-    samples = _samples(store, questions, where or {}, limit, setting, setting_options)
+    built_setting = None if agent else setting  # the agent's input is the question itself
+    samples = _samples(store, questions, where or {}, limit, built_setting, setting_options)
     if not samples:
         raise ExportTaskError(f"no {questions} question matches the filter {where or {}}")
+    agent_entry = None
+    if agent:
+        try:
+            indexes = film_indexes(store, [s.metadata["film_id"] for s in samples], tier)
+        except AgentExportError as exc:
+            raise ExportTaskError(str(exc)) from None
+        samples = agent_samples(samples, tier, indexes)
+        names = names + index_names(len(indexes))
+        safe_output_folder(out, names, store=store.path, force=force)
+        folder.mkdir(parents=True, exist_ok=True)
+        agent_entry = agent_manifest(tier, step_limit, write_indexes(folder, indexes))
     folder.mkdir(parents=True, exist_ok=True)
     replaced_links = links_in_the_way(folder, names)
     kind = QUESTION_SETS[questions]
@@ -244,6 +293,8 @@ def export_task(
         files = write_inspect(folder, task, samples, claim_judge=kind == "open-ended")
     else:
         files = write_lmms_eval(folder, task, samples, kind)
+    if agent_entry is not None:
+        files["indexes"] = folder / INDEX_DIR
     files["manifest"] = write_manifest(
         folder,
         {
@@ -257,7 +308,9 @@ def export_task(
             "id_field": "mcq_id" if kind == "mcq" else "question_id",
             "instruction": OPEN_ENDED_INSTRUCTION,
             "setting": setting,
-            "setting_options": setting_options.public() if setting else None,
+            "tier": tier,
+            "setting_options": setting_options.public() if setting and not agent else None,
+            "agent": agent_entry,
             "where": where or {},
             "limit": limit,
             "n_samples": len(samples),

@@ -35,8 +35,9 @@ class EndpointRefused(Exception):
     """
 
 
-def read_completion(text: str) -> tuple[str, dict, str | None]:
-    """(content, usage, finish_reason) of a chat-completion JSON body.
+def read_message(text: str) -> tuple[dict, dict, str | None]:
+    """(assistant message, usage, finish_reason) of a chat-completion JSON body (the message
+    whole: a tool-calling turn's calls are in it).
 
     Read directly: building the typed ChatCompletion object costs more than the rest of the
     call, and the gateway needs three fields.
@@ -47,12 +48,14 @@ def read_completion(text: str) -> tuple[str, dict, str | None]:
     try:
         body = json.loads(text)
         choice = body["choices"][0]
-        content = choice["message"].get("content") or ""
+        message = choice["message"]
+        if not isinstance(message, dict):
+            raise TypeError("message")
         usage = body.get("usage") or {}
         finish = choice.get("finish_reason")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         raise MalformedReply(f"malformed response body: {type(exc).__name__}", text) from None
-    return content, usage, finish
+    return message, usage, finish
 
 
 def retry_after(exc: Exception) -> float | None:

@@ -47,6 +47,9 @@ class LLMConfig:
             `json_schema`, `json_object` (with the schema attached), `prompt` (schema as
             plain instructions, tolerant parsing) or `none` (nothing added; the step's prompt
             asks for JSON). Replies are validated in every mode.
+        tool_calls: how an agent's tools are offered: `auto` (OpenAI `tools`, stepping down to
+            the prompt-level fallback when the server refuses them; remembered per endpoint
+            and model), or pinned to `native` or `prompt` (`pipelines.llm.tool_calls`).
         max_tokens: a completion-token cap added to requests that set none (small local
             models may otherwise write until the context is full); part of the cache key.
         backoff_base_s / backoff_max_s: exponential backoff when no Retry-After is given.
@@ -67,6 +70,7 @@ class LLMConfig:
     price_in_per_mtok: float = 0.0
     price_out_per_mtok: float = 0.0
     structured: str = "auto"
+    tool_calls: str = "auto"
     max_tokens: int | None = None
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
@@ -97,6 +101,7 @@ _ENV_NAMES = {
     "price_in_per_mtok": "STORYSCOPE_LLM_PRICE_IN",
     "price_out_per_mtok": "STORYSCOPE_LLM_PRICE_OUT",
     "structured": "STORYSCOPE_LLM_STRUCTURED",
+    "tool_calls": "STORYSCOPE_LLM_TOOL_CALLS",
     "max_tokens": "STORYSCOPE_LLM_MAX_TOKENS",
     "http_transport": "STORYSCOPE_LLM_HTTP_TRANSPORT",
 }
@@ -166,6 +171,10 @@ def load_config(
         raise ValueError(
             f"invalid LLM setting 'structured': expected one of {', '.join(_STRUCTURED)}"
         )
+    if config.tool_calls not in _TOOL_CALLS:
+        raise ValueError(
+            f"invalid LLM setting 'tool_calls': expected one of {', '.join(_TOOL_CALLS)}"
+        )
     if config.http_transport not in _TRANSPORTS:
         raise ValueError(
             f"invalid LLM setting 'http_transport': expected one of {', '.join(_TRANSPORTS)}"
@@ -175,3 +184,4 @@ def load_config(
 
 _STRUCTURED = ("auto", "json_schema", "json_object", "prompt", "none")
 _TRANSPORTS = ("aiohttp", "httpx")
+_TOOL_CALLS = ("auto", "native", "prompt")  # pipelines.llm.tool_calls.CONFIG_CHOICES

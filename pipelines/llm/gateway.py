@@ -40,14 +40,14 @@ except ImportError:  # openai 1.x
 
 from data_access.store import Store
 from data_access.writes import llm_log, llm_modes
-from pipelines.llm import modes
+from pipelines.llm import modes, tool_calls
 from pipelines.llm.calls import (
     EndpointRefused,
     MalformedReply,
     backoff_s,
     is_transient,
     openai_clients,
-    read_completion,
+    read_message,
     refusal,
     retry_after,
 )
@@ -108,6 +108,8 @@ class Gateway:
         self._mode_reason: str | None = None
         self._mode_to_save: str | None = None
         self._keys_mode: str | None = None  # the mode `arun` computed the batch's keys in
+        self._keys_tool_mode: str | None = None  # (the tool mode, for tool requests)
+        self._tools = tool_calls.ToolModeState(config.tool_calls)
         self._answered: asyncio.Event | None = None  # set once the first call has an answer
 
     # -- structured-output mode ------------------------------------------------------------
@@ -133,6 +135,21 @@ class Gateway:
                 )
                 self._mode = self._remembered or modes.NEGOTIATED[0]
         return self._mode
+
+    @property
+    def tool_mode(self) -> str:
+        """The tool mode tool requests are sent in now (`pipelines.llm.tool_calls`)."""
+        return self._tools.current(self._remembered_tool_mode)
+
+    def _remembered_tool_mode(self) -> str | None:
+        if self.store is None:
+            return None
+        return llm_modes.remembered_tool_mode(self.store, self.endpoint, self.config.model)
+
+    def mode_for(self, request: LLMRequest) -> str:
+        """The mode `request` is sent in: the tool mode for a tool request, else the
+        structured-output mode."""
+        return self.tool_mode if request.tools is not None else self.mode
 
     def mode_info(self) -> dict:
         """For dry runs: the mode, and whether it was negotiated before or is pinned."""
@@ -187,7 +204,7 @@ class Gateway:
 
     def key_of(self, request: LLMRequest, mode: str | None = None) -> str:
         """The cache key of a request under this gateway's model and (current) output mode."""
-        return self.shaper.key(request, mode or self.mode)
+        return self.shaper.key(request, mode or self.mode_for(request))
 
     async def arun(
         self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
@@ -204,7 +221,12 @@ class Gateway:
         # released before the network phase so other processes can use the file meanwhile.
         with self.store.session():
             self._keys_mode = mode = self.mode
-            keys = [self.shaper.key(r, mode) for r in requests]
+            if any(r.tools is not None for r in requests):
+                self._keys_tool_mode = self.tool_mode
+            keys = [
+                self.shaper.key(r, mode if r.tools is None else self._keys_tool_mode)
+                for r in requests
+            ]
             self._by_key = dict(zip(keys, requests))
             self._seed_spent()
             fresh = self._replay_all(requests, keys, results, pending, on_batch)
@@ -260,7 +282,7 @@ class Gateway:
             response["content"],
             cached=True,
             cache_key=key,
-            mode=self.mode,
+            mode=self.mode_for(request),
             reason=response.get("reason"),
         )
 
@@ -321,8 +343,9 @@ class Gateway:
             return result
         started = time.perf_counter()
         transient_left, malformed_left = self.config.max_retries, self.config.parse_retries
-        mode = self.mode
-        if mode != self._keys_mode:  # another request stepped down after keys were made
+        mode = self.mode_for(request)
+        keys_mode = self._keys_mode if request.tools is None else self._keys_tool_mode
+        if mode != keys_mode:  # another request stepped down after keys were made
             result.cache_key = self.key_of(request, mode)
             self._by_key[result.cache_key] = request
         accepted = False  # the server answered 200 in `mode` (whatever the model wrote)
@@ -342,6 +365,15 @@ class Gateway:
                 result.error = redact(f"{type(exc).__name__}: {exc}", self.config.api_key)
                 if self._refuse(exc, result):
                     break
+                if mode == tool_calls.NATIVE and tool_calls.is_tool_rejection(exc):
+                    # The server refuses `tools`: the prompt-level fallback, at once.
+                    result.error = f"tools rejected: {result.error}"
+                    mode = self._tools.step_down(result.error)
+                    if mode is None:
+                        break
+                    result.cache_key = self.key_of(request, mode)
+                    self._by_key[result.cache_key] = request
+                    continue
                 if mode in modes.NEGOTIATED[:-1] and modes.is_format_rejection(exc):
                     # Not transient: the server refuses this request format. Step down at
                     # once (no backoff); a pinned mode fails the item here.
@@ -359,7 +391,9 @@ class Gateway:
                 await asyncio.sleep(pause)
         result.latency_ms = (time.perf_counter() - started) * 1000
         result.mode = mode
-        if accepted and self.negotiating and mode == self.mode and mode != self._remembered:
+        if accepted and request.tools is not None:
+            self._tools.accepted(mode)
+        elif accepted and self.negotiating and mode == self.mode and mode != self._remembered:
             # Remember a mode the server accepted, even if this model's reply was malformed.
             self._mode_to_save = self._remembered = mode
         if result.ok:
@@ -391,10 +425,14 @@ class Gateway:
         finally:
             if self._answered is not None:
                 self._answered.set()  # an answer (or a failure) came: the other slots may go
-        content, usage, finish = read_completion(response.text)
+        message, usage, finish = read_message(response.text)
+        if request.tools is not None:
+            content = tool_calls.reply_text(message)
+        else:
+            content = message.get("content") or ""
         self._count(result, usage)
         if finish == "length":
-            if not is_free_text(request):
+            if not is_free_text(request) and request.tools is None:
                 raise MalformedReply("truncated reply (finish_reason=length)", content)
             # a free-text reply cut at max_tokens is still what the model said: kept, marked
             result.reason = TRUNCATED
@@ -434,7 +472,12 @@ class Gateway:
         self.write_cpu_s += time.thread_time() - started
 
     def _save_mode(self, cursor, mode: str | None) -> None:
-        # The mode that answered, remembered once per change (read back by `mode`).
+        # The modes that answered, remembered once per change (read back by `mode`).
+        tool_mode, reason = self._tools.take_to_save()
+        if tool_mode is not None:
+            llm_modes.remember_tool_mode(
+                cursor, self.endpoint, self.config.model, tool_mode, reason
+            )
         if mode is not None:
             llm_modes.remember_mode(
                 cursor, self.endpoint, self.config.model, mode, self._mode_reason

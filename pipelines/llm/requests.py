@@ -30,6 +30,8 @@ class LLMRequest:
         json_schema: the JSON schema sent to the endpoint instead of `schema`'s own, when a
             tighter one helps a grammar-constrained small model (e.g. exactly N judge labels).
             Share one dict object between requests of the same shape: it is memoised by id.
+        tools: OpenAI `tools` entries (an agent's turn); the reply is then a tool reply (text
+            or calls, `pipelines.llm.tool_calls`), sent in the endpoint's tool mode.
     """
 
     item_id: str
@@ -38,6 +40,7 @@ class LLMRequest:
     parse: Parser | None = None
     params: dict[str, Any] = field(default_factory=dict)
     json_schema: dict | None = None
+    tools: list[dict] | None = None
 
 
 @dataclass
@@ -95,8 +98,9 @@ TRUNCATED = "truncated at max_tokens"
 
 
 def is_free_text(request: LLMRequest) -> bool:
-    """A request whose reply is text as the model wrote it (no schema, no parse function)."""
-    return request.schema is None and request.parse is None
+    """A request whose reply is text as the model wrote it (no schema, no parse function, no
+    tools)."""
+    return request.schema is None and request.parse is None and request.tools is None
 
 
 def cache_key(model: str, messages: list[dict], params: dict[str, Any] | str) -> str:
@@ -208,6 +212,10 @@ def parse_reply(request: LLMRequest, text: str) -> Any:
         return request.parse(value) if request.parse is not None else value
     if request.parse is not None:
         return request.parse(text)
+    if request.tools is not None:
+        from pipelines.llm.tool_calls import parse_tool_reply  # (imports this module)
+
+        return parse_tool_reply(text)
     return text
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from pipelines.llm import modes
+from pipelines.llm import modes, tool_calls
 from pipelines.llm.config import LLMConfig
 from pipelines.llm.requests import (
     LLMRequest,
@@ -43,22 +43,29 @@ class RequestShaper:
         self.model = config.model
         self.max_tokens = config.max_tokens
 
-    def params(self, request: LLMRequest) -> dict:
-        """The request's sampling parameters; the configured token cap where it set none."""
+    def params(self, request: LLMRequest, mode: str | None = None) -> dict:
+        """The request's sampling parameters; the configured token cap where it set none; a
+        tool request's `tools` in the native tool mode."""
         cap = self.max_tokens
-        if cap is None or "max_tokens" in request.params:
-            return request.params
-        return {**request.params, "max_tokens": cap}
+        params = request.params
+        if cap is not None and "max_tokens" not in params:
+            params = {**params, "max_tokens": cap}
+        if request.tools is not None and mode == tool_calls.NATIVE:
+            params = {**params, "tools": request.tools, "tool_choice": "auto"}
+        return params
 
     def messages(self, request: LLMRequest, mode: str) -> list[dict]:
-        """The chat messages sent in `mode` (prompt mode appends the schema as instructions)."""
+        """The chat messages sent in `mode` (prompt mode appends the schema as instructions;
+        the tool fallback renders the tools and the history as plain messages)."""
+        if request.tools is not None and mode == tool_calls.PROMPT:
+            return tool_calls.prompt_messages(request.messages, request.tools)
         if mode == "prompt" and request.schema is not None:
             return modes.with_json_instructions(request.messages, schema_of(request))
         return request.messages
 
     def key_params(self, request: LLMRequest, mode: str) -> dict:
         """The parameters hashed into the cache key, `response_format` included."""
-        params = dict(self.params(request))
+        params = dict(self.params(request, mode))
         fmt = response_format(request, mode)
         if fmt is not None:
             params["response_format"] = fmt
@@ -66,7 +73,7 @@ class RequestShaper:
 
     def key(self, request: LLMRequest, mode: str) -> str:
         """The cache key: sha256 of (model, messages, canonical params) (`requests.cache_key`)."""
-        params = self.params(request)
+        params = self.params(request, mode)
         fmt = response_format(request, mode)
         if fmt is None:
             encoded = canonical_json(params) if params else "{}"
@@ -80,7 +87,7 @@ class RequestShaper:
     def body(self, request: LLMRequest, mode: str) -> bytes:
         """The chat-completions JSON body as sent (UTF-8, compact)."""
         body = {"model": self.model, "messages": self.messages(request, mode)}
-        body.update(self.params(request))
+        body.update(self.params(request, mode))
         fmt = response_format(request, mode)
         if fmt is not None:
             body.pop("response_format", None)  # (a step's own value: replaced, as a key is)

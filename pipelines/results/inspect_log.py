@@ -24,6 +24,7 @@ from typing import Any
 from data_access.importers.errors import ImportFailure, fail
 from data_access.importers.results import formats
 from data_access.importers.results.samples import HarnessRun, OpenedResults, ResultSample
+from pipelines.results.inspect_trail import agent_notes, agent_task, sample_trail
 from pipelines.results.letters import (
     INSPECT_PARSE,
     INSPECT_SCORE,
@@ -113,20 +114,29 @@ def _eval_samples(path: Path) -> Iterator:
                 yield EvalSample.model_validate(data, context=get_deserializing_context())
 
 
-def _samples(path: Path, samples: Iterator, options: ReadOptions, version: str | None):
+def _samples(
+    path: Path, samples: Iterator, options: ReadOptions, version: str | None, agent: dict | None
+):
     rule = inspect_rule(version)
     parsing = f"{INSPECT_PARSE} (inspect_ai {rule}+ rule)"
     try:
         for number, sample in enumerate(samples, start=1):
             text = _text(sample, options)
             letter, how = _scored_letter(sample.scores), INSPECT_SCORE
-            if letter is None and text:
+            if letter is None and text and agent is None:
                 letter, how = inspect_letter(text, rule), parsing
             error = sample.error.message if sample.error is not None else None
             repeat = f"epoch {sample.epoch}" if (sample.epoch or 1) > 1 else None
+            record = f"sample {number}"
+            trail = None
+            if agent is not None and repeat is None:
+                found = sample_trail(sample, agent, text, path.name, record)
+                if found["outcome"] != "answered":  # a question the agent never answered
+                    text = None
+                trail = json.dumps(found, ensure_ascii=False)
             yield ResultSample(
-                f"sample {number}", str(sample.id), _link(sample, options), text, letter, error,
-                repeat, how if (letter or text) else None,
+                record, str(sample.id), _link(sample, options), text, letter, error,
+                repeat, how if (letter or text) else None, trail,
             )  # fmt: skip
     except ImportFailure:
         raise
@@ -177,13 +187,17 @@ def open_inspect(path: Path, options: ReadOptions) -> OpenedResults:
     )
     if header.status != "success":
         run.notes.append(f"the inspect run ended {header.status}: its finished samples are read")
+    agent = agent_task(spec.metadata)
+    if agent is not None:
+        run.setting_source, run.tier = "agent", agent.get("tier")
+        run.notes.extend(agent_notes(agent))
     mapped = options.mapped("question_id")
     return OpenedResults(
         format="inspect",
         files=[path],
         label=path.name,
         run=run,
-        samples=_samples(path, samples, options, run.harness_version),
+        samples=_samples(path, samples, options, run.harness_version, agent),
         id_field="id",
         link_field=mapped or "metadata.question_id",
     )

@@ -88,6 +88,8 @@ class InputBuilder:
         Raises:
             SettingUnavailable: the store lacks what the setting needs for the film.
         """
+        if self.setting.agent:  # its input is a conversation: pipelines.agents
+            raise SettingUnavailable("the agent setting has no fixed input; it searches the film")
         started = time.process_time()
         part = self._film_part(question["film_id"])
         text = str(question["text"])

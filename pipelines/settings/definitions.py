@@ -1,7 +1,8 @@
-"""The non-agent LF-VideoQA settings (§4.1-4.2, Table 3), registered once.
+"""The LF-VideoQA settings (§4.1-4.3, Table 3), registered once.
 
 Each builder returns the film's units in film order; `pipelines.settings.build` applies the
-context budget and renders the messages. The agent settings (§4.3) reuse these definitions.
+context budget and renders the messages. The agent setting (§4.3) has no units: its model
+searches the film with tools (`pipelines.agents`), in a tier chosen per run.
 """
 
 from __future__ import annotations
@@ -110,5 +111,15 @@ VIDEO_SUBTITLES = register_setting(
         "The same frames, each with the subtitles of its interval (§4.2).",
         ("video", "subtitles"),
         _video(True),
+    )
+)
+AGENT = register_setting(
+    Setting(
+        "agent",
+        "Agent (tools)",
+        "No film in the prompt: the model searches it with five tools (subtitle search, clip"
+        " search, VQA on frames, clip browsing, character presence) before answering, in the"
+        " regular, fast (10-second captions) or oracle (screenplay) tier (§4.3).",
+        agent=True,
     )
 )

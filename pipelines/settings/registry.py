@@ -50,6 +50,8 @@ class Setting:
         description: one sentence on what the model is given (§4).
         needs: what of the film the store must hold (screenplay, subtitles, captions, video).
         units: the builder of the film's units, None for the question-only control.
+        agent: the model is given no film but tools to search it (§4.3; `pipelines.agents`),
+            in a tier (`pipelines.agents.tools.TIERS`).
     """
 
     source: str
@@ -57,6 +59,7 @@ class Setting:
     description: str
     needs: tuple[str, ...] = ()
     units: UnitBuilder | None = field(default=None, compare=False)
+    agent: bool = False
 
     @property
     def has_frames(self) -> bool:

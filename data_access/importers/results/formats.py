@@ -83,7 +83,7 @@ INSPECT = ResultsFormat(
     "inspect",
     ("eval", "json"),
     ("question_id", "answer"),
-    "inspect_ai logs `.eval` / `.json` (any status: a cancelled run's samples are read), read with `inspect_ai.log` (`pip install 'storyscope[harness]'`)",
+    "inspect_ai logs `.eval` / `.json` (any status: a cancelled run's samples are read), read with `inspect_ai.log` (`pip install 'storyscope[harness]'`); a log of an exported agent task (`export-task --setting agent`) also brings each sample's tool calls and results back as the answer's evidence trail (`agent_steps`, `agent_answers`; the setting's source `agent` and tier from the task's metadata)",
     "`id` (epoch 1; later epochs are repeats)",
     "`metadata.question_id`, `metadata.mcq_id`, `id`",
     "a scorer's `Score.answer` (`choice()`), else `parse_answers` of the log's inspect_ai version: before 0.3.42 the first `ANSWER: X` anywhere; 0.3.42–0.3.220 the first `ANSWER: X` line, else anywhere, capital letters only; from 0.3.221 the last one, any case",

@@ -65,6 +65,9 @@ class ResultsReport:
         accuracy: the imported predictions' accuracy (0-1) against the store's answers.
         would_refuse: on a dry run, the error the real import would stop with (None: it would
             import).
+        n_trails, n_trail_calls, n_trail_errors, trail_outcomes: an agent run's evidence trail
+            (agent_steps, agent_answers): the questions with a trail, their tool calls, the
+            calls that failed, and outcome (answered, step_limit, failed) -> questions.
     """
 
     source: str
@@ -91,6 +94,10 @@ class ResultsReport:
     harness_accuracy_in: str | None = None
     accuracy: float | None = None
     would_refuse: str | None = None
+    n_trails: int = 0
+    n_trail_calls: int = 0
+    n_trail_errors: int = 0
+    trail_outcomes: dict[str, int] = field(default_factory=dict)
 
     @property
     def n_unmatched(self) -> int:
@@ -135,6 +142,13 @@ class ResultsReport:
         if self.n_no_letter and not self.letter_rules:
             lines.append(f"  {self.n_no_letter:,} predictions gave no option letter (scored wrong)")
         lines.extend(self._accuracy_lines())
+        if self.n_trails:
+            outcomes = ", ".join(f"{k} {n:,}" for k, n in sorted(self.trail_outcomes.items()))
+            errors = f" ({self.n_trail_errors:,} failed)" if self.n_trail_errors else ""
+            lines.append(
+                f"  agent trail: {self.n_trails:,} questions, {self.n_trail_calls:,} tool"
+                f" calls{errors}; {outcomes}"
+            )
         for reason, group in sorted(self.unmatched.items()):
             ids = ", ".join(group.first_ids)
             looked = ""

@@ -25,6 +25,8 @@ class ResultSample:
             `repeat 2`); None for the first. Two first records of one sample are a fault.
         rule: the rule that read `option` (pipelines/results/letters.py names them), None when
             no letter was looked for; the report counts letters per rule.
+        trail: an agent's evidence trail for the sample as JSON text (its tool calls and how
+            its loop ended: pipelines/results/inspect_trail.py), None for a non-agent run.
     """
 
     record: str
@@ -35,6 +37,7 @@ class ResultSample:
     error: str | None = None
     repeat: str | None = None
     rule: str | None = None
+    trail: str | None = None
 
 
 @dataclass
@@ -51,6 +54,10 @@ class HarnessRun:
     stated_accuracy_in: str | None = None
     # what the reader wants the user to know about the file (a cancelled run, an assumed rule)
     notes: list[str] = field(default_factory=list)
+    # what the model saw (the new setting's source), when the file says so (an exported agent
+    # task: `agent`), and the agent's tool tier; None: the caller's --source
+    setting_source: str | None = None
+    tier: str | None = None
 
 
 @dataclass

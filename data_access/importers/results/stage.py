@@ -18,7 +18,9 @@ from data_access.importers.results.samples import OpenedResults, ResultSample
 STAGE = "_results_stage"
 BATCH_ROWS = 10_000
 _BATCH_VIEW = "_results_batch"
-_COLUMNS = ("record", "sample_id", "link_id", "text", "option", "error", "repeat", "rule")
+_COLUMNS = (
+    "record", "sample_id", "link_id", "text", "option", "error", "repeat", "rule", "trail",
+)  # fmt: skip
 _SCHEMA = pa.schema([("seq", pa.int64())] + [(name, pa.string()) for name in _COLUMNS])
 
 

@@ -45,6 +45,7 @@ from data_access.importers.results.stage import (
     refuse_empty,
     stage_samples,
 )
+from data_access.importers.results.trail import write_staged_trails
 from data_access.importers.store_tables import KeyConflict, insert_table_rows
 from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
@@ -136,10 +137,14 @@ def _setting_id(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: 
 
 
 def _insert_setting(
-    cursor: duckdb.DuckDBPyConnection, report: ResultsReport, source: str, typed: str | None
+    cursor: duckdb.DuckDBPyConnection,
+    report: ResultsReport,
+    source: str,
+    typed: str | None,
+    tier: str | None = None,
 ):
     """The new setting's row, labelled with the name the user typed (what they will look for
-    on every page), else "<model> via <harness> (<task>)"."""
+    on every page), else "<model> via <harness> (<task>)"; an agent run's with its tier."""
     if cursor.execute(
         "SELECT 1 FROM settings WHERE setting_id = ?", [report.setting_id]
     ).fetchall():
@@ -149,8 +154,8 @@ def _insert_setting(
         label += f" ({report.task})"
     select = (
         "SELECT ? AS setting_id, ? AS source, ? AS answerer, NULL::VARCHAR AS captioner,"
-        " NULL::VARCHAR AS tier, ? AS label",
-        [report.setting_id, source, report.model, label],
+        " ?::VARCHAR AS tier, ? AS label",
+        [report.setting_id, source, report.model, tier, label],
     )
     insert_table_rows(cursor, _SPECS["settings"], None, select, (report.run_id, ""))
 
@@ -224,6 +229,8 @@ def write_results(
     if source not in SETTING_SOURCES:
         raise fail(opened.label, "(option)", "source", f"one of {', '.join(SETTING_SOURCES)}")
     report = _new_report(opened, dry_run)
+    # what the file says the model saw (an exported agent task) wins over the caller's default
+    source = opened.run.setting_source or source
     name = setting or derived_setting_name(opened.run)
     place = dry_run_store(store) if dry_run else nullcontext((store, None))
     with _ONE_IMPORT_AT_A_TIME, place as (target, note):
@@ -234,7 +241,7 @@ def write_results(
         )
         try:
             with told, target.transaction() as cursor, one_catalog_read():
-                _import(cursor, opened, report, name, source, typed=setting)
+                _import(cursor, opened, report, name, source, typed=setting, tier=opened.run.tier)
         except _DryRun:
             pass
     return report
@@ -247,6 +254,7 @@ def _import(
     name: str,
     source: str,
     typed: str | None = None,
+    tier: str | None = None,
 ) -> None:
     """The import inside its transaction: a no-op when done before, else stage, link, check
     and (unless a dry run) write. A dry run ends with `_DryRun`, which rolls it back."""
@@ -265,7 +273,7 @@ def _import(
             _refuse(report, refusal)
     if report.dry_run:
         raise _DryRun
-    _write(cursor, report, name, source, typed=typed)
+    _write(cursor, report, name, source, typed=typed, tier=tier)
 
 
 def _refuse(report: ResultsReport, refusal: ImportFailure) -> None:
@@ -295,11 +303,14 @@ def _write(
     name: str,
     source: str,
     typed: str | None = None,
+    tier: str | None = None,
 ):
     report.run_id = insert_run(cursor, _run_spec(report, source))
     if report.kind == "answers":
-        _insert_setting(cursor, report, source, typed)
+        _insert_setting(cursor, report, source, typed, tier)
     written = _insert_rows(cursor, report)
+    if report.kind == "answers":
+        write_staged_trails(cursor, report)
     record_import(cursor, report, name)
     drop_linked(cursor)
     drop_stage(cursor)
