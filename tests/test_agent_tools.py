@@ -303,11 +303,15 @@ def test_vqa_sends_the_intervals_frames_as_image_parts(film_with_video, tier):
     assert f"{len(images)} frames of the interval" in result.text
 
 
-def test_a_short_interval_still_gets_a_frame(film_with_video):
-    ask = RecordingAsk()
-    _call(_index(film_with_video, "regular", ask), "browse_clip", {"start": 300.2, "end": 300.9})
+@pytest.mark.parametrize("tool", ["browse_clip", "character_presence"])
+def test_regular_tools_look_at_frames_and_a_short_interval_still_gets_one(film_with_video, tool):
+    ask = RecordingAsk("A woman in a yellow coat.")
+    index = _index(film_with_video, "regular", ask)
+    result = _call(index, tool, {"start": 300.2, "end": 300.9})
     (messages,) = ask.sent
     assert sum(p["type"] == "image_url" for p in messages[1]["content"]) == 1
+    assert "source: the model on 1 frame of the interval" in result.text
+    assert result.text.endswith("A woman in a yellow coat.")
 
 
 def test_a_failed_model_call_is_a_tool_error(film):
@@ -354,6 +358,14 @@ def test_bad_calls_are_tool_errors_a_model_can_act_on(film, name, arguments, mes
 
     with pytest.raises(ToolError, match=message):
         _call(_index(film, "oracle"), name, arguments)
+
+
+def test_a_number_that_is_not_finite_is_a_tool_error(film):
+    from pipelines.agents.tools import ToolError
+
+    for start, end in ((float("nan"), 20.0), (0.0, float("inf"))):
+        with pytest.raises(ToolError, match="must be finite numbers of seconds"):
+            _call(_index(film, "regular"), "vqa", {"start": start, "end": end, "question": "Q"})
 
 
 def test_a_json_string_and_a_dict_give_the_same_result(film):
