@@ -484,3 +484,16 @@ def test_no_screenplay_data_reaches_the_regular_or_fast_tier(film, tier):
     everything = "\n".join(seen)
     leaked = [text for text in screenplay_only if text in everything]
     assert leaked == []
+
+
+@pytest.mark.parametrize("tier", ["regular", "fast", "oracle"])
+def test_five_results_fit_in_a_retrieval_result(film, tier):
+    from dataclasses import replace
+
+    index = _index(film, tier)
+    index = replace(index, rankers={key: "bm25" for key in index.rankers})
+    questions = film.df("SELECT text FROM questions WHERE film_id = ?", [FILM])
+    for tool in ("subtitle_search", "find_clips"):
+        for text in list(questions.text) + ["Mara Tomas Ruth June Kit Elias ledger log"]:
+            result = _call(index, tool, {"query": text})
+            assert "left out" not in result.text, (tool, text)

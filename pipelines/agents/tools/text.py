@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pipelines.agents.tools.registry import MAX_RESULT_CHARS, ToolResult
 
-ITEM_CHARS = 320  # one listed item (a cue, a caption, a scene), at most
+ITEM_CHARS = 300  # one listed item (a cue, a caption, a scene), at most: five fit in a result
 
 
 def clock(time_s: float) -> str:
