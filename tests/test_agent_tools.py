@@ -497,3 +497,15 @@ def test_five_results_fit_in_a_retrieval_result(film, tier):
         for text in list(questions.text) + ["Mara Tomas Ruth June Kit Elias ledger log"]:
             result = _call(index, tool, {"query": text})
             assert "left out" not in result.text, (tool, text)
+
+
+def test_a_registered_video_that_is_missing_is_said_in_the_result(film, tmp_path):
+    from data_access.writes.films import set_film_video
+
+    set_film_video(film, FILM, str(tmp_path / "moved.mp4"), VIDEO_FPS)
+    ask = RecordingAsk()
+    index = _index(film, "regular", ask)
+    assert index.video is None and "is missing" in index.video_problem
+    result = _call(index, "vqa", {"start": 24, "end": 40, "question": "Who is in the water?"})
+    assert "subtitles only" in result.text and "moved.mp4 is missing" in result.text
+    assert not any(p["type"] == "image_url" for p in ask.sent[0][1]["content"])
