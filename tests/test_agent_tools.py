@@ -509,3 +509,16 @@ def test_a_registered_video_that_is_missing_is_said_in_the_result(film, tmp_path
     result = _call(index, "vqa", {"start": 24, "end": 40, "question": "Who is in the water?"})
     assert "subtitles only" in result.text and "moved.mp4 is missing" in result.text
     assert not any(p["type"] == "image_url" for p in ask.sent[0][1]["content"])
+
+
+def test_warming_an_index_builds_its_rankers_once(film, monkeypatch):
+    from pipelines.agents.tools import warm_index
+    from pipelines.agents.tools.ranking import RankedCorpus
+
+    index = _index(film, "regular")
+    warm_index(index)
+    built = dict(index._corpora)
+    assert {"subtitles", "windows"} <= set(built)
+    assert all(c._bm25 is not None for c in built.values() if isinstance(c, RankedCorpus))
+    _call(index, "find_clips", {"query": "the ledger"})
+    assert all(index._corpora[key] is built[key] for key in built)  # not built again
