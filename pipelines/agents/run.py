@@ -26,9 +26,9 @@ from pipelines.agents.loop import (
     turn_request,
 )
 from pipelines.agents.offline import OFFLINE_AGENT, OfflineAgentTurns
-from pipelines.agents.tools import TIERS, ToolError
+from pipelines.agents.tools import TIERS, ToolError, warm_index
 from pipelines.agents.tools.index import FilmIndex
-from pipelines.answer.run import STEP, AnswerOptions, answer_id
+from pipelines.answer.options import STEP, AnswerOptions, answer_id
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.settings import SettingUnavailable
 from pipelines.settings.budget import estimate_tokens
@@ -75,7 +75,7 @@ def model_ask(store: Store, config, run_id: str):
     return ask
 
 
-def _conversations(store, options, run_id, ask) -> tuple[list, dict, set]:
+def _conversations(store, options, run_id, ask, warm: bool) -> tuple[list, dict, set]:
     row = options.setting_row("plan")
     questions = task_questions.open_ended_questions(store, options.where, options.limit)
     settled = agent_runs.settled_questions(store, row["setting_id"])
@@ -88,6 +88,8 @@ def _conversations(store, options, run_id, ask) -> tuple[list, dict, set]:
         if film_id not in indexes:
             try:
                 indexes[film_id] = FilmIndex.load(store, film_id, options.tier, ask=ask)
+                if warm:  # rankers built now, not inside the first turn that searches
+                    warm_index(indexes[film_id])
             except (ToolError, SettingUnavailable) as exc:
                 indexes[film_id] = exc
         index = indexes[film_id]
@@ -162,7 +164,7 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
         answering.ensure_setting(cursor, row)
     offline = options.backend == "offline"
     ask = None if offline else model_ask(store, config, run_id)
-    conversations, unavailable, settled = _conversations(store, options, run_id, ask)
+    conversations, unavailable, settled = _conversations(store, options, run_id, ask, warm=True)
     if ctx is not None:
         ctx.attach_run(run_id, len(conversations))
     model = (
@@ -219,7 +221,9 @@ def agent_dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
     tokens and cache hits, and the most calls the step limit allows (later turns depend on
     the model's replies, so their size is not known before)."""
     config = options.config()
-    conversations, unavailable, settled = _conversations(store, options, "dry-run", ask=None)
+    conversations, unavailable, settled = _conversations(
+        store, options, "dry-run", ask=None, warm=False
+    )
     params = {"temperature": options.temperature, "max_tokens": options.answer_tokens()}
     tools = tool_specs()
     firsts = [turn_request(c, 0, options.max_turns == 1, tools, params) for c in conversations]

@@ -3,6 +3,7 @@
 from pipelines.answer import AnswerOptions, answer_questions, dry_run
 """
 
-from pipelines.answer.run import AnswerOptions, answer_questions, dry_run
+from pipelines.answer.options import AnswerOptions
+from pipelines.answer.run import answer_questions, dry_run
 
 __all__ = ["AnswerOptions", "answer_questions", "dry_run"]

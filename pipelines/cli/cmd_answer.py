@@ -98,7 +98,7 @@ def answer(
     was given."""
     from pipelines.agents.tools import TIERS
     from pipelines.answer import AnswerOptions, answer_questions, dry_run
-    from pipelines.answer.run import WHERE_KEYS
+    from pipelines.answer.options import WHERE_KEYS
     from pipelines.jobs import start_job
     from pipelines.llm.failures import failure_lines, run_failures
     from pipelines.settings import setting_names

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from pipelines.llm.json_text import first_json_value, strip_fences
+from pipelines.llm.tool_calls import parse_tool_reply
 
 Parser = Callable[[str], Any]
 
@@ -161,28 +163,6 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-_JSON_START = re.compile(r"[{\[]")
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
-def strip_fences(text: str) -> str:
-    """The text inside a ```json fence, if the model wrapped its JSON in one."""
-    match = _FENCE.match(text)
-    return match.group(1) if match else text
-
-
-def first_json_value(text: str) -> str | None:
-    """The first complete JSON object or array embedded in `text` (prose around it ignored)."""
-    decoder = json.JSONDecoder()
-    for match in _JSON_START.finditer(text):
-        try:
-            _, end = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        return text[match.start() : end]
-    return None
-
-
 def _validate(schema: type[BaseModel], text: str) -> BaseModel:
     try:
         return schema.model_validate_json(strip_fences(text))
@@ -213,8 +193,6 @@ def parse_reply(request: LLMRequest, text: str) -> Any:
     if request.parse is not None:
         return request.parse(text)
     if request.tools is not None:
-        from pipelines.llm.tool_calls import parse_tool_reply  # (imports this module)
-
         return parse_tool_reply(text)
     return text
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import openai
 
-from pipelines.llm.requests import first_json_value, strip_fences
+from pipelines.llm.json_text import first_json_value, strip_fences
 
 NATIVE = "tools"
 PROMPT = "tools-prompt"
