@@ -153,6 +153,7 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     assert scores["keepers-gold-N1-a"]["recall"] is not None
     before = gold_store.scalar("SELECT count(*) FROM agent_steps")
     _prompted_as_the_loop(server.log.bodies, gold_store)
+    _damaged_and_dry_imports_write_nothing(gold_store, log_path, tmp_path)
 
     report = import_results(gold_store, log_path)
     assert report.kind == "answers" and report.n_matched == 1  # N1-b never answered
@@ -272,31 +273,32 @@ def _rewrite_store(log_path: Path, out: Path, change) -> Path:
     return out
 
 
-def test_a_bad_recorded_interval_is_refused_and_nothing_is_written(gold_store, fake_llm, tmp_path):
+def _damaged_and_dry_imports_write_nothing(store, log_path: Path, tmp_path: Path) -> None:
+    """A recorded interval that is not one refuses the import, naming file, sample and field;
+    a dry run counts the trail; neither writes anything."""
     from data_access.importers import ImportFailure
     from pipelines.results import import_results
 
-    server = fake_llm(scripted)
-    task = tmp_path / "task"
-    _export(gold_store, task, "oracle", "--where", "question=keepers-gold-N1-a")
-    log_path = _inspect_eval(server, task, tmp_path / "logs")
-
-    def backwards(store: dict) -> None:
-        for key in store["storyscope_trail"]:
-            store["storyscope_trail"][key] = [[50.0, 10.0]]
+    def backwards(sample_store: dict) -> None:
+        for key in sample_store["storyscope_trail"]:
+            sample_store["storyscope_trail"][key] = [[50.0, 10.0]]
 
     damaged = _rewrite_store(log_path, tmp_path / "damaged.eval", backwards)
-    counts = "SELECT (SELECT count(*) FROM agent_steps), (SELECT count(*) FROM answers)"
-    before = gold_store.df(counts).values.tolist()
+    counts = (
+        "SELECT (SELECT count(*) FROM agent_steps), (SELECT count(*) FROM agent_answers),"
+        " (SELECT count(*) FROM answers), (SELECT count(*) FROM settings)"
+    )
+    before = store.df(counts).values.tolist()
     with pytest.raises(ImportFailure) as refused:
-        import_results(gold_store, damaged)
-    problem = refused.value.first
-    assert "damaged.eval" in str(problem) and "sample 1" in str(problem)
-    assert "storyscope_trail" in str(problem) and "[50.0, 10.0]" in str(problem)
-    assert gold_store.df(counts).values.tolist() == before  # the store as it was
+        import_results(store, damaged)
+    problem = str(refused.value.first)
+    assert "damaged.eval" in problem and "sample 1" in problem
+    assert "storyscope_trail" in problem and "[50.0, 10.0]" in problem
+    assert store.df(counts).values.tolist() == before  # the store as it was
 
-    dry = import_results(gold_store, log_path, dry_run=True)
-    assert dry.n_matched == 1 and gold_store.df(counts).values.tolist() == before
+    dry = import_results(store, log_path, dry_run=True)
+    assert dry.n_matched == 1 and dry.n_trails == 2 and dry.n_trail_calls == 4 + STEP_LIMIT
+    assert store.df(counts).values.tolist() == before
 
 
 def test_export_refuses_what_the_agent_setting_cannot_be(gold_store, tmp_path):
