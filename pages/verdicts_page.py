@@ -6,7 +6,7 @@ import streamlit as st
 from data_access.formats.question_types import ALL_TYPES
 from data_access.queries import questions as views_questions
 from data_access.queries import verdicts as views_verdicts
-from pages import compare_panel, review_panel
+from pages import agent_trail_panel, compare_panel, review_panel
 from pages.answer_panel import answer_slice_panel, given_input_panel
 from pages.common import chart, derived, query
 from pages.downloads import download_buttons
@@ -299,6 +299,7 @@ if section == "Claims × settings":
             answers = answers[answers["setting_id"].isin(chosen_settings)]
         _why_table(question_id, answers)
         _answers_side_by_side(answers, grid)
+        agent_trail_panel.answer_trails(question_id, grid, tuple(chosen_settings))
         given_input_panel(answers)
         download_buttons(grid, f"grid_{question_id}", key="grid")
         review_panel.grid_labels(question_id, grid)
@@ -318,6 +319,7 @@ elif section == "Metrics":
         )
     else:
         _metrics_tables(the_slice)
+    agent_trail_panel.setting_figures(judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
     review_panel.tag_counts(film_id)
 
 elif section == "Agreement":

@@ -2,7 +2,8 @@
 
 The rows come from `data_access.queries.export` (tables and views with their run ids); the `metrics`
 export adds each answer's Eq. 1 scores (LF-VideoQA §3.3, `pipelines.metrics.eq1`) to the
-per-answer verdict counts, so a notebook gets the numbers the app shows.
+per-answer verdict counts, and the `agent-trail` export each agent loop's trail measures
+(`pipelines.metrics.trail`), so a notebook gets the numbers the app shows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pandas as pd
 from data_access.queries import export as store_export
 from data_access.store import Store
 from pipelines.metrics.eq1 import per_answer_scores
+from pipelines.metrics.trail_table import settings_frame, with_measures
 from pipelines.output_guard import replace_atomically, safe_output_folder, safe_output_path
 
 
@@ -36,11 +38,20 @@ def slice_frame(
     where: Mapping[str, Sequence[str]] | None = None,
     interchange: bool = False,
 ) -> pd.DataFrame:
-    """The rows of one export (with Eq. 1 scores for `metrics`)."""
+    """The rows of one export (with Eq. 1 scores for `metrics`, trail measures for
+    `agent-trail`)."""
     frame = store_export.read_export(store, name, where, interchange)
-    if name == "metrics" and not frame.empty:
-        frame = per_answer_scores(frame)
+    if name in _SCORED and not frame.empty:
+        frame = _SCORED[name](frame)
     return frame
+
+
+# exports whose rows get computed columns added (the same functions the app and CLI use)
+_SCORED = {
+    "metrics": per_answer_scores,
+    "agent-trail": with_measures,
+    "agent-trail-settings": settings_frame,
+}
 
 
 def export_slice(
@@ -67,7 +78,7 @@ def export_slice(
             f"--format {fmt!r}: choose one of {', '.join(store_export.FORMATS)}"
         )
     target = _checked_target(store, name, fmt, Path(out), interchange, force)
-    if name == "metrics":
+    if name in _SCORED:
         frame = slice_frame(store, name, where, interchange)
     else:  # Arrow keeps the store's column types in the file
         frame = store_export.read_export_arrow(store, name, where, interchange)

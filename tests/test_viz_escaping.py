@@ -17,6 +17,7 @@ import pytest
 
 import viz
 from viz import (
+    agent_trail,
     belief_groups,
     belief_split,
     beliefs,
@@ -152,6 +153,47 @@ def _reported() -> pd.DataFrame:
 
 # builder -> a function returning (args, kwargs) with hostile text in every string it reads
 CASES = {
+    agent_trail.trail_timeline_figure: lambda: (
+        (
+            pd.DataFrame(
+                {
+                    "turn": [0, 1],
+                    "call_index": [0, 0],
+                    "tool": [_evil("find_clips"), _evil("no_such_tool")],
+                    "arguments": [_evil('{"query": "x"}'), _evil("{}")],
+                    "result_chars": [40, 0],
+                    "error": [None, _evil("unknown tool")],
+                    "intervals": [((60.0, 100.0),), ()],
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "scene_index": [1, 6],
+                    "location": [_evil("Hale Inn"), None],
+                    "start_s": [64.8, 228.7],
+                    "end_s": [101.6, 262.4],
+                    "claim_ords": [(1,), (2, 3)],
+                    "touched": [True, False],
+                }
+            ),
+            90.0,
+            658.3,
+        ),
+        {},
+    ),
+    agent_trail.touched_recall_figure: lambda: (
+        (
+            pd.DataFrame(
+                {
+                    "setting_label": [_evil("Agent, fast"), _evil("Agent, fast")],
+                    "question_id": [_evil("q1"), "q2"],
+                    "touched_share": [0.5, 1.0],
+                    "recall": [0.2, np.nan],
+                }
+            ),
+        ),
+        {},
+    ),
     mcq_methods.topic_accuracy_heatmap: lambda: (
         (
             pd.DataFrame(

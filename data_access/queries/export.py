@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
 from data_access.formats.table_files import TABLE_FILES
+from data_access.queries.agent_trail import TRAIL_ANSWERS_SQL
 from data_access.rollups.source import SOURCED_TABLES, source
 from data_access.store import Store
 
@@ -71,6 +72,24 @@ EXPORTS: dict[str, ExportSource] = {
         " FROM current_claim_verdicts GROUP BY ALL) r USING (judge_id, answer_id)",
         None,
         "per-answer recall / precision / F1 / contradiction (Eq. 1) of every judge",
+    ),
+    "agent-steps": ExportSource(
+        "SELECT * FROM agent_steps", None, "agents' tool calls: the evidence trail, call by call"
+    ),
+    "agent-answers": ExportSource(
+        "SELECT * FROM agent_answers", None, "how each agent question ended, turns and tokens"
+    ),
+    "agent-trail": ExportSource(
+        # the one per-loop definition the Verdicts panel and `storyscope metrics` read;
+        # pipelines.export adds the trail measures (share touched, tIoU, tokens)
+        TRAIL_ANSWERS_SQL,
+        None,
+        "per agent loop: evidence touched, temporal IoU, steps, tool calls, tokens, outcome",
+    ),
+    "agent-trail-settings": ExportSource(
+        TRAIL_ANSWERS_SQL,  # pipelines.export turns the loops into per-setting means
+        None,
+        "per agent setting: the trail figures' means with 95% intervals and outcome counts",
     ),
     "beliefs": ExportSource("SELECT * FROM current_beliefs", "beliefs", "current belief records"),
     "meta-beliefs": ExportSource(

@@ -35,17 +35,21 @@ def metrics(
     """Question-averaged Rec / Prec / F1 / Contra / Resp per setting (or setting × type), with
     95% CIs; Resp is the share of answers asserting at least one claim."""
     from pipelines.metrics import lexical_table, metrics_table, precision_convention_note
+    from pipelines.metrics.trail_table import trail_table
 
     try:
         table = metrics_table(
             open_store(store), judge, by.replace(" ", ""), resamples, seed, precision_when_empty
         )
     except ValueError as exc:
+        # agent loops that all failed leave nothing to judge: their trail is still shown
+        if not as_json:
+            _echo_trail(trail_table(open_store(store), None, None, resamples, seed))
         raise fail(str(exc)) from None
+    trail = trail_table(open_store(store), table.judge, None, resamples, seed)
     if as_json:
-        typer.echo(
-            json.dumps({"precision_convention": table.precision_convention, "rows": table.rows})
-        )
+        payload = {"precision_convention": table.precision_convention, "rows": table.rows}
+        typer.echo(json.dumps({**payload, **({"agent_trail": trail} if trail else {})}))
         return
     typer.echo(
         f"judge {table.judge}  ({table.resamples} resamples, seed {table.seed}; "
@@ -70,9 +74,53 @@ def metrics(
             lx = lexical.loc[row["setting"]]
             extra = f"  {lx.rl:.3f} {lx.clm_rl:.3f}  {lx.cov50:.3f} {lx.hedge:.3f}"
         typer.echo(f"{row['setting'][:40]:<40} {row['type'] or '':<5} {row['n']:>5} {cells}{extra}")
+    _echo_trail(trail)
 
 
 def _cell(value, interval) -> str:
     if value is None:
         return f"{'—':>17}"
     return f"{value:.3f} [{interval[0]:.2f},{interval[1]:.2f}]"
+
+
+# (row key, column title, width, decimals) of the agents' trail table (docs/SETTINGS.md)
+_TRAIL_COLUMNS = (
+    ("touched_share", "Touched", 19, 3),
+    ("tiou", "tIoU", 19, 3),
+    ("turns", "Steps", 17, 1),
+    ("tool_calls", "Calls", 17, 1),
+    ("tokens", "Tokens", 23, 0),
+)
+
+
+def _echo_trail(rows: list[dict]) -> None:
+    """The agents' evidence trail per setting (nothing without agent trails)."""
+    if not rows:
+        return
+    typer.echo(
+        "\nagents: the evidence trail (means over questions, 95% CI; Touched = share of "
+        "evidence scenes touched, tIoU = CG-Bench clue-grounding IoU)"
+    )
+    header = "".join(f" {title:>{width}}" for _, title, width, _ in _TRAIL_COLUMNS)
+    typer.echo(
+        f"{'setting':<40} {'tier':<7} {'n':>4} {header}  answered step_limit failed bad_calls"
+        "  rho(touched,recall)"
+    )
+    for row in rows:
+        cells = "".join(
+            f" {_trail_cell(row[key], row[key + '_ci'], digits):>{width}}"
+            for key, _, width, digits in _TRAIL_COLUMNS
+        )
+        rho = row["touched_recall_rho"]
+        relation = "—" if rho is None else f"{rho:.2f} (n={row['recall_n']})"
+        typer.echo(
+            f"{row['setting'][:40]:<40} {row['tier'] or '':<7} {row['n']:>4} {cells}"
+            f"  {row['answered']:>8} {row['step_limit']:>10} {row['failed']:>6} "
+            f"{row['bad_calls']:>9}  {relation}"
+        )
+
+
+def _trail_cell(value, interval, digits: int) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.{digits}f} [{interval[0]:.{digits}f},{interval[1]:.{digits}f}]"

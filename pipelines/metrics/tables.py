@@ -75,10 +75,11 @@ def interval_rows(
 
     The pool is all questions (by setting) or the questions of one type (by setting × type).
     A setting's interval resamples the questions it answered in the pool, from a random stream
-    seeded by `seed` and those questions alone (`_stream`), so it is the same whichever other
-    settings, films or views are shown beside it: the Verdicts page with its Settings filter
-    and `storyscope metrics` give one interval. Settings that answered the same questions share
-    their resamples (one matrix product, and paired draws, as the paper's table compares them).
+    seeded by `seed` and those questions alone (`question_stream`), so it is the same whichever
+    other settings, films or views are shown beside it: the Verdicts page with its Settings
+    filter and `storyscope metrics` give one interval. Settings that answered the same questions
+    share their resamples (one matrix product, and paired draws, as the paper's table compares
+    them).
     """
     with threadpool_limits(1):
         # Each pool's product is small (B × n × k); BLAS threads cost more to wake and spin
@@ -86,7 +87,7 @@ def interval_rows(
         return _interval_rows(per_question, group_keys, resamples, seed)
 
 
-def _stream(seed: int, question_ids) -> np.random.Generator:
+def question_stream(seed: int, question_ids) -> np.random.Generator:
     """The random stream of one set of questions: `seed` and a digest of their sorted ids (a
     stable digest: Python's own hash of a string changes with every process)."""
     digest = hashlib.blake2b("\x1f".join(question_ids).encode(), digest_size=8).digest()
@@ -129,7 +130,7 @@ def _interval_rows(
                 rows_of = rows_of[np.argsort(questions[rows_of], kind="stable")]
                 columns = [m * len(settings) + s for m in range(len(METRICS)) for s in members]
                 sample = values[np.ix_(rows_of, columns)]
-                rng = _stream(seed, questions[rows_of].tolist())
+                rng = question_stream(seed, questions[rows_of].tolist())
                 low[columns], high[columns] = percentile_interval(
                     bootstrap_means(sample, resamples, rng)
                 )
