@@ -209,6 +209,7 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     }
     assert all(a["prompt_tokens"] > 0 for a in answers)
     assert gold_store.scalar("SELECT count(*) FROM agent_steps") == before + 4 + STEP_LIMIT
+    _same_trail_as_storyscopes_own_loop(gold_store, fake_llm.config(server), setting)
 
 
 def _prompted_as_the_loop(bodies: list[dict], store) -> None:
@@ -271,6 +272,41 @@ def _rewrite_store(log_path: Path, out: Path, change) -> Path:
                 data = json.dumps(sample).encode()
             target.writestr(item, data)
     return out
+
+
+def _trail_of(store, setting: str) -> dict:
+    """question -> (its calls as the trail shows them, how its loop ended)."""
+    from data_access.queries.agent_trail import trail_answers, trail_steps
+
+    trail = {}
+    for row in trail_answers(store).query("setting_id == @setting").itertuples():
+        steps = trail_steps(store, row.question_id).query("setting_id == @setting")
+        calls = [
+            (s.turn, s.call_index, s.tool, json.loads(s.arguments),
+             [[float(x) for x in span] for span in s.intervals],
+             s.result_text if s.error is None else None, (s.error or "").split(":")[0])
+            for s in steps.astype(object).where(steps.notna(), None).itertuples()
+        ]  # fmt: skip
+        trail[row.question_id] = (calls, row.outcome, row.turns, row.tool_calls)
+    return trail
+
+
+def _same_trail_as_storyscopes_own_loop(store, config, imported: str) -> None:
+    """StoryScope's own agent loop, driven by the same scripted model on the same questions,
+    leaves the same evidence trail as the inspect run imported: the same calls, arguments,
+    intervals and results, the same errors (up to the validator's wording) and outcomes, and
+    the trail view (Verdicts' queries) reads both alike."""
+    from pipelines.answer import AnswerOptions, answer_questions
+
+    where = {"question_id": list(SCRIPTS)}
+    options = AnswerOptions(setting="agent", tier="oracle", where=where,
+                            llm=config.public_dict(), max_turns=STEP_LIMIT)  # fmt: skip
+    summary = answer_questions(store, options)
+    assert summary["answered"] == 1 and summary["step_limit"] == 1
+    ours = _trail_of(store, summary["setting_id"])
+    theirs = _trail_of(store, imported)
+    assert set(ours) == set(theirs) == set(SCRIPTS)
+    assert ours == theirs
 
 
 def _damaged_and_dry_imports_write_nothing(store, log_path: Path, tmp_path: Path) -> None:
