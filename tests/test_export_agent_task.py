@@ -159,6 +159,7 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     assert report.kind == "answers" and report.n_matched == 1  # N1-b never answered
     assert report.n_trails == 2 and report.trail_outcomes == {"answered": 1, "step_limit": 1}
     setting = report.setting_id
+    assert setting == f"inspect_ai:{MODEL}:storyscope_lfvqa:agent-oracle"
     row = gold_store.df("SELECT source, tier FROM settings WHERE setting_id = ?", [setting])
     assert row.to_dict("records") == [{"source": "agent", "tier": "oracle"}]
     answer = gold_store.scalar(
