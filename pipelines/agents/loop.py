@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pipelines.agents.tools import MAX_RESULT_CHARS, TOOLS, ToolError, call_tool
 from pipelines.llm import Gateway, LLMRequest
-from pipelines.llm.requests import Usage
+from pipelines.llm.requests import LLMResult, Usage
 from pipelines.llm.tool_calls import ToolCall, assistant_message, tool_message
 from pipelines.settings import ANSWER_INSTRUCTION
 
@@ -27,6 +28,36 @@ AGENT_INSTRUCTION = (
     "enough, answer without calling a tool."
 )
 LAST_TURN = "This is your last step: answer the question now from what you found, without tools."
+
+
+class TurnModel(Protocol):
+    """What takes the turns: the gateway (`GatewayTurns`) or an offline policy
+    (`pipelines.agents.offline`)."""
+
+    stop_reason: str | None
+
+    def stop(self, reason: str = "stopped") -> None: ...
+
+    def answer_turns(self, conversations: list, requests: list[LLMRequest]) -> list[LLMResult]:
+        """One result per request (a `ToolReply` when ok), in order."""
+        ...
+
+
+class GatewayTurns:
+    """The model behind an endpoint: each turn is one gateway batch."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.gateway.stop_reason
+
+    def stop(self, reason: str = "stopped") -> None:
+        self.gateway.stop(reason)
+
+    def answer_turns(self, conversations, requests: list[LLMRequest]) -> list[LLMResult]:
+        return self.gateway.run(requests)
 
 
 @dataclass
@@ -85,13 +116,13 @@ def turn_request(conversation: Conversation, turn: int, last: bool, tools, param
 
 
 def take_turn(
-    gateway: Gateway, open_ones: list[Conversation], turn: int, max_turns: int, params: dict
+    model: TurnModel, open_ones: list[Conversation], turn: int, max_turns: int, params: dict
 ) -> None:
-    """One turn of every open conversation: one gateway batch, then each reply's tool calls."""
+    """One turn of every open conversation: one batch of requests, then each reply's calls."""
     tools = tool_specs()
     last = turn == max_turns - 1
     requests = [turn_request(c, turn, last, tools, params) for c in open_ones]
-    for conversation, result in zip(open_ones, gateway.run(requests)):
+    for conversation, result in zip(open_ones, model.answer_turns(open_ones, requests)):
         if result.status == "skipped":  # budget spent or stopped: resumed by a rerun
             continue
         conversation.turns += 1

@@ -19,11 +19,13 @@ from data_access.writes.runs import RunSpec, end_run, start_run
 from pipelines.agents.loop import (
     AGENT_PROMPT_VERSION,
     Conversation,
+    GatewayTurns,
     start_conversation,
     take_turn,
     tool_specs,
     turn_request,
 )
+from pipelines.agents.offline import OFFLINE_AGENT, OfflineAgentTurns
 from pipelines.agents.tools import TIERS, ToolError
 from pipelines.agents.tools.index import FilmIndex
 from pipelines.answer.run import STEP, AnswerOptions, answer_id
@@ -37,6 +39,15 @@ TOOL_REPLY_TOKENS = 256
 
 def agent_run_spec(options: AnswerOptions, config) -> RunSpec:
     """The agent run's provenance: model, prompt version, tier, step limit, gateway settings."""
+    if options.backend == "offline":
+        return RunSpec(
+            STEP,
+            backend="offline",
+            model=OFFLINE_AGENT,
+            prompt_version=OFFLINE_AGENT,
+            params=options.params(),
+            source=f"agent:{options.tier}",
+        )
     return RunSpec(
         STEP,
         backend="openai",
@@ -123,7 +134,9 @@ def _ended_rows(ended: list[Conversation], setting_id: str, run_id: str, tier: s
 
 
 def _mode_name(mode: str | None) -> str | None:
-    return {"tools": "native", "tools-prompt": "prompt"}.get(mode or "", mode)
+    return {"tools": "native", "tools-prompt": "prompt", OFFLINE_AGENT: "offline"}.get(
+        mode or "", mode
+    )
 
 
 def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[str, Any]:
@@ -147,18 +160,23 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
     row = options.setting_row(run_id)
     with store.transaction() as cursor:
         answering.ensure_setting(cursor, row)
-    ask = model_ask(store, config, run_id)
+    offline = options.backend == "offline"
+    ask = None if offline else model_ask(store, config, run_id)
     conversations, unavailable, settled = _conversations(store, options, run_id, ask)
     if ctx is not None:
         ctx.attach_run(run_id, len(conversations))
-    gateway = Gateway(store, config, run_id, batch_size=options.batch_size)
+    model = (
+        OfflineAgentTurns()
+        if offline
+        else GatewayTurns(Gateway(store, config, run_id, batch_size=options.batch_size))
+    )
     params = {"temperature": options.temperature, "max_tokens": options.answer_tokens()}
     counts = {"answered": 0, "failed": 0, "step_limit": 0}
     for turn in range(options.max_turns):
         open_ones = [c for c in conversations if c.outcome is None]
-        if not open_ones or gateway.stop_reason is not None:
+        if not open_ones or model.stop_reason is not None:
             break
-        take_turn(gateway, open_ones, turn, options.max_turns, params)
+        take_turn(model, open_ones, turn, options.max_turns, params)
         ended = [c for c in open_ones if c.outcome is not None]
         answers, steps, outcomes = _ended_rows(ended, row["setting_id"], run_id, options.tier)
         with store.transaction() as cursor:
@@ -169,8 +187,8 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
             if ctx is not None:
                 ctx.progress(cursor, counts["answered"], counts["failed"] + counts["step_limit"])
         if ctx is not None and ctx.should_stop():
-            gateway.stop("stopped")
-    stopped = gateway.stop_reason is not None
+            model.stop("stopped")
+    stopped = model.stop_reason is not None
     end_run(
         store,
         run_id,
@@ -192,7 +210,7 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
         "skipped": len(settled),
         "unavailable": reasons,
         "stopped": stopped,
-        "stop_reason": gateway.stop_reason,
+        "stop_reason": model.stop_reason,
     }
 
 
@@ -205,9 +223,13 @@ def agent_dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
     params = {"temperature": options.temperature, "max_tokens": options.answer_tokens()}
     tools = tool_specs()
     firsts = [turn_request(c, 0, options.max_turns == 1, tools, params) for c in conversations]
-    gateway = Gateway(store, config, run_id="dry-run")
-    keys = [gateway.key_of(r) for r in firsts]
-    hits = lookup_cache(store, keys)
+    if options.backend == "offline":
+        keys, hits = [], {}
+        firsts = []  # no model call at all
+    else:
+        gateway = Gateway(store, config, run_id="dry-run")
+        keys = [gateway.key_of(r) for r in firsts]
+        hits = lookup_cache(store, keys)
     first_tokens = sum(estimate_tokens(str(r.messages) + str(tools)) for r in firsts)
     reasons: dict[str, int] = {}
     for reason in unavailable.values():
@@ -215,7 +237,7 @@ def agent_dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
     return {
         "setting_id": options.setting_row("plan")["setting_id"],
         "setting": f"agent ({options.tier} tier)",
-        "model": config.model,
+        "model": options.answerer(),
         "questions": len(conversations) + len(unavailable) + len(settled),
         "already_answered": len(settled),
         "calls": len(firsts) - sum(k in hits for k in keys),

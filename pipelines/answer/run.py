@@ -52,6 +52,8 @@ class AnswerOptions:
         context: the setting's build options (`SettingOptions` fields).
         llm: gateway overrides (base_url, model, concurrency, budgets); no api_key.
         tier: the agent setting's tier (regular, fast, oracle; §4.3).
+        backend: the agent setting's orchestrator: `openai` (the model behind the gateway) or
+            `offline` (`pipelines.agents.offline`, a named model-free baseline).
         max_turns: the agent setting's step limit (model turns per question).
     """
 
@@ -67,6 +69,7 @@ class AnswerOptions:
     ray_address: str | None = None
     tier: str = "regular"
     max_turns: int = 12
+    backend: str = "openai"
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> AnswerOptions:
@@ -81,19 +84,28 @@ class AnswerOptions:
     def setting_options(self) -> SettingOptions:
         return SettingOptions(**self.context)
 
+    def answerer(self) -> str:
+        """Who answers: the model's name, or the offline agent's."""
+        if self.backend == "offline":
+            from pipelines.agents.offline import OFFLINE_AGENT
+
+            return OFFLINE_AGENT
+        return model_label(self.config().model)
+
     def answer_tokens(self) -> int:
         """The reply's max_tokens."""
         return self.setting_options().answer_tokens
 
     def setting_row(self, run_id: str) -> dict:
         """The `settings` row the answers are written under."""
-        model = model_label(self.config().model)
+        model = self.answerer()
         setting = get_setting(self.setting)
         options = self.setting_options()
         captioner = options.captioner if "captions" in setting.needs else None
         if setting.agent:
             default = f"storyscope:{model}:agent-{self.tier}:turns{self.max_turns}"
-            label = f"{model} · agent, {self.tier} tier"
+            offline = " (offline baseline, no model)" if self.backend == "offline" else ""
+            label = f"{model}{offline} · agent, {self.tier} tier"
         else:
             default = default_setting_id(model, setting.source, options)
             label = f"{model} · {setting.label}"

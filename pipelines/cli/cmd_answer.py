@@ -56,6 +56,13 @@ def answer(
             " (screenplay) (§4.3, docs/SETTINGS.md)."
         ),
     ] = "regular",
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="The agent setting's orchestrator: openai (the model at --base-url) or offline"
+            " (retrieve-extract-v1, a named model-free baseline; docs/SETTINGS.md)."
+        ),
+    ] = "openai",
     max_turns: Annotated[
         int, typer.Option(min=1, max=100, help="The agent's step limit: model turns per question.")
     ] = 12,
@@ -100,6 +107,10 @@ def answer(
         raise fail(f"--setting {setting!r}: expected one of {', '.join(setting_names())}")
     if tier not in TIERS:
         raise fail(f"--tier {tier!r}: expected one of {', '.join(TIERS)}")
+    if backend not in ("openai", "offline"):
+        raise fail(f"--backend {backend!r}: expected openai or offline")
+    if backend == "offline" and setting != "agent":
+        raise fail("--backend offline answers only in the agent setting (retrieve-extract-v1)")
     llm = {
         k: v
         for k, v in {
@@ -129,6 +140,7 @@ def answer(
         llm=llm,
         tier=tier,
         max_turns=max_turns,
+        backend=backend,
     )
     try:
         options.config()
