@@ -60,7 +60,15 @@ def film_video_file(store: Store, film_id: str) -> FilmVideo:
     Raises:
         NoVideo: no such film, no video registered, or the file is missing or unreadable.
     """
-    row = film_video(store, film_id)
+    return checked_video(film_id, film_video(store, film_id))
+
+
+def checked_video(film_id: str, row: dict | None) -> FilmVideo:
+    """`film_video_file` of a film row already read ({video_path, ...}, None: no such film).
+
+    Raises:
+        NoVideo: see `film_video_file`.
+    """
     if row is None:
         raise NoVideo(f"no film {film_id!r} in the store")
     if not isinstance(row["video_path"], str) or not row["video_path"]:

@@ -34,6 +34,7 @@ from pipelines.agents.tools.registry import (
     register_tool,
     tool_names,
 )
+from pipelines.agents.tools.search import warm_index
 
 __all__ = [
     "DEFAULT_RANKERS",
@@ -53,4 +54,5 @@ __all__ = [
     "parse_arguments",
     "register_tool",
     "tool_names",
+    "warm_index",
 ]

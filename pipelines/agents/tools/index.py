@@ -140,7 +140,7 @@ class FilmIndex:
         }
         if "captions" in tables:
             tables["caption_names"] = _pooled_names(tables["captions"])
-        video, problem = _video_of(store, film_id, film)
+        video, problem = _video_of(film_id, film)
         return cls(
             film_id=film_id,
             tier=tier,
@@ -242,14 +242,14 @@ def _check_tier(tier: str) -> None:
         raise ToolError(f"unknown tier {tier!r}; the tiers are {', '.join(TIERS)}")
 
 
-def _video_of(store, film_id: str, film: dict) -> tuple[VideoRef | None, str | None]:
+def _video_of(film_id: str, film: dict) -> tuple[VideoRef | None, str | None]:
     """The film's readable video, or (None, why not)."""
-    from pipelines.video.sampling import NoVideo, film_video_file
+    from pipelines.video.sampling import NoVideo, checked_video
 
     if not isinstance(film.get("video_path"), str) or not film["video_path"]:
         return None, "no video is registered for this film"
     try:
-        video = film_video_file(store, film_id)
+        video = checked_video(film_id, film)  # the row read already: no second query
     except NoVideo as exc:
         return None, str(exc)
     return VideoRef(str(video.path), float(video.fps), float(video.duration_s)), None

@@ -5,8 +5,8 @@ clip"). Each reports the asked interval (clamped to the film) as the span it tou
 
 Where each tier's answer comes from (every result says it in its first line):
 
-- vqa: regular and fast: the model on the interval's frames and its subtitles; oracle: the
-  model on the screenplay of the interval's scenes.
+- vqa: regular: the model on the interval's frames and its subtitles; fast: the same and the
+  interval's captions; oracle: the model on the screenplay of the interval's scenes.
 - browse_clip: regular: the model on the frames and subtitles; fast: the interval's 10-second
   captions; oracle: the summaries of the interval's scenes.
 - character_presence: regular: the model on the frames and subtitles; fast: the cast names that
@@ -20,6 +20,7 @@ for its tools; ours are the short instructions below.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -147,6 +148,8 @@ def asked_interval(index: FilmIndex, arguments: dict) -> tuple[float, float]:
         ToolError: end not after start, or start past the film's end.
     """
     start, end = float(arguments["start"]), float(arguments["end"])
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise ToolError(f"start and end must be finite numbers of seconds, got {start}, {end}")
     if end <= start:
         raise ToolError(
             f"end ({end:g}) must be after start ({start:g}); both are seconds into the film"
@@ -246,7 +249,8 @@ def _viewer_parts(index: FilmIndex, start: float, end: float, with_captions: boo
     kinds = ["subtitles"] + (["captions"] if with_captions else [])
     if frames:
         count = sum(part["type"] == "image_url" for part in frames)
-        source = f"{count} frames of the interval and its {' and '.join(kinds)}"
+        frames_said = f"{count} frame{'' if count == 1 else 's'}"
+        source = f"{frames_said} of the interval and its {' and '.join(kinds)}"
         return frames + text_part, source
     why = index.video_problem or "the video has no frames in this interval"
     source = f"the interval's {' and '.join(kinds)} only ({why})"

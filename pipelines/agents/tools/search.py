@@ -233,3 +233,18 @@ register_tool(
         run=find_clips,
     )
 )
+
+
+def warm_index(index: FilmIndex) -> None:
+    """Build the retrieval tools' rankers now (BM25's index, the embedding model and the
+    corpus's vectors), so their cost is paid at load time rather than inside the first model
+    turn that searches: embedding a long film's scenes takes seconds to a minute on a small CPU.
+    A tool the film lacks data for (fast, no captions) is left for its call to report."""
+    for tool in ("subtitle_search", "find_clips"):
+        try:
+            TOOLS_BY_NAME[tool](index, {"query": "warm"})
+        except ToolError:
+            pass
+
+
+TOOLS_BY_NAME = {"subtitle_search": subtitle_search, "find_clips": find_clips}

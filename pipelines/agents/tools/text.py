@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pipelines.agents.tools.registry import MAX_RESULT_CHARS, ToolResult
 
-ITEM_CHARS = 320  # one listed item (a cue, a caption, a scene), at most
+ITEM_CHARS = 300  # one listed item (a cue, a caption, a scene), at most: five fit in a result
 
 
 def clock(time_s: float) -> str:
@@ -48,7 +48,7 @@ def listing(
     if not items:
         return ToolResult(bounded(f"{header}\n{empty}"))
     lines, spans = [header], []
-    budget = MAX_RESULT_CHARS - len(footer) - 40  # room for the footer and the "left out" line
+    budget = MAX_RESULT_CHARS - len(footer) - 64  # room for the footer and the "left out" line
     used = len(header)
     for line, span in items:
         if used + 1 + len(line) > budget:
