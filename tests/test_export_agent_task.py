@@ -153,11 +153,13 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     assert scores["keepers-gold-N1-a"]["recall"] is not None
     before = gold_store.scalar("SELECT count(*) FROM agent_steps")
     _prompted_as_the_loop(server.log.bodies, gold_store)
+    _damaged_and_dry_imports_write_nothing(gold_store, log_path, tmp_path)
 
     report = import_results(gold_store, log_path)
     assert report.kind == "answers" and report.n_matched == 1  # N1-b never answered
     assert report.n_trails == 2 and report.trail_outcomes == {"answered": 1, "step_limit": 1}
     setting = report.setting_id
+    assert setting == f"inspect_ai:{MODEL}:storyscope_lfvqa:agent-oracle"
     row = gold_store.df("SELECT source, tier FROM settings WHERE setting_id = ?", [setting])
     assert row.to_dict("records") == [{"source": "agent", "tier": "oracle"}]
     answer = gold_store.scalar(
@@ -208,6 +210,7 @@ def test_exported_agent_runs_in_inspect_and_its_trail_imports_back(gold_store, f
     }
     assert all(a["prompt_tokens"] > 0 for a in answers)
     assert gold_store.scalar("SELECT count(*) FROM agent_steps") == before + 4 + STEP_LIMIT
+    _same_trail_as_storyscopes_own_loop(gold_store, fake_llm.config(server), setting)
 
 
 def _prompted_as_the_loop(bodies: list[dict], store) -> None:
@@ -272,31 +275,67 @@ def _rewrite_store(log_path: Path, out: Path, change) -> Path:
     return out
 
 
-def test_a_bad_recorded_interval_is_refused_and_nothing_is_written(gold_store, fake_llm, tmp_path):
+def _trail_of(store, setting: str) -> dict:
+    """question -> (its calls as the trail shows them, how its loop ended)."""
+    from data_access.queries.agent_trail import trail_answers, trail_steps
+
+    trail = {}
+    for row in trail_answers(store).query("setting_id == @setting").itertuples():
+        steps = trail_steps(store, row.question_id).query("setting_id == @setting")
+        calls = [
+            (s.turn, s.call_index, s.tool, json.loads(s.arguments),
+             [[float(x) for x in span] for span in s.intervals],
+             s.result_text if s.error is None else None, (s.error or "").split(":")[0])
+            for s in steps.astype(object).where(steps.notna(), None).itertuples()
+        ]  # fmt: skip
+        trail[row.question_id] = (calls, row.outcome, row.turns, row.tool_calls)
+    return trail
+
+
+def _same_trail_as_storyscopes_own_loop(store, config, imported: str) -> None:
+    """StoryScope's own agent loop, driven by the same scripted model on the same questions,
+    leaves the same evidence trail as the inspect run imported: the same calls, arguments,
+    intervals and results, the same errors (up to the validator's wording) and outcomes, and
+    the trail view (Verdicts' queries) reads both alike."""
+    from pipelines.answer import AnswerOptions, answer_questions
+
+    where = {"question_id": list(SCRIPTS)}
+    options = AnswerOptions(setting="agent", tier="oracle", where=where,
+                            llm=config.public_dict(), max_turns=STEP_LIMIT)  # fmt: skip
+    summary = answer_questions(store, options)
+    assert summary["answered"] == 1 and summary["step_limit"] == 1
+    ours = _trail_of(store, summary["setting_id"])
+    theirs = _trail_of(store, imported)
+    assert set(ours) == set(theirs) == set(SCRIPTS)
+    assert ours == theirs
+
+
+def _damaged_and_dry_imports_write_nothing(store, log_path: Path, tmp_path: Path) -> None:
+    """A recorded interval that is not one refuses the import, naming file, sample and field;
+    a dry run counts the trail; neither writes anything."""
     from data_access.importers import ImportFailure
     from pipelines.results import import_results
 
-    server = fake_llm(scripted)
-    task = tmp_path / "task"
-    _export(gold_store, task, "oracle", "--where", "question=keepers-gold-N1-a")
-    log_path = _inspect_eval(server, task, tmp_path / "logs")
-
-    def backwards(store: dict) -> None:
-        for key in store["storyscope_trail"]:
-            store["storyscope_trail"][key] = [[50.0, 10.0]]
+    def backwards(sample_store: dict) -> None:
+        for key in sample_store["storyscope_trail"]:
+            sample_store["storyscope_trail"][key] = [[50.0, 10.0]]
 
     damaged = _rewrite_store(log_path, tmp_path / "damaged.eval", backwards)
-    counts = "SELECT (SELECT count(*) FROM agent_steps), (SELECT count(*) FROM answers)"
-    before = gold_store.df(counts).values.tolist()
+    counts = (
+        "SELECT (SELECT count(*) FROM agent_steps), (SELECT count(*) FROM agent_answers),"
+        " (SELECT count(*) FROM answers), (SELECT count(*) FROM settings)"
+    )
+    before = store.df(counts).values.tolist()
     with pytest.raises(ImportFailure) as refused:
-        import_results(gold_store, damaged)
-    problem = refused.value.first
-    assert "damaged.eval" in str(problem) and "sample 1" in str(problem)
-    assert "storyscope_trail" in str(problem) and "[50.0, 10.0]" in str(problem)
-    assert gold_store.df(counts).values.tolist() == before  # the store as it was
+        import_results(store, damaged)
+    problem = str(refused.value.first)
+    assert "damaged.eval" in problem and "sample 1" in problem
+    assert "storyscope_trail" in problem and "[50.0, 10.0]" in problem
+    assert store.df(counts).values.tolist() == before  # the store as it was
 
-    dry = import_results(gold_store, log_path, dry_run=True)
-    assert dry.n_matched == 1 and gold_store.df(counts).values.tolist() == before
+    dry = import_results(store, log_path, dry_run=True)
+    assert dry.n_matched == 1 and dry.n_trails == 2 and dry.n_trail_calls == 4 + STEP_LIMIT
+    assert store.df(counts).values.tolist() == before
 
 
 def test_export_refuses_what_the_agent_setting_cannot_be(gold_store, tmp_path):

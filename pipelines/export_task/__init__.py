@@ -8,7 +8,9 @@ it is, with the ids that bring its results back linked (`storyscope import resul
 Harnesses: `inspect` (inspect_ai: `task.py` + `dataset.jsonl`) and `lmms-eval` (`<task>.yaml`
 + `<task>.jsonl` + `utils.py`). Question sets: `lfvqa` (open-ended LF-VideoQA questions, the
 reference answer as target, the rubric in the metadata) and `mcq` (StoryVideoQA multiple choice,
-the correct letter as target).
+the correct letter as target). With `setting="agent"` and a `tier`, the inspect task's solver is
+inspect's ReAct agent with StoryScope's five tools over each film's index, written beside the
+task (pipelines/export_task/agent.py).
 """
 
 from __future__ import annotations

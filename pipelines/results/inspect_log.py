@@ -11,6 +11,10 @@ Linking: `--map question_id=FIELD` (a dotted path into the sample), else `metada
 `metadata.mcq_id` (what `storyscope export-task --harness inspect` writes), else the sample `id`.
 MCQ letter: the answer a scorer recorded (`choice()` stores the chosen letters in
 `Score.answer`), else inspect's own `ANSWER: X` parsing of the completion (letters.py).
+
+A log of StoryScope's exported agent task (its task metadata says `setting: agent`) also gives
+each sample's evidence trail: its tool calls, their results and intervals, and how its loop
+ended (inspect_trail.py); a question the agent never answered keeps its trail, not an answer.
 """
 
 from __future__ import annotations

@@ -78,8 +78,9 @@ uncompressed. The upload panel reads through the same bounds.
 model) and a `result_imports` row: harness, harness version, model, model arguments, task,
 the file's sha256, sample and match counts (VLMEvalKit's version is the commit its run folder
 names; a Batch run's model is the one its replies name). The setting is `--setting NAME`, else
-`<harness>:<model>:<task>` (a model given as a local path by its last folder), labelled
-`<model> via <harness> (<task>)`, with `--source` (default `video`) as what the model saw. The
+`<harness>:<model>:<task>` (a model given as a local path by its last folder; an exported agent
+task's log adds `:agent-<tier>`), labelled `<model> via <harness> (<task>)`, with `--source`
+(default `video`; an agent task's log: `agent` and its tier) as what the model saw. The
 same file under the same name again is a no-op, also when both imports run at once (the check
 is made in the importing transaction).
 A changed file is a new run: its answers become setting `NAME@<sha8>` (answers are one per

@@ -45,10 +45,12 @@ def model_label(model: str) -> str:
 
 def derived_setting_name(run: HarnessRun) -> str:
     """`<harness>:<model>:<task>` (model and task as the file names them, a local model path by
-    its last folder), for --setting unset."""
+    its last folder; an agent run's tier appended, `agent-<tier>`), for --setting unset."""
     parts = [run.harness, model_label(run.model) if run.model else "unknown-model"]
     if run.task:
         parts.append(run.task)
+    if run.tier:  # an agent run: one setting per tier, as the loop's `agent-<tier>`
+        parts.append(f"agent-{run.tier}")
     return ":".join(re.sub(r"\s+", "_", part.strip()) for part in parts)
 
 

@@ -23,9 +23,12 @@ _BATCH = 500  # samples' trails held at once
 _KEPT = (reasons.EMPTY_ANSWER, reasons.HARNESS_ERROR)
 
 
-def write_staged_trails(cursor: duckdb.DuckDBPyConnection, report: ResultsReport) -> None:
+def write_staged_trails(
+    cursor: duckdb.DuckDBPyConnection, report: ResultsReport, write: bool = True
+) -> None:
     """Write the trails of the linked samples, `_BATCH` samples at a time; count them in the
-    report (trails, tool calls, calls with an error, outcomes)."""
+    report (trails, tool calls, calls with an error, outcomes). `write=False` (a dry run) only
+    counts."""
     kept = f"""FROM {LINKED} WHERE trail IS NOT NULL AND repeat IS NULL
         AND (reason IS NULL OR reason IN ({", ".join("?" * len(_KEPT))}))
         AND link_id IN (SELECT question_id FROM questions)"""
@@ -49,5 +52,6 @@ def write_staged_trails(cursor: duckdb.DuckDBPyConnection, report: ResultsReport
             report.n_trail_errors += sum(step["error"] is not None for step in trail["steps"])
             outcome = trail["outcome"]
             report.trail_outcomes[outcome] = report.trail_outcomes.get(outcome, 0) + 1
-        write_trail(cursor, steps, answers)
+        if write:
+            write_trail(cursor, steps, answers)
         report.n_trails += len(answers)

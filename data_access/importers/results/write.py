@@ -272,6 +272,8 @@ def _import(
         except ImportFailure as refusal:
             _refuse(report, refusal)
     if report.dry_run:
+        if report.kind == "answers":
+            write_staged_trails(cursor, report, write=False)
         raise _DryRun
     _write(cursor, report, name, source, typed=typed, tier=tier)
 
