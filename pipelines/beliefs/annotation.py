@@ -12,6 +12,7 @@ from data_access.store import Store
 from data_access.writes import beliefs as belief_store
 from data_access.writes.runs import RunSpec
 from pipelines.beliefs import rules_backend as rules
+from pipelines.beliefs.backends import belief_backend
 
 
 class AnnotateError(ValueError):
@@ -92,13 +93,6 @@ def load_film(store: Store, film_id: str):
     return film, scenes, locations, rules.Roster(names), voices is not None
 
 
-# What each offline backend's run says it is (its `note` in the runs table).
-OFFLINE_NOTES = {
-    "rules": "offline rules over the stored screenplay (no LLM)",
-    "asymmetry": "offline information-asymmetry tracker over the stored screenplay (no LLM)",
-}
-
-
 def offline_run_spec(film_id: str, result: AnnotationResult, selection: Selection) -> RunSpec:
     """The `beliefs.annotate` run of an offline (`rules` or `asymmetry`) annotation of
     `selection`: one spec for both, so a local, a scene-range and a scaled run record alike."""
@@ -112,5 +106,5 @@ def offline_run_spec(film_id: str, result: AnnotationResult, selection: Selectio
         backend=result.backend,
         params=params,
         source=film_id,
-        note=OFFLINE_NOTES[result.backend],
+        note=belief_backend(result.backend).note,
     )
