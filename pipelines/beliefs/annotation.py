@@ -72,8 +72,7 @@ def load_film(store: Store, film_id: str):
     frame = belief_store.film_scene_text(store, film_id)
     if frame.empty:
         raise AnnotateError(f"film {film_id!r} has no script lines; ingest its screenplay first")
-    dialogue = int((frame["kind"] == "dialogue").sum())
-    voices = rules.recover_voices(film.get("source"), dialogue)
+    voices = rules.stored_voices(frame)
     scenes = rules.lines_from_frame(frame, voices)
     locations = frame.groupby("scene_index")["location"].first().to_dict()
     cast = belief_store.film_characters(store, film_id)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
@@ -240,7 +239,7 @@ def lines_from_frame(
 
     Args:
         frame: `data_access.writes.beliefs.film_scene_text` rows.
-        voices: dialogue ordinal -> (extensions, raw cue), recovered from the source file.
+        voices: dialogue ordinal -> (extensions, raw cue), as stored at ingest (`stored_voices`).
     """
     scenes: dict[int, list[ScriptLine]] = defaultdict(list)
     dialogue_ordinal = 0
@@ -257,24 +256,28 @@ def lines_from_frame(
 
 
 def _text(value) -> str | None:
-    return None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+    missing = value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value))
+    return None if missing else str(value)
 
 
-def recover_voices(source: str | None, dialogue_count: int) -> dict[int, tuple] | None:
-    """Cue extensions (V.O., O.S.) of every spoken line, re-read from the film's source file.
-
-    The stored lines keep canonical speakers only; when the source screenplay is still readable
-    and parses to the same number of spoken lines, its cues give the extensions back.
-    """
-    if not source or not Path(source).is_file():
+def stored_voices(frame: pd.DataFrame) -> dict[int, tuple] | None:
+    """Cue extensions (V.O., O.S.) and the cue as written of every spoken line of
+    `film_scene_text` rows, as ingest stored them; None when the store did not record them
+    (lines ingested before the cues were kept, or imported from a release that has none)."""
+    if "cue_extensions" not in frame:
         return None
-    from pipelines.preprocess.files import ScreenplayError, parse_screenplay_file
+    spoken = frame[frame["kind"] == "dialogue"]
+    extensions = [_listed(value) for value in spoken["cue_extensions"].tolist()]
+    if all(value is None for value in extensions):
+        return None
+    return {
+        i: (found or (), _text(cue))
+        for i, (found, cue) in enumerate(zip(extensions, spoken["cue"].tolist()))
+    }
 
-    try:
-        screenplay = parse_screenplay_file(source)
-    except (ScreenplayError, OSError, UnicodeError):
+
+def _listed(value) -> tuple[str, ...] | None:
+    """A stored list as a tuple; None for a NULL (None, NA or NaN, as the frame holds it)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
         return None
-    spoken = [event for _, event in screenplay.events if event.kind == "dialogue"]
-    if len(spoken) != dialogue_count:
-        return None
-    return {i: (event.extensions, event.character) for i, event in enumerate(spoken)}
+    return tuple(str(item) for item in value)
