@@ -108,9 +108,10 @@ def judge_keys(items: list[tuple], claims: dict[str, list[dict]], version: str, 
     for item in items:
         rubric = claims[item[1]]
         ords = tuple(c["ord"] for c in rubric)
-        if ords not in families:
-            families[ords] = gateway.key_family(judge_request(item, rubric, version, parse=False))
-        family = families[ords]
+        family = families.get(ords, _UNSET)
+        if family is _UNSET:
+            family = gateway.key_family(judge_request(item, rubric, version, parse=False))
+            families[ords] = family
         key = None
         if family is not None:
             key = family.key(judge_messages(item[2], rubric, item[3], version))
@@ -118,6 +119,9 @@ def judge_keys(items: list[tuple], claims: dict[str, list[dict]], version: str, 
             key = gateway.key_of(judge_request(item, rubric, version, parse=False))
         keys.append(key)
     return keys
+
+
+_UNSET = object()
 
 
 @dataclass

@@ -136,15 +136,16 @@ class KeyFamily:
 
     def key(self, messages: list[dict]) -> str | None:
         """The cache key of the family's request with these messages; None when they are not
-        of this family (a leading message or the last role differs)."""
-        if len(messages) != len(self.leading) + 1 or messages[-1].get("role") != self.role:
+        of this family (a leading message, the last role or the message count differs)."""
+        if len(messages) != len(self.leading) + 1:
             return None
         for message, (role, content) in zip(messages, self.leading):
             if message.get("content") != content or message.get("role") != role:
                 return None
         last = messages[-1]
-        if len(last) != 2 or not isinstance(last.get("content"), str):
+        text = last.get("content")
+        if last.get("role") != self.role or len(last) != 2 or not isinstance(text, str):
             return None
         digest = self.prefix.copy()
-        digest.update(key_part(last["content"]) + self.suffix)
+        digest.update(key_part(text) + self.suffix)
         return digest.hexdigest()
