@@ -120,3 +120,31 @@ def test_the_dispatcher_gold_eval_and_notes_read_the_belief_registry():
 def test_docs_belief_table_is_the_registrys():
     block = _doc_block("docs/BELIEFS_ASYMMETRY.md", "belief-backends")
     assert block == belief_registry.backends_table()
+
+
+# -- pages --------------------------------------------------------------------------------
+
+
+def _constant(path: str, name: str) -> str:
+    """A string a page module sets (a page runs when imported, so its source is read)."""
+    import ast
+
+    tree = ast.parse((REPO_ROOT / path).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return node.value.value
+        if isinstance(node, ast.keyword) and node.arg == name:
+            return node.value.value
+    raise AssertionError(f"{path} sets no {name}")
+
+
+def test_the_pages_offer_registered_backends():
+    """The judge panel's offline choice and the belief page's suggested backend are names the
+    registries hold (and offline ones): a renamed backend cannot leave a page offering a name
+    the CLI refuses."""
+    judge_offline = _constant("pages/judge_button.py", "offline_backend")
+    assert judge_registry.judge_backend(judge_offline).offline
+    belief_offline = _constant("pages/beliefs_page.py", "OFFLINE_BACKEND")
+    assert belief_offline in belief_registry.offline_backend_names()
