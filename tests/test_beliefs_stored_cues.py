@@ -4,7 +4,7 @@ never from the screenplay file at the path typed at ingest (it may have moved or
 import shutil
 
 from pipelines.beliefs.annotate import annotate
-from pipelines.beliefs.annotation import load_film
+from pipelines.beliefs.backend_io import load_film
 from pipelines.preprocess.ingest import ingest_film
 from tests.conftest import REPO_ROOT
 
@@ -13,7 +13,7 @@ V_O_LINE = "October, nineteen ninety-eight."  # MARA (V.O.) reads her father's l
 
 
 def _mode_of(loaded, start: str) -> str:
-    lines = [line for scene in loaded[1].values() for line in scene]
+    lines = [line for scene in loaded.scenes.values() for line in scene]
     return next(line.mode for line in lines if line.text.startswith(start))
 
 
@@ -44,7 +44,7 @@ def test_voices_come_from_the_store_after_the_screenplay_file_is_gone(store, tmp
 
     for loaded in (with_file, changed, gone):
         assert _mode_of(loaded, V_O_LINE) == "voice_over"
-        assert loaded[4] is True  # voices known (from the store)
+        assert loaded.voices_known is True  # voices known (from the store)
     result = annotate(store, "ledger", "rules", dry_run=True)
     assert result.params["voices_from_source"] is True
 
@@ -57,4 +57,4 @@ def test_lines_stored_without_cues_read_as_in_person_without_opening_any_file(st
     with store.transaction() as cursor:
         cursor.execute("DELETE FROM script_line_cues")
     loaded = load_film(store, "ledger")  # the file is still there, and is not read
-    assert _mode_of(loaded, V_O_LINE) == "in_person" and loaded[4] is False
+    assert _mode_of(loaded, V_O_LINE) == "in_person" and loaded.voices_known is False

@@ -3,7 +3,7 @@
 A dispatcher over the backends of the registry (`pipelines.beliefs.backends`): 'rules'
 (offline), 'asymmetry' (offline information-asymmetry tracker: false beliefs, revisions,
 meta-beliefs) and 'openai' (the LLM stages of Tables 18–21 through the gateway). All read
-the stored scenes and script lines (`pipelines.beliefs.annotation.load_film`), so any ingested
+the stored scenes and script lines (`pipelines.beliefs.backend_io.load_film`), so any ingested
 film works, and all write through `data_access.writes.beliefs.write_annotation`. Output rows
 carry the run's backend; a dry run computes without writing.
 """
@@ -11,7 +11,7 @@ carry the run's backend; a dry run computes without writing.
 from __future__ import annotations
 
 from data_access.store import Store
-from pipelines.beliefs.annotation import (
+from pipelines.beliefs.backend_io import (
     AnnotateError,
     AnnotationResult,
     Selection,

@@ -30,7 +30,7 @@ class BeliefBackend:
         rows: an offline backend's "module:function" `(film_id, loaded, selection)` computing
             a scene range's rows on a worker (`scaled.annotate_films`); None for an LLM one.
         many: "module:function" annotating many films on an executor, where the backend has
-            its own scaled path (the LLM stages, `llm_scaled`).
+            its own scaled path (the LLM stages, `llm.scaled`).
     """
 
     name: str
@@ -103,25 +103,25 @@ register_backend(
     BeliefBackend(
         "rules",
         "offline rules: presence, witnessed events, statements told",
-        annotate="pipelines.beliefs.rules_annotate:annotate_with_rules",
+        annotate="pipelines.beliefs.rules.film:annotate_with_rules",
         note="offline rules over the stored screenplay (no LLM)",
-        rows="pipelines.beliefs.rules_annotate:rules_rows",
+        rows="pipelines.beliefs.rules.film:rules_rows",
     )
 )
 register_backend(
     BeliefBackend(
         "asymmetry",
         "offline information-asymmetry tracker: false beliefs, revisions, meta-beliefs",
-        annotate="pipelines.beliefs.asymmetry_film:annotate_with_asymmetry",
+        annotate="pipelines.beliefs.asymmetry.film:annotate_with_asymmetry",
         note="offline information-asymmetry tracker over the stored screenplay (no LLM)",
-        rows="pipelines.beliefs.asymmetry_film:asymmetry_rows",
+        rows="pipelines.beliefs.asymmetry.film:asymmetry_rows",
     )
 )
 register_backend(
     BeliefBackend(
         "openai",
         "the LLM stages of LF-VideoQA Tables 18-21 through the gateway",
-        annotate="pipelines.beliefs.llm_annotate:annotate_llm",
-        many="pipelines.beliefs.llm_scaled:annotate_films_llm",
+        annotate="pipelines.beliefs.llm.film:annotate_llm",
+        many="pipelines.beliefs.llm.scaled:annotate_films_llm",
     )
 )

@@ -5,15 +5,15 @@ The driver reads each film (`load_film`), a worker computes the rows of one scen
 (`rules_rows` / `asymmetry_rows`: the whole film is walked, rows are kept for the range, so a
 range's rows and belief ids are the ones a full run gives), and the driver writes each unit as
 the run that `storyscope beliefs annotate --film F --scenes a:b --backend B` writes. The LLM
-backend calls the gateway per stage and stays on `llm_scaled` (issue #15).
+backend calls the gateway per stage and stays on `llm.scaled` (issue #15).
 """
 
 from __future__ import annotations
 
 from data_access.writes.beliefs import insert_annotation
-from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import AnnotateError, Selection, load_film, offline_run_spec
+from pipelines.beliefs.backend_io import AnnotateError, Selection, load_film, offline_run_spec
 from pipelines.beliefs.backends import belief_backend, offline_backend_names
+from pipelines.beliefs.rules import engine as rules
 from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.runner import ProgressFn
 
@@ -52,7 +52,7 @@ def annotate_films(
     units = []
     for film_id in film_ids:
         loaded = load_film(store, film_id)
-        n_scenes = max(loaded[1]) + 1 if loaded[1] else 0  # scene indices are 0-based
+        n_scenes = max(loaded.scenes) + 1 if loaded.scenes else 0  # scene indices are 0-based
         for first, stop in scene_ranges(n_scenes, scenes_per_unit):
             key = f"{film_id}[{'' if first is None else first}:{'' if stop is None else stop}]"
             payload = {

@@ -55,8 +55,8 @@ def import_tom(
     records computed by the symbolic tracker."""
     from data_access.writes.dataset_ids import DatasetIdTaken
     from data_access.writes.films import FilmIdTaken
-    from pipelines.beliefs.hitom import TomFormatError
-    from pipelines.beliefs.importers import import_tom as run_import
+    from pipelines.beliefs.tom.hitom import TomFormatError
+    from pipelines.beliefs.tom.importers import import_tom as run_import
 
     _check_path(path)
     try:
@@ -99,7 +99,7 @@ def eval_tom(
     """Answer a ToM dataset's questions with the symbolic tracker (or the asymmetry backend)
     and score them."""
     from pipelines.beliefs import evaluator
-    from pipelines.beliefs.hitom import TomFormatError
+    from pipelines.beliefs.tom.hitom import TomFormatError
 
     _check_path(path)
     if nesting not in ("generator", "symmetric", "versioned"):
@@ -108,7 +108,7 @@ def eval_tom(
         raise fail(f"--backend must be symbolic-tracker or asymmetry, not {backend!r}")
     try:
         if backend == "asymmetry":
-            from pipelines.beliefs.asymmetry_tom import EVALUATORS
+            from pipelines.beliefs.asymmetry.tom import EVALUATORS
 
             if dataset.value not in EVALUATORS:
                 raise fail(f"--backend asymmetry reads {' and '.join(EVALUATORS)} only")
@@ -253,7 +253,7 @@ def annotate_film(
 def _annotate_on_executor(film, store, backend, executor, ray_address, dry_run, as_json) -> None:
     """`annotate --executor ray`: the film as one unit of the scaled path (`beliefs.scaled`),
     offline backends only; the rows are the ones a local run writes."""
-    from pipelines.beliefs.annotation import AnnotateError
+    from pipelines.beliefs.backend_io import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor
 

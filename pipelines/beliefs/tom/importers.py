@@ -16,15 +16,15 @@ from data_access.store.interrupts import telling_interrupts
 from data_access.writes import beliefs as belief_store
 from data_access.writes.films import ensure_dataset
 from data_access.writes.runs import RunSpec, finish_run, insert_run
-from pipelines.beliefs import bigtom, hitom, opentom, perceptom
-from pipelines.beliefs.events import TomStory
-from pipelines.beliefs.records import (
+from pipelines.beliefs.tom import bigtom, hitom, opentom, perceptom
+from pipelines.beliefs.tom.events import TomStory
+from pipelines.beliefs.tom.records import (
     BACKEND,
     StoryRecords,
     labelled_perceiver_records,
     story_records,
 )
-from pipelines.beliefs.tracker import Trace, track
+from pipelines.beliefs.tom.tracker import Trace, track
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipelines.beliefs.asymmetry_cues import NameIndex, normalise, observers_cue, reported_tell
-from pipelines.beliefs.asymmetry_facts import Fact, read_facts
-from pipelines.beliefs.asymmetry_film import claim_facts
-from pipelines.beliefs.asymmetry_same import SameState
-from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
-from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
-from pipelines.beliefs.events import TomStory
+from pipelines.beliefs.asymmetry.cues import NameIndex, normalise, observers_cue, reported_tell
+from pipelines.beliefs.asymmetry.facts import Fact, read_facts
+from pipelines.beliefs.asymmetry.film import claim_facts
+from pipelines.beliefs.asymmetry.same import SameState
+from pipelines.beliefs.asymmetry.tracker import AsymmetryTracker, EventIn
+from pipelines.beliefs.tom.evaluate import EvalResult, Miss, normalise_answer
+from pipelines.beliefs.tom.events import TomStory
 
 
 def story_events(sentences: list[str], names: NameIndex) -> list[tuple[EventIn, set[str]]]:
@@ -108,7 +108,7 @@ def _cached_embed():
 
 def evaluate_hitom(path: Path, embed=None) -> EvalResult:
     """Hi-ToM accuracy by order with the asymmetry backend (every item, one reading)."""
-    from pipelines.beliefs.hitom import build_story, load_items
+    from pipelines.beliefs.tom.hitom import build_story, load_items
 
     result = EvalResult("hitom")
     result.notes["backend"] = "asymmetry"
@@ -127,7 +127,7 @@ def evaluate_hitom(path: Path, embed=None) -> EvalResult:
 
 def evaluate_opentom(folder: Path, embed=None) -> EvalResult:
     """OpenToM location accuracy by question set with the asymmetry backend."""
-    from pipelines.beliefs.opentom import answer, load_stories
+    from pipelines.beliefs.tom.opentom import answer, load_stories
 
     result = EvalResult("opentom")
     result.notes["backend"] = "asymmetry"

@@ -18,11 +18,11 @@ import csv
 import re
 from pathlib import Path
 
-from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
-from pipelines.beliefs.events import OTHER, StoryEvent, TomQuestion, TomStory
-from pipelines.beliefs.grammar import normalise_name, parse_story
-from pipelines.beliefs.hitom import TomFormatError
-from pipelines.beliefs.tracker import track
+from pipelines.beliefs.tom.evaluate import EvalResult, Miss, normalise_answer
+from pipelines.beliefs.tom.events import OTHER, StoryEvent, TomQuestion, TomStory
+from pipelines.beliefs.tom.grammar import normalise_name, parse_story
+from pipelines.beliefs.tom.hitom import TomFormatError
+from pipelines.beliefs.tom.tracker import track
 
 DATASET_ID = "perceptom"
 _FIRST = re.compile(r"^Where will (?P<a>\w+) look for the (?P<obj>.+?)\?$")

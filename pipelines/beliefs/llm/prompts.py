@@ -14,7 +14,7 @@ meta-belief must cite an event of the scene and is discarded otherwise"; Table 2
 event of this scene, *this scene's id* when no discrete event fits, and for d_absence the
 *prior* scene id where the missed event happened; and Table 21's own worked example grounds
 its d_absence item on this scene's id (s_042), not a prior one. We follow Table 21 (the prompt
-the model received): `llm_parsers.parse_meta` keeps an item whose basis is an event of this
+the model received): `llm.parsers.parse_meta` keeps an item whose basis is an event of this
 scene or any scene id up to this one, and drops the rest (reported as parse issues).
 """
 

@@ -1,17 +1,17 @@
 """Backend 'asymmetry' of `storyscope beliefs annotate`: the information-asymmetry tracker
-(`asymmetry_tracker`) over a stored film (issue 28).
+(`asymmetry.tracker`) over a stored film (issue 28).
 
 Per scene, in film order, the screenplay's own structure gives the inputs (as the `rules`
-backend reads it, `rules_backend.annotate_scene`): one event per script line, its witnesses (the
+backend reads it, `rules.engine.annotate_scene`): one event per script line, its witnesses (the
 characters present, minus V.O.-only speakers and anyone knocked out) and the presence ladder of
 Table 19. Then:
-- a direction line's sentences are narrated facts (`asymmetry_facts.read_facts`; a leading
+- a direction line's sentences are narrated facts (`asymmetry.facts.read_facts`; a leading
   he / she is the character the scene's directions named last), seen by the event's witnesses;
   reported speech in a direction ("Kit tells Mara that ...") is a tell;
-- a spoken line (not V.O.) tells each of its story claims (`rules_claims.story_claims`, a
+- a spoken line (not V.O.) tells each of its story claims (`rules.claims.story_claims`, a
   contraction counted as two words: "And you're the birdwatcher." is a claim) to everyone
   present; "you" resolves to the addressee named at the line's end ("..., Kit.") or to
-  the only listener. A claim no pattern reads is kept as a 'claim' fact (`asymmetry_same`).
+  the only listener. A claim no pattern reads is kept as a 'claim' fact (`asymmetry.same`).
 The film is always replayed whole (beliefs depend on everything before, falsity on what comes
 after); a scene or character selection keeps that part of the rows, so a partial run's rows are
 the ones a full run gives.
@@ -25,21 +25,23 @@ from dataclasses import replace
 
 from data_access.store import Store
 from data_access.writes import beliefs as belief_store
-from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import (
+from pipelines.beliefs.asymmetry.cues import NameIndex, observers_cue, reported_tell
+from pipelines.beliefs.asymmetry.epithets import Epithets
+from pipelines.beliefs.asymmetry.facts import is_movement, located, read_facts
+from pipelines.beliefs.asymmetry.refs import Referents, genders
+from pipelines.beliefs.asymmetry.same import SameState, claim_fact
+from pipelines.beliefs.asymmetry.tracker import AsymmetryTracker, EventIn
+from pipelines.beliefs.backend_io import (
     AnnotationResult,
+    LoadedFilm,
     Selection,
     load_film,
     offline_run_spec,
 )
-from pipelines.beliefs.asymmetry_cues import NameIndex, observers_cue, reported_tell
-from pipelines.beliefs.asymmetry_epithets import Epithets
-from pipelines.beliefs.asymmetry_facts import is_movement, located, read_facts
-from pipelines.beliefs.asymmetry_refs import Referents, genders
-from pipelines.beliefs.asymmetry_same import SameState, claim_fact
-from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
-from pipelines.beliefs.rules_claims import display_name, split_sentences, story_claims
-from pipelines.beliefs.rules_presence import without_depictions
+from pipelines.beliefs.rules import engine as rules
+from pipelines.beliefs.rules.claims import story_claims
+from pipelines.beliefs.rules.presence import without_depictions
+from pipelines.beliefs.text import display_name, split_sentences
 
 BACKEND = "asymmetry"
 _LEADING_PRONOUN = re.compile(r"^(He|She)\b")
@@ -98,9 +100,9 @@ def _addressee(text: str, listeners: list[str], names: NameIndex) -> list[str]:
     return [named] if named in listeners else listeners
 
 
-def film_events(loaded: tuple) -> tuple[list, list[EventIn], NameIndex]:
+def film_events(loaded: LoadedFilm) -> tuple[list, list[EventIn], NameIndex]:
     """The rules' scene annotations and one `EventIn` per script line, in film order."""
-    _, scenes, locations, roster, _ = loaded
+    scenes, locations, roster = loaded.scenes, loaded.locations, loaded.roster
     names = NameIndex(roster.names)
     directions = [line.text for i in scenes for line in scenes[i] if line.kind == "direction"]
     gender = genders(directions, names)
@@ -231,7 +233,7 @@ def _answered(asked, speaker: str, text: str, you: list[str], names: NameIndex):
 # "The log's gone", "The key is missing": not where it was, i.e. not here (the event's place;
 # issue 28: "different location" is an explicit cue of disagreement).
 def _gone_from(fact, place: str | None, names: NameIndex):
-    """An "is gone / missing" fact (`asymmetry_facts`) as the thing's location: not at the
+    """An "is gone / missing" fact (`asymmetry.facts`) as the thing's location: not at the
     event's place."""
     if fact.slot != "is" or fact.negated or fact.value != "gone" or not place:
         return fact
@@ -240,7 +242,7 @@ def _gone_from(fact, place: str | None, names: NameIndex):
 
 
 def asymmetry_rows(
-    film_id: str, loaded: tuple, selection: Selection, embed=None
+    film_id: str, loaded: LoadedFilm, selection: Selection, embed=None
 ) -> AnnotationResult:
     """Presence, events, beliefs and meta-beliefs of the selected scenes (pure: a scale-out
     unit; `embed` defaults to MiniLM)."""
@@ -250,7 +252,10 @@ def asymmetry_rows(
     for event in events:
         tracker.step(event)
     result = AnnotationResult(
-        film_id, BACKEND, defaultdict(list), {"voices_from_source": loaded[4], "facts": len(facts)}
+        film_id,
+        BACKEND,
+        defaultdict(list),
+        {"voices_from_source": loaded.voices_known, "facts": len(facts)},
     )
     keep_scene, keep_who = selection.has_scene, selection.has_character
     for scene in annotated:

@@ -1,7 +1,7 @@
 """One LLM belief annotation of a film (`storyscope beliefs annotate --backend openai`): the
 calls a dry run would make, the run's provenance, and the run itself.
 
-`--dry-run` counts the calls of both coverage policies. Otherwise the stages (llm_stages.py) run
+`--dry-run` counts the calls of both coverage policies. Otherwise the stages (llm/stages.py) run
 scene by scene through one gateway (cache, retries, budget); a rerun replays cached calls, so an
 interrupted run resumes at no cost. Rows are written at the end in one transaction, with what the
 parsers could not use.
@@ -12,9 +12,9 @@ from __future__ import annotations
 from data_access.store import Store
 from data_access.writes import beliefs as belief_store
 from data_access.writes.runs import RunSpec, start_run
-from pipelines.beliefs.annotation import AnnotationResult, Selection, load_film
-from pipelines.beliefs.llm_prompts import PROMPT_VERSION
-from pipelines.beliefs.llm_stages import (
+from pipelines.beliefs.backend_io import AnnotationResult, Selection, load_film
+from pipelines.beliefs.llm.prompts import PROMPT_VERSION
+from pipelines.beliefs.llm.stages import (
     DEFAULT_COVERAGE,
     GROUP_SIZE,
     BeliefAnnotator,
@@ -32,7 +32,8 @@ def planned_calls(store: Store, film_id: str, selection: Selection) -> dict[str,
     on the model's presence replies."""
     annotator = BeliefAnnotator.__new__(BeliefAnnotator)
     annotator.selection = selection
-    _, annotator.scenes, _, annotator.roster, _ = load_film(store, film_id)
+    loaded = load_film(store, film_id)
+    annotator.scenes, annotator.roster = loaded.scenes, loaded.roster
     characters = annotator.characters()
     scenes = [i for i in annotator.scenes if selection.has_scene(i)]
     groups = max(1, -(-max(len(characters) - 1, 0) // GROUP_SIZE))

@@ -2,7 +2,8 @@
 
 A ToM story becomes a film of kind 'story' whose scenes are its sentences (DESIGN.md, "a story is
 a film whose scenes are sentences"); a screenplay scene can hold several events. Events carry
-only what the text states; who perceived them is the tracker's job (`pipelines.beliefs.tracker`).
+only what the text states; who perceived them is the tracker's job
+(`pipelines.beliefs.tom.tracker`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipelines.beliefs.events import (
+from pipelines.beliefs.tom.events import (
     AGENT_IN,
     CONTAINER_IN,
     ENTER,

@@ -49,10 +49,10 @@ import re
 from pathlib import Path
 
 from data_access.importers.json_files import JsonFileError, read_json_file
-from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
-from pipelines.beliefs.events import TomQuestion, TomStory
-from pipelines.beliefs.grammar import parse_story
-from pipelines.beliefs.tracker import track
+from pipelines.beliefs.tom.evaluate import EvalResult, Miss, normalise_answer
+from pipelines.beliefs.tom.events import TomQuestion, TomStory
+from pipelines.beliefs.tom.grammar import parse_story
+from pipelines.beliefs.tom.tracker import track
 
 DATASET_ID = "hitom"
 _NUMBERED = re.compile(r"^\d+\s+(.*)$")

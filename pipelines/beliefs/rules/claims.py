@@ -19,16 +19,9 @@ from __future__ import annotations
 
 import re
 
-MIN_CLAIM_WORDS = 4
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
-# A full stop that ends a title or an initial, not a sentence: "Mrs. Mulwray", "J.J. Gittes",
-# "Hollis I. Mulwray". Split there, "Mrs. Mulwray nods" became "Mrs." and a sentence about
-# MULWRAY.
-_ABBREVIATION = re.compile(
-    r"(?:(?i:\b(?:mr|mrs|ms|messrs|dr|st|jr|sr|lt|sgt|capt|col|gen|prof|rev|mt))|"
-    r"(?<![\w])[A-Z](?:\.[A-Z])*)\.$"
-)
+from pipelines.beliefs.text import display_name, split_sentences
 
+MIN_CLAIM_WORDS = 4
 _LEADING_CONJUNCTION = re.compile(r"^(and|but|so|then|well|oh|now)\b[,\s]*", re.I)
 # A person (he / she / him / her) or a particular thing ("the log") the story is about.
 _STORY_REFERENCE = re.compile(
@@ -133,11 +126,6 @@ _FIRST = {"me": "{s}", "my": "{s}'s", "mine": "{s}'s", "myself": "{s}"}
 _SECOND = {"you": "{l}", "your": "{l}'s", "yours": "{l}'s", "yourself": "{l}"}
 
 
-def display_name(name: str) -> str:
-    """`MARA` -> `Mara`, `RUTH OKAFOR` -> `Ruth Okafor` (a name as it reads in a sentence)."""
-    return " ".join(part.capitalize() for part in name.split())
-
-
 def _agree(verb: str) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR:
@@ -201,17 +189,6 @@ def _strip_vocative(sentence: str, names: list[str]) -> str:
     alternatives = "|".join(re.escape(n) for n in names) or "(?!)"
     pattern = re.compile(_VOCATIVE.pattern.replace("{names}", alternatives), re.I)
     return pattern.sub(lambda m: m.group(1) or ".", sentence)
-
-
-def split_sentences(text: str) -> list[str]:
-    """`text` split into sentences, not after a title or an initial followed by a capital."""
-    out: list[str] = []
-    for part in _SENTENCE.split(text.strip()):
-        if out and _ABBREVIATION.search(out[-1]) and part[:1].isupper():
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
 
 
 # A contraction is two words ("you're" is "you are", "log's gone" is "log is gone").

@@ -15,10 +15,10 @@ import csv
 import re
 from pathlib import Path
 
-from pipelines.beliefs.evaluate import EvalResult, Miss, normalise_answer
-from pipelines.beliefs.events import LOCATED, OTHER, StoryEvent, TomQuestion, TomStory
-from pipelines.beliefs.hitom import TomFormatError
-from pipelines.beliefs.tracker import track
+from pipelines.beliefs.tom.evaluate import EvalResult, Miss, normalise_answer
+from pipelines.beliefs.tom.events import LOCATED, OTHER, StoryEvent, TomQuestion, TomStory
+from pipelines.beliefs.tom.hitom import TomFormatError
+from pipelines.beliefs.tom.tracker import track
 
 DATASET_ID = "bigtom"
 COLUMNS = (

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 
-from pipelines.beliefs.asymmetry_facts import SINGLE_VALUED, Fact
+from pipelines.beliefs.asymmetry.facts import SINGLE_VALUED, Fact
 
 SUBJECT_COS = 0.85
 VALUE_COS = 0.8

@@ -1,4 +1,4 @@
-"""Backend 'rules' of `storyscope beliefs annotate`: the offline rules of `rules_backend` run
+"""Backend 'rules' of `storyscope beliefs annotate`: the offline rules of `rules.engine` run
 over a stored film's scenes, turned into presence, event and told-belief rows."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ from collections import defaultdict
 
 from data_access.store import Store
 from data_access.writes import beliefs as belief_store
-from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import (
+from pipelines.beliefs.backend_io import (
     AnnotationResult,
+    LoadedFilm,
     Selection,
     load_film,
     offline_run_spec,
 )
+from pipelines.beliefs.rules import engine as rules
 
 
 def annotate_rules(store: Store, film_id: str, selection: Selection) -> AnnotationResult:
@@ -21,14 +22,14 @@ def annotate_rules(store: Store, film_id: str, selection: Selection) -> Annotati
     return rules_rows(film_id, load_film(store, film_id), selection)
 
 
-def rules_rows(film_id: str, loaded: tuple, selection: Selection) -> AnnotationResult:
+def rules_rows(film_id: str, loaded: LoadedFilm, selection: Selection) -> AnnotationResult:
     """`annotate_rules` on a `load_film` result (pure: a scale-out unit, pipelines.scale)."""
-    film, scenes, locations, roster, voices = loaded
+    scenes, locations, roster = loaded.scenes, loaded.locations, loaded.roster
     result = AnnotationResult(
         film_id,
         rules.BACKEND,
         defaultdict(list),
-        {"voices_from_source": voices, "scenes": sorted(scenes)},
+        {"voices_from_source": loaded.voices_known, "scenes": sorted(scenes)},
     )
     previous, tags = None, defaultdict(int)
     for index in sorted(scenes):

@@ -1,18 +1,19 @@
 """What every belief-annotation backend shares: the selection, the result, the error, the film.
 
-`annotate.py` dispatches over the backends (`rules_annotate.py`, `llm_stages.py`); both import
+`annotate.py` dispatches over the backends (`rules/film.py`, `llm/stages.py`); both import
 these types from here, so neither backend imports the dispatcher (no import cycle).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from data_access.store import Store
 from data_access.writes import beliefs as belief_store
 from data_access.writes.runs import RunSpec
-from pipelines.beliefs import rules_backend as rules
 from pipelines.beliefs.backends import belief_backend
+from pipelines.beliefs.rules import engine as rules
 
 
 class AnnotateError(ValueError):
@@ -64,7 +65,17 @@ class AnnotationResult:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def load_film(store: Store, film_id: str):
+class LoadedFilm(NamedTuple):
+    """A stored film as every backend reads it (`load_film`)."""
+
+    film: dict  # the films row
+    scenes: dict[int, list[rules.ScriptLine]]  # script lines by scene index, with their voices
+    locations: dict[int, str | None]  # each scene's location
+    roster: rules.Roster  # the film's characters and how to spot each in text
+    voices_known: bool  # whether the store recorded the lines' cues (V.O., O.S.) at ingest
+
+
+def load_film(store: Store, film_id: str) -> LoadedFilm:
     """The film row, its lines by scene and its roster; AnnotateError when unusable."""
     film = belief_store.film_record(store, film_id)
     if film is None:
@@ -89,7 +100,7 @@ def load_film(store: Store, film_id: str):
         del names[joint]
         for member in rules.split_group(joint):
             names.setdefault(member, [])
-    return film, scenes, locations, rules.Roster(names), voices is not None
+    return LoadedFilm(film, scenes, locations, rules.Roster(names), voices is not None)
 
 
 def offline_run_spec(film_id: str, result: AnnotationResult, selection: Selection) -> RunSpec:

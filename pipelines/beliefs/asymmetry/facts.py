@@ -14,7 +14,7 @@ Patterns are tried in that order and the first that reads the sentence wins; "no
 never" before the verb sets `negated`. Names come from the film's roster (canonical name and
 aliases, i.e. the store's coreference groups) and resolve to the canonical name, so "Jake" and
 "GITTES" are one subject. A sentence nothing here reads yields no fact (it is scenery).
-Reported speech in narration is a tell, not a fact (`asymmetry_cues.reported_tell`).
+Reported speech in narration is a tell, not a fact (`asymmetry.cues.reported_tell`).
 Written here: no library reads screenplay prose into state triples offline.
 """
 
@@ -23,11 +23,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pipelines.beliefs.asymmetry_cues import DETERMINER as _DET
-from pipelines.beliefs.asymmetry_cues import NameIndex, names_list, normalise
+from pipelines.beliefs.asymmetry.cues import DETERMINER as _DET
+from pipelines.beliefs.asymmetry.cues import NameIndex, names_list, normalise
 
 # A word of a name may carry a full stop ("Mrs. Mulwray", "J.J. Gittes"): sentences are split
-# before facts are read (`rules_claims.split_sentences`), so no stop here ends one.
+# before facts are read (`text.split_sentences`), so no stop here ends one.
 _WORD = r"[\w'’/-]+(?:\.[\w'’/-]*)*"
 _NP = rf"(?:{_DET}\s+)?(?:{_WORD}\s+){{0,3}}?{_WORD}"
 # A thing that can be put somewhere or change hands: a noun phrase with its determiner ("the log",
@@ -249,7 +249,7 @@ def _alive_facts(s: str, names: NameIndex) -> list[Fact]:
 
 
 # "The log's gone": no longer where it was (a contraction _P_IS leaves alone, as "'s" after a
-# noun is mostly a possessive; before "gone" / "missing" it is "is"). `asymmetry_film` places it.
+# noun is mostly a possessive; before "gone" / "missing" it is "is"). `asymmetry.film` places it.
 _P_GONE = _compile(rf"^(?P<obj>{_NP})(?:'s|’s|\s+(?:is|are|was|were)){_NEG}\s+(?:gone|missing)$")
 
 

@@ -19,7 +19,7 @@ PublicTellAction / PrivateTellAction): a trusting listener adopts the claim and 
 holds it; the speaker thinks every listener now holds it (optionally, `public_known`, every
 listener of a public claim also knows which listeners trust the speaker). These reach first- and
 second-order beliefs only (`tell_depth=2`); deeper chains keep what their agents last saw
-together. Checked against the released Hi-ToM labels (`pipelines.beliefs.hitom`).
+together. Checked against the released Hi-ToM labels (`pipelines.beliefs.tom.hitom`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pipelines.beliefs.events import (
+from pipelines.beliefs.tom.events import (
     AGENT_IN,
     CONTAINER_IN,
     ENTER,

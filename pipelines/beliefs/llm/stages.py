@@ -13,7 +13,7 @@ cheaper policy we used before: no Table 20 call for characters the presence call
 absent_unmentioned, and meta-beliefs only for holders who perceive the scene (on_screen or
 offscreen_aware). The running belief state (stable [Bk] / [Fk] tags) is carried scene to
 scene. `BeliefAnnotator` collects the rows; a run of it (dry-run counts, provenance, writing the
-rows) is llm_annotate.py, and many films on an executor llm_scaled.py.
+rows) is llm/film.py, and many films on an executor llm/scaled.py.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from data_access.store import Store
-from pipelines.beliefs import llm_parsers as parsers
-from pipelines.beliefs import rules_backend
-from pipelines.beliefs.annotation import Selection, load_film
-from pipelines.beliefs.llm_prompts import events_block, messages, scene_block
+from pipelines.beliefs.backend_io import LoadedFilm, Selection, load_film
+from pipelines.beliefs.llm import parsers
+from pipelines.beliefs.llm.prompts import events_block, messages, scene_block
+from pipelines.beliefs.rules import engine as rules
 from pipelines.llm import Gateway, LLMRequest
 
 GROUP_SIZE = 6
@@ -81,12 +81,13 @@ class BeliefAnnotator:
         selection: Selection,
         gateway: Gateway,
         coverage: str = DEFAULT_COVERAGE,
-        loaded: tuple | None = None,
+        loaded: LoadedFilm | None = None,
     ):
         # `loaded`: the film as `load_film` returns it, for a worker that has no store
         self.store, self.film_id, self.selection, self.gateway = store, film_id, selection, gateway
         self.coverage = check_coverage(coverage)
-        _, self.scenes, self.locations, self.roster, _ = loaded or load_film(store, film_id)
+        loaded = loaded or load_film(store, film_id)
+        self.scenes, self.locations, self.roster = loaded.scenes, loaded.locations, loaded.roster
         self.tables: dict[str, list[dict]] = defaultdict(list)
         self.issues: list[dict] = []
         self.records: dict[str, Record] = defaultdict(Record)
@@ -136,7 +137,7 @@ class BeliefAnnotator:
             name
             for line in lines
             if line.kind == "dialogue"
-            for name in rules_backend.split_group(line.character)
+            for name in rules.split_group(line.character)
         }
         names |= {
             c

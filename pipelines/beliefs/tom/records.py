@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pipelines.beliefs.events import PRIVATE_TELL, PUBLIC_CLAIM, TomStory
-from pipelines.beliefs.tracker import TOLD, Trace
+from pipelines.beliefs.tom.events import PRIVATE_TELL, PUBLIC_CLAIM, TomStory
+from pipelines.beliefs.tom.tracker import TOLD, Trace
 
 BACKEND = "symbolic-tracker"
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.rules_claims import display_name, split_sentences
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.text import display_name, split_sentences
 
 _PROPER = re.compile(r"(?<=[a-z,;:] )((?:[A-Z][a-z]+)(?: [A-Z][a-z]+)+)")
 _THE = re.compile(r"\bthe ([a-z]+)(?: ([a-z]+))?", re.I)

@@ -10,7 +10,7 @@ A character is called by a description only after the story has said it of them.
   the speaker is the listener's child, so "<listener>'s girl / son / kid ..." names the speaker
   and "<speaker>'s dad / father ..." the listener.
 An epithet is resolved only where it is a claim's subject (the sentence's opening words, as
-for pronouns in `asymmetry_refs`), only from what was said before, and only when exactly one
+for pronouns in `asymmetry.refs`), only from what was said before, and only when exactly one
 character answers to it: "the man" said of two characters stays "the man". Written here:
 coreference libraries need a model.
 """
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.rules_claims import display_name, split_sentences
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.text import display_name, split_sentences
 
 # A closed class: the words for a parent one addresses, and for a child or a parent one names.
 _PARENT_VOCATIVES = frozenset(

@@ -1,11 +1,11 @@
 """The `asymmetry` belief backend's engine: who knows which state of the story, who missed a
 change, who was told something the story contradicts (issue 28; LF-VideoQA App. D record shape,
-Tables 19–21; reasoning of the symbolic Hi-ToM tracker, `pipelines.beliefs.tracker`).
+Tables 19–21; reasoning of the symbolic Hi-ToM tracker, `pipelines.beliefs.tom.tracker`).
 
-It replays events in order. A narrated event states facts (`asymmetry_facts`); a spoken line or
+It replays events in order. A narrated event states facts (`asymmetry.facts`); a spoken line or
 reported speech tells claims. Rules:
 1. Witness. Everyone in the event's witness set perceives its facts: a new state becomes a
-   'witnessed' belief; a state that disagrees with what they held (`asymmetry_same`) becomes a
+   'witnessed' belief; a state that disagrees with what they held (`asymmetry.same`) becomes a
    'revised' belief that `revises` the old one, whose `revised_at_scene` is this scene.
 2. Absence. Whoever is not a witness keeps the last state they knew. When the narrated state
    changes under a belief they hold, that belief is false from then on (Table 19's
@@ -40,8 +40,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from pipelines.beliefs.asymmetry_facts import Fact, whereabouts
-from pipelines.beliefs.asymmetry_same import SameState
+from pipelines.beliefs.asymmetry.facts import Fact, whereabouts
+from pipelines.beliefs.asymmetry.same import SameState
 
 Key = tuple[str, str, str]
 

@@ -1,7 +1,7 @@
 """LLM belief annotation of many films on an executor: one unit per (film, scene range).
 
 Each unit is the run `storyscope beliefs annotate --backend openai --film F --scenes a:b`
-writes (LF-VideoQA §3.1, App. D; `llm_annotate.annotate_llm`): the same stages, the same prompts,
+writes (LF-VideoQA §3.1, App. D; `llm.film.annotate_llm`): the same stages, the same prompts,
 the same rows. A range starts from empty belief records, as `--scenes a:b` does, so ranges
 trade the records carried from earlier scenes for parallelism; `--scenes-per-unit` unset (the
 default) makes one unit per film and keeps the film's records whole.
@@ -24,10 +24,10 @@ from dataclasses import dataclass, replace
 from data_access.writes import beliefs as belief_store
 from data_access.writes import scale_units as ledger
 from data_access.writes.runs import end_run
-from pipelines.beliefs.annotation import Selection, load_film
-from pipelines.beliefs.llm_annotate import BACKEND, llm_run_spec
-from pipelines.beliefs.llm_prompts import PROMPT_VERSION
-from pipelines.beliefs.llm_stages import DEFAULT_COVERAGE, BeliefAnnotator, check_coverage
+from pipelines.beliefs.backend_io import Selection, load_film
+from pipelines.beliefs.llm.film import BACKEND, llm_run_spec
+from pipelines.beliefs.llm.prompts import PROMPT_VERSION
+from pipelines.beliefs.llm.stages import DEFAULT_COVERAGE, BeliefAnnotator, check_coverage
 from pipelines.beliefs.scaled import scene_ranges
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
@@ -100,7 +100,7 @@ def annotate_films_llm(
     films = {film_id: load_film(store, film_id) for film_id in film_ids}
     ranges = {}
     for film_id, loaded in films.items():
-        n_scenes = max(loaded[1]) + 1 if loaded[1] else 0
+        n_scenes = max(loaded.scenes) + 1 if loaded.scenes else 0
         for first, stop in scene_ranges(n_scenes, scenes_per_unit):
             key = f"{film_id}[{'' if first is None else first}:{'' if stop is None else stop}]"
             ranges[key] = (film_id, Selection(first, stop))

@@ -6,13 +6,13 @@ It follows the rules the LF-VideoQA prompts state, where they can be read off th
   ids `e_<scene:03d>_<n>`; witnesses = the characters present, minus V.O.-only speakers and
   anyone a direction marks unconscious / asleep / knocked out (until the scene ends);
 - presence ladder (Table 19), top-down: on_screen = speaks in person (O.S./O.C. count, V.O. does
-  not) or a direction places them (`rules_presence`: a possessive, a depiction, a quotation, a
+  not) or a direction places them (`presence`: a possessive, a depiction, a quotation, a
   surname inside another character's name or a dead character is a mention, not presence);
   offscreen_aware = speaks only by V.O. (a phone voice is a concrete channel) or was on_screen
   in the previous scene at the same location and is not shown leaving; offscreen_unaware =
   named in this scene's dialogue or directions while absent (the scene bears on them);
   absent_unmentioned = everyone else;
-- told (Table 20, TOLD): each story claim a spoken line makes (`rules_claims.story_claims`:
+- told (Table 20, TOLD): each story claim a spoken line makes (`rules.claims.story_claims`:
   statements only, first and second person resolved to names, about someone or something in
   particular) is told to each other witness, believed left open. Until issue 13 every line of
   four words or more was stored verbatim as a belief; `storyscope gold-eval` scores both.
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from pipelines.beliefs import rules_presence
-from pipelines.beliefs.rules_claims import story_claims
+from pipelines.beliefs.rules import presence
+from pipelines.beliefs.rules.claims import story_claims
 
 BACKEND = "rules"
 _PHONE = re.compile(
@@ -124,12 +124,12 @@ class Roster:
         return [c for c, pattern in self.patterns.items() if pattern.search(text)]
 
     def placed(self, text: str, dead: set[str] = frozenset()) -> list[str]:
-        """Characters a direction puts on screen, not merely mentions (`rules_presence`)."""
-        return rules_presence.placed(text, self.patterns, dead)
+        """Characters a direction puts on screen, not merely mentions (`presence`)."""
+        return presence.placed(text, self.patterns, dead)
 
     def deaths(self, text: str) -> list[str]:
-        """Characters a direction says are dead (`rules_presence`)."""
-        return rules_presence.deaths(text, self.patterns)
+        """Characters a direction says are dead (`presence`)."""
+        return presence.deaths(text, self.patterns)
 
     def incapacitated(self, text: str) -> list[str]:
         """Characters a direction marks as unable to perceive."""
@@ -188,7 +188,7 @@ def annotate_scene(
 
 def _placed_by_directions(lines, roster, previous) -> tuple[set[str], set[str]]:
     """Who the scene's directions place on screen, and who is dead at its end. Read in order:
-    a death counts from its own line on; speaking in person undoes it (`rules_presence`)."""
+    a death counts from its own line on; speaking in person undoes it (`presence`)."""
     dead = set(previous.dead) if previous is not None else set()
     placed: set[str] = set()
     for line in lines:
@@ -201,7 +201,7 @@ def _placed_by_directions(lines, roster, previous) -> tuple[set[str], set[str]]:
 
 
 def _add_told(result, line, talkers, witnesses, event_id) -> None:
-    """One told belief per story claim of the line, for each listener (rules_claims)."""
+    """One told belief per story claim of the line, for each listener (rules.claims)."""
     listeners = [w for w in witnesses if w not in talkers]
     speaker = talkers[0] if talkers else line.character
     for claim in story_claims(line.text, speaker, listeners):
