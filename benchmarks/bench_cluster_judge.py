@@ -14,7 +14,7 @@ and the driver's share of one core at 500 calls/s = driver CPU per call x 500 (t
 The load average is printed with the figures.
 
 Also reported: the store file's opens and closes (the driver holds the file open across
-units for up to `pipelines.judge.scaled.HOLD_S`, so they are paid per hold, not per call),
+units for up to `data_access.store.HOLD_S`, so they are paid per hold, not per call),
 the driver's CPU while Ray is connected and idle (`--idle-s` seconds before the run: Ray's
 client threads, paid per second), the driver's CPU per call without either, and from these
 the share of a core at 500 calls/s: per call x 500 + opens per second (at most one per hold)
@@ -57,7 +57,7 @@ TARGET_CALLS_PER_S, TARGET_DRIVER_CORE = 500, 0.2
 class WriteClock:
     """Times the driver's write transactions on a store (wall and this thread's CPU), and the
     store file's opens and closes: inside a transaction when the file was not held open, or
-    apart from them when the driver holds it across units (pipelines.judge.scaled._HeldFile);
+    apart from them when the driver holds it across units (data_access.store.HeldFile);
     both count as write time."""
 
     def __init__(self, store: Store) -> None:
@@ -188,10 +188,10 @@ def judge_on_cluster(args, store: Store, server, cluster: LocalRayCluster) -> di
     # The file's opens are paid per hold (at most one per HOLD_S), not per call: at 500 calls/s
     # the driver would pay the per-call rest x 500 plus at most 1/HOLD_S opens a second.
     # (code without the hold opens the file once per unit of 4 x concurrency calls)
-    from pipelines.judge import scaled
+    from data_access import store as store_module
 
     units_per_s = TARGET_CALLS_PER_S / (4 * args.concurrency)
-    hold_s = getattr(scaled, "HOLD_S", None)
+    hold_s = getattr(store_module, "HOLD_S", None)
     per_open_cpu = clock.open_cpu_s / max(clock.opens, 1)
     rest_ms = 1000 * (cpu - clock.open_cpu_s) / max(calls, 1)
     # the per-call part without the file's opens and without Ray's idle burn over the run

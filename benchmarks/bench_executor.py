@@ -76,7 +76,7 @@ def warm_up(kind: str) -> str:
 
         token_model()
     else:
-        import pipelines.judge.scaled  # noqa: F401 - the gateway, openai and pydantic
+        import pipelines.judge.runners  # noqa: F401 - the gateway, openai and pydantic
 
     return kind
 

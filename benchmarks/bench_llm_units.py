@@ -75,7 +75,7 @@ def write_films(store: Store, n: int) -> list[str]:
 
 
 def measure(name: str, films_n: int, config: LLMConfig, folder: Path) -> dict:
-    from pipelines.beliefs.llm_scaled import annotate_films_llm
+    from pipelines.beliefs.llm.scaled import annotate_films_llm
     from pipelines.scale import make_executor
 
     store = Store(folder / f"{name}.duckdb")

@@ -9,11 +9,11 @@ import hashlib
 import numpy as np
 import pytest
 
-from pipelines.beliefs.asymmetry_cues import NameIndex, reported_tell
-from pipelines.beliefs.asymmetry_facts import read_facts
-from pipelines.beliefs.asymmetry_same import SameState, claim_fact
-from pipelines.beliefs.asymmetry_tom import StoryTrace
-from pipelines.beliefs.events import TomStory
+from pipelines.beliefs.asymmetry.cues import NameIndex, reported_tell
+from pipelines.beliefs.asymmetry.facts import read_facts
+from pipelines.beliefs.asymmetry.same import SameState, claim_fact
+from pipelines.beliefs.asymmetry.tom import StoryTrace
+from pipelines.beliefs.tom.events import TomStory
 
 AGENTS = ["Anna", "Ben", "Cara"]
 

@@ -4,8 +4,8 @@ them before: a predicate nominal ("You're the ferryman") or a parent addressed a
 
 from __future__ import annotations
 
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.asymmetry_epithets import Epithets
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.asymmetry.epithets import Epithets
 from tests.test_beliefs_asymmetry_evidence import beliefs, of
 
 NAMES = NameIndex({c: [] for c in ("OTTO", "PIA", "LENA", "UDO")})

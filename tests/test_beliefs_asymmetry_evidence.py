@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from pipelines.beliefs.annotation import Selection
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.asymmetry_facts import read_facts
-from pipelines.beliefs.asymmetry_film import asymmetry_rows
-from pipelines.beliefs.rules_backend import Roster, ScriptLine
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.asymmetry.facts import read_facts
+from pipelines.beliefs.asymmetry.film import asymmetry_rows
+from pipelines.beliefs.backend_io import LoadedFilm, Selection
+from pipelines.beliefs.rules.engine import Roster, ScriptLine
 from tests.test_beliefs_asymmetry import hashed
 
 CAST = ("OTTO", "PIA", "LENA")
@@ -24,7 +24,7 @@ def beliefs(lines: list[tuple], locations: dict[int, str]) -> list[dict]:
     for n, (scene, kind, who, text, *voice) in enumerate(lines):
         paren, mode = (voice + [None, "in_person"])[:2] if voice else (None, "in_person")
         scenes[scene].append(ScriptLine(n, kind, text, who, paren, mode))
-    loaded = (None, dict(scenes), locations, Roster({c: [] for c in CAST}), True)
+    loaded = LoadedFilm({}, dict(scenes), locations, Roster({c: [] for c in CAST}), True)
     return asymmetry_rows("film", loaded, Selection(), embed=hashed).tables["beliefs"]
 
 

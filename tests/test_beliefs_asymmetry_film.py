@@ -157,7 +157,7 @@ def test_gold_eval_scores_asymmetry_beside_rules(store, store_path):
 
 @pytest.mark.slow
 def test_hitom_from_the_narration(shared_data):
-    from pipelines.beliefs.asymmetry_tom import evaluate_hitom
+    from pipelines.beliefs.asymmetry.tom import evaluate_hitom
 
     result = evaluate_hitom(shared_data / "hi-tom" / "Hi-ToM_data.json")
     by_order = result.by_order()

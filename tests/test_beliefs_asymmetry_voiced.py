@@ -5,12 +5,12 @@ not a belief, a past whereabouts is no location, one sentence read twice is one 
 
 from __future__ import annotations
 
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.asymmetry_facts import Fact
-from pipelines.beliefs.asymmetry_film import _blocking, claim_facts
-from pipelines.beliefs.asymmetry_refs import Referents, genders
-from pipelines.beliefs.asymmetry_same import SameState
-from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.asymmetry.facts import Fact
+from pipelines.beliefs.asymmetry.film import _blocking, claim_facts
+from pipelines.beliefs.asymmetry.refs import Referents, genders
+from pipelines.beliefs.asymmetry.same import SameState
+from pipelines.beliefs.asymmetry.tracker import AsymmetryTracker, EventIn
 from tests.test_beliefs_asymmetry import hashed
 
 NAMES = NameIndex({"ANNA": ["Anna"], "BEN": ["Ben"], "CARA": ["Cara"]})
@@ -173,7 +173,7 @@ def test_nobody_is_told_what_they_took_or_have():
 
 
 def test_a_contraction_is_two_words_for_the_asymmetry_reading_only():
-    from pipelines.beliefs.rules_claims import story_claims
+    from pipelines.beliefs.rules.claims import story_claims
 
     line = "I did. And you're the birdwatcher. June told me."
     assert story_claims(line, "MARA", ["RUTH"], contractions=True) == ["Ruth is the birdwatcher."]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pipelines.beliefs.annotate import Selection, annotate
-from pipelines.beliefs.llm_prompts import PROMPT_VERSION, template
+from pipelines.beliefs.llm.prompts import PROMPT_VERSION, template
 from tests.test_beliefs_llm import _route
 from tests.test_beliefs_rules import FILM, fixture_film  # noqa: F401 (fixture)
 

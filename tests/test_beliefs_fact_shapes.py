@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.beliefs.asymmetry_cues import NameIndex
-from pipelines.beliefs.asymmetry_facts import read_facts
-from pipelines.beliefs.asymmetry_film import _direction_event
-from pipelines.beliefs.asymmetry_tracker import EventIn
-from pipelines.beliefs.rules_claims import split_sentences, story_claims
+from pipelines.beliefs.asymmetry.cues import NameIndex
+from pipelines.beliefs.asymmetry.facts import read_facts
+from pipelines.beliefs.asymmetry.film import _direction_event
+from pipelines.beliefs.asymmetry.tracker import EventIn
+from pipelines.beliefs.rules.claims import story_claims
+from pipelines.beliefs.text import split_sentences
 
 NAMES = NameIndex({"GITTES": [], "EVELYN": [], "MULWRAY": [], "MRS. MULWRAY": [], "SOPHIE": []})
 

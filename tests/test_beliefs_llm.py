@@ -8,9 +8,9 @@ import re
 import pytest
 
 from data_access.writes import beliefs as belief_store
-from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs.annotate import Selection, annotate
-from pipelines.beliefs.llm_prompts import STAGES, messages
+from pipelines.beliefs.llm import parsers
+from pipelines.beliefs.llm.prompts import STAGES, messages
 from tests.test_beliefs_rules import FILM
 from tests.test_beliefs_rules import fixture_film as fixture_film  # noqa: F401 (a fixture)
 

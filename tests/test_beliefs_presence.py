@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pipelines.beliefs.rules_backend import Roster, ScriptLine, annotate_scene
+from pipelines.beliefs.rules.engine import Roster, ScriptLine, annotate_scene
 
 ROSTER = Roster(
     {

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 from data_access.writes import beliefs as belief_store
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse_scene_range
-from pipelines.beliefs.rules_backend import Roster, voice_mode
+from pipelines.beliefs.rules.engine import Roster, voice_mode
 from pipelines.cli import app, load_commands
 
 load_commands()
@@ -234,7 +234,7 @@ def test_real_screenplay_chinatown(store, shared_data):
 
 
 def test_joint_cues_are_their_speakers():
-    from pipelines.beliefs.rules_backend import split_group
+    from pipelines.beliefs.rules.engine import split_group
 
     assert split_group("Phoebe, Ross, Chandler, and Joey") == ["Phoebe", "Ross", "Chandler", "Joey"]
     assert split_group("JOEY/CHANDLER") == ["JOEY", "CHANDLER"]

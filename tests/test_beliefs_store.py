@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from data_access.writes import beliefs as belief_store
-from pipelines.beliefs.importers import import_tom
+from pipelines.beliefs.tom.importers import import_tom
 from pipelines.cli import app, load_commands
 from tests.conftest import REPO_ROOT
 

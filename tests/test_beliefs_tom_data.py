@@ -1,6 +1,6 @@
 """The tracker against the real ToM datasets in ../shared/data (figures for the closing note).
 
-Every miss that remains is listed here by item and explained in pipelines/beliefs/hitom.py's
+Every miss that remains is listed here by item and explained in pipelines/beliefs/tom/hitom.py's
 and opentom.py's docstrings and the closing note, so a change in behaviour shows up by name.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.beliefs import bigtom, hitom, opentom, perceptom
+from pipelines.beliefs.tom import bigtom, hitom, opentom, perceptom
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def hitom_result(request):
 
 
 def test_hitom_accuracy_by_order_under_the_generator_reading(hitom_result):
-    # One reading for every item: the published generator's rules (pipelines/beliefs/hitom.py).
+    # One reading for every item: the published generator's rules (pipelines/beliefs/tom/hitom.py).
     # Before issue 14, `--nesting auto` chose a rule per prompting half and scored 887/895.
     figures = hitom_result.as_json()
     assert figures["n"] == 895
@@ -61,7 +61,7 @@ def test_hitom_under_the_stated_assumptions_only(shared_data):
 
 def test_hitom_versioned_reading_per_prompting_half(shared_data):
     # Named alternative, keyed on the prompting style: each half under the published
-    # MoveAction version its labels follow (pipelines/beliefs/hitom.py docstring).
+    # MoveAction version its labels follow (pipelines/beliefs/tom/hitom.py docstring).
     figures = hitom.evaluate(shared_data / "hi-tom" / "Hi-ToM_data.json", nesting="versioned")
     payload = figures.as_json()
     assert payload["accuracy"] == pytest.approx(887 / 895, abs=1e-4)
@@ -72,9 +72,9 @@ def test_hitom_versioned_reading_per_prompting_half(shared_data):
 
 def test_hitom_public_claims_follow_the_labels_generator_not_head(shared_data):
     # HEAD's PublicTellAction also tells every listener who believes the speaker; the released
-    # labels were made without that rule (pipelines/beliefs/hitom.py docstring).
-    from pipelines.beliefs.evaluate import normalise_answer
-    from pipelines.beliefs.tracker import track
+    # labels were made without that rule (pipelines/beliefs/tom/hitom.py docstring).
+    from pipelines.beliefs.tom.evaluate import normalise_answer
+    from pipelines.beliefs.tom.tracker import track
 
     path = shared_data / "hi-tom" / "Hi-ToM_data.json"
     right = {False: 0, True: 0}
@@ -136,7 +136,7 @@ def test_bad_files_name_file_record_and_field(tmp_path):
 
 
 def test_opentom_import_keeps_mistaken_beliefs_about_others(store, shared_data):
-    from pipelines.beliefs.importers import import_tom
+    from pipelines.beliefs.tom.importers import import_tom
 
     summary = import_tom(store, "opentom", shared_data / "opentom", limit=40)
     assert summary.stories == 40
@@ -155,7 +155,7 @@ def test_opentom_import_keeps_mistaken_beliefs_about_others(store, shared_data):
 
 
 def test_perceptom_import_brings_fantom_conversations(store, shared_data):
-    from pipelines.beliefs.importers import import_tom
+    from pipelines.beliefs.tom.importers import import_tom
 
     summary = import_tom(store, "perceptom", shared_data / "perceptom", limit=5)
     assert summary.stories == 10  # 5 Percept-ToMi + 5 Percept-FANToM

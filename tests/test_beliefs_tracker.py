@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.beliefs.events import CONTAINER_IN, LOCATED, MOVE, OTHER
-from pipelines.beliefs.grammar import parse_sentence, parse_story
-from pipelines.beliefs.hitom import question_chain, story_sentences
-from pipelines.beliefs.tracker import track
+from pipelines.beliefs.tom.events import CONTAINER_IN, LOCATED, MOVE, OTHER
+from pipelines.beliefs.tom.grammar import parse_sentence, parse_story
+from pipelines.beliefs.tom.hitom import question_chain, story_sentences
+from pipelines.beliefs.tom.tracker import track
 
 SALLY_ANNE = [
     "Sally, Anne and Tom entered the kitchen.",

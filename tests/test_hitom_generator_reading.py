@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.beliefs import hitom
-from pipelines.beliefs.events import TomQuestion, TomStory
-from pipelines.beliefs.grammar import parse_story
+from pipelines.beliefs.tom import hitom
+from pipelines.beliefs.tom.events import TomQuestion, TomStory
+from pipelines.beliefs.tom.grammar import parse_story
 
 
 def _trace(lines: list[str], nesting: str = "generator"):

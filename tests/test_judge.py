@@ -115,7 +115,7 @@ def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
     """The writer counts answers in memory (issue 30); a rolled-back attempt of a batch and its
     retry must count each answer once, and the count must equal the store's after commit."""
     from data_access.writes.judging import count_answers_in_run
-    from pipelines.judge.run import _VerdictWriter
+    from pipelines.judge.verdicts import VerdictWriter
 
     build_slice(store)
     options = JudgeOptions(backend="lexical")
@@ -128,7 +128,7 @@ def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
         for a in todo.itertuples()
         for c in claims[claims.question_id == a.question_id].itertuples()
     ]
-    writer = _VerdictWriter(store, options, first["run_id"], first["done"], None)
+    writer = VerdictWriter(store, first["run_id"], options.identity().judge_id, first["done"])
     with pytest.raises(RuntimeError), store.transaction() as cursor:
         writer.write(cursor, rows[:4])
         raise RuntimeError("write conflict")

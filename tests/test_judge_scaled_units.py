@@ -270,12 +270,11 @@ def test_the_batched_writers_write_what_the_row_writers_wrote(tmp_path):
 
 
 def test_the_driver_holds_the_store_file_across_units_and_lets_it_go(tmp_path, monkeypatch):
-    from data_access.store import connection
-    from pipelines.judge import scaled
+    from data_access.store import HeldFile, connection
 
     store = _store(tmp_path, "held")
     path = store.path
-    with scaled._HeldFile(store, hold_s=3600) as held:
+    with HeldFile(store, hold_s=3600) as held:
         with store.transaction():
             pass
         opened = connection._open_files[path].connection

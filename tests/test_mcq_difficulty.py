@@ -191,3 +191,28 @@ def test_predictions_from_jsonl(store, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["methods"]["m"] == {"n": 3, "accuracy": 100.0}
+
+
+def test_d_q_reads_the_stored_evidence_length_not_its_own_parse_of_the_times():
+    """D_q's segment length is the importer's `evidence_seconds` (one definition): an
+    abbreviated end (`00:09:41-00:45`, 4 s as the importer reads it) is the shortest segment
+    here, so its question is the hardest; a parse of its own read it as unreadable."""
+    from data_access.importers.svqa_golden import evidence_seconds
+
+    times = [["00:09:41-00:45"], ["00:00:00-00:00:30"], ["00:00:00-00:01:00"]]
+    frame = pd.DataFrame(
+        {
+            "vid": ["v"] * 3,
+            "times": times,
+            "characters": [["A"]] * 3,
+            "locations": [["x"]] * 3,
+        }
+    )
+    stored = frame.assign(evidence_seconds=[evidence_seconds(t)[0] for t in times])
+    assert stored.evidence_seconds.tolist() == [4.0, 30.0, 60.0]
+    for rows in (frame, stored):  # from the times, or from the stored column: the same
+        d_q = question_difficulty(rows)
+        assert d_q.is_monotonic_decreasing and d_q.iloc[0] > d_q.iloc[1]
+    # the stored column is what is read, whatever the times say
+    swapped = stored.assign(evidence_seconds=[60.0, 30.0, 4.0])
+    assert question_difficulty(swapped).is_monotonic_increasing

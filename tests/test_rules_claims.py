@@ -1,7 +1,8 @@
 """The rules backend's claim extraction (issue 13): a heard line becomes a claim about the story,
 in names, or nothing — never the quote itself."""
 
-from pipelines.beliefs.rules_claims import display_name, story_claims
+from pipelines.beliefs.rules.claims import story_claims
+from pipelines.beliefs.text import display_name
 
 
 def test_first_person_becomes_the_speakers_name():

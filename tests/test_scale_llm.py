@@ -42,7 +42,7 @@ def _store_with_films(tmp_path, name: str) -> Store:
 
 
 def _annotate_many(store, name, config, **options):
-    from pipelines.beliefs.llm_scaled import annotate_films_llm
+    from pipelines.beliefs.llm.scaled import annotate_films_llm
 
     executor = make_executor(name)
     try:

@@ -89,7 +89,7 @@ def _assert_written_once_and_local(store: Store, batch, expected) -> None:
 def test_a_ray_worker_killed_mid_llm_unit_is_retried_and_each_unit_written_once(
     tmp_path, ray_session, fake_llm
 ):
-    from pipelines.beliefs.llm_scaled import annotate_films_llm
+    from pipelines.beliefs.llm.scaled import annotate_films_llm
 
     expected, local_requests = _local_run(tmp_path, fake_llm)
     server = fake_llm(_slow_route)

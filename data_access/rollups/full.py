@@ -169,16 +169,11 @@ def refresh(store: Store) -> None:
 
 
 def refresh_if_stale(cursor: duckdb.DuckDBPyConnection) -> bool:
-    """Refresh the rollups in one transaction when their stamp does not match the store (after
-    a schema upgrade: migrations leave rollups stale rather than call this module); returns
-    whether it refreshed."""
+    """Refresh the rollups, in the caller's transaction, when their stamp does not match the
+    store (after a schema upgrade: migrations leave rollups stale rather than call this
+    module; the store runs this in a transaction of its own, `on_migrations_applied`);
+    returns whether it refreshed."""
     if _stamped_signature(cursor) == store_signature(cursor):
         return False
-    cursor.execute("BEGIN TRANSACTION")
-    try:
-        refresh_rollups(cursor)
-    except BaseException:
-        cursor.execute("ROLLBACK")
-        raise
-    cursor.execute("COMMIT")
+    refresh_rollups(cursor)
     return True

@@ -4,9 +4,10 @@
   the lock wait, read-only fall-back).
 - `health`: is a file a usable store (refuse what is not one, a damaged one).
 - `migrations/`: the schema, one numbered module per change; a newer store is refused.
+- `held`: `HeldFile`, the one policy for holding the file open across many transactions.
 - `interrupts`: Ctrl-C during a write, and what it did (rolled back or kept).
 
-The names below are the store's public face; import them from `data_access.store.connection`.
+The names below are the store's public face.
 """
 
 from data_access.store.connection import (
@@ -22,9 +23,12 @@ from data_access.store.connection import (
     on_migrations_applied,
 )
 from data_access.store.health import StoreProblem
+from data_access.store.held import HOLD_S, HeldFile
 
 __all__ = [
+    "HOLD_S",
     "MAX_LOCK_TIMEOUT_S",
+    "HeldFile",
     "Store",
     "StoreBusy",
     "StoreProblem",

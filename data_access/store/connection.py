@@ -130,7 +130,8 @@ def _tracked(cursor: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 
 def on_migrations_applied(hook: Callable[[duckdb.DuckDBPyConnection], object]) -> None:
-    """Run `hook(cursor)` once whenever opening a store applied migrations to it."""
+    """Run `hook(cursor)` once whenever opening a store applied migrations to it, inside one
+    transaction (`Store.in_transaction`): the hook never begins or commits one itself."""
     if hook not in _after_migrations:
         _after_migrations.append(hook)
 
@@ -340,16 +341,18 @@ class Store:
             return
         from data_access.store.migrations import apply_migrations
 
+        applied = []
         with _open_files_lock, _tracked(connection.cursor()) as cursor:
             if self.path not in _migrated:
                 applied = apply_migrations(cursor)
-                if applied:
-                    # migrations never call live code, so they leave derived caches stale (an
-                    # upgraded store) or unstamped (a new one): bring them up to date once, at
-                    # the schema just reached
-                    for hook in _after_migrations:
-                        hook(cursor)
                 _migrated.add(self.path)
+        # Migrations never call live code, so they leave derived caches stale (an upgraded
+        # store) or unstamped (a new one): bring them up to date once, at the schema just
+        # reached, each in one transaction of the store's own, outside the process-wide lock
+        # (a full rollup refresh takes seconds; other threads' sessions must not wait on it).
+        # Readers meanwhile see the caches stale and use the live queries.
+        for hook in _after_migrations if applied else ():
+            self.in_transaction(hook, conflict_retries=2)
 
     # -- small helpers used by the query modules ---------------------------------------
     def df(self, sql: str, params: list | tuple | dict | None = None) -> pd.DataFrame:

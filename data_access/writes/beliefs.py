@@ -181,9 +181,11 @@ def film_scene_text(store: Store, film_id: str) -> pd.DataFrame:
     return store.df(
         """
         SELECT l.scene_index, s.heading, s.location, s.summary, l.line_index, l.kind,
-               l.character, l.parenthetical, l.text
+               l.character, l.parenthetical, l.text, c.cue_extensions, c.cue
         FROM current_script_lines l
         LEFT JOIN current_scenes s ON s.film_id = l.film_id AND s.scene_index = l.scene_index
+        LEFT JOIN script_line_cues c
+          ON c.film_id = l.film_id AND c.line_index = l.line_index AND c.run_id = l.run_id
         WHERE l.film_id = ? AND l.scene_index IS NOT NULL
         ORDER BY l.scene_index, l.line_index
         """,

@@ -48,6 +48,7 @@ LINE_COLUMNS = [
     "end_s",
     "run_id",
 ]
+CUE_COLUMNS = ["film_id", "line_index", "cue", "cue_extensions", "run_id"]
 CHARACTER_COLUMNS = [
     "film_id",
     "character_id",
@@ -71,6 +72,7 @@ class FilmRows:
     film: dict
     scenes: list[dict] = field(default_factory=list)
     lines: list[dict] = field(default_factory=list)
+    cues: list[dict] = field(default_factory=list)  # per spoken line: line_index, cue, extensions
     characters: list[dict] = field(default_factory=list)
     subtitles: list[dict] = field(default_factory=list)
 
@@ -180,6 +182,7 @@ def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -
     ]
     _insert_frame(cursor, "scenes", SCENE_COLUMNS, rows.scenes, film_id, run_id)
     _insert_frame(cursor, "script_lines", LINE_COLUMNS, rows.lines, film_id, run_id)
+    _insert_frame(cursor, "script_line_cues", CUE_COLUMNS, rows.cues, film_id, run_id)
     _insert_frame(cursor, "characters", CHARACTER_COLUMNS, characters, film_id, run_id)
     _insert_frame(cursor, "subtitles", SUBTITLE_COLUMNS, rows.subtitles, film_id, run_id)
 

@@ -6,12 +6,12 @@ Public entry points:
 - `EVALUATORS`: dataset name -> `evaluate(path) -> EvalResult` (`storyscope beliefs eval`).
 """
 
-from pipelines.beliefs.events import StoryEvent, TomQuestion, TomStory
-from pipelines.beliefs.tracker import BeliefTracker, Trace, track
+from pipelines.beliefs.tom.events import StoryEvent, TomQuestion, TomStory
+from pipelines.beliefs.tom.tracker import BeliefTracker, Trace, track
 
 
 def _evaluators():
-    from pipelines.beliefs import bigtom, hitom, opentom, perceptom
+    from pipelines.beliefs.tom import bigtom, hitom, opentom, perceptom
 
     return {
         "hitom": hitom.evaluate,

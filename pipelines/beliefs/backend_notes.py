@@ -9,7 +9,10 @@ measurements made so far (docs/BELIEFS_ASYMMETRY.md, docs/TOM_DATASETS.md).
 
 from __future__ import annotations
 
-OFFLINE = ("rules", "asymmetry", "symbolic-tracker")
+from pipelines.beliefs.backends import offline_backend_names
+
+# the offline annotation backends, and the ToM datasets' symbolic tracker (no model either)
+OFFLINE = (*offline_backend_names(), "symbolic-tracker")
 # backends that write one text for every witness and listener of an event, so two holders'
 # records of one belief are the same words (the knowledge split's `words` rule is exact there)
 ONE_TEXT_PER_EVENT = OFFLINE

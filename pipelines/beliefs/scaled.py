@@ -5,35 +5,24 @@ The driver reads each film (`load_film`), a worker computes the rows of one scen
 (`rules_rows` / `asymmetry_rows`: the whole film is walked, rows are kept for the range, so a
 range's rows and belief ids are the ones a full run gives), and the driver writes each unit as
 the run that `storyscope beliefs annotate --film F --scenes a:b --backend B` writes. The LLM
-backend calls the gateway per stage and stays on `llm_scaled` (issue #15).
+backend calls the gateway per stage and stays on `llm.scaled` (issue #15).
 """
 
 from __future__ import annotations
 
 from data_access.writes.beliefs import insert_annotation
-from pipelines.beliefs import rules_backend as rules
-from pipelines.beliefs.annotation import AnnotateError, Selection, load_film, offline_run_spec
-from pipelines.beliefs.rules_annotate import rules_rows
+from pipelines.beliefs.backend_io import AnnotateError, Selection, load_film, offline_run_spec
+from pipelines.beliefs.backends import belief_backend, offline_backend_names
+from pipelines.beliefs.rules import engine as rules
 from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.runner import ProgressFn
 
-OFFLINE_BACKENDS = (rules.BACKEND, "asymmetry")
 
-
-def rules_unit(payload: dict):
-    """Work unit: one scene range's rule-based rows (runs on a worker; no store)."""
-    return rules_rows(
-        payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"])
-    )
-
-
-def asymmetry_unit(payload: dict):
-    """Work unit: one scene range's asymmetry rows (runs on a worker; loads MiniLM there)."""
-    from pipelines.beliefs.asymmetry_film import asymmetry_rows
-
-    return asymmetry_rows(
-        payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"])
-    )
+def offline_unit(payload: dict):
+    """Work unit: one scene range's rows by the payload's offline backend (`BeliefBackend.rows`;
+    runs on a worker, no store; the asymmetry backend loads MiniLM there)."""
+    rows = belief_backend(payload["backend"]).rows_function()
+    return rows(payload["film_id"], payload["loaded"], Selection(payload["first"], payload["stop"]))
 
 
 def scene_ranges(n_scenes: int, per_unit: int | None) -> list[tuple[int | None, int | None]]:
@@ -56,17 +45,23 @@ def annotate_films(
     Raises:
         AnnotateError: an unknown backend, or a film that is unknown or has no script lines.
     """
-    if backend not in OFFLINE_BACKENDS:
+    if backend not in offline_backend_names():
         raise AnnotateError(
-            f"unknown offline backend {backend!r}: use {', '.join(OFFLINE_BACKENDS)}"
+            f"unknown offline backend {backend!r}: use {', '.join(offline_backend_names())}"
         )
     units = []
     for film_id in film_ids:
         loaded = load_film(store, film_id)
-        n_scenes = max(loaded[1]) + 1 if loaded[1] else 0  # scene indices are 0-based
+        n_scenes = max(loaded.scenes) + 1 if loaded.scenes else 0  # scene indices are 0-based
         for first, stop in scene_ranges(n_scenes, scenes_per_unit):
             key = f"{film_id}[{'' if first is None else first}:{'' if stop is None else stop}]"
-            payload = {"film_id": film_id, "loaded": loaded, "first": first, "stop": stop}
+            payload = {
+                "film_id": film_id,
+                "backend": backend,
+                "loaded": loaded,
+                "first": first,
+                "stop": stop,
+            }
             units.append(Unit(key, payload))
 
     def write(cursor, outcome) -> dict:
@@ -82,7 +77,7 @@ def annotate_films(
         "beliefs.annotate",
         {"backend": backend, "scenes_per_unit": scenes_per_unit},
         units,
-        asymmetry_unit if backend == "asymmetry" else rules_unit,
+        offline_unit,
         write,
         progress,
     )

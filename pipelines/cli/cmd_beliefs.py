@@ -9,6 +9,12 @@ from typing import Annotated
 
 import typer
 
+from pipelines.beliefs.backends import (
+    backend_names,
+    backends_help,
+    belief_backend,
+    offline_backend_names,
+)
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import split_list
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
@@ -49,8 +55,8 @@ def import_tom(
     records computed by the symbolic tracker."""
     from data_access.writes.dataset_ids import DatasetIdTaken
     from data_access.writes.films import FilmIdTaken
-    from pipelines.beliefs.hitom import TomFormatError
-    from pipelines.beliefs.importers import import_tom as run_import
+    from pipelines.beliefs.tom.hitom import TomFormatError
+    from pipelines.beliefs.tom.importers import import_tom as run_import
 
     _check_path(path)
     try:
@@ -93,7 +99,7 @@ def eval_tom(
     """Answer a ToM dataset's questions with the symbolic tracker (or the asymmetry backend)
     and score them."""
     from pipelines.beliefs import evaluator
-    from pipelines.beliefs.hitom import TomFormatError
+    from pipelines.beliefs.tom.hitom import TomFormatError
 
     _check_path(path)
     if nesting not in ("generator", "symmetric", "versioned"):
@@ -102,7 +108,7 @@ def eval_tom(
         raise fail(f"--backend must be symbolic-tracker or asymmetry, not {backend!r}")
     try:
         if backend == "asymmetry":
-            from pipelines.beliefs.asymmetry_tom import EVALUATORS
+            from pipelines.beliefs.asymmetry.tom import EVALUATORS
 
             if dataset.value not in EVALUATORS:
                 raise fail(f"--backend asymmetry reads {' and '.join(EVALUATORS)} only")
@@ -145,10 +151,8 @@ def _print_result(payload: dict) -> None:
             typer.echo(f"  {key}: {value}")
 
 
-class Backend(StrEnum):
-    rules = "rules"
-    asymmetry = "asymmetry"
-    openai = "openai"
+# the `--backend` choices: the belief backend registry's names
+Backend = StrEnum("Backend", {name: name for name in backend_names()})
 
 
 @beliefs_app.command("annotate")
@@ -157,11 +161,8 @@ def annotate_film(
     store: StoreOption = None,
     backend: Annotated[
         Backend,
-        typer.Option(
-            help="rules or asymmetry (offline; asymmetry tracks false beliefs, revisions and"
-            " meta-beliefs) or openai (Tables 18-21 through the gateway)."
-        ),
-    ] = Backend.rules,
+        typer.Option(help=backends_help()),
+    ] = Backend("rules"),
     characters: Annotated[str | None, typer.Option(help="Comma-separated character names.")] = None,
     scenes: Annotated[
         str | None, typer.Option(help="Scene range a:b (0-based, end excluded).")
@@ -194,7 +195,11 @@ def annotate_film(
         names = split_list(characters) or None
         if coverage not in ("paper", "present"):
             raise AnnotateError(f"--coverage {coverage!r}: expected paper or present")
-        options = {"budget_usd": budget, "coverage": coverage} if backend is Backend.openai else {}
+        options = (
+            {"budget_usd": budget, "coverage": coverage}
+            if not belief_backend(backend.value).offline
+            else {}
+        )
         result = annotate(
             open_store(store),
             film,
@@ -248,13 +253,14 @@ def annotate_film(
 def _annotate_on_executor(film, store, backend, executor, ray_address, dry_run, as_json) -> None:
     """`annotate --executor ray`: the film as one unit of the scaled path (`beliefs.scaled`),
     offline backends only; the rows are the ones a local run writes."""
-    from pipelines.beliefs.annotation import AnnotateError
-    from pipelines.beliefs.scaled import OFFLINE_BACKENDS, annotate_films
+    from pipelines.beliefs.backend_io import AnnotateError
+    from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor
 
-    if backend.value not in OFFLINE_BACKENDS or dry_run:
+    if backend.value not in offline_backend_names() or dry_run:
+        offline = ", ".join(offline_backend_names())
         raise fail(
-            f"--executor {executor} runs the offline backends ({', '.join(OFFLINE_BACKENDS)})"
+            f"--executor {executor} runs the offline backends ({offline})"
             " and writes; use annotate-many for openai, or --executor local for --dry-run"
         )
     runner = open_executor(executor, ray_address)

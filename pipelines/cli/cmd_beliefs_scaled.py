@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from pipelines.beliefs.backends import backend_names, backends_help, belief_backend
 from pipelines.cli.app import JsonOption, StoreOption, fail, open_store
 from pipelines.cli.cmd_beliefs import beliefs_app
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption, batch_summary
@@ -23,9 +24,7 @@ def annotate_many(
         int | None,
         typer.Option("--scenes-per-unit", help="Scenes per work unit (default: a whole film)."),
     ] = None,
-    backend: Annotated[
-        str, typer.Option(help="rules or asymmetry (offline), or openai (the gateway).")
-    ] = "rules",
+    backend: Annotated[str, typer.Option(help=backends_help())] = "rules",
     budget: Annotated[
         float | None,
         typer.Option(help="openai: USD budget for the whole batch, across all workers."),
@@ -42,7 +41,7 @@ def annotate_many(
     """Belief records for many films; a killed run (or one stopped by its budget) resumes
     when the same command is given again."""
     from data_access.writes.beliefs import films_with_script_lines
-    from pipelines.beliefs.annotation import AnnotateError
+    from pipelines.beliefs.backend_io import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor, progress_bar
 
@@ -56,19 +55,20 @@ def annotate_many(
     )
     if not chosen:
         raise fail("no film with script lines in the store; ingest a screenplay first")
-    if backend not in ("rules", "asymmetry", "openai"):
-        raise fail(f"--backend {backend!r}: expected rules, asymmetry or openai")
+    found = belief_backend(backend)
+    if found is None:
+        raise fail(f"--backend {backend!r}: expected one of {', '.join(backend_names())}")
     runner = open_executor(executor, ray_address)
     try:
-        if backend in ("rules", "asymmetry"):
+        if found.offline:
             batch = annotate_films(
                 handle, chosen, runner, scenes_per_unit, progress_bar("beliefs"), backend
             )
         else:
-            from pipelines.beliefs.llm_scaled import annotate_films_llm
             from pipelines.llm import load_config
 
             config = load_config({"budget_usd": budget, "budget_tokens": budget_tokens})
+            annotate_films_llm = found.many_function()
             batch = annotate_films_llm(
                 handle, chosen, runner, config, scenes_per_unit, coverage, progress_bar("beliefs")
             )

@@ -11,6 +11,7 @@ import typer
 from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import parse_where
 from pipelines.cli.scale_options import ExecutorOption, RayAddressOption
+from pipelines.judge.backends import backend_names
 
 # --where keys -> JudgeFilter fields (the question-field spellings of check-questions too)
 WHERE_KEYS = {
@@ -39,7 +40,7 @@ def judge(
     ] = None,
     backend: Annotated[
         str,
-        typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help="openai | lexical | minilm-support"),
+        typer.Option(envvar="STORYSCOPE_JUDGE_BACKEND", help=" | ".join(backend_names())),
     ] = "lexical",
     model: Annotated[str | None, typer.Option(help="Model (openai backend).")] = None,
     prompt: Annotated[
@@ -93,12 +94,11 @@ def judge(
     from pipelines.jobs import job_status, start_job
     from pipelines.judge import JudgeOptions, dry_run
     from pipelines.judge.prompt import check_version
-    from pipelines.judge.run import BACKENDS
     from pipelines.llm.failures import failure_lines
     from pipelines.scale import executor_name
 
-    if backend not in BACKENDS:
-        raise fail(f"--backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if backend not in backend_names():
+        raise fail(f"--backend {backend!r}: expected one of {', '.join(backend_names())}")
     try:
         llm = {
             k: v

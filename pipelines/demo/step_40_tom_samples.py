@@ -8,7 +8,7 @@ from pathlib import Path
 
 from data_access.store import Store
 from data_access.writes.beliefs import film_exists
-from pipelines.beliefs.importers import build_records, import_tom
+from pipelines.beliefs.tom.importers import build_records, import_tom
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "tom"
 SAMPLES = {"hitom": SAMPLE_DIR / "hitom_subset.json", "bigtom": SAMPLE_DIR / "bigtom_subset.csv"}

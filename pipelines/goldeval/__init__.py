@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from data_access.queries import gold_eval as queries
 from data_access.store import Store
+from pipelines.beliefs.backends import offline_backend_names
 from pipelines.goldeval.beliefs import MATCH_COSINE, score_beliefs
 from pipelines.goldeval.judge import score_judge
 from pipelines.goldeval.questions import score_questions
@@ -40,7 +41,8 @@ def evaluate_beliefs(store: Store, film_id: str, backend: str = "rules", embed=_
     return {"backend": backend, **scores, "run_id": run_id, "match_cosine": MATCH_COSINE}
 
 
-BELIEF_BACKENDS = ("rules", "asymmetry")
+# every offline belief backend of the registry (an LLM one is scored from its own runs)
+BELIEF_BACKENDS = offline_backend_names()
 
 
 def evaluate_belief_backends(

@@ -1,4 +1,5 @@
-"""Judge a slice of answers (LF-VideoQA §3.3, App. F.2) with the `openai` or `lexical` backend.
+"""Judge a slice of answers (LF-VideoQA §3.3, App. F.2) with a backend of the registry
+(`backends.JUDGE_BACKENDS`: `openai`, `lexical`, `minilm-support`), all through one call.
 
 Every answer's rubric claims get one verdict each, written batch by batch under one judging
 run, in the same transaction as the job's progress, so a killed job resumed with
@@ -15,19 +16,13 @@ from data_access.store import Store
 from data_access.writes import judging
 from data_access.writes.llm_log import lookup_cache
 from data_access.writes.runs import RunSpec, end_run, start_run
+from pipelines.judge.backends import judge_backend
 from pipelines.judge.prompt import PROMPT_VERSION
-from pipelines.judge.scaled import judge_on_executor
-from pipelines.judge.work import (
-    OFFLINE_BACKENDS,
-    Slice,
-    lexical_items,
-    llm_requests,
-    load_slice,
-    offline_batch,
-)
+from pipelines.judge.verdicts import VerdictWriter
+from pipelines.judge.work import Slice, llm_requests, load_slice
 from pipelines.llm import Gateway, load_config
+from pipelines.scale import make_executor
 
-BACKENDS = ("openai", "lexical", "minilm-support")
 _OUTPUT_TOKENS_PER_CLAIM = 30  # dry-run estimate: label + one-sentence rationale
 
 
@@ -45,7 +40,7 @@ class JudgeOptions:
     """What to judge and how (all JSON-serialisable: stored as job params, never a key).
 
     Attributes:
-        backend: `openai` (any OpenAI-compatible endpoint) or `lexical` (offline).
+        backend: a name in `backends.JUDGE_BACKENDS` (`openai`, `lexical`, `minilm-support`).
         judge_name: the judge id; default model@prompt_version, or `lexical`.
         llm: gateway overrides (base_url, model, concurrency, budget_usd, ...), no api_key.
         gold: judge each question's reference answer against its own rubric instead.
@@ -74,10 +69,10 @@ class JudgeOptions:
 
     def identity(self) -> JudgeIdentity:
         """Who this judge is: its id, kind, model and prompt version."""
-        if self.backend in OFFLINE_BACKENDS:
-            # kind `lexical`: the judges table's kind for offline, non-LLM methods
-            version = OFFLINE_BACKENDS[self.backend]
-            return JudgeIdentity(self.judge_name or self.backend, "lexical", None, version)
+        backend = judge_backend(self.backend)
+        if backend.offline:
+            version = backend.method_version()
+            return JudgeIdentity(self.judge_name or self.backend, backend.kind, None, version)
         model = self.config().model
         return JudgeIdentity(
             judge_id=self.judge_name or f"{model}@{self.prompt_version}",
@@ -101,7 +96,7 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
         "est_cost_usd": 0.0,
         "items": part.answers[["answer_id", "question_id", "setting_id"]].to_dict("records"),
     }
-    if options.backend != "openai":
+    if judge_backend(options.backend).offline:
         return plan
     config = options.config()
     requests = llm_requests(part, options)
@@ -127,7 +122,8 @@ def dry_run(store: Store, options: JudgeOptions) -> dict[str, Any]:
 def _start(store: Store, options: JudgeOptions, total: int, ctx) -> str:
     judge = options.identity()
     params = options.params()
-    params["llm"] = options.config().public_dict() if options.backend == "openai" else {}
+    offline = judge_backend(options.backend).offline
+    params["llm"] = {} if offline else options.config().public_dict()
     spec = RunSpec(
         "judge.gold" if options.gold else "judge",
         backend=options.backend,
@@ -159,8 +155,7 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
     Returns:
         run_id, judge, answers, done, failed, stopped (and gold_failures in gold mode).
     """
-    if options.backend not in BACKENDS:
-        raise ValueError(f"unknown judge backend {options.backend!r} ({' | '.join(BACKENDS)})")
+    backend = judge_backend(options.backend)
     part = load_slice(store, options)
     run_id = (
         ctx.run_id
@@ -169,13 +164,17 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
     )
     done_before = judging.answers_done_in_run(store, run_id)
     todo = Slice(part.answers[~part.answers.answer_id.isin(done_before)], part.claims)
-    writer = _VerdictWriter(store, options, run_id, len(done_before), ctx)
-    if options.executor != "local" or executor is not None:
-        judge_on_executor(store, todo, options, writer, executor)
-    elif options.backend in OFFLINE_BACKENDS:
-        _judge_lexical(todo, options, writer)
-    else:
-        _judge_llm(store, todo, options, writer)
+    writer = VerdictWriter(store, run_id, options.identity().judge_id, len(done_before), ctx)
+    # A local run passes no executor: its units run here, and the openai backend's gateway
+    # writes as replies come (pipelines.judge.runners).
+    owned = executor is None and options.executor != "local" and not todo.answers.empty
+    if owned:
+        executor = make_executor(options.executor, options.ray_address)
+    try:
+        backend.run(store, todo, options, writer, executor)
+    finally:
+        if owned:
+            executor.close()
     stopped = writer.stopped
     end_run(
         store,
@@ -195,83 +194,3 @@ def run_judge(store: Store, options: JudgeOptions, ctx=None, executor=None) -> d
     if options.gold:
         summary["gold_failures"] = judging.gold_core_omissions(store, run_id).to_dict("records")
     return summary
-
-
-class _VerdictWriter:
-    """Writes one batch of verdicts (+ lexical scores + job progress) per transaction.
-
-    Progress counts the answers written so far as a set of ids (an answer's verdicts all
-    arrive in one batch), and failures as a set of item ids, so a batch retried after a write
-    conflict never double-counts: a rolled-back attempt's ids are the retry's ids, and a set
-    union is idempotent. Counting in memory instead of `count(DISTINCT answer_id)` inside each
-    transaction keeps the driver's cost per batch flat as the run grows (issue 30: that count
-    went from 1 ms to 17 ms per unit over a 250k-verdict run).
-    """
-
-    def __init__(self, store, options, run_id, done_before, ctx) -> None:
-        self.store, self.options, self.run_id, self.ctx = store, options, run_id, ctx
-        self.judge_id = options.identity().judge_id
-        self.done_before, self.done, self.stopped = done_before, done_before, False
-        self.failed_items: set[str] = set()
-        self.written_answers: set[str] = set()
-
-    @property
-    def failed(self) -> int:
-        return len(self.failed_items)
-
-    def write(
-        self,
-        cursor,
-        verdicts: list[tuple],
-        failed_items: list[str] = (),
-        lexical: list[dict] | None = None,
-    ) -> None:
-        judging.write_verdicts(cursor, self.run_id, self.judge_id, verdicts)
-        judging.write_lexical_scores(cursor, self.run_id, lexical or [])
-        written = self.written_answers | judging.verdict_answer_ids(verdicts)
-        done = self.done_before + len(written)
-        failed = self.failed_items | set(failed_items)
-        if self.ctx is not None:
-            self.ctx.progress(cursor, done, len(failed))
-        self.done, self.failed_items, self.written_answers = done, failed, written
-
-    def should_stop(self) -> bool:
-        if self.ctx is not None and self.ctx.should_stop():
-            self.stopped = True
-        return self.stopped
-
-
-def _judge_lexical(part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
-    items = lexical_items(part, options.gold)
-    for start in range(0, len(items), options.batch_size):
-        if writer.should_stop():
-            return
-        verdicts, scores = offline_batch(options.backend)(items[start : start + options.batch_size])
-        with writer.store.transaction() as cursor:
-            writer.write(cursor, verdicts, lexical=scores)
-
-
-def _judge_llm(store: Store, part: Slice, options: JudgeOptions, writer: _VerdictWriter) -> None:
-    if part.answers.empty:
-        return
-    config = options.config()
-    gateway = Gateway(store, config, writer.run_id, batch_size=options.batch_size)
-    claims_of = dict(zip(part.answers.answer_id, part.answers.question_id))
-
-    def on_batch(cursor, results) -> None:
-        verdicts = []
-        for result in results:
-            if not result.ok:
-                continue
-            for claim in part.claims[claims_of[result.item_id]]:
-                label = result.parsed[claim["ord"]]
-                verdicts.append(
-                    (result.item_id, claim["claim_id"], label.label, label.rationale or None)
-                )
-        writer.write(cursor, verdicts, [r.item_id for r in results if r.status == "failed"])
-        if writer.should_stop():
-            gateway.stop("stopped")
-
-    gateway.run(llm_requests(part, options), on_batch=on_batch)
-    if gateway.stop_reason == "budget":
-        writer.stopped = True

@@ -1,14 +1,11 @@
-"""The judge's work units, shared by a local run (pipelines.judge.run) and a run on an
-executor (pipelines.judge.scaled): a slice of answers with their claims, one LLM request per
-answer (rendered where it is sent: on a Ray worker for a scaled-out run, `judge_unit`), and
-the offline backends' pure batch functions.
+"""The judge's work, shared by every backend's runner (pipelines.judge.runners): a slice of
+answers with their claims, one LLM request per answer (rendered where it is sent: on a Ray
+worker for a scaled-out run, `judge_unit`), and the offline backends' pure batch functions.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -16,15 +13,13 @@ import pyarrow as pa
 from data_access.store import Store
 from data_access.writes import judging
 from data_access.writes.judging import JudgeFilter
-from pipelines.judge.lexical import LEXICAL_VERSION, LexicalMatcher, lexical_measures
+from pipelines.judge.lexical import LexicalMatcher, lexical_measures
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages
 from pipelines.judge.schema import judge_reply_schema
-from pipelines.judge.support import SUPPORT_VERSION, SupportMatcher
+from pipelines.judge.support import SupportMatcher
+from pipelines.judge.verdicts import verdict_rows
 from pipelines.llm import LLMRequest
-from pipelines.llm.requests import canonical_json, key_part, response_format
 from pipelines.scale.llm_worker import LLMUnitRows, unit_gateway, unit_rows
-
-OFFLINE_BACKENDS = {"lexical": LEXICAL_VERSION, "minilm-support": SUPPORT_VERSION}
 
 
 @dataclass
@@ -100,32 +95,26 @@ def llm_requests(part: Slice, options) -> list[LLMRequest]:
 
 
 def judge_keys(items: list[tuple], claims: dict[str, list[dict]], version: str, gateway) -> list:
-    """The cache key of each item's judge request under `gateway` (its model and mode): equal
-    to the gateway's own key (`Gateway.key_of`), so a local run and a scaled-out one share the
-    store's cache.
+    """The gateway's cache key of each item's judge request (its model and mode), so a local
+    run and a scaled-out one share the store's cache.
 
-    Fast: the key hashes (model, system prompt, user prompt, params), and of these only the
-    user prompt (the question, claims and answer of App. F.2's "Input Information") differs
-    between answers whose rubrics have the same claim numbers. So the hash of everything
-    before it is taken once per rubric shape and copied per answer; the first answer of each
-    shape is keyed by the gateway too, and a shape whose fast key differs from the gateway's
-    (a mode that rewrites the messages, a changed key layout) is keyed by the gateway alone.
+    Fast: the answers whose rubrics have the same claim numbers send requests that differ only
+    in the user prompt (App. F.2's "Input Information"), so their keys come from one key family
+    per rubric shape (`Gateway.key_family`), which hashes only that prompt; where the gateway
+    offers none (a mode that rewrites the messages), it keys each request itself.
     """
-    shapes: dict[tuple, _KeyShape | None] = {}
+    families: dict[tuple, object] = {}
     keys = []
     for item in items:
         rubric = claims[item[1]]
         ords = tuple(c["ord"] for c in rubric)
-        shape = shapes.get(ords, _UNSET)
-        if shape is _UNSET:
-            request = judge_request(item, rubric, version, parse=False)
-            key = gateway.key_of(request)
-            shapes[ords] = _KeyShape.of(gateway, request, key)
-            keys.append(key)
-            continue
+        family = families.get(ords, _UNSET)
+        if family is _UNSET:
+            family = gateway.key_family(judge_request(item, rubric, version, parse=False))
+            families[ords] = family
         key = None
-        if shape is not None:
-            key = shape.key(judge_messages(item[2], rubric, item[3], version))
+        if family is not None:
+            key = family.key(judge_messages(item[2], rubric, item[3], version))
         if key is None:
             key = gateway.key_of(judge_request(item, rubric, version, parse=False))
         keys.append(key)
@@ -133,50 +122,6 @@ def judge_keys(items: list[tuple], claims: dict[str, list[dict]], version: str, 
 
 
 _UNSET = object()
-
-
-@dataclass(frozen=True)
-class _KeyShape:
-    """The constant parts of the cache keys of judge requests of one rubric shape."""
-
-    system: str
-    prefix: Any  # a hashlib sha256 object over everything before the user prompt
-    suffix: bytes  # what follows the user prompt: its (empty) extras and the params
-
-    @classmethod
-    def of(cls, gateway, request: LLMRequest, key: str) -> _KeyShape | None:
-        """The shape of `request` (keyed `key` by the gateway), or None when its fast key
-        would not equal the gateway's."""
-        shaper, mode = gateway.shaper, gateway.mode
-        messages = shaper.messages(request, mode)
-        plain = messages is request.messages and [m.get("role") for m in messages] == [
-            "system",
-            "user",
-        ]
-        if not plain or any(set(m) != {"role", "content"} for m in messages):
-            return None
-        params = shaper.params(request)
-        fmt = response_format(request, mode)
-        if fmt is not None:
-            encoded = canonical_json({**params, "response_format": fmt})
-        else:
-            encoded = canonical_json(params) if params else "{}"
-        system = messages[0]["content"]
-        head = key_part(shaper.model) + key_part("system") + key_part(system)
-        shape = cls(
-            system,
-            hashlib.sha256(head + key_part("") + key_part("user")),
-            key_part("") + key_part(encoded),
-        )
-        return shape if shape.key(messages) == key else None
-
-    def key(self, messages: list[dict]) -> str | None:
-        """The cache key of a request with these messages (None: not of this shape)."""
-        if messages[0]["content"] != self.system:
-            return None
-        digest = self.prefix.copy()
-        digest.update(key_part(messages[1]["content"]) + self.suffix)
-        return digest.hexdigest()
 
 
 @dataclass
@@ -187,17 +132,6 @@ class JudgeUnitRows:
     llm: LLMUnitRows  # cache entries, call rows (pipelines.scale.llm_worker)
     verdicts: pa.Table  # judging.verdict_table
     failed: list[str]  # answers whose call failed (after the gateway's retries)
-
-
-def verdict_rows(results, claims_of: dict[str, list[dict]]) -> list[tuple]:
-    """(answer_id, claim_id, verdict, rationale) per claim of each answered result;
-    `claims_of` maps an answer id to its question's claims."""
-    return [
-        (r.item_id, c["claim_id"], r.parsed[c["ord"]].label, r.parsed[c["ord"]].rationale or None)
-        for r in results
-        if r.ok
-        for c in claims_of[r.item_id]
-    ]
 
 
 def judge_unit(payload: dict) -> JudgeUnitRows:
@@ -242,11 +176,6 @@ def lexical_batch(items: list[tuple]) -> tuple[list[tuple], list[dict]]:
 def support_batch(items: list[tuple]) -> tuple[list[tuple], list[dict]]:
     """`lexical_batch` with the `minilm-support` judge's verdicts (pipelines.judge.support)."""
     return _offline_batch(items, SupportMatcher())
-
-
-def offline_batch(backend: str):
-    """The scale-out unit function of an offline backend."""
-    return support_batch if backend == "minilm-support" else lexical_batch
 
 
 def _offline_batch(items: list[tuple], matcher) -> tuple[list[tuple], list[dict]]:

@@ -206,6 +206,11 @@ class Gateway:
         """The cache key of a request under this gateway's model and (current) output mode."""
         return self.shaper.key(request, mode or self.mode_for(request))
 
+    def key_family(self, request: LLMRequest):
+        """The fast keys of requests like `request` but for their last message's text, in this
+        gateway's current mode (`RequestShaper.key_family`; None: use `key_of`)."""
+        return self.shaper.key_family(request, self.mode)
+
     async def arun(
         self, requests: list[LLMRequest], on_batch: BatchCallback | None = None
     ) -> list[LLMResult]:

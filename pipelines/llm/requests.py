@@ -152,8 +152,8 @@ def _compact_part(part: Any) -> Any:
 
 
 def key_part(text: str) -> bytes:
-    """One part of a cache key's hash input, length-prefixed (`cache_key`; the judge's
-    per-rubric-shape fast keys hash the same parts, pipelines.judge.work.judge_keys)."""
+    """One part of a cache key's hash input, length-prefixed (`cache_key`; a key family's
+    fast keys hash the same parts, `shaping.KeyFamily`)."""
     data = text.encode()
     return len(data).to_bytes(8, "big") + data
 

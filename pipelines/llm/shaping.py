@@ -9,7 +9,10 @@ cost more than the rest of the key (issue 12, "Speed").
 
 from __future__ import annotations
 
+import hashlib
 import json
+from dataclasses import dataclass
+from typing import Any
 
 from pipelines.llm import modes, tool_calls
 from pipelines.llm.config import LLMConfig
@@ -17,6 +20,7 @@ from pipelines.llm.requests import (
     LLMRequest,
     cache_key,
     canonical_json,
+    key_part,
     response_format,
     schema_of,
 )
@@ -84,6 +88,33 @@ class RequestShaper:
             encoded = encoded.replace(_SPLICE, f'"response_format":{_format_json(fmt)}', 1)
         return cache_key(self.model, self.messages(request, mode), encoded)
 
+    def key_family(self, request: LLMRequest, mode: str) -> KeyFamily | None:
+        """The keys of requests that differ from `request` only in their last message's text
+        (one step's prompts over many inputs), hashed from a prefix taken once: `key(request,
+        mode)` for each of them, at a fraction of the cost. None when `mode` rewrites the
+        messages (prompt mode) or a message carries more than a role and a text, where only
+        `key` is right."""
+        messages = self.messages(request, mode)
+        if messages is not request.messages or not messages:
+            return None
+        if any(
+            set(m) != {"role", "content"} or not isinstance(m["content"], str) for m in messages
+        ):
+            return None
+        head = key_part(self.model)
+        for message in messages[:-1]:
+            head += key_part(str(message["role"])) + key_part(message["content"]) + key_part("")
+        last = messages[-1]
+        # (`key`'s own encoding: canonical JSON of the params, response_format included)
+        encoded = canonical_json(self.key_params(request, mode))
+        family = KeyFamily(
+            tuple((m["role"], m["content"]) for m in messages[:-1]),
+            last["role"],
+            hashlib.sha256(head + key_part(str(last["role"]))),
+            key_part("") + key_part(encoded),
+        )
+        return family if family.key(messages) == self.key(request, mode) else None
+
     def body(self, request: LLMRequest, mode: str) -> bytes:
         """The chat-completions JSON body as sent (UTF-8, compact)."""
         body = {"model": self.model, "messages": self.messages(request, mode)}
@@ -97,3 +128,31 @@ class RequestShaper:
             # The last key is response_format: put the memoised schema JSON in its place.
             text = f"{text[: -len('null}')]}{_format_json(fmt)}}}"
         return text.encode()
+
+
+@dataclass(frozen=True)
+class KeyFamily:
+    """What the cache keys of one family of requests share (`RequestShaper.key_family`): every
+    message but the last, the last one's role, and the hash state over all that, so a key
+    costs one hash of the last message's text."""
+
+    leading: tuple[tuple[str, str], ...]  # (role, content) of every message but the last
+    role: str  # the last message's role
+    prefix: Any  # a hashlib sha256 object over the model and the leading messages
+    suffix: bytes  # what follows the last message's text: its (empty) extras and the params
+
+    def key(self, messages: list[dict]) -> str | None:
+        """The cache key of the family's request with these messages; None when they are not
+        of this family (a leading message, the last role or the message count differs)."""
+        if len(messages) != len(self.leading) + 1:
+            return None
+        for message, (role, content) in zip(messages, self.leading):
+            if message.get("content") != content or message.get("role") != role:
+                return None
+        last = messages[-1]
+        text = last.get("content")
+        if last.get("role") != self.role or len(last) != 2 or not isinstance(text, str):
+            return None
+        digest = self.prefix.copy()
+        digest.update(key_part(text) + self.suffix)
+        return digest.hexdigest()

@@ -3,8 +3,10 @@
 Choices where the paper's text leaves room (documented in docs/STORYVIDEOQA.md, tested in
 tests/test_mcq_difficulty.py):
 
-- Segment length |L| is the summed length of the evidence `times` spans. Spans that cannot be
-  read ("throughout", "cross scene", empty) get the mean of the readable spans of the set.
+- Segment length |L| is the question's stored `evidence_seconds`: the summed length of its
+  evidence `times` spans as the importer reads them (`svqa_golden.evidence_seconds`, the one
+  definition). A question with no readable span ("throughout", "cross scene", empty) or a
+  length of 0 gets the mean of the set's others.
 - Story elements |S| = number of characters + number of locations.
 - D_q: the paper gives the z-scores z_l, z_s but not how they become one value in [0, 1]. We
   take z within each video (a segment is short relative to that video's questions; population
@@ -21,32 +23,21 @@ tests/test_mcq_difficulty.py):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+from data_access.importers.svqa_golden import evidence_seconds
+
 N_BINS = 9
-_TIME = re.compile(r"\d{1,2}(?::\d{1,2}){1,2}")
-
-
-def _seconds(token: str) -> int:
-    parts = [int(p) for p in token.split(":")]
-    while len(parts) < 3:
-        parts.insert(0, 0)
-    hours, minutes, seconds = parts
-    return hours * 3600 + minutes * 60 + seconds
 
 
 def segment_seconds(times) -> float:
-    """Total length of evidence spans like '00:01:02-00:01:09' (MM:SS allowed); 0 if none."""
-    total = 0.0
-    for span in list(times) if times is not None else []:
-        stamps = [_seconds(t) for t in _TIME.findall(str(span))]
-        for start, end in zip(stamps[0::2], stamps[1::2]):
-            total += max(0, end - start)
-    return total
+    """Total length of evidence spans like '00:01:02-00:01:09' (MM:SS allowed); 0 if none.
+    The importer's reading (`evidence_seconds`), for frames that lack the stored column."""
+    spans = [str(span) for span in times] if times is not None else []
+    return (evidence_seconds(spans)[0] or 0.0) if spans else 0.0
 
 
 def sigmoid(x):
@@ -63,8 +54,14 @@ def zscore(values: pd.Series) -> pd.Series:
 
 
 def question_difficulty(frame: pd.DataFrame) -> pd.Series:
-    """D_q from segment length and story-element count, z-scored within each video."""
-    span = frame["times"].map(segment_seconds)
+    """D_q from segment length and story-element count, z-scored within each video.
+
+    The length is the stored `evidence_seconds` where the frame has it (mcq_questions rows),
+    else the same reading of `times`."""
+    if "evidence_seconds" in frame:
+        span = pd.to_numeric(frame["evidence_seconds"], errors="coerce").fillna(0.0)
+    else:
+        span = frame["times"].map(segment_seconds)
     readable = span[span > 0]
     span = span.where(span > 0, readable.mean() if len(readable) else 0.0)
     elements = frame["characters"].map(_count) + frame["locations"].map(_count)

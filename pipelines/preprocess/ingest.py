@@ -97,7 +97,8 @@ def build_rows(
         )
         for position, event in enumerate(scene.events):
             span = dialogue_times.get((scene.index, position)) if event.kind == "dialogue" else None
-            if event.kind == "dialogue":
+            is_spoken = event.kind == "dialogue"
+            if is_spoken:
                 line_index_of_dialogue.append(len(rows.lines))
             rows.lines.append(
                 {
@@ -111,6 +112,14 @@ def build_rows(
                     "end_s": span[1] if span else None,
                 }
             )
+            if is_spoken:  # the cue as written: the line's voice, read by belief annotation
+                rows.cues.append(
+                    {
+                        "line_index": rows.lines[-1]["line_index"],
+                        "cue": event.character,
+                        "cue_extensions": list(event.extensions),
+                    }
+                )
     for cue, line in zip(subtitles.cues, timing.cue_to_line):
         rows.subtitles.append(
             {

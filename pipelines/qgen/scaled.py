@@ -11,7 +11,7 @@ transaction that closes the batch. The run is named after the batch, so a killed
 under the same run id with the same command, writing each batch once.
 
 `openai`: the driver replays cached replies before dispatch only where it can: the stages are
-sequential per draft, so like belief annotation (`pipelines.beliefs.llm_scaled`) the driver walks
+sequential per draft, so like belief annotation (`pipelines.beliefs.llm.scaled`) the driver walks
 the batch through the stages against the store's cache and ships the hits; the worker's own
 gateway answers from them first. One LLM budget holds across the workers
 (`pipelines.scale.budget`); a batch the budget stopped is left failed for a resume.

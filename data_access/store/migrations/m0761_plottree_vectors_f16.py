@@ -1,14 +1,24 @@
 """PlotTree node vectors move out of `embeddings` (FLOAT[], 384 x 4 bytes + list overhead)
 into `plottree_vectors` as float16 BLOBs (768 bytes): the real-data demo store was mostly
 these vectors (issue #15). Existing vectors are converted here, in chunks; retrieval reads
-the new table (data_access.writes.plottree)."""
+the new table (data_access.writes.plottree).
+
+Self-contained, as every migration is: the packing below is frozen here rather than imported
+from the live `data_access.writes.vectors`, so a later change there cannot change what this
+migration writes into a store it upgrades."""
 
 import numpy as np
 
 from data_access.store.migrations import migration
-from data_access.writes.vectors import pack_f16
 
 _CHUNK = 50_000
+_F16 = np.dtype("<f2")  # little-endian float16, the BLOB layout `plottree_vectors` holds
+
+
+def _pack_f16(vectors: np.ndarray) -> list[bytes]:
+    """One float16 BLOB per row of `vectors` (`vectors.pack_f16` as it was when this migration was written)."""
+    packed = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32).astype(_F16))
+    return [row.tobytes() for row in packed]
 
 
 @migration(761, "plottree node vectors as float16")
@@ -35,7 +45,7 @@ def compact_plottree_vectors(connection) -> None:
             [*first, *last],
         ).df()
         vectors = np.asarray(table["vector"].tolist(), dtype=np.float32)
-        table["vector"] = pack_f16(vectors)
+        table["vector"] = _pack_f16(vectors)
         connection.register("_moved_vectors", table)
         connection.execute(
             "INSERT INTO plottree_vectors SELECT run_id, item_id, model, vector FROM _moved_vectors"
