@@ -11,7 +11,7 @@ from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
 from pages.question_review import qlab_review_summary, question_review_panel
 from pages.review_common import reviewer_sidebar
-from pages.safe_text import inert
+from pages.safe_text import inert, shown_table
 from pipelines.qgen.checks import CHECKS_VERSION, LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
@@ -136,9 +136,11 @@ with analytics_tab:
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
-        st.dataframe(
-            query(views_qlab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity"
-        )
+        diversity = query(views_qlab.self_bleu, run_id)
+        st.dataframe(shown_table(diversity), hide_index=True, width="stretch", key="diversity")
+        if diversity[["self_bleu_2", "self_bleu_4"]].isna().any(axis=None):
+            # Self-BLEU scores each question against the others of its type
+            st.caption("— : a type with one question has no other to compare it with.")
     with right:
         kinds = query(views_qlab.self_bleu, run_id)["qtype"].tolist() or ["*"]
         frame_type = url_selectbox(

@@ -14,6 +14,7 @@ from pages.question_review import question_review_panel
 from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert, plain, show_text
 from viz.questions import (
+    checks_in_words,
     evidence_captions,
     evidence_lines,
     evidence_map_figure,
@@ -69,6 +70,10 @@ st.caption(
 # the question text first and the long generated ids last: with the id first, a real film's
 # table showed ids and the film title and cut the questions off at the right edge
 shown = listed.drop(columns=["film_id"] + (["title"] if film_id else []))
+if "checks_passed" in shown.columns:  # in words: a question no check run saw is "not checked"
+    shown = shown.drop(columns=["checks_passed"]).assign(
+        checks=checks_in_words(shown["checks_passed"])
+    )
 first = [c for c in ["qtype", "center", "text", "status", "source"] if c in shown.columns]
 st.dataframe(
     shown[first + [c for c in shown.columns if c not in first]],

@@ -10,7 +10,7 @@ from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 from pages.import_panel import import_results_panel
 from pages.run_failures import failures_by_run, run_failure_summary
-from pages.safe_text import inert
+from pages.safe_text import inert, shown_table
 from pages.scale_panel import batches_panel
 
 st.title("Runs")
@@ -76,7 +76,8 @@ cols[1].metric("Tokens", f"{int(runs['tokens'].sum()):,}")
 cols[2].metric("Cost (USD)", f"{runs['cost_usd'].sum():.4f}")
 cols[3].metric("Cache hits", f"{int(runs['cache_hits'].sum())} of {int(runs['calls'].sum())} calls")
 st.dataframe(
-    runs,
+    # a run with no model (an offline judge), no failure count or no note: a dash, not "None"
+    shown_table(runs, [c for c in ("model", "n_failed", "note") if c in runs.columns]),
     hide_index=True,
     width="stretch",
     key="runs_table",

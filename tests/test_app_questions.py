@@ -47,7 +47,10 @@ def test_checks_filter_uses_the_latest_check_run(fixture_store):
     at = run_page(REPO_ROOT, "questions_page", {"checks": "failed"})
     assert not at.exception
     listed = at.dataframe[0].value
-    assert list(listed["question_id"]) == ["q2", "q3"] and not listed["checks_passed"].any()
+    assert list(listed["question_id"]) == ["q2", "q3"] and list(listed["checks"]) == [
+        "failed",
+        "failed",
+    ]
     at.selectbox(key="checks").set_value("passed").run()
     assert list(at.dataframe[0].value["question_id"]) == ["q1"]
 

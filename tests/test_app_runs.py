@@ -35,3 +35,13 @@ def test_filter_by_step_from_url(fixture_store):
     runs = at.dataframe[1].value
     assert set(runs["step"]) == {"judge"} and len(runs) == 2
     assert set(runs["backend"]) == {"lexical", "openai"}
+
+
+def test_runs_table_draws_missing_cells_as_a_dash(fixture_store):
+    at = run_page(REPO_ROOT, "runs_page", {"step": "judge"})
+    assert not at.exception
+    runs = at.dataframe[1].value.set_index("backend")
+    assert runs.loc["lexical", "model"] == "—"  # the offline judge has no model, not "None"
+    assert runs.loc["openai", "model"] != "—"
+    for column in ("model", "n_failed", "note"):
+        assert not runs[column].isna().any(), column
