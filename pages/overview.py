@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from data_access.formats.question_types import type_label
 from data_access.queries import overview as views_overview
 from pages.common import chart, query
 from pages.safe_text import inert, plain
+from pages.type_legend import type_legend
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
 st.title("StoryScope")
@@ -118,7 +120,13 @@ if not by_type.empty:
     st.caption("Questions of one type (Table 1):")  # bare type names: 11 columns cut longer labels
     type_links = st.columns(min(11, len(by_type["qtype"].unique())))
     for column, qtype in zip(type_links, sorted(by_type["qtype"].unique())):
-        column.page_link("pages/questions_page.py", label=qtype, query_params={"qtype": qtype})
+        column.page_link(
+            "pages/questions_page.py",
+            label=qtype,
+            query_params={"qtype": qtype},
+            help=type_label(qtype),
+        )
+    type_legend(by_type["qtype"].unique())
 links = st.columns(4)
 links[0].page_link("pages/distributions_page.py", label="Distributions")
 links[1].page_link("pages/qlab_page.py", label="Question Lab")

@@ -12,6 +12,7 @@ from pages.gold_note import gold_eval_caption
 from pages.question_review import qlab_review_summary, question_review_panel
 from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert, shown_table
+from pages.type_legend import type_legend
 from pipelines.qgen.checks import CHECKS_VERSION, LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
@@ -100,6 +101,7 @@ with checks_tab:
                 width="stretch",
                 key="failures",
             )
+        type_legend(results["qtype"].dropna().unique() if "qtype" in results else None)
         download_buttons(results, f"checks_{check_run}", key="checks")
         chart(leak_histogram, results, LEAK_THRESHOLD, key="leak_histogram")
         if not violations.empty:
@@ -133,6 +135,7 @@ with analytics_tab:
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
         chart(question_map_figure, points, colour_by, key="question_map")
+    type_legend(query(views_qlab.self_bleu, run_id)["qtype"].tolist())
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
