@@ -5,7 +5,7 @@ import streamlit as st
 from data_access.formats.question_types import type_label
 from data_access.queries import overview as views_overview
 from pages.common import chart, query
-from pages.safe_text import inert, plain
+from pages.safe_text import inert, plain, shown_table
 from pages.type_legend import type_legend
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
@@ -62,13 +62,15 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Settings")
-    st.dataframe(query(views_overview.settings_table), hide_index=True, width="stretch")
+    settings_rows = shown_table(query(views_overview.settings_table))
+    st.dataframe(settings_rows, hide_index=True, width="stretch")
 with right:
     st.subheader("Judges")
-    st.dataframe(query(views_overview.judges_table), hide_index=True, width="stretch")
+    st.dataframe(shown_table(query(views_overview.judges_table)), hide_index=True, width="stretch")
 
 st.subheader("Recent runs")
-st.dataframe(query(views_overview.recent_runs), hide_index=True, width="stretch")
+# an offline backend has no model, a setting no captioner or tier: a dash, never "None"
+st.dataframe(shown_table(query(views_overview.recent_runs)), hide_index=True, width="stretch")
 
 # -- links into the explorer with the right filters (engineer H) ------------------------------
 from data_access.queries import film as views_film  # noqa: E402

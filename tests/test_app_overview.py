@@ -54,3 +54,18 @@ def test_overview_on_empty_store_says_how_to_fill_it(store, store_path):
     at.run()
     assert not at.exception
     assert any("storyscope demo" in info.value for info in at.info)
+
+
+def test_overview_tables_draw_missing_cells_as_a_dash_and_explain_types(store, store_path):
+    _seed(store)
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    settings = at.dataframe[1].value.set_index("setting_id")
+    assert settings.loc["screenplay", ["captioner", "tier"]].tolist() == ["—", "—"]
+    runs = at.dataframe[3].value
+    assert list(runs["model"]) == ["—"]  # the import run names no model: not "None"
+    (legend,) = [e for e in at.expander if e.label.startswith("Question types Q1–N3")]
+    text = "\n".join(m.value for m in legend.markdown)
+    assert "**Q1** Knowledge split" in text and "**N2** Trust evolution" in text
+    assert "**Q2**" not in text  # only the types the store holds
