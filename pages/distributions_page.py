@@ -91,6 +91,7 @@ if section == OPEN:
             centers.set_index("centers")["films"],
             f"Center characters per film (median {_or_nan(centers['median_centers'].iloc[0]):.1f})",
             "centers",
+            y_label="films",
             key="centers",
             into=right,
         )

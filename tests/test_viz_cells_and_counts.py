@@ -1,5 +1,5 @@
-"""The Table 3 / Table 4 cell: a mean with its 95% interval, and words where the interval has
-no width or there is no mean."""
+"""Formatting that reads honestly: a mean with its 95% interval (words where the interval has no
+width or there is no mean), a check outcome in words, count bars one unit wide."""
 
 from __future__ import annotations
 
@@ -41,3 +41,17 @@ def test_a_questions_check_outcome_in_words():
     passed = pd.Series([True, False, pd.NA, None], dtype=object)
     assert checks_in_words(passed) == ["passed", "failed", "not checked", "not checked"]
     assert checks_in_words(pd.Series([True, None], dtype="boolean")) == ["passed", "not checked"]
+
+
+def test_count_bars_are_one_unit_wide_and_say_what_they_count():
+    import pandas as pd
+
+    from viz.distributions import count_bars
+
+    # 14 films with one center character, one with 24: two values far apart
+    bars = count_bars(pd.Series({1: 14, 24: 1}), "Centers", "centers", y_label="films")
+    (trace,) = bars.data
+    assert list(trace.x) == [1, 24] and trace.width == 0.8  # not 23 units wide from -8
+    assert bars.layout.yaxis.title.text == "films"
+    types = count_bars(pd.Series({"Q1": 3, "N2": 1}), "Types", "type", ["Q1", "N2"])
+    assert types.data[0].width is None and types.layout.yaxis.title.text == "questions"
