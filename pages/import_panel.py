@@ -192,14 +192,14 @@ def _model_unknown(report, model_key: str) -> None:
     if not report.model_typed:
         summary = expected_summary(report.format, report.source)
         where = (
-            f" {report.harness} writes it in the run's results summary, {summary}: select that"
+            f"{report.harness} writes it in the run's results summary, {summary}: select that"
             " file together with the samples to read it from there, or name the model here."
             if summary
-            else " Name it here to record it with the answers, or import without one."
+            else "Name it here to record it with the answers, or import without one."
         )
+        # one text: inert() trims the edges of what it is given, so two calls lose the space
         st.warning(
-            inert(f"Model unknown: {report.source} does not name the model that wrote it.")
-            + inert(where)
+            inert(f"Model unknown: {report.source} does not name the model that wrote it. {where}")
         )
     st.text_input(
         "Model (the file does not name it)",

@@ -84,10 +84,10 @@ def test_samples_alone_warn_the_model_is_unknown_and_take_a_name(fixture_store, 
         " samples): the model is unknown" in report
     )
     assert [w.value for w in at.warning] == [
-        inert(f"Model unknown: {SAMPLES} does not name the model that wrote it.")
-        + inert(
-            f" lmms-eval writes it in the run's results summary, {SUMMARY}: select that file"
-            " together with the samples to read it from there, or name the model here."
+        inert(
+            f"Model unknown: {SAMPLES} does not name the model that wrote it. lmms-eval writes"
+            f" it in the run's results summary, {SUMMARY}: select that file together with the"
+            " samples to read it from there, or name the model here."
         )
     ]
     assert store_dump(fixture_store) == before
