@@ -65,7 +65,7 @@ def _run_import(
     with tempfile.TemporaryDirectory(prefix="storyscope-upload-") as folder:
         for name, data in files:
             (Path(folder) / Path(name).name).write_bytes(data)
-        path = Path(folder) / Path(files[0][0]).name if len(files) == 1 else Path(folder)
+        path = Path(folder) / _import_target(files)
         try:
             return import_results(
                 current_store(),
@@ -84,6 +84,19 @@ def _run_import(
                 f"{shown}: could not be read ({type(exc).__name__}); nothing was written."
                 " `storyscope import results FILE` names the record."
             )
+
+
+def _import_target(files: list[tuple[str, bytes]]) -> str:
+    """What to import in the upload folder: the one file, the one samples file beside its
+    summary (every harness version pairs them by name, lmms-eval 0.2.0's `<task>.json` with
+    `results.json` too), else the folder as a harness's run folder ("" is the folder)."""
+    from pipelines.results.harness_samples import is_summary_name
+
+    names = [Path(name).name for name, _ in files]
+    samples = [name for name in names if not is_summary_name(name)]
+    if len(names) == 1 or len(samples) == 1:
+        return names[0] if len(names) == 1 else samples[0]
+    return ""
 
 
 def _without_folder(text: str, folder: str) -> str:

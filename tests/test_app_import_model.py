@@ -159,3 +159,18 @@ def test_cli_names_the_model_of_samples_without_their_summary(store_path, tmp_pa
     named = json.loads(result.output)
     assert (named["model"], named["model_typed"]) == ("my-llava-7b", True)
     assert named["setting_id"] == "lmms-eval:my-llava-7b:storyscope_lfvqa"
+
+
+def test_lmms_eval_0_2_0s_task_document_pairs_with_its_results_json(fixture_store, tmp_path):
+    """lmms-eval to 0.2.2 wrote `<task>.json` (samples under `logs`) beside `results.json`:
+    uploaded together, the model is read from results.json as the harness wrote it."""
+    from tests.support import harness_versions as hv
+
+    lines = [hv.lmms_line(0, "Ann waits for the boat.", "svqa_score", {"question_id": "q1"})]
+    document = hv.write_lmms_run(tmp_path / "o", "svqa", lines, {}, version="0.2.0")
+    at = _upload(run_page(REPO_ROOT, "runs_page"), [document, document.parent / "results.json"])
+    assert not at.exception
+    report = _texts(at)
+    assert "svqa.json [lmms-eval]: would import 1 of 1 samples as answers" in report
+    assert f"  model       {MODEL}\n" in report
+    assert not at.warning
