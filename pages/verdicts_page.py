@@ -370,6 +370,7 @@ else:
         overlap = query(views_verdicts.run_overlap, run_a, run_b)
         st.metric("Flipped claims", f"{len(flipped)} of {overlap}")
         st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
+        type_legend(flipped["qtype"].unique() if "qtype" in flipped else None)
         download_buttons(flipped, f"diff_{run_a}_{run_b}", key="diff")
 
 answer_slice_panel(film_id, tuple(qtypes))

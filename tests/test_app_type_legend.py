@@ -64,3 +64,14 @@ def test_verdicts_and_question_lab_give_the_legend(fixture_store):
     legends = [e for e in at.expander if e.label == LEGEND]
     assert len(legends) == 2  # the checks tab and the analytics tab
     assert "**Q3** False belief" in "\n".join(m.value for m in legends[0].markdown)
+
+
+def test_diff_and_compare_tables_of_type_codes_give_the_legend(fixture_store):
+    for view in ("Diff of two runs", "Compare"):
+        at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": view})
+        assert not at.exception
+        shown = {code for df in at.dataframe if "qtype" in df.value for code in df.value["qtype"]}
+        assert shown, view  # the view lists type codes
+        legend = _legend(at)
+        for code in shown:
+            assert f"**{code}** {TYPE_NAMES[code]}" in legend, (view, code)
