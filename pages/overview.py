@@ -37,7 +37,8 @@ if datasets.empty:
     st.info("The store is empty. Build the demo store with `storyscope demo` or import a dataset.")
 else:
     st.dataframe(
-        datasets,
+        # a dataset whose source states no licence says so in words, not "None"
+        datasets.fillna({"licence": "not stated"}),
         hide_index=True,
         width="stretch",
         column_config={"reported_by_paper": st.column_config.CheckboxColumn("reported by paper")},
