@@ -13,6 +13,12 @@ from pages.run_failures import failures_by_run, run_failure_summary
 from pages.safe_text import inert, shown_table
 from pages.scale_panel import batches_panel
 
+
+def _count(value) -> str:
+    """A run's item or failure count; a run that did not record one says so, not "None"."""
+    return "not recorded" if value is None or value != value else f"{int(value):,}"
+
+
 st.title("Runs")
 
 
@@ -98,7 +104,8 @@ detail = query(views_runs.run_detail, run_id)
 st.markdown(
     f"**{detail['step']}** · backend `{detail['backend']}`"
     + (f" · model `{detail['model']}`" if detail["model"] else "")
-    + f" · {detail['status']} · items {detail['n_items']} · failed {detail['n_failed']}"
+    + f" · {detail['status']} · items {_count(detail['n_items'])}"
+    + f" · failed {_count(detail['n_failed'])}"
 )
 st.json(detail["params"] or "{}", expanded=False)
 calls = query(views_runs.run_calls, run_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import streamlit as st
 
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
@@ -45,3 +46,17 @@ def test_runs_table_draws_missing_cells_as_a_dash(fixture_store):
     assert runs.loc["openai", "model"] != "—"
     for column in ("model", "n_failed", "note"):
         assert not runs[column].isna().any(), column
+
+
+def test_a_run_without_a_failure_count_says_so(store, fixture_store):
+    runs = fixture_store
+    at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
+    head = next(m.value for m in at.markdown if m.value.startswith("**"))
+    assert " · failed " in head and "None" not in head
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE runs SET n_failed = NULL WHERE run_id = ?", [runs["failed"]])
+    st.cache_data.clear()  # a bare UPDATE does not move the store's version token
+    at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
+    assert not at.exception
+    head = next(m.value for m in at.markdown if m.value.startswith("**"))
+    assert head.endswith(" · failed not recorded")
