@@ -23,6 +23,7 @@ from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention
 from viz.questions import evidence_captions
 from viz.verdicts import (
     METRIC_LABELS,
+    ZERO_WIDTH_NOTE,
     answer_markdown,
     metrics_figure,
     metrics_table,
@@ -198,6 +199,7 @@ def _metrics_tables(the_slice: tuple) -> None:
         f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
     )
     st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
+    st.caption(ZERO_WIDTH_NOTE)
     st.caption(_coverage_note(judge_id, by_setting, reported))
     st.dataframe(
         metrics_table(by_setting, reported, order_by),

@@ -15,16 +15,16 @@ def test_a_real_interval_is_printed_in_percent():
 
 
 def test_one_question_has_no_interval():
-    assert interval_cell(0.5, 0.5, 0.5, 1) == "50.0 (n=1: no interval)"
+    assert interval_cell(0.5, 0.5, 0.5, 1) == "50.0 (n=1)"
 
 
 def test_questions_that_all_score_the_same_have_no_interval():
-    assert interval_cell(1.0, 1.0, 1.0, 6) == "100.0 (all equal: no interval)"
-    assert interval_cell(0.0, 0.0, 0.0, None) == "0.0 (all equal: no interval)"
+    assert interval_cell(1.0, 1.0, 1.0, 6) == "100.0 (all equal)"
+    assert interval_cell(0.0, 0.0, 0.0, None) == "0.0 (all equal)"
 
 
 def test_an_interval_narrower_than_the_printed_digit_says_so():
-    assert interval_cell(0.8, 0.8, 0.80004, 40) == "80.0 (interval under 0.1 wide)"
+    assert interval_cell(0.8, 0.8, 0.80004, 40) == "80.0 (interval < 0.1)"
 
 
 def test_no_mean_is_a_dash_and_no_interval_is_the_mean_alone():

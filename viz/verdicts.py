@@ -121,10 +121,17 @@ def _reasons(cells: pd.DataFrame) -> list[str]:
     ]
 
 
+# what a cell without brackets means, said once beside the tables
+ZERO_WIDTH_NOTE = (
+    "No interval where it would have no width: (n=1) one question, nothing to resample;"
+    " (all equal) every question scores the same, so every resample does too."
+)
+
+
 def interval_cell(value: float, low: float, high: float, n: int | None = None) -> str:
     """A mean in percent with its 95% interval, for a table cell. An interval of no width says
-    why instead of printing "[50.0, 50.0]": one question (`n`=1) has nothing to resample, and
-    questions that all score the same resample to that score every time.
+    why instead of printing "[50.0, 50.0]" (ZERO_WIDTH_NOTE): one question (`n`=1) has nothing
+    to resample, and questions that all score the same resample to that score every time.
 
     Args:
         value, low, high: the mean and the interval's ends, 0-1 (NaN: none).
@@ -137,10 +144,10 @@ def interval_cell(value: float, low: float, high: float, n: int | None = None) -
         return mean
     if low == high:
         if n == 1:
-            return f"{mean} (n=1: no interval)"
-        return f"{mean} (all equal: no interval)"
+            return f"{mean} (n=1)"
+        return f"{mean} (all equal)"
     if f"{100 * low:.1f}" == f"{100 * high:.1f}":
-        return f"{mean} (interval under 0.1 wide)"
+        return f"{mean} (interval < 0.1)"
     return f"{mean} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
