@@ -20,6 +20,7 @@ from pages.filters import (
     url_text,
 )
 from pages.safe_text import inert, plain, shown_table
+from pages.type_legend import type_legend
 from pipelines.beliefs.backend_notes import OWN_WORDS
 from pipelines.beliefs.character_summary import (
     GROUPINGS,
@@ -311,6 +312,7 @@ if picked:
                 f"questions?film={quote(film_id)}&q={quote(str(q))}" for q in citing["question_id"]
             ]
         )[["text", "qtype", "center", "status", "open", "question_id"]]
+        type_legend(citing["qtype"].unique())
         st.dataframe(
             citing,
             hide_index=True,

@@ -15,6 +15,7 @@ from pages.common import derived, query
 from pages.downloads import download_buttons
 from pages.filters import url_selectbox
 from pages.safe_text import inert, plain
+from pages.type_legend import type_legend
 from pipelines.compare import compare_settings, judged_settings
 
 RESAMPLES = 10_000
@@ -119,4 +120,5 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
         key="compare_top",
         column_config={"grid": st.column_config.LinkColumn("grid", display_text="open grid")},
     )
+    type_legend(top["qtype"].unique() if "qtype" in top else None)
     download_buttons(result.pairs, f"compare_{a}_vs_{b}", key="compare")

@@ -10,6 +10,7 @@ from pages.common import chart, query
 from pages.downloads import download_buttons
 from pages.filters import url_film_or_all, url_radio, url_selectbox
 from pages.mcq_methods_panel import methods_section
+from pages.type_legend import type_legend
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
 from viz.distributions import (
@@ -48,6 +49,7 @@ if section == OPEN:
         cols[3].metric("Evidence span (min, mean)", f"{_or_nan(shape.mean_span_min):.1f}")
         left, right = st.columns(2)
         types = shape.value_counts("qtype")
+        type_legend(types.index)
         chart(
             count_bars,
             types,
@@ -89,6 +91,7 @@ if section == OPEN:
             centers.set_index("centers")["films"],
             f"Center characters per film (median {_or_nan(centers['median_centers'].iloc[0]):.1f})",
             "centers",
+            y_label="films",
             key="centers",
             into=right,
         )

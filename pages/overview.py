@@ -2,9 +2,11 @@
 
 import streamlit as st
 
+from data_access.formats.question_types import type_label
 from data_access.queries import overview as views_overview
 from pages.common import chart, query
-from pages.safe_text import inert, plain
+from pages.safe_text import inert, plain, shown_table
+from pages.type_legend import type_legend
 from viz.overview import mcq_sets_figure, questions_by_type_figure
 
 st.title("StoryScope")
@@ -35,7 +37,8 @@ if datasets.empty:
     st.info("The store is empty. Build the demo store with `storyscope demo` or import a dataset.")
 else:
     st.dataframe(
-        datasets,
+        # a dataset whose source states no licence says so in words, not "None"
+        datasets.fillna({"licence": "not stated"}),
         hide_index=True,
         width="stretch",
         column_config={"reported_by_paper": st.column_config.CheckboxColumn("reported by paper")},
@@ -60,13 +63,15 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Settings")
-    st.dataframe(query(views_overview.settings_table), hide_index=True, width="stretch")
+    settings_rows = shown_table(query(views_overview.settings_table))
+    st.dataframe(settings_rows, hide_index=True, width="stretch")
 with right:
     st.subheader("Judges")
-    st.dataframe(query(views_overview.judges_table), hide_index=True, width="stretch")
+    st.dataframe(shown_table(query(views_overview.judges_table)), hide_index=True, width="stretch")
 
 st.subheader("Recent runs")
-st.dataframe(query(views_overview.recent_runs), hide_index=True, width="stretch")
+# an offline backend has no model, a setting no captioner or tier: a dash, never "None"
+st.dataframe(shown_table(query(views_overview.recent_runs)), hide_index=True, width="stretch")
 
 # -- links into the explorer with the right filters (engineer H) ------------------------------
 from data_access.queries import film as views_film  # noqa: E402
@@ -118,7 +123,13 @@ if not by_type.empty:
     st.caption("Questions of one type (Table 1):")  # bare type names: 11 columns cut longer labels
     type_links = st.columns(min(11, len(by_type["qtype"].unique())))
     for column, qtype in zip(type_links, sorted(by_type["qtype"].unique())):
-        column.page_link("pages/questions_page.py", label=qtype, query_params={"qtype": qtype})
+        column.page_link(
+            "pages/questions_page.py",
+            label=qtype,
+            query_params={"qtype": qtype},
+            help=type_label(qtype),
+        )
+    type_legend(by_type["qtype"].unique())
 links = st.columns(4)
 links[0].page_link("pages/distributions_page.py", label="Distributions")
 links[1].page_link("pages/qlab_page.py", label="Question Lab")

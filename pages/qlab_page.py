@@ -11,7 +11,8 @@ from pages.filters import url_multiselect, url_radio, url_selectbox
 from pages.gold_note import gold_eval_caption
 from pages.question_review import qlab_review_summary, question_review_panel
 from pages.review_common import reviewer_sidebar
-from pages.safe_text import inert
+from pages.safe_text import inert, shown_table
+from pages.type_legend import type_legend
 from pipelines.qgen.checks import CHECKS_VERSION, LEAK_THRESHOLD
 from viz.qlab import leak_histogram, question_map_figure
 
@@ -100,6 +101,7 @@ with checks_tab:
                 width="stretch",
                 key="failures",
             )
+        type_legend(results["qtype"].dropna().unique() if "qtype" in results else None)
         download_buttons(results, f"checks_{check_run}", key="checks")
         chart(leak_histogram, results, LEAK_THRESHOLD, key="leak_histogram")
         if not violations.empty:
@@ -133,12 +135,15 @@ with analytics_tab:
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
         chart(question_map_figure, points, colour_by, key="question_map")
+    type_legend(query(views_qlab.self_bleu, run_id)["qtype"].tolist())
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
-        st.dataframe(
-            query(views_qlab.self_bleu, run_id), hide_index=True, width="stretch", key="diversity"
-        )
+        diversity = query(views_qlab.self_bleu, run_id)
+        st.dataframe(shown_table(diversity), hide_index=True, width="stretch", key="diversity")
+        if diversity[["self_bleu_2", "self_bleu_4"]].isna().any(axis=None):
+            # Self-BLEU scores each question against the others of its type
+            st.caption("— : a type with one question has no other to compare it with.")
     with right:
         kinds = query(views_qlab.self_bleu, run_id)["qtype"].tolist() or ["*"]
         frame_type = url_selectbox(

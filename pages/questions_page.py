@@ -3,6 +3,7 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 
 import streamlit as st
 
+from data_access.formats.question_types import type_label
 from data_access.queries import questions as views_questions
 from data_access.queries.questions import facet_values
 from pages.common import chart, query
@@ -13,7 +14,9 @@ from pages.generate_button import generate_panel, run_filter
 from pages.question_review import question_review_panel
 from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert, plain, show_text
+from pages.type_legend import type_legend
 from viz.questions import (
+    checks_in_words,
     evidence_captions,
     evidence_lines,
     evidence_map_figure,
@@ -34,7 +37,13 @@ if facets.empty:
         generate_panel(film_id)
     st.stop()
 columns = st.columns(6)
-qtypes = url_multiselect("Type", facet_values(facets, "qtype"), key="qtype", container=columns[0])
+qtypes = url_multiselect(
+    "Type",
+    facet_values(facets, "qtype"),
+    key="qtype",
+    container=columns[0],
+    format_func=type_label,
+)
 centers = url_multiselect(
     "Center character", facet_values(facets, "center"), key="center", container=columns[1]
 )
@@ -69,6 +78,10 @@ st.caption(
 # the question text first and the long generated ids last: with the id first, a real film's
 # table showed ids and the film title and cut the questions off at the right edge
 shown = listed.drop(columns=["film_id"] + (["title"] if film_id else []))
+if "checks_passed" in shown.columns:  # in words: a question no check run saw is "not checked"
+    shown = shown.drop(columns=["checks_passed"]).assign(
+        checks=checks_in_words(shown["checks_passed"])
+    )
 first = [c for c in ["qtype", "center", "text", "status", "source"] if c in shown.columns]
 st.dataframe(
     shown[first + [c for c in shown.columns if c not in first]],
@@ -77,6 +90,7 @@ st.dataframe(
     key="question_table",
     column_config={"text": st.column_config.TextColumn("text", width="large")},
 )
+type_legend(listed["qtype"].unique())
 download_buttons(listed, "questions", key="questions")
 with st.expander(
     GENERATE, expanded="gen_plan" in st.session_state or "gen_job" in st.session_state

@@ -10,8 +10,14 @@ from pages.downloads import download_buttons
 from pages.filters import url_multiselect, url_selectbox
 from pages.import_panel import import_results_panel
 from pages.run_failures import failures_by_run, run_failure_summary
-from pages.safe_text import inert
+from pages.safe_text import inert, shown_table
 from pages.scale_panel import batches_panel
+
+
+def _count(value) -> str:
+    """A run's item or failure count; a run that did not record one says so, not "None"."""
+    return "not recorded" if value is None or value != value else f"{int(value):,}"
+
 
 st.title("Runs")
 
@@ -76,7 +82,8 @@ cols[1].metric("Tokens", f"{int(runs['tokens'].sum()):,}")
 cols[2].metric("Cost (USD)", f"{runs['cost_usd'].sum():.4f}")
 cols[3].metric("Cache hits", f"{int(runs['cache_hits'].sum())} of {int(runs['calls'].sum())} calls")
 st.dataframe(
-    runs,
+    # a run with no model (an offline judge), no failure count or no note: a dash, not "None"
+    shown_table(runs, [c for c in ("model", "n_failed", "note") if c in runs.columns]),
     hide_index=True,
     width="stretch",
     key="runs_table",
@@ -97,7 +104,8 @@ detail = query(views_runs.run_detail, run_id)
 st.markdown(
     f"**{detail['step']}** · backend `{detail['backend']}`"
     + (f" · model `{detail['model']}`" if detail["model"] else "")
-    + f" · {detail['status']} · items {detail['n_items']} · failed {detail['n_failed']}"
+    + f" · {detail['status']} · items {_count(detail['n_items'])}"
+    + f" · failed {_count(detail['n_failed'])}"
 )
 st.json(detail["params"] or "{}", expanded=False)
 calls = query(views_runs.run_calls, run_id)

@@ -76,12 +76,12 @@ def show_text(text: object, label: str | None = None, container=st, caption: boo
 MISSING = "—"
 
 
-def shown_table(frame):
+def shown_table(frame, columns=None):
     """A copy of `frame` for `st.dataframe` with missing cells drawn as "—" instead of "None" /
     "nan" (a told_by of a witnessed belief, a time of a story without times): a missing value
-    read as the word None looked like a name."""
+    read as the word None looked like a name. `columns`: only these (None: every column)."""
     out = frame.copy()
-    for column in out.columns:
+    for column in out.columns if columns is None else columns:
         values = out[column]
         if not values.isna().any() or values.map(lambda v: isinstance(v, list)).any():
             continue

@@ -3,7 +3,7 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 
 import streamlit as st
 
-from data_access.formats.question_types import ALL_TYPES
+from data_access.formats.question_types import ALL_TYPES, type_label
 from data_access.queries import questions as views_questions
 from data_access.queries import verdicts as views_verdicts
 from pages import agent_trail_panel, compare_panel, review_panel
@@ -17,11 +17,13 @@ from pages.judge_button import rerun_judge_panel
 from pages.review_common import reviewer_sidebar
 from pages.safe_text import inert, plain
 from pages.storysumm_panel import storysumm_panel
+from pages.type_legend import type_legend
 from pipelines import verdict_metrics
 from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from viz.questions import evidence_captions
 from viz.verdicts import (
     METRIC_LABELS,
+    ZERO_WIDTH_NOTE,
     answer_markdown,
     metrics_figure,
     metrics_table,
@@ -197,6 +199,7 @@ def _metrics_tables(the_slice: tuple) -> None:
         f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
     )
     st.caption(precision_convention_note(DEFAULT_PRECISION_CONVENTION))
+    st.caption(ZERO_WIDTH_NOTE)
     st.caption(_coverage_note(judge_id, by_setting, reported))
     st.dataframe(
         metrics_table(by_setting, reported, order_by),
@@ -217,6 +220,7 @@ def _metrics_tables(the_slice: tuple) -> None:
         verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
     )
     st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
+    type_legend(by_type["qtype"].unique() if "qtype" in by_type else None)
     download_buttons(by_setting, f"metrics_{judge_id}", key="metrics")
 
 
@@ -248,6 +252,7 @@ qtypes = url_multiselect(
     list(ALL_TYPES),
     key="qtype",
     container=top[2],
+    format_func=type_label,
 )
 order_by = url_selectbox(
     "Order settings by",
@@ -276,6 +281,7 @@ if section == "Claims × settings":
             key="q",
             format_func=lambda q: f"{q} — {texts[q]}",
         )
+        type_legend(questions["qtype"].unique())
         run_id = _grid_run_picker(runs, judge_id)
         grid = (
             query(views_verdicts.judge_grid, question_id, judge_id)
@@ -368,6 +374,7 @@ else:
         overlap = query(views_verdicts.run_overlap, run_a, run_b)
         st.metric("Flipped claims", f"{len(flipped)} of {overlap}")
         st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
+        type_legend(flipped["qtype"].unique() if "qtype" in flipped else None)
         download_buttons(flipped, f"diff_{run_a}_{run_b}", key="diff")
 
 answer_slice_panel(film_id, tuple(qtypes))

@@ -54,3 +54,27 @@ def test_overview_on_empty_store_says_how_to_fill_it(store, store_path):
     at.run()
     assert not at.exception
     assert any("storyscope demo" in info.value for info in at.info)
+
+
+def test_overview_tables_draw_missing_cells_as_a_dash_and_explain_types(store, store_path):
+    _seed(store)
+    with store.transaction() as cursor:
+        run_id = insert_run(cursor, RunSpec(step="import.test", backend="import"))
+        cursor.execute(
+            "INSERT INTO datasets VALUES ('pairs', 'Pairs', 'lfvqa', 'tests', NULL, false, ?)",
+            [run_id],
+        )
+        finish_run(cursor, run_id, n_items=1)
+    at = AppTest.from_file(str(REPO_ROOT / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    licences = at.dataframe[0].value.set_index("dataset_id")["licence"]
+    assert licences.to_dict() == {"demo": "MIT", "pairs": "not stated"}
+    settings = at.dataframe[1].value.set_index("setting_id")
+    assert settings.loc["screenplay", ["captioner", "tier"]].tolist() == ["—", "—"]
+    runs = at.dataframe[3].value
+    assert set(runs["model"]) == {"—"}  # the import runs name no model: not "None"
+    (legend,) = [e for e in at.expander if e.label.startswith("Question types Q1–N3")]
+    text = "\n".join(m.value for m in legend.markdown)
+    assert "**Q1** Knowledge split" in text and "**N2** Trust evolution" in text
+    assert "**Q2**" not in text  # only the types the store holds

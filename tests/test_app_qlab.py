@@ -38,7 +38,16 @@ def test_checks_failures_leaks_names_duplicates_map(fixture_store):
     assert len(points["passed"].x) == 1 and len(points["failed"].x) == 2
     assert "umap projection" in figures(at)["question_map"].layout.title.text
     diversity = frame(at, "self_bleu_4")
-    assert diversity.loc[0, "qtype"] == "*" and diversity.loc[0, "self_bleu_4"] == 12.25
+    # a type of one question has no Self-BLEU: a dash and the reason, never "None"
+    assert diversity[["qtype", "self_bleu_2", "self_bleu_4"]].values.tolist() == [
+        ["*", "41.5", "12.25"],
+        ["N2", "—", "—"],
+        ["Q1", "—", "—"],
+        ["Q3", "—", "—"],
+    ]
+    assert "— : a type with one question has no other to compare it with." in [
+        c.value for c in at.caption
+    ]
 
 
 def test_failed_check_filter_from_url(fixture_store):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from data_access.formats.question_types import type_label
 from data_access.queries import questions as views_questions
 from data_access.queries.questions import facet_values
 from tests.conftest import REPO_ROOT
@@ -47,7 +48,10 @@ def test_checks_filter_uses_the_latest_check_run(fixture_store):
     at = run_page(REPO_ROOT, "questions_page", {"checks": "failed"})
     assert not at.exception
     listed = at.dataframe[0].value
-    assert list(listed["question_id"]) == ["q2", "q3"] and not listed["checks_passed"].any()
+    assert list(listed["question_id"]) == ["q2", "q3"] and list(listed["checks"]) == [
+        "failed",
+        "failed",
+    ]
     at.selectbox(key="checks").set_value("passed").run()
     assert list(at.dataframe[0].value["question_id"]) == ["q1"]
 
@@ -62,4 +66,5 @@ def test_filter_options_are_each_facets_values(fixture_store):
     at = run_page(REPO_ROOT, "questions_page")
     assert not at.exception
     for facet in views_questions.FACETS:
-        assert at.multiselect(key=facet).options == facet_values(facets, facet)
+        shown = type_label if facet == "qtype" else str  # a type is offered with its name
+        assert at.multiselect(key=facet).options == list(map(shown, facet_values(facets, facet)))

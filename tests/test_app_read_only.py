@@ -66,7 +66,7 @@ def test_write_widgets_show_locally_and_hide_read_only(fixture_store, monkeypatc
 
 def test_runs_page_offers_the_import_panel_only_locally(fixture_store, monkeypatch):
     local = run_page(REPO_ROOT, "runs_page")
-    assert [uploader.label for uploader in local.get("file_uploader")] == ["Results file"]
+    assert [uploader.label for uploader in local.get("file_uploader")] == ["Results file(s)"]
     monkeypatch.setenv("STORYSCOPE_READ_ONLY", "1")
     shared = run_page(REPO_ROOT, "runs_page")
     assert not shared.get("file_uploader")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import streamlit as st
 
 from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
@@ -35,3 +36,27 @@ def test_filter_by_step_from_url(fixture_store):
     runs = at.dataframe[1].value
     assert set(runs["step"]) == {"judge"} and len(runs) == 2
     assert set(runs["backend"]) == {"lexical", "openai"}
+
+
+def test_runs_table_draws_missing_cells_as_a_dash(fixture_store):
+    at = run_page(REPO_ROOT, "runs_page", {"step": "judge"})
+    assert not at.exception
+    runs = at.dataframe[1].value.set_index("backend")
+    assert runs.loc["lexical", "model"] == "—"  # the offline judge has no model, not "None"
+    assert runs.loc["openai", "model"] != "—"
+    for column in ("model", "n_failed", "note"):
+        assert not runs[column].isna().any(), column
+
+
+def test_a_run_without_a_failure_count_says_so(store, fixture_store):
+    runs = fixture_store
+    at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
+    head = next(m.value for m in at.markdown if m.value.startswith("**"))
+    assert " · failed " in head and "None" not in head
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE runs SET n_failed = NULL WHERE run_id = ?", [runs["failed"]])
+    st.cache_data.clear()  # a bare UPDATE does not move the store's version token
+    at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
+    assert not at.exception
+    head = next(m.value for m in at.markdown if m.value.startswith("**"))
+    assert head.endswith(" · failed not recorded")

@@ -373,6 +373,7 @@ def test_question_lab_figures():
     assert "umap" in by_status.layout.title.text
     histogram = leak_histogram(pd.DataFrame(dict(leak_score=[0.1, 0.7], passed=[True, False])), 0.5)
     assert histogram.layout.shapes[0].x0 == 0.5
+    assert sorted(trace.name for trace in histogram.data) == ["failed", "passed"]
 
 
 def test_count_based_kappa_and_alpha_match_the_libraries_on_raw_labels():

@@ -34,9 +34,16 @@ _LAYOUT = dict(height=300, margin=dict(l=10, r=10, t=40, b=10))
 
 
 @escapes_untrusted
-def count_bars(counts: pd.Series, title: str, x_label: str, order: list | None = None) -> go.Figure:
-    """Bars of how many questions take each value (types, claim counts, anchor fifths...), from
-    the counts per value (indexed by value, as `Series.value_counts`): the store counts them.
+def count_bars(
+    counts: pd.Series,
+    title: str,
+    x_label: str,
+    order: list | None = None,
+    y_label: str = "questions",
+) -> go.Figure:
+    """Bars of how many questions (or films: `y_label`) take each value (types, claim counts,
+    anchor fifths...), from the counts per value (indexed by value, as `Series.value_counts`):
+    the store counts them.
 
     Built with graph_objects, not plotly.express: px costs ~0.3 s per figure, and this page
     draws six of them.
@@ -51,8 +58,11 @@ def count_bars(counts: pd.Series, title: str, x_label: str, order: list | None =
         for v in order
     )
     x = [int(v) for v in order] if numeric else [str(v) for v in order]
-    figure = go.Figure(go.Bar(x=x, y=[int(counts[v]) for v in order], name=""))
-    figure.update_layout(title=title, xaxis_title=x_label, yaxis_title="questions", **_LAYOUT)
+    # a count's bar is one unit wide: left to plotly, a bar's width is the smallest gap between
+    # two values, so 1 and 24 alone drew a bar from -8 to 10 (negative centres per film)
+    width = 0.8 if numeric else None
+    figure = go.Figure(go.Bar(x=x, y=[int(counts[v]) for v in order], name="", width=width))
+    figure.update_layout(title=title, xaxis_title=x_label, yaxis_title=y_label, **_LAYOUT)
     if numeric:
         figure.update_xaxes(type="linear", tickformat="d", dtick=max(1, -(-max(x) // 10)))
     else:

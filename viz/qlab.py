@@ -46,12 +46,14 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
 def leak_histogram(results: pd.DataFrame, threshold: float) -> go.Figure:
     """Leak scores (share of the gold's content words already in the question) with the
     threshold the check uses (LF-VideoQA Table 23 self-test)."""
+    # the legend says "passed" / "failed", not the column's True / False
+    outcome = results["passed"].map({True: "passed", False: "failed"})
     figure = px.histogram(
-        results,
+        results.assign(checks=outcome),
         x="leak_score",
-        color="passed",
+        color="checks",
         nbins=20,
-        color_discrete_map={True: "#1f77b4", False: "#d62728"},
+        color_discrete_map=CHECK_COLOURS,
         labels={"leak_score": "leak score"},
     )
     figure.add_vline(x=threshold, line_dash="dash", annotation_text=f"threshold {threshold}")

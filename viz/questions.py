@@ -129,3 +129,11 @@ def evidence_lines(evidence: pd.DataFrame) -> list[str]:
         f"{clock(t)} {loc or ''} ({claim_range(c)})"
         for t, loc, c in zip(cited["time_s"], cited["location"], cited["claim_ords"])
     ]
+
+
+def checks_in_words(passed: pd.Series) -> list[str]:
+    """Each question's latest check outcome (True, False, or missing: no check run saw it)."""
+    return [
+        "not checked" if pd.isna(value) else "passed" if value else "failed"
+        for value in passed.astype(object)
+    ]

@@ -121,12 +121,34 @@ def _reasons(cells: pd.DataFrame) -> list[str]:
     ]
 
 
-def _cell(value: float, low: float, high: float) -> str:
+# what a cell without brackets means, said once beside the tables
+ZERO_WIDTH_NOTE = (
+    "No interval where it would have no width: (n=1) one question, nothing to resample;"
+    " (all equal) every question scores the same, so every resample does too."
+)
+
+
+def interval_cell(value: float, low: float, high: float, n: int | None = None) -> str:
+    """A mean in percent with its 95% interval, for a table cell. An interval of no width says
+    why instead of printing "[50.0, 50.0]" (ZERO_WIDTH_NOTE): one question (`n`=1) has nothing
+    to resample, and questions that all score the same resample to that score every time.
+
+    Args:
+        value, low, high: the mean and the interval's ends, 0-1 (NaN: none).
+        n: the questions behind the mean (None: not known).
+    """
     if pd.isna(value):
-        return "—"
-    if pd.isna(low):
-        return f"{100 * value:.1f}"
-    return f"{100 * value:.1f} [{100 * low:.1f}, {100 * high:.1f}]"
+        return "—"  # no mean: e.g. precision where every answer declined to commit
+    mean = f"{100 * value:.1f}"
+    if pd.isna(low) or pd.isna(high):
+        return mean
+    if low == high:
+        if n == 1:
+            return f"{mean} (n=1)"
+        return f"{mean} (all equal)"
+    if f"{100 * low:.1f}" == f"{100 * high:.1f}":
+        return f"{mean} (interval < 0.1)"
+    return f"{mean} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 def metrics_table(
@@ -147,8 +169,13 @@ def metrics_table(
         if metric not in ordered:
             continue
         table[label] = [
-            _cell(v, lo, hi)
-            for v, lo, hi in zip(ordered[metric], ordered[f"{metric}_lo"], ordered[f"{metric}_hi"])
+            interval_cell(v, lo, hi, n)
+            for v, lo, hi, n in zip(
+                ordered[metric],
+                ordered[f"{metric}_lo"],
+                ordered[f"{metric}_hi"],
+                ordered["questions"],
+            )
         ]
         if reported is not None and not reported.empty:
             paper = reported[(reported["metric"] == metric) & reported["qtype"].isna()]
@@ -165,8 +192,13 @@ def type_table(metrics: pd.DataFrame, metric: str = "f1") -> pd.DataFrame:
     """Table 4 layout: settings × question types, cells "F1 [lo, hi]" in percent."""
     metrics = metrics.assign(
         cell=[
-            _cell(v, lo, hi)
-            for v, lo, hi in zip(metrics[metric], metrics[f"{metric}_lo"], metrics[f"{metric}_hi"])
+            interval_cell(v, lo, hi, n)
+            for v, lo, hi, n in zip(
+                metrics[metric],
+                metrics[f"{metric}_lo"],
+                metrics[f"{metric}_hi"],
+                metrics["questions"],
+            )
         ]
     )
     table = metrics.pivot(index="setting", columns="qtype", values="cell").fillna("—")

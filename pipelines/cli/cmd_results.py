@@ -71,6 +71,14 @@ def import_results_command(
         Path | None,
         typer.Option(help="The OpenAI Batch input JSONL the output answers.", show_default=False),
     ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            help="The model, for a file that does not name it (samples without their results"
+            " summary, a table).",
+            show_default=False,
+        ),
+    ] = None,
     store: StoreOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -89,6 +97,7 @@ def import_results_command(
             dry_run=dry_run,
             source=source.value,
             batch_input=batch_input,
+            model=model,
         )
     except ImportFailure as exc:  # one line: the first problem names file, record and field
         more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""

@@ -64,6 +64,7 @@ def import_results(
     dry_run: bool = False,
     source: str = DEFAULT_SOURCE,
     batch_input: str | Path | None = None,
+    model: str | None = None,
 ) -> ResultsReport:
     """Import one harness's per-sample outputs as answers or MCQ predictions of one setting.
 
@@ -78,6 +79,8 @@ def import_results(
         dry_run: read, link and report, write nothing.
         source: `settings.source` of a new setting (what the model saw).
         batch_input: the OpenAI Batch input JSONL the output file answers (optional).
+        model: the model, for a file that does not name it (a samples file without its
+            harness's results summary, a table); recorded as named by the user.
 
     Returns:
         The report: counts, setting, run, and the samples left out with their reasons.
@@ -86,4 +89,25 @@ def import_results(
         ImportFailure: the input is bad (file, record and field named); nothing was written.
     """
     opened = open_results(path, format, column_map, batch_input)
+    name_model(opened, model)
     return write_results(store, opened, setting=setting, source=source, dry_run=dry_run)
+
+
+def name_model(opened: OpenedResults, model: str | None) -> None:
+    """The user's name for the model of a file that names none. A file that names its model
+    keeps it: a typed name that differs is refused, never written over the harness's own."""
+    model = (model or "").strip() or None
+    if model is None:
+        return
+    stated = opened.run.model
+    if stated is not None and stated != model:
+        raise fail(
+            opened.label,
+            "(option)",
+            "--model",
+            f"the file names its model {stated!r}; a model is named only for a file that"
+            " names none",
+        )
+    if stated is None:
+        opened.run.model = model
+        opened.run.model_typed = True

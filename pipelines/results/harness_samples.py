@@ -169,12 +169,53 @@ def _model_name(model_args: str | None) -> str | None:
     return None
 
 
+def summary_name(samples_name: str, layout: SamplesLayout) -> str:
+    """The name the harness gave the results summary of a samples file (its date pairs them)."""
+    match = layout.match(samples_name)
+    return match[1] if match else DOCUMENT_SUMMARY
+
+
+SUMMARY_NAMES = re.compile(r"^(results\.json|.+_results\.json|results_.+\.json)$")
+
+
+def is_summary_name(name: str) -> bool:
+    """A name either harness gives its results summary (never a samples file)."""
+    return bool(SUMMARY_NAMES.match(name))
+
+
+def expected_summary(format: str, samples_name: str) -> str | None:
+    """The results summary the harness wrote beside `samples_name` (None: not this format's
+    samples file, or a name the harness did not give, so nothing pairs with it)."""
+    layout = {LMMS_EVAL.format: LMMS_EVAL, LM_EVAL.format: LM_EVAL}.get(format)
+    if layout is None:
+        return None
+    if layout.match(samples_name) is None and not samples_name.endswith(".json"):
+        return None
+    return summary_name(samples_name, layout)
+
+
 def _summary(samples: Path, layout: SamplesLayout) -> tuple[Path | None, dict]:
-    match = layout.match(samples.name)
-    path = samples.with_name(match[1] if match else DOCUMENT_SUMMARY)
-    if not path.is_file() or (match is None and not is_document(samples)):
+    path = samples.with_name(summary_name(samples.name, layout))
+    if not path.is_file() or (layout.match(samples.name) is None and not is_document(samples)):
         return None, {}
     return path, read_json_object(path)
+
+
+def _no_summary_note(samples: Path, layout: SamplesLayout) -> str:
+    """What is missing without the summary, and how to add it (the model is only there)."""
+    unknown = "the model is unknown and the harness's own scores are not read"
+    if layout.match(samples.name) is None and not is_document(samples):
+        return (
+            f"{samples.name} is not named as {layout.harness} names its samples files, so no"
+            f" results summary can be paired with it: {unknown}; import the files under their"
+            " own names, or name the model (--model)"
+        )
+    name = summary_name(samples.name, layout)
+    return (
+        f"no results summary beside it ({name}, which {layout.harness} writes with the"
+        f" samples): {unknown}; import {samples.name} together with {name}, or name the"
+        " model (--model)"
+    )
 
 
 def _document_task(samples: Path, summary: dict) -> str | None:
@@ -406,6 +447,8 @@ def _open(path: Path, options: ReadOptions, layout: SamplesLayout) -> OpenedResu
     summary_path, summary = _summary(samples, layout)
     task = match[0]["task"] if match else _document_task(samples, summary)
     run, task_config = _header(summary_path, summary, layout, task)
+    if summary_path is None:
+        run.notes.append(_no_summary_note(samples, layout))
     output_type = None
     if layout is LM_EVAL:
         output_type = _output_type(samples, task_config, options, summary_path is not None)

@@ -8,12 +8,20 @@ from data_access.importers.results.formats import MAP_FIELDS, RESULTS_FORMATS, f
 _TEMPLATE = """## Bring your results (`storyscope import results`)
 
 `storyscope import results FILE_OR_DIR [--format auto|{format_choices}] [--setting NAME] [--map FIELD=COLUMN ...] [--source SOURCE]
-[--batch-input FILE] [--dry-run] [--json]` imports one harness run's per-sample outputs, linked
+[--batch-input FILE] [--model NAME] [--dry-run] [--json]` imports one harness run's per-sample outputs, linked
 to questions already in the store: samples that name an LF-VideoQA question become **answers**
 of one setting, samples that name a StoryVideoQA MCQ become **predictions** of one method
 (whichever kind more samples name). They are ordinary rows: judged, compared, exported and
 counted on Verdicts and Distributions like any other. The Runs page's upload panel does the
-same (`pipelines.results.import_results`).
+same (`pipelines.results.import_results`); it takes several files at once, read as the
+harness's run folder, so lmms-eval's samples file and its `<date>_results.json` go in together.
+
+**The model** is what the harness's own file says: lmms-eval and lm-eval keep it only in the
+results summary beside the samples (`model_name`, else the model in `config.model_args` by
+their `_get_model_name` rule, else `config.model`). A samples file imported without its summary
+reports `model unknown` with a note naming the summary the harness wrote for it; `--model NAME`
+(the panel's Model box) names it then, recorded as typed (`model_typed` in the run's params).
+A file that names its model keeps it: a different `--model` is refused.
 
 {format_table}
 

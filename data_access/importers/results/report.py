@@ -43,6 +43,7 @@ class ResultsReport:
             `openai-batch`, `table`).
         harness, harness_version, model, model_args, task: provenance from the file's header
             (None where the format does not carry it).
+        model_typed: the model was named by the user at import (the file names none).
         file_sha256: hash of the file bytes read (every file of a folder, in name order).
         kind: `answers` (open-ended questions) or `predictions` (MCQs); None when no sample
             linked to either.
@@ -77,6 +78,7 @@ class ResultsReport:
     model: str | None = None
     model_args: str | None = None
     task: str | None = None
+    model_typed: bool = False
     file_sha256: str | None = None
     kind: str | None = None
     setting_id: str | None = None
@@ -127,7 +129,7 @@ class ResultsReport:
         lines = [f"{self.source} [{self.format}]: {head}"]
         for label, value in (
             ("harness", _joined(self.harness, self.harness_version)),
-            ("model", self.model),
+            ("model", self._model_line()),
             ("model args", self.model_args),
             ("task", self.task),
             ("sha256", self.file_sha256),
@@ -159,6 +161,16 @@ class ResultsReport:
         if self.would_refuse:
             lines.append(f"  the import would be refused: {self.would_refuse}")
         return lines
+
+    def _model_line(self) -> str:
+        """The model, saying when the user named it and when nobody did."""
+        if self.model is None:
+            return "unknown: the file does not name it"
+        return (
+            f"{self.model} (named at import: the file does not name it)"
+            if self.model_typed
+            else self.model
+        )
 
     def _accuracy_lines(self) -> list[str]:
         """The harness's own accuracy, and StoryScope's when it is not the same figure."""

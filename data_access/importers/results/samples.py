@@ -49,6 +49,8 @@ class HarnessRun:
     model: str | None = None
     model_args: str | None = None
     task: str | None = None
+    # the model was named by the user at import, because the file names none
+    model_typed: bool = False
     # the accuracy (0-1) the harness's own summary states, and where it says so
     stated_accuracy: float | None = None
     stated_accuracy_in: str | None = None

@@ -72,6 +72,7 @@ def _new_report(opened: OpenedResults, dry_run: bool) -> ResultsReport:
         model=run.model,
         model_args=run.model_args,
         task=run.task,
+        model_typed=run.model_typed,
         file_sha256=files_sha256(opened.files),
         dry_run=dry_run,
         link_field=opened.link_field,
@@ -202,6 +203,8 @@ def _run_spec(report: ResultsReport, source: str) -> RunSpec:
             "harness": report.harness,
             "harness_version": report.harness_version,
             "model_args": report.model_args,
+            # provenance: the model came from the user, not the harness's file
+            "model_typed": report.model_typed or None,
             "task": report.task,
             "file_sha256": report.file_sha256,
             "setting_id": report.setting_id,
