@@ -1,5 +1,6 @@
 """Accuracy by topic and by difficulty bin, for imported and StoryScope methods alike, equals a
-pandas computation over the same prediction rows (each method's latest finished run)."""
+pandas computation over the same prediction rows (per question and method, the latest finished
+run's prediction)."""
 
 from __future__ import annotations
 
@@ -78,13 +79,13 @@ def _setup(store, tmp_path) -> None:
 
 
 def _pandas_rows(store) -> pd.DataFrame:
-    """Every prediction of each method's latest finished run, with topic and bin (pandas)."""
+    """Per question and method the latest finished run's prediction, with topic and bin."""
     predictions = store.df(
         "SELECT p.*, r.started_at, r.status FROM mcq_predictions p JOIN runs r USING (run_id)"
     )
     finished = predictions[predictions["status"] == "finished"]
-    latest = finished.loc[finished.groupby("method")["started_at"].idxmax(), ["method", "run_id"]]
-    rows = predictions.merge(latest, on=["method", "run_id"])
+    newest = finished.groupby(["mcq_id", "method"])["started_at"].idxmax()
+    rows = finished.loc[newest].drop(columns=["started_at", "status"])
     questions = store.df("SELECT mcq_id, question_type, story_element FROM mcq_questions")
     bins = store.df("SELECT mcq_id, bin FROM current_mcq_difficulty")
     return rows.merge(questions, on="mcq_id").merge(bins, on="mcq_id")
@@ -120,6 +121,26 @@ def test_accuracy_by_topic_and_bin_equal_pandas_over_the_same_rows(store, fake_l
     wrong = question_predictions(store, "VideoLLaMA3", wrong_only=True)
     assert len(wrong) == N // 2 and not wrong["correct"].any()
     assert set(wrong["qid"] % 2) == {1}
+
+
+def test_a_method_answered_in_parts_counts_every_part(store, fake_llm, tmp_path):
+    """A method answered one slice per run (as the demo answers video by video) is seen over
+    every slice; a later run supersedes only the questions it answers."""
+    _setup(store, tmp_path)
+    config = fake_llm.config(fake_llm(lambda body, n: json.dumps({"option": "A"})))
+    ids = store.df("SELECT mcq_id FROM mcq_questions ORDER BY mcq_id").mcq_id.tolist()
+    for part in (ids[: N // 2], ids[N // 2 :]):
+        options = AnswerOptions("subtitles", where={"mcq_id": part}, llm_config=config)
+        answer_mcqs(store, options)
+    rows = _pandas_rows(store)
+    method = rows.method[rows.method != "VideoLLaMA3"].iloc[0]
+    assert (rows.method == method).sum() == N  # both halves, not the last run's half
+    _check_views_against(store, rows)
+    rollups.refresh(store)
+    _check_views_against(store, rows)
+    listed = prediction_methods(store).set_index("method")
+    assert listed.loc[method, "n"] == N and listed.loc[method, "runs"] == 2
+    assert len(question_predictions(store, method)) == N
 
 
 def _check_views_against(store, rows: pd.DataFrame) -> None:

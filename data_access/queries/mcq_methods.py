@@ -3,8 +3,10 @@ method's predictions come from (imported or answered here, with provenance), and
 per-question view of one method's predictions (question, options, choice, correct option,
 difficulty, and the PlotTree retrieval behind the choice when there is one).
 
-A method's predictions are those of its latest finished run (a rerun supersedes it whole), as
-in `distributions.accuracy_by_topic` / `accuracy_by_bin`.
+A method's predictions are, per question, those of the latest finished run that answered it (a
+rerun supersedes the questions it answers; a method answered video by video, one run each, is
+seen over every video), as in `distributions.accuracy_by_topic` / `accuracy_by_bin` and the
+difficulty measure.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ ANSWER_STEP = "mcq.answer"  # the runs of `storyscope mcq answer` (StoryScope's 
 
 _LATEST_RUNS = """
     latest AS (
-        SELECT p.method, arg_max(p.run_id, r.started_at) AS run_id
-        FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' GROUP BY p.method
+        SELECT p.mcq_id, p.method, arg_max(p.run_id, r.started_at) AS run_id
+        FROM mcq_predictions p JOIN runs r USING (run_id)
+        WHERE r.status = 'finished' GROUP BY p.mcq_id, p.method
     )"""
 
 
@@ -33,22 +35,32 @@ def subtitle_cues(store: Store, vid: str) -> pd.DataFrame:
 
 
 def prediction_methods(store: Store) -> pd.DataFrame:
-    """One row per method: its latest finished run's provenance and its accuracy.
+    """One row per method: the provenance of its latest finished run and its accuracy over its
+    current predictions (per question, the latest run's; `runs` counts the runs they come from).
 
     Columns: method, origin ('StoryScope' for `mcq answer` runs, else 'imported'), run_id,
-    step, backend, model, prompt_version, params (JSON text), finished_at, n, accuracy (%).
+    step, backend, model, prompt_version, params (JSON text), finished_at, runs, n, accuracy (%).
     """
     return store.df(
         f"""
-        WITH {_LATEST_RUNS}
-        SELECT l.method,
+        WITH {_LATEST_RUNS},
+        current AS (
+            SELECT p.method, p.correct, p.run_id, r.started_at
+            FROM mcq_predictions p JOIN latest l USING (mcq_id, method, run_id)
+            JOIN runs r USING (run_id)
+        ),
+        per_method AS (
+            SELECT method, arg_max(run_id, started_at) AS run_id,
+                   count(DISTINCT run_id) AS runs, count(*) AS n,
+                   100.0 * avg(correct::INT) AS accuracy
+            FROM current GROUP BY method
+        )
+        SELECT m.method,
                CASE WHEN r.step = ? THEN 'StoryScope' ELSE 'imported' END AS origin,
-               l.run_id, r.step, r.backend, r.model, r.prompt_version,
-               CAST(r.params AS VARCHAR) AS params, r.finished_at,
-               count(*) AS n, 100.0 * avg(p.correct::INT) AS accuracy
-        FROM latest l JOIN runs r USING (run_id)
-        JOIN mcq_predictions p ON p.method = l.method AND p.run_id = l.run_id
-        GROUP BY ALL ORDER BY origin DESC, l.method
+               m.run_id, r.step, r.backend, r.model, r.prompt_version,
+               CAST(r.params AS VARCHAR) AS params, r.finished_at, m.runs, m.n, m.accuracy
+        FROM per_method m JOIN runs r USING (run_id)
+        ORDER BY origin DESC, m.method
         """,
         [ANSWER_STEP],
     )
@@ -62,7 +74,8 @@ def question_predictions(
     wrong_only: bool = False,
     limit: int = 500,
 ) -> pd.DataFrame:
-    """The questions one method answered (its latest finished run), at most `limit`.
+    """The questions one method answered (per question its latest finished run), at most
+    `limit`.
 
     Columns: mcq_id, run_id, source, vid, qid, question, choices, option (correct letter),
     predicted_option (NULL: no answer), correct, question_type, story_element, d, bin
@@ -75,7 +88,7 @@ def question_predictions(
                p.predicted_option, p.correct, q.question_type, q.story_element, d.d, d.bin,
                EXISTS (SELECT 1 FROM plottree_retrievals t
                        WHERE t.run_id = p.run_id AND t.item_id = p.mcq_id) AS retrieved
-        FROM mcq_predictions p JOIN latest l ON p.method = l.method AND p.run_id = l.run_id
+        FROM mcq_predictions p JOIN latest l USING (mcq_id, method, run_id)
         JOIN mcq_questions q USING (mcq_id)
         LEFT JOIN current_mcq_difficulty d USING (mcq_id)
         WHERE p.method = ? AND (? IS NULL OR q.set_name = ?) AND (? IS NULL OR q.source = ?)

@@ -65,13 +65,14 @@ _PATTERNS_BY_FILM = f"""
     FROM units GROUP BY ALL
 """
 
-# Per method (its latest finished prediction run, as views_distributions), MCQ set, source,
-# topic and current difficulty bin: predictions, scored predictions and correct ones.
+# Per method (each question's prediction from the method's latest finished run that answered
+# it: a method answered one video per run is counted over every video), MCQ set, source, topic
+# and current difficulty bin: predictions, scored predictions and correct ones.
 _MCQ_ACCURACY = """
     WITH latest AS (
-        SELECT p.method, arg_max(p.run_id, r.started_at) AS run_id
-        FROM (SELECT DISTINCT method, run_id FROM mcq_predictions) p JOIN runs r USING (run_id)
-        WHERE r.status = 'finished' AND {methods} GROUP BY p.method
+        SELECT p.mcq_id, p.method, arg_max(p.run_id, r.started_at) AS run_id
+        FROM mcq_predictions p JOIN runs r USING (run_id)
+        WHERE r.status = 'finished' AND {methods} GROUP BY p.mcq_id, p.method
     )
     SELECT p.method, q.set_name, q.source, q.question_type, q.story_element, d.bin,
            count(*) AS n, count(p.correct) AS n_scored,
@@ -100,9 +101,10 @@ EVERYTHING = {"answers": "TRUE", "films": "TRUE", "methods": "TRUE", "verdicts":
 LIVE = {**EVERYTHING, "verdicts": "current_claim_verdicts"}
 
 
-# The predictions the MCQ rollup counts: each method's latest finished run. A scope may replace
-# it with plain `mcq_predictions p` when one finished run holds every prediction.
-LATEST_PREDICTIONS = "mcq_predictions p JOIN latest USING (method, run_id)"
+# The predictions the MCQ rollup counts: per question and method, the latest finished run's. A
+# scope may replace it with plain `mcq_predictions p` when one finished run holds every
+# prediction.
+LATEST_PREDICTIONS = "mcq_predictions p JOIN latest USING (mcq_id, method, run_id)"
 
 
 def rollup_select(table: str, scope: dict[str, str]) -> str:

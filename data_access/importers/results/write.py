@@ -125,7 +125,10 @@ def _setting_id(cursor: duckdb.DuckDBPyConnection, report: ResultsReport, name: 
     _refuse_foreign(cursor, report, name)
     if report.kind == "predictions" or not setting_in_use(cursor, "answers", name):
         if report.kind == "predictions" and setting_in_use(cursor, "predictions", name):
-            report.notes.append(f"method {name} had predictions already: this run supersedes them")
+            report.notes.append(
+                f"method {name} had predictions already: this run supersedes them for the"
+                " questions it answers"
+            )
         return name
     versioned = f"{name}@{report.file_sha256[:8]}"
     _refuse_foreign(cursor, report, versioned)
