@@ -74,10 +74,12 @@ bench: $(TEST_STAMP)
 test-cluster: $(TEST_STAMP)
 	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/test_ray_cluster.py
 
-# ruff (lint + format), configured in pyproject.toml; ruff comes with the test extra.
+# ruff (lint + format), configured in pyproject.toml, and the layers of DESIGN.md (.importlinter:
+# pages -> pipelines | viz -> data_access); both come with the test extra.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # The package installed WITHOUT extras in its own venv (kept between runs; pip's cache makes the
 # first build quick): every module imports, every import the runtime code makes (lazy ones too)
