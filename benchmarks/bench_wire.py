@@ -1,4 +1,4 @@
-"""What each scaled-out command sends over the wire (issue 30, docs/SCALE.md "What travels").
+"""What each scaled-out command sends over the wire (docs/SCALE.md "What travels").
 
 Runs `plottree build`, `difficulty` and the openai `judge` (scripted server) on fixture data
 through an executor that runs units here but serialises every unit and every outcome with

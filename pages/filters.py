@@ -1,6 +1,6 @@
 """Filters bound to the URL: each widget starts from `st.query_params` and writes its value back,
-so the address bar always holds the current view and a shared URL reopens it (issue 8,
-"Shareable, stable views"). Widgets are keyed by their query-parameter name."""
+so the address bar always holds the current view and a shared URL reopens it (DESIGN.md,
+"filters bound to query params"). Widgets are keyed by their query-parameter name."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def url_multiselect(
     options = [str(o) for o in options]
     if key not in st.session_state or not set(st.session_state[key]) <= set(options):
         # values from another film (the page's film changed) are no choice here: fall back to
-        # the default rather than an empty pick that blanks the page (issue 28)
+        # the default rather than an empty pick that blanks the page
         asked = st.query_params.get_all(key)
         wanted = [v for v in asked if v in options]
         st.session_state[key] = wanted or [d for d in default if d in options]
@@ -187,8 +187,8 @@ def url_film(
 
     The Film page and Belief timelines share `?film=`. A film that arrives from the other page
     (or a link) and has no data here (`has_data` is False) is replaced by the first film that
-    has some, with a note: a page never opens on an empty film while one with data exists
-    (issue 28). A film picked on this page itself is kept, and the page says how to fill it.
+    has some, with a note: a page never opens on an empty film while one with data exists.
+    A film picked on this page itself is kept, and the page says how to fill it.
     """
     from data_access.queries import film as views_film
     from pages.common import query

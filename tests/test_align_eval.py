@@ -1,4 +1,4 @@
-"""align-eval (issue 3): our alignment and the release's automatic one against results_human.
+"""align-eval: our alignment and the release's automatic one against results_human.
 
 The fixture is built in code with the pattern found in the released sheets: the humans correct a
 cue's speaker and scene and leave the automatic's script row (`index_result`) as it was.
@@ -246,7 +246,7 @@ def test_ours_at_least_the_automatic_on_every_film(shared_data):
     assert summary["ours_mean"] > summary["automatic_mean"] + 0.05
 
 
-# Scene agreement per film (ours, automatic) after issue 14's neighbour rule (cues with no
+# Scene agreement per film (ours, automatic) after the neighbour rule (cues with no
 # script words take the line of their nearer scored neighbour in time). Ours is still below the
 # automatic alignment on Shawshank and The Dark Knight (noted in docs/PREPROCESSING.md).
 SCENES = {

@@ -133,7 +133,7 @@ def _run_with_state(params: dict, state: dict):
 
 def test_a_film_carried_over_without_beliefs_falls_back_to_one_with_them(fixture_store):
     """Film page → Belief timelines: the Film page's film has no beliefs, so this page opens on
-    a film that has some and says so (it opened on "No belief records" before, issue 28)."""
+    a film that has some and says so (it opened on "No belief records" before)."""
     empty = _add_film_without_beliefs(fixture_store)
     at = _run_with_state({"film": empty}, {"film": empty, "_film_chosen_on": ("scenes", empty)})
     assert not at.exception

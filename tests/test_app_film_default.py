@@ -1,6 +1,6 @@
 """AppTest: the Film page, reached with a film that has no scenes (carried over from Belief
 timelines or a link), opens on a film that has scenes; picked on the page itself, the empty film
-is kept and the page says how to get scenes (issue 28)."""
+is kept and the page says how to get scenes."""
 
 from __future__ import annotations
 

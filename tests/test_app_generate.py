@@ -1,5 +1,5 @@
 """AppTest: "Generate on this slice" on the Questions page — dry run, job, new run's summary,
-and the run filter it links to (issue 8, Buttons), offline with the template writer."""
+and the run filter it links to, offline with the template writer."""
 
 from __future__ import annotations
 

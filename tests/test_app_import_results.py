@@ -1,4 +1,4 @@
-"""Runs → Import results (issue 26): an uploaded results file gets its dry-run report first
+"""Runs → Import results: an uploaded results file gets its dry-run report first
 (nothing written), then "Import" writes it in one transaction; an oversized or malformed file
 gets one error line and the store stays exactly as it was."""
 

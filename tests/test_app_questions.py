@@ -53,7 +53,7 @@ def test_checks_filter_uses_the_latest_check_run(fixture_store):
 
 
 def test_filter_options_are_each_facets_values(fixture_store):
-    # one row per facet value (issue 30: not per combination of the four)
+    # one row per facet value (not per combination of the four)
     facets = views_questions.question_facets(fixture_store, None)
     for facet in views_questions.FACETS:
         want = fixture_store.rows(f"SELECT {facet}, count(*) FROM questions GROUP BY 1 ORDER BY 1")

@@ -1,4 +1,4 @@
-"""Read-only mode (issue 26, "A read-only explorer a lab can share"): with STORYSCOPE_READ_ONLY=1
+"""Read-only mode, an explorer a lab can share: with STORYSCOPE_READ_ONLY=1
 every write a visitor could start is hidden with a line saying why, the write paths refuse
 even when reached, and the app's store connection is read-only, so a write fails at DuckDB.
 

@@ -1,4 +1,4 @@
-"""AppTest: the review flows of issue 18 on the fixture store — the review queue on Verdicts, human
+"""AppTest: the human review flows on the fixture store — the review queue on Verdicts, human
 labels flowing into agreement, the paired comparison, question decisions on Questions and the
 Question Lab summary."""
 

@@ -1,4 +1,4 @@
-"""Issue 27, class 9 (the store picker): a store a visitor picks that cannot be opened is one line
+"""The store picker: a store a visitor picks that cannot be opened is one line
 on the page, never a traceback with the server's paths; a store from a newer StoryScope, or one
 read-only on disk, is still shown, read-only, and says so in the sidebar."""
 

@@ -1,5 +1,5 @@
 """The sidebar's store switcher offers existing stores only, from the operator's directory: a
-visitor can neither create a file nor open one elsewhere (issue 16, "Safe to share")."""
+visitor can neither create a file nor open one elsewhere."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The `asymmetry` belief backend (issue 28) on small stories built here: absence makes a false
+"""The `asymmetry` belief backend on small stories built here: absence makes a false
 belief, a later witness revises it, a lie makes a false belief, co-witnesses and absentees get
 meta-beliefs; the fact reader and the same-state rule on their own."""
 

@@ -1,4 +1,4 @@
-"""Epithets in the `asymmetry` backend (issue 28; the note's "Why revision recall is zero",
+"""Epithets in the `asymmetry` backend (the note's "Why revision recall is zero",
 class 2): "your birdwatcher" and "your girl" name a character only by what the film said of
 them before: a predicate nominal ("You're the ferryman") or a parent addressed as "Mum"."""
 

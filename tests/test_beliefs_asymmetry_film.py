@@ -1,4 +1,4 @@
-"""The `asymmetry` backend on a film in the store (issue 28): a screenplay built here, the CLI,
+"""The `asymmetry` backend on a film in the store: a screenplay built here, the CLI,
 the Ray path, gold-eval beside `rules`, and Hi-ToM / OpenToM read from the narration."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `asymmetry` backend's revision rule (issue 28: "a revision happens when the holder later
+"""The `asymmetry` backend's revision rule ("a revision happens when the holder later
 witnesses or is told the new state") on small stories built here."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `asymmetry` backend's film-dialogue rules (issue 28), on events built here: a speaker holds
+"""The `asymmetry` backend's film-dialogue rules, on events built here: a speaker holds
 what they say unless hindsight shows a lie, a listener is not told what they did or are, spoken
 He / She / It resolve to the scene's last person or thing, on-screen blocking is presence and
 not a belief, a past whereabouts is no location, one sentence read twice is one record."""

@@ -1,4 +1,4 @@
-"""Sentence shapes the `asymmetry` fact reader now reads (issue 28): screenplay prose that names
+"""Sentence shapes the `asymmetry` fact reader now reads: screenplay prose that names
 the place first, "there's", "has got", a thing spotted somewhere, actions chained by commas;
 and sentences not cut at a title or an initial ("Mrs. Mulwray")."""
 

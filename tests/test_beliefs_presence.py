@@ -1,4 +1,4 @@
-"""Who a direction puts on screen and who it only mentions (Table 19's top rung; issue 28):
+"""Who a direction puts on screen and who it only mentions (Table 19's top rung):
 snippets built here, then Chinatown, where Mulwray stayed "on screen" long after his death."""
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ def hitom_result(request):
 
 def test_hitom_accuracy_by_order_under_the_generator_reading(hitom_result):
     # One reading for every item: the published generator's rules (pipelines/beliefs/hitom.py).
-    # Before issue 14, `--nesting auto` chose a rule per prompting half and scored 887/895.
+    # Before one reading held for every item, `--nesting auto` chose a rule per prompting
+    # half and scored 887/895.
     figures = hitom_result.as_json()
     assert figures["n"] == 895
     assert figures["accuracy"] == pytest.approx(784 / 895, abs=1e-4)

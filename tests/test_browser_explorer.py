@@ -269,7 +269,7 @@ def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, lis
 def test_belief_timelines_after_the_film_page_opens_on_a_film_with_beliefs(
     page, app_url, app_store_path
 ):
-    """Issue 28: the Film page's film (no beliefs) carried over to Belief timelines, which
+    """The Film page's film (no beliefs) carried over to Belief timelines, which
     opened on "No belief records for this film yet". It must open on a film with beliefs."""
     _write_with_a_run(
         app_store_path,
@@ -300,7 +300,7 @@ def test_belief_timelines_after_the_film_page_opens_on_a_film_with_beliefs(
 
 
 def test_a_gold_score_is_shown_on_its_own_film_only(page, app_url, app_store_path):
-    """Issue 28: a Hi-ToM story showed "Scored on The Keeper's Ledger's gold …"."""
+    """A Hi-ToM story showed "Scored on The Keeper's Ledger's gold …"."""
     scores = {"backend": "rules", "precision": 0.5, "recall": 0.4}
     scores |= {"false_belief_recall": 0.3, "revision_recall": 0.2, "kappa": 0.6}
     scores |= {"accuracy": 0.8}

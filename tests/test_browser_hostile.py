@@ -66,7 +66,8 @@ def hostile_app(tmp_path_factory):
 
 
 def _hostile_character(store, url: str) -> None:
-    """Rename Ann to a name holding a link, everywhere a chart reads her name (issue 27, class 9:
+    """Rename Ann to a name holding a link, everywhere a chart reads her name (dataset
+    text is never markup:
     Plotly renders <a href> in tick labels, hover text and legend names)."""
     name = f'<a href="{url}/plotly-link">Ann</a>'
     with store.transaction() as cursor:

@@ -1,4 +1,4 @@
-"""Read-only mode in headless Chromium (issue 26, "A read-only explorer a lab can share"): the
+"""Read-only mode in headless Chromium: the
 real app over the fixture store with STORYSCOPE_READ_ONLY=1; a visitor opens every page (every
 Verdicts view) and clicks every button there, and afterwards every table of the store holds
 exactly the rows it held before, and the store file is byte for byte the same.

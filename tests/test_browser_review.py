@@ -1,4 +1,4 @@
-"""End-to-end review flows of issue 18 in headless Chromium (Debian package, Playwright) against
+"""End-to-end review flows of human review in headless Chromium (Debian package, Playwright) against
 the real `streamlit run app.py` on a free loopback port over the fixture store: two reviewers in
 two browser sessions label claims from the review queue at the same time (keyboard and mouse),
 and a question is rejected with a reason. The store is checked afterwards: no label lost.

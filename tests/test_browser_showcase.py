@@ -1,4 +1,4 @@
-"""The first run, in headless Chromium (issue 13): the samples-only demo store — what `make run`
+"""The first run, in headless Chromium: the samples-only demo store — what `make run`
 builds on a machine without ../shared/data — served by the real `streamlit run app.py`, and
 every page must open on a chart or a table with data, never on a box saying there is nothing.
 

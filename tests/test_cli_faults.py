@@ -1,4 +1,4 @@
-"""Group 1 of issue 19: every expected fault ends in one line and a non-zero exit, never a
+"""Every expected fault ends in one line and a non-zero exit, never a
 traceback, whatever command meets it (pipelines/cli/faults.py is the single root)."""
 
 from __future__ import annotations

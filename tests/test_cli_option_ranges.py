@@ -1,6 +1,7 @@
 """Every numeric option of every command, from the command line or its env var, and every numeric
 env var read outside the options, is range-checked before anything uses it: one `error:` line
-naming the option (and the variable that set it), exit 2 (issue 27, classes 3, 4 and 6)."""
+naming the option (and the variable that set it), exit 2: no traceback,
+nothing out of range accepted silently, no setting that makes a wait hang."""
 
 from __future__ import annotations
 

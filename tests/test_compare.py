@@ -1,4 +1,4 @@
-"""Paired comparison of two settings (issue 18): the bootstrap interval against a naive resampling
+"""Paired comparison of two settings: the bootstrap interval against a naive resampling
 loop, the p-values against scipy, and the CLI on a judged slice."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Distributions page's question shape counted in the store (issue 30): the counts and bins
+"""The Distributions page's question shape counted in the store: the counts and bins
 `views_distributions.question_shape` returns equal what the page computed from one row per
 question before (pandas `value_counts` and means, and the evidence-span bins plotly.js chose in
 the browser), on random shapes and on the app fixture, from the rollup and live."""

@@ -1,4 +1,4 @@
-"""`storyscope export` (issue 18): every export with run ids, filters, the three formats, and the
+"""`storyscope export`: every export with run ids, filters, the three formats, and the
 round trip export → `import lfvqa` giving the same rows."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`storyscope export-task` (issue 26, "Questions out"): the files each harness reads, the ids
+"""`storyscope export-task`: the files each harness reads, the ids
 that come back, the filters, and the refusals (existing files, no match, bad filter) that write
 nothing and leave the store as it was."""
 

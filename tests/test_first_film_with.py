@@ -1,6 +1,6 @@
 """The pages' default film (`views_film.first_film_with`) equals the live rule it replaced:
-the first film by title with rows, a film whose current rows are gold first (issue 13), now
-without resolving every film's current beliefs (issue 30)."""
+the first film by title with rows, a film whose current rows are gold first, now
+without resolving every film's current beliefs."""
 
 from __future__ import annotations
 

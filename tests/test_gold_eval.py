@@ -1,4 +1,4 @@
-"""`storyscope gold-eval` (issue 13): belief matching, judge agreement and the JSON shape."""
+"""`storyscope gold-eval`: belief matching, judge agreement and the JSON shape."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hand-made gold annotation of The Keeper's Ledger (samples/gold, issue 13): what it must
+"""The hand-made gold annotation of The Keeper's Ledger (samples/gold): what it must
 hold, that its questions pass the automatic checks, and that it imports (and fails cleanly)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hi-ToM under one reading of the published generator's rules (issue 14): entering, leaving,
+"""Hi-ToM under one reading of the published generator's rules: entering, leaving,
 moving, re-entering, on hand-written stories in Hi-ToM's sentence templates."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No import cycles between StoryScope's modules (issue 29): every import counts, the lazy ones
+"""No import cycles between StoryScope's modules: every import counts, the lazy ones
 inside functions too, since a lazy import is only a cycle postponed to the first call.
 
 The graph is built by grimp (import-linter's engine, which reads every import statement of the
@@ -32,7 +32,7 @@ def test_no_module_imports_itself_through_others():
 
 def test_the_graph_sees_lazy_imports():
     # cmd_judge imports the judge inside its command function: the graph must hold that edge,
-    # or the cycle test above would pass on a graph that misses the cycles issue 29 found
+    # or the cycle test above would pass on a graph that misses the lazy-import cycles found before
     graph = _import_graph()
     assert graph.has_edge("pipelines.cli.cmd_judge", "pipelines.judge.run")
     assert graph.number_of_nodes() > 300

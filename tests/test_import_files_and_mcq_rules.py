@@ -1,4 +1,4 @@
-"""Issue 19, groups 1, 3 and 4 on the importers: wrong-shaped StoryVideoQA inputs are
+"""Every fault gets a message, on the importers: wrong-shaped StoryVideoQA inputs are
 messages, no data file is skipped in silence, non-regular files are refused unread, a
 mistyped --store is not created, and both MCQ import paths apply one model's rules."""
 

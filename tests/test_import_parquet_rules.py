@@ -1,6 +1,7 @@
-"""Parquet table files obey the rules JSONL files do (issue 27, classes 3 and 4): a null item in a
-list and text that is not UTF-8 are refused naming file, row and field, with the store unchanged
-(every table compared), through the library and the CLI alike."""
+"""Parquet table files obey the rules JSONL files do (no traceback, nothing invalid
+accepted silently): a null item in a list and text that is not UTF-8 are refused naming
+file, row and field, with the store unchanged (every table compared),
+through the library and the CLI alike."""
 
 from __future__ import annotations
 

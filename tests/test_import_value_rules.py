@@ -1,4 +1,4 @@
-"""Group 2 of issue 19: values that are not values are refused with the field named, and the
+"""Values that are not values are refused with the field named, and the
 store is left exactly as it was (docs/FORMAT.md, "Values" and "Subtitle times")."""
 
 from __future__ import annotations

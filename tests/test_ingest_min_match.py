@@ -1,6 +1,6 @@
 """`film ingest --min-match`: a draft that matches few lines is accepted only deliberately, the
 low match is recorded for the Film page, and every scene without a matched line is flagged
-interpolated (issue 14)."""
+interpolated."""
 
 from __future__ import annotations
 

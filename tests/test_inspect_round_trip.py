@@ -1,4 +1,4 @@
-"""The round trip through a real harness (issue 26, "Proved with a real harness"): questions out
+"""The round trip through a real harness: questions out
 as an inspect_ai task (`storyscope export-task`), run by inspect_ai, its log back in
 (`pipelines.results.import_results`), judged (`storyscope judge --backend lexical`), and the
 answers, ids and model name checked on the Verdicts page.

@@ -1,6 +1,7 @@
-"""Ctrl-C (a real SIGINT) during an import or a job (issue 27, class 8): one line saying whether
-the import was rolled back or kept (it reached COMMIT), exit 130, the store as the line says;
-a job whose DuckDB statement is interrupted ends `interrupted` (resumable), never `failed`."""
+"""Ctrl-C (a real SIGINT) during an import or a job leaves the store as it was: one line
+saying whether the import was rolled back or kept (it reached COMMIT), exit 130, the store as the
+line says; a job whose DuckDB statement is interrupted ends `interrupted` (resumable),
+never `failed`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One truth for a job's state (issue 27, classes 4, 5 and 8): `jobs list` and `jobs status` agree
+"""One truth for a job's state: `jobs list` and `jobs status` agree
 on a job whose process died; `jobs stop` refuses an unknown or finished job and writes nothing;
 of two `jobs resume` of one job at once, exactly one runs."""
 

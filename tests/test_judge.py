@@ -112,7 +112,7 @@ def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
 
 
 def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
-    """The writer counts answers in memory (issue 30); a rolled-back attempt of a batch and its
+    """The writer counts answers in memory; a rolled-back attempt of a batch and its
     retry must count each answer once, and the count must equal the store's after commit."""
     from data_access.writes.judging import count_answers_in_run
     from pipelines.judge.run import _VerdictWriter

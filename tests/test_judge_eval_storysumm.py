@@ -1,4 +1,4 @@
-"""`storyscope judge-eval storysumm`: judges scored against StorySumm's human labels (issue 12)."""
+"""`storyscope judge-eval storysumm`: judges scored against StorySumm's human labels."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def test_support_judge_asserts_supported_claims_and_omits_the_rest():
 @pytest.mark.slow
 def test_cli_minilm_support_on_the_test_split(storysumm, store):
     # The threshold was chosen on the val split (pipelines/judge/support.py); these are its
-    # test-split figures, measured once (issue 12) with a small tolerance for library drift.
+    # test-split figures, measured once with a small tolerance for library drift.
     result = CliRunner().invoke(
         app,
         [

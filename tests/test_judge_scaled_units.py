@@ -1,4 +1,4 @@
-"""The openai judge's scaled-out units (issue 30): the driver ships each unit's compact inputs
+"""The openai judge's scaled-out units: the driver ships each unit's compact inputs
 (answers, questions, claims), the worker renders the App. F.2 prompts and builds the rows as
 Arrow tables, the driver inserts them. Checked without Ray (units and outcomes go through
 cloudpickle, as Ray sends them): the cache keys the driver computes equal the gateway's in

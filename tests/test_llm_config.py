@@ -44,7 +44,7 @@ def test_cost_and_redact():
 def test_http_transport_defaults_to_aiohttp_and_the_old_lean_name_still_loads(tmp_path):
     none = tmp_path / "none.toml"
     assert load_config(secrets_path=none).http_transport == "aiohttp"
-    # job params saved before issue 29 name the removed h11 transport `lean`
+    # job params saved before the aiohttp client name the removed h11 transport `lean`
     assert load_config({"http_transport": "lean"}, secrets_path=none).http_transport == "aiohttp"
     with pytest.raises(ValueError, match="http_transport"):
         load_config({"http_transport": "h2"}, secrets_path=none)

@@ -1,5 +1,5 @@
 """The gateway's openai client over its HTTP clients: what it sends, the redirects it follows
-and the ones it refuses (issue 29; issue 27, class 7).
+and the ones it refuses (the gateway does not trust the server).
 
 Requests go to an in-memory transport that records them, so the comparison is exact: the
 gateway's client (aiohttp or httpx underneath, kept to its origin) sends the same method, URL,

@@ -1,4 +1,4 @@
-"""Group 6 of issue 19: LLM jobs as users meet them. A judge, a generation and a belief job
+"""LLM jobs as users meet them. A judge, a generation and a belief job
 each run against the scripted server with 20% of calls failing at random (429, 500, a stall
 past the timeout, a body that is not JSON, a truncated reply) and complete, every failed item
 recorded with its raw text and every success written once; killed at random points and

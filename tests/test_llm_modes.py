@@ -1,4 +1,4 @@
-"""Structured-output negotiation against the scripted server's dialects (issue 12)."""
+"""Structured-output negotiation against the scripted server's dialects."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every LLM step end to end against a real OpenAI-compatible server (issue 12): the judge,
+"""Every LLM step end to end against a real OpenAI-compatible server: the judge,
 question generation, StoryMind and the cache's replay; the story stages (beliefs, PlotTree,
 scene summaries) are in test_llm_real_server_stories.py, so the two modules — each with its own
 server — can run on two test workers at once.

@@ -1,4 +1,4 @@
-"""The story stages end to end against a real OpenAI-compatible server (issue 12): belief
+"""The story stages end to end against a real OpenAI-compatible server: belief
 annotation, PlotTree condensation and answering, scene summaries. The same plumbing checks as
 test_llm_real_server.py (tests/support/llm_plumbing.py), in a module of their own so the two
 modules' servers run on two test workers at once.

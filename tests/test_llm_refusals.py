@@ -1,4 +1,5 @@
-"""An endpoint that refuses the key or redirects elsewhere stops the run (issue 27, class 7).
+"""An endpoint that refuses the key or redirects elsewhere stops the run: the
+gateway trusts the server no further.
 
 Against the scripted server on loopback: a 401 / 403 stops the run after the first request,
 says the key was refused without printing it, and the judge job ends `failed` with that reason

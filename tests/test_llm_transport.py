@@ -1,4 +1,4 @@
-"""The gateway's HTTP clients under the openai client, against raw asyncio servers (issue 29).
+"""The gateway's HTTP clients under the openai client, against raw asyncio servers.
 
 Each server here is a few lines of asyncio that answers with exact bytes, so the cases a
 library server smooths over (chunked bodies, a keep-alive connection the server drops, no

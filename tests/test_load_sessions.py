@@ -1,4 +1,4 @@
-"""Load (issue 8, Tests): 10 concurrent browser sessions browse the explorer while a judge job in
+"""Load (Tests): 10 concurrent browser sessions browse the explorer while a judge job in
 another process writes to the same store — no errors, no lock failures, and the new run shows in
 every session.
 

@@ -1,4 +1,4 @@
-"""PlotTree leaves end with the film's scenes, not a credit cue long after them (issue 28: The
+"""PlotTree leaves end with the film's scenes, not a credit cue long after them (The
 Departed had 12,287 one-second leaves spanning 3:24:47 against its 2:31:19 runtime; one-second
 windows now stop with its last scene at 2:24:00 (8,641), and by default it has one leaf per
 scene, 208)."""

@@ -1,4 +1,4 @@
-"""PlotTree leaves follow the film's units (issue 28): one per timed scene, else subtitle clips;
+"""PlotTree leaves follow the film's units: one per timed scene, else subtitle clips;
 credits dropped, never past the runtime; fixed windows only when a caller asks for them."""
 
 from __future__ import annotations

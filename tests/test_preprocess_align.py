@@ -164,7 +164,7 @@ def test_reordered_scene_costs_only_that_scene():
     assert sum(matched[4:12]) == 4  # one of B / C kept
 
 
-# -- cues with no script words (issue 14: the rule lives in the aligner, so ingest stores it) --
+# -- cues with no script words (the rule lives in the aligner, so ingest stores it) --
 
 WORDLESS_LINES = ["Where were you last night?", "Nobody saw you at the harbour."]
 WORDLESS_CUES = ["Where were you last night?", "Hey!", "Nobody saw you at the harbour."]

@@ -84,7 +84,7 @@ def test_dtw_and_dp_on_a_real_film(shared_data):
     dtw, dp = evaluate_file(path, "dtw"), evaluate_file(path, "dp")
     assert dtw.cues == dp.cues == 564
     assert dtw.fields["row"].ours == pytest.approx(0.606, abs=0.003)
-    # (0.543 before issue 14's neighbour rule moved word-less cues to their neighbour's line)
+    # (0.543 before the neighbour rule moved word-less cues to their neighbour's line)
     assert dp.fields["row"].ours == pytest.approx(0.539, abs=0.003)
     assert dtw.ours == pytest.approx(0.661, abs=0.003)
     assert dp.ours == pytest.approx(0.755, abs=0.003)

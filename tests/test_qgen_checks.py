@@ -109,7 +109,7 @@ def test_every_released_example_in_the_paper_sample_passes():
         ("At the bar, what does Tom infer from c_told_d?", "annotation_vocabulary"),
         ("At the bar, why does Tom falsely believe Mia took the money?", "no_reveal"),
         # App. F.2 Stage 1: "never reveals how or when the center character learned something
-        # or whether they are right" (the two questions of issue 14).
+        # or whether they are right" (the two questions a check must answer).
         (
             "At the diner, what does Ann learn when Bob tells her about the letter?",
             "no_learning_reveal",

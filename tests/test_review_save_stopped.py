@@ -1,6 +1,6 @@
 """A review save that is stopped half-way (the visitor closed the browser and Streamlit stops the
 script with its StopException, a BaseException; or Ctrl-C) leaves no half-written review: not
-the run row, not the judge, not a verdict (issue 27, "the human review saves")."""
+the run row, not the judge, not a verdict."""
 
 from __future__ import annotations
 

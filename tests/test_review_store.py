@@ -1,4 +1,4 @@
-"""Human review storage (issue 18): human verdicts as runs of `human:<name>`, history, agreement
+"""Human review storage: human verdicts as runs of `human:<name>`, history, agreement
 and metrics with the human, question decisions and revisions, error tags, two writers at once."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every importer reads JSON through one reader (data_access/importers/json_files.py) with one
 rule set: deep nesting, a key given twice, NaN, bad UTF-8, an empty file and a line split inside
-a string are each one `error:` line naming the file, exit 2, and the store as it was (issue 27,
-classes 3-5)."""
+a string are each one `error:` line naming the file, exit 2, and the store as it was (no
+traceback, nothing accepted silently, a message that names what is wrong)."""
 
 from __future__ import annotations
 

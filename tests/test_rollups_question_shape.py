@@ -1,5 +1,5 @@
 """The question-shape rollup (migration 972, data_access.rollups.questions) and the Verdicts
-page's large-slice metrics (issue 30): the Distributions and Questions readers give the live
+page's large-slice metrics: the Distributions and Questions readers give the live
 answer from the rollup, a finished run that writes scenes, evidence or questions updates it
 for exactly the questions it can change (equal to a full refresh, without one), and a slice
 above the limit computes its metrics only when asked."""

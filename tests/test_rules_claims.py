@@ -1,4 +1,4 @@
-"""The rules backend's claim extraction (issue 13): a heard line becomes a claim about the story,
+"""The rules backend's claim extraction: a heard line becomes a claim about the story,
 in names, or nothing — never the quote itself."""
 
 from pipelines.beliefs.rules_claims import display_name, story_claims

@@ -1,4 +1,4 @@
-"""Issue 27, class 1: no command a user types can destroy or corrupt data.
+"""No command a user types can destroy or corrupt data.
 
 Output paths that are (or resolve to, or are hard links of) the store or its WAL are refused;
 an existing output is replaced only with --force; an id that a film or dataset of another

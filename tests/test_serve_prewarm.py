@@ -1,4 +1,4 @@
-"""pages.serve warms a fresh server by importing what the pages import at their top (issue 30),
+"""pages.serve warms a fresh server by importing what the pages import at their top,
 never what a page defers on purpose (imports inside functions: the LLM client, the judge)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Subtitles whose cues all start at one time carry no timeline: refused in either mode, naming
-the file, and `film ingest` writes nothing (issue 27, class 4)."""
+the file, and `film ingest` writes nothing (nothing invalid is accepted silently)."""
 
 from __future__ import annotations
 

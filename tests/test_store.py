@@ -124,7 +124,7 @@ def test_opening_the_store_leaves_no_transaction_open_so_a_commit_can_checkpoint
     """The open-time check and the migrations run on cursors closed after them: a result left
     unread on the connection itself kept a read transaction open for the connection's life,
     and DuckDB then never checkpoints at COMMIT, so every row went through the WAL and was
-    written again at close (issue 15, "Import")."""
+    written again at close."""
     wal = Path(f"{store.path}.wal")
     with store.session() as held:  # the connection stays open across the write below
         held.execute("SET checkpoint_threshold = '1KB'")

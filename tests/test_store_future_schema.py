@@ -1,4 +1,4 @@
-"""Issue 27, class 2 (and the read-only store of class 9): a store this code cannot write.
+"""A store this code cannot write: one from a newer StoryScope, and a read-only store file.
 
 A store whose `_migrations` records a number this code does not know was written by a newer
 StoryScope: commands that write refuse it (one `error:` line naming the number, exit 2, the

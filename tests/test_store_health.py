@@ -1,4 +1,4 @@
-"""Group 5 of issue 19: a damaged store is refused on open with a recovery path;
+"""A damaged store is refused on open with a recovery path;
 `storyscope store check` reads every block; `storyscope store backup` writes a consistent
 copy while another user of the store is working."""
 

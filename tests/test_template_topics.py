@@ -1,4 +1,4 @@
-"""The template writer's topic frames and place names (issue 13: without a topic, 60% of its
+"""The template writer's topic frames and place names (without a topic, 60% of its
 questions on the sample film were near-duplicates of each other)."""
 
 from pipelines.qgen.template_text import anchor_phrase, question_for, topic_of

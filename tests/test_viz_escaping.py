@@ -1,4 +1,5 @@
-"""Every figure builder in `viz/` escapes untrusted text (issue 27, class 9): each one is built
+"""Every figure builder in `viz/` escapes untrusted text (dataset text is never
+markup): each one is built
 with hostile strings in every text field it reads, and no `<` other than the builders' own
 formatting tags may reach any string of the figure's JSON (trace names, tick labels, hover text,
 customdata, labels, annotations, titles)."""

@@ -243,7 +243,7 @@ def test_verdict_grid_colours_and_core_labels():
     titles = list(verdict_grid_figure(long).layout.xaxis.categoryarray)
     assert titles[0] == "1. One · a model with a lo…<br>"
     assert "&lt;" not in titles[0] and all(len(t) <= 40 for t in titles)
-    # rows: role, number and the claim's text (issue 28), cut short with the whole in the hover
+    # rows: role, number and the claim's text, cut short with the whole in the hover
     assert list(figure.layout.yaxis.categoryarray) == ["□ 2 · b", "■ 1 · a"]
     wordy = GRID.assign(claim="Ann believes the supply boat comes on Friday, as Ben told her.")
     rows = list(verdict_grid_figure(wordy).layout.yaxis.categoryarray)

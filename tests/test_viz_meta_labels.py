@@ -1,4 +1,4 @@
-"""Meta-belief markers at one scene share one star and one label (issue 28: two "M38" were
+"""Meta-belief markers at one scene share one star and one label (two "M38" were
 printed on top of each other)."""
 
 from __future__ import annotations

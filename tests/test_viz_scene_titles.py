@@ -1,5 +1,5 @@
 """Film page scene names: a scene without a heading is named by its location or time, never
-"S0 · nan" (issue 16)."""
+"S0 · nan"."""
 
 from __future__ import annotations
 

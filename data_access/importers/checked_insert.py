@@ -1,5 +1,5 @@
 """The checked insert: a table file written straight into its store table, every check on the way
-(issue 15, "Import": validation plus insert within 2x DuckDB's raw load).
+(validation plus insert within 2x DuckDB's raw load).
 
 The explaining path (lfvqa.py) stages a file, numbers its records, checks the stage and then
 copies it into the store: every file is read or written three or four times so that a fault can

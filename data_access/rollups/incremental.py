@@ -1,4 +1,4 @@
-"""Incremental rollup update for one run (issue 15, "Import"): recompute only the rollup rows the
+"""Incremental rollup update for one run: recompute only the rollup rows the
 run could have changed, instead of every rollup table.
 
 Called by `rollups.after_run_finished` only when the rollups held everything but this run (its

@@ -1,4 +1,4 @@
-"""`storyscope gold-eval`: offline backends scored against a film's hand-made gold (issue 13)."""
+"""`storyscope gold-eval`: offline backends scored against a film's hand-made gold."""
 
 from __future__ import annotations
 
