@@ -1,4 +1,4 @@
-"""Executor benchmark (issue #15): the same work with `--executor local` and `--executor ray`.
+"""Executor benchmark: the same work with `--executor local` and `--executor ray`.
 
 In one run, against temporary stores (never the demo store):
 

@@ -1,4 +1,4 @@
-"""Cost growth (issue #15): each heavy pipeline at three input sizes, and the exponent k of
+"""Cost growth: each heavy pipeline at three input sizes, and the exponent k of
 cost ~ n^k fitted on log-log (least squares over the three points).
 
 - PlotTree: leaves (a synthetic film of M minutes at 1 fps; `build_nodes`, offline).

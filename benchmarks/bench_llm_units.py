@@ -1,4 +1,5 @@
-"""Per-unit cost of LLM belief annotation on the executor (issue #15, docs/SCALE.md's plan).
+"""Per-unit cost of LLM belief annotation on the executor (the plan in
+docs/logs/2026-12-01-scale-paper-plan-and-store.md).
 
 `beliefs annotate-many --backend openai` over N small fixture films (3 scenes, 5 characters;
 each film's text differs, so no call is a cache hit) against the scripted OpenAI-compatible

@@ -1,4 +1,4 @@
-"""PlotTree's windowed k-means against the full search (issue #15, "Cost that grows").
+"""PlotTree's windowed k-means against the full search.
 
 For real aligned StoryVideoQA videos (../shared/data/storyvideoqa), the 1 fps leaves are embedded
 with the build's own embedder (segment-pooled MiniLM) and clustered at level 0 (λ(0) = 100,

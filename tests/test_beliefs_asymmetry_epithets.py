@@ -1,6 +1,6 @@
-"""Epithets in the `asymmetry` backend (the note's "Why revision recall is zero",
-class 2): "your birdwatcher" and "your girl" name a character only by what the film said of
-them before: a predicate nominal ("You're the ferryman") or a parent addressed as "Mum"."""
+"""Epithets in the `asymmetry` backend (docs/logs/2026-12-04-beliefs-asymmetry.md, "Why revision
+recall is zero", class 2): "your birdwatcher" and "your girl" name a character only by what the film
+said of them before: a predicate nominal ("You're the ferryman") or a parent addressed as "Mum"."""
 
 from __future__ import annotations
 

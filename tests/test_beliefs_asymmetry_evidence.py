@@ -1,7 +1,7 @@
-"""The `asymmetry` backend reads an old state it used to miss (the note's "Why revision
-recall is zero", class 3), on screenplays built here: a thing carried away by whoever goes with
-it, a where-question answered by a place alone, "the X's gone" said where it was, and a document
-read in voice-over."""
+"""The `asymmetry` backend reads an old state it used to miss
+(docs/logs/2026-12-04-beliefs-asymmetry.md, "Why revision recall is zero", class 3), on screenplays
+built here: a thing carried away by whoever goes with it, a where-question answered by a place
+alone, "the X's gone" said where it was, and a document read in voice-over."""
 
 from __future__ import annotations
 

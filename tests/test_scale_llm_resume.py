@@ -1,5 +1,5 @@
 """A killed Ray run of an LLM pipeline (`beliefs annotate-many --backend openai`) writes every
-unit exactly once, and the rows a local run writes (issue #15, "Jobs stay resumable"):
+unit exactly once, and the rows a local run writes (jobs stay resumable):
 
 - a Ray worker SIGKILLed mid-unit is restarted by Ray and its unit retried; the calls it had
   made die with it (workers never write the store), so each call is logged once;

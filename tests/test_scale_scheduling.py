@@ -1,6 +1,6 @@
 """How the executor seam schedules units: costliest first, prepared lazily on the driver, no
 unit queued behind a busy worker at the end of a batch, and MiniLM loaded once per worker
-(issue #15: "Models (MiniLM) load once per worker, not per task"), and a worker's start does
+("Models (MiniLM) load once per worker, not per task"), and a worker's start does
 not import the store's modules."""
 
 from __future__ import annotations
