@@ -218,11 +218,47 @@ def test_a_writing_command_creates_the_store_and_says_so(tmp_path):
     assert again.exit_code == 0 and "creating" not in again.output
 
 
-def test_every_creating_command_exists():
-    from pipelines.cli.app import CREATING_COMMANDS
-    from tests.test_cli_faults import command_paths
+def test_each_command_declares_how_it_opens_the_store():
+    """The mode each command passes to `open_store` where it opens the store: only the commands
+    that bring data in may create a store, and only the reading commands fall back to read-only
+    (the same commands as when the two lists were kept apart from the commands)."""
+    from tests.support.cli_commands import store_modes
 
-    assert set(command_paths()) >= CREATING_COMMANDS
+    modes = store_modes()
+    creating = {path for path, declared in modes.items() if "create" in declared}
+    reading = {path for path, declared in modes.items() if declared == {"read"}}
+    assert creating == {
+        "demo",
+        "migrate",
+        "import lfvqa",
+        "import storyvideoqa",
+        "import storysumm",
+        "import fables",
+        "import tom",
+        "beliefs import",
+        "film ingest",
+    }
+    assert reading == {
+        "stats",
+        "export",
+        "export-task",
+        "jobs list",
+        "jobs status",
+        "store check",
+        "store backup",
+        "metrics",
+        "compare",
+        "agreement",
+        "topics",
+        "reviewers",
+    }
+    # every other command that opens the store declares "write", and none relies on a default
+    # (`film ingest` creates the store, then its summaries step opens the film it stored)
+    assert all(declared <= {"create", "write", "read"} for declared in modes.values()), modes
+    assert all(len(declared) == 1 for path, declared in modes.items() if path != "film ingest")
+    assert {"judge", "import results", "import mcq-predictions", "mcq import-predictions"} <= {
+        path for path, declared in modes.items() if declared == {"write"}
+    }
 
 
 # -- group 4: one model of MCQ validity ---------------------------------------------------

@@ -119,7 +119,7 @@ def answer(
         options.config()
     except ValueError as exc:
         raise fail(str(exc)) from None
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     if dry_run_only:
         _print_plan(dry_run(handle, options), as_json)
         return
