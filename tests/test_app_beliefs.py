@@ -83,6 +83,12 @@ def test_many_beliefs_are_windowed_by_scene_from_the_url(fixture_store):
     at = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": "Ann", "scenes": "4-5"})
     assert not at.exception
     assert at.select_slider(key="scenes").value == (4, 5)
+    # the range as Streamlit's URL binding writes it (`?scenes=4&scenes=5`) opens the same window
+    bound = run_page(
+        REPO_ROOT, "beliefs_page", {"film": "lighthouse", "who": "Ann", "scenes": ["4", "5"]}
+    )
+    assert bound.select_slider(key="scenes").value == (4, 5)
+    assert bound.select_slider(key="scenes").proto.query_param_key == "scenes"
     lanes = figures(at)["belief_lanes"]
     shown = list(lanes.layout.yaxis.ticktext)
     # beliefs forming in scenes 4–5 (B2, X4, X5, X10, ...) and F1, revised in scene 4

@@ -55,8 +55,14 @@ def test_film_page_restores_scene_from_url_and_changes_with_it(fixture_store):
     assert at.selectbox(key="scene").value == "5"
     assert list(at.dataframe[0].value["text"])[1] == "Cara speaks in scene 5."
     at.selectbox(key="scene").set_value("0").run()
-    assert at.query_params["scene"] == ["0"] or at.query_params["scene"] == "0"
+    # bound to the URL (bind="query-params"): the first scene is the default, so no parameter
+    assert "scene" not in at.query_params
     assert list(at.dataframe[0].value["text"])[1] == "Ann speaks in scene 0."
+    at.selectbox(key="scene").set_value("3").run()
+    # a scene other than the default is in the URL, as its label, and a copy reopens it
+    assert at.query_params["scene"].startswith("S3 · ")
+    shared = run_page(REPO_ROOT, "film_page", dict(at.query_params))
+    assert shared.selectbox(key="scene").value == "3"
 
 
 def test_film_page_on_a_story_without_times(fixture_store):

@@ -31,7 +31,8 @@ def test_root_view_shows_the_whole_small_tree_with_readable_labels(fixture_store
     assert tree.labels[0] == "0:00–1:00:00 · A keeper waits for a boat that …"
     level_time = figures(at)["level_time"].data[0]
     assert list(level_time.text) == ["root", "n1_0", "n1_1", "n0_0", "n0_1", "n0_2", "n0_3"]
-    assert at.query_params["node"] == "root"
+    # the picker is bound to the URL (bind="query-params"): its default, the root, needs none
+    assert "node" not in at.query_params
     # the picker holds the way up and the way down only
     assert at.selectbox(key="node").options[0].startswith("L2 · 0:00–1:00:00")
     assert len(at.selectbox(key="node").options) == 3
@@ -49,7 +50,10 @@ def test_a_node_from_the_url_opens_with_its_path_and_children(fixture_store):
     picker = at.selectbox(key="node")
     assert len(picker.options) == 4  # root, n1_1, and two children
     picker.set_value("n0_3").run()
-    assert at.query_params["node"] == "n0_3"
+    # the URL holds the picker's label, and a shared copy of it reopens the same node
+    assert at.query_params["node"].startswith("L0 · 40:00–1:00:00 · At the jetty")
+    shared = run_page(REPO_ROOT, "plottree_page", {"node": at.query_params["node"]})
+    assert shared.selectbox(key="node").value == "n0_3"
     assert any("At the jetty Ann learns the boat was cancelled" in m.value for m in at.markdown)
     at.radio(key="view").set_value("icicle").run()
     assert figures(at)["tree"].data[0].type == "icicle"

@@ -108,7 +108,11 @@ def test_page_groups_searches_and_summarises(store):
     assert any(name.startswith("Ann · Ben") for name in lanes.layout.yaxis.categoryarray)
     at.text_input(key="find").set_value("boat").run()
     assert not at.exception
-    assert at.query_params["find"] == "boat"
+    # the search is bound to the URL (`?find=`, bind="query-params"; the browser writes it),
+    # and a link holding it opens the page searched
+    assert at.text_input(key="find").proto.query_param_key == "find"
+    shared = run_page(REPO_ROOT, "beliefs_page", {"film": "lighthouse", "find": "boat"})
+    assert shared.text_input(key="find").value == "boat"
     summary = at.dataframe[0].value.set_index("holder")
     assert summary["beliefs"].to_dict() == {"Ann": 2, "Ben": 1}  # F1, B2 / B1 mention a boat
     shown = list(figures(at)["belief_lanes"].layout.yaxis.ticktext)

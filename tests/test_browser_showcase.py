@@ -110,7 +110,12 @@ def test_every_page_of_the_first_run_shows_data(page, showcase_url):  # noqa: F8
 def test_pages_open_on_the_showcase_film(page, showcase_url):  # noqa: F811
     for path in ("film", "beliefs"):
         _open(page, f"{showcase_url}/{path}", SHOWCASE_PAGES[path])
-        assert "film=the-keepers-ledger" in page.url  # the picker wrote its default to the URL
+        # the picker opens on the showcase film (bound to the URL, which leaves a default out)
+        picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Film").first
+        shown = picker.evaluate(
+            "el => el.innerText + ' ' + [...el.querySelectorAll('input')].map(i => i.value).join()"
+        )
+        assert "The Keeper's Ledger" in shown
     _open(page, f"{showcase_url}/verdicts", "Verdicts")
     assert "keepers-gold" in page.url or "Keeper" in page.content()
     _open(page, f"{showcase_url}/beliefs", "Belief timelines")
