@@ -12,7 +12,7 @@ PORT   ?= 8501
 # generation, imports or store switching; the store is opened read-only)
 READ_ONLY ?=
 
-.PHONY: run test test-durations install browser demo bench clean lint import-check test-cluster
+.PHONY: run test test-fast test-durations install browser demo bench clean lint import-check test-cluster
 
 install: $(STAMP)
 
@@ -60,6 +60,12 @@ PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --
 
 test: $(TEST_STAMP) browser
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The fast tier, for the edit-test loop: no browser, no llama.cpp server, no ../shared/data, no
+# Ray, no cluster and nothing marked slow (tests/support/tiers.py marks a test by the fixtures it
+# uses; `--fast` is its option). `make test` stays the command that runs everything.
+test-fast: $(TEST_STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS) --fast
 
 # Re-record tests/durations.json (each file's seconds) after adding or slowing down test files.
 test-durations: $(TEST_STAMP) browser

@@ -17,6 +17,7 @@ pytest_plugins = [
     "tests.support.file_order",
     "tests.support.llama_server",
     "tests.support.ray_session",
+    "tests.support.tiers",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
