@@ -18,10 +18,10 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.gold_film import with_gold_film
 from tests.support.llama_server import MODEL_NAME
 from tests.support.llm_plumbing import check_plumbing, real_config
+from tests.support.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.realserver]
 FILM = "the-keepers-ledger"

@@ -87,7 +87,7 @@ def test_ray_writes_what_a_local_executor_writes(
 ):
     from pipelines.answer.scaled import answer_on_executor
     from pipelines.scale import LocalExecutor
-    from tests.conftest import store_copy
+    from tests.support.store_files import store_copy
 
     server = fake_llm(_reply)
     texts = {}

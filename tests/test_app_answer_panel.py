@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.apptest_pages import figures, metrics, run_page
 from tests.support.gold_film import with_gold_film
+from tests.support.paths import REPO_ROOT
 
 FILM = "the-keepers-ledger"
 

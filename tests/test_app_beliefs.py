@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, frame, metrics, run_page, traces
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
+from tests.support.paths import REPO_ROOT
 
 
 def test_two_characters_lanes_with_false_revised_rejected_and_meta(fixture_store):

@@ -6,10 +6,10 @@ from __future__ import annotations
 from data_access.queries import verdicts as views_verdicts
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.compare import judged_settings
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 
 
 def _add_setting(cursor, setting: str, label: str, questions: list[str], run_id: str) -> None:

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, metrics, run_page, traces
-
-
-@pytest.fixture
-def fixture_store(store):
-    return build_app_fixture(store)
+from tests.support.paths import REPO_ROOT
 
 
 def test_question_shape_and_mcq_figures(fixture_store):

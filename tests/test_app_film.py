@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, metrics, run_page, traces
+from tests.support.paths import REPO_ROOT
 from viz.film import presence_counts
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def test_film_page_shows_timeline_presence_and_reader(fixture_store):

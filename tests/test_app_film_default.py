@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
+def fixture_store(fixture_store):
+    store = fixture_store
     with store.transaction() as cursor:
         run_id = cursor.execute("SELECT run_id FROM films LIMIT 1").fetchone()[0]
         cursor.execute(

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from pipelines.frames import read_thumbnails
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import FILM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 
 
 def _video(path, seconds: int = 10, fps: int = 5) -> str:

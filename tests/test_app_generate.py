@@ -6,19 +6,17 @@ from __future__ import annotations
 import pytest
 
 from pages.generate_button import TEMPLATE_LABEL
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import metrics, run_page
+from tests.support.paths import REPO_ROOT
 
 NO_ENDPOINT = ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY")
 
 
 @pytest.fixture
-def fixture_store(store, monkeypatch):
+def fixture_store(fixture_store, monkeypatch):
     for name in NO_ENDPOINT:
         monkeypatch.delenv(name, raising=False)
-    build_app_fixture(store)
-    return store
+    return fixture_store
 
 
 def _dry_run(at, n: int):

@@ -3,9 +3,9 @@ page shows), and a finished import says what to do next (judge these answers, op
 
 from __future__ import annotations
 
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 
 CSV = b"question_id,answer\nq1,Ann believes the boat comes on Friday.\nq2,Ben fixed the lamp.\n"
 

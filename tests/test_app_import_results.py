@@ -6,20 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
 from tests.support.harness_fixtures import inspect_sample, write_inspect_log
-from tests.test_import_bad_input import store_dump
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 
 pytest.importorskip("inspect_ai", reason="inspect_ai is in the test extra (make test)")
 MODEL = "openai/smollm2"
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 @pytest.fixture

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
-from tests.conftest import REPO_ROOT
-from tests.mcq_helpers import load_records, make_mcq
 from tests.support.apptest_pages import figures, metrics, run_page
-from tests.test_plottree_build import FILM, write_fixture_film
+from tests.support.mcq_records import load_records, make_mcq
+from tests.support.paths import REPO_ROOT
+from tests.support.plottree_film import FILM, write_fixture_film
 
 MCQ_VIEW = {"view": "Multiple choice (StoryVideoQA)"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.paths import REPO_ROOT
 
 
 def test_overview_links_carry_filters(store):

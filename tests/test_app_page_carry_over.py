@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import FILM, build_app_fixture
+from tests.support.app_fixtures import FILM
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
+def fixture_store(fixture_store):
+    store = fixture_store
     with store.transaction() as cursor:
         run_id = cursor.execute("SELECT run_id FROM films LIMIT 1").fetchone()[0]
         # first in the picker's order, with neither scenes nor beliefs

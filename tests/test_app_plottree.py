@@ -9,17 +9,10 @@ import pandas as pd
 import pytest
 
 from data_access.writes.mcq import bulk_insert
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import FILM, PLOTTREE
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, metrics, run_page
+from tests.support.paths import REPO_ROOT
 from viz.plottree import MAX_VIEW_NODES, view_nodes
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def test_root_view_shows_the_whole_small_tree_with_readable_labels(fixture_store):

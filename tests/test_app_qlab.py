@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, frame, metrics, run_page, traces
-
-
-@pytest.fixture
-def fixture_store(store):
-    return build_app_fixture(store)
+from tests.support.paths import REPO_ROOT
 
 
 def test_checks_failures_leaks_names_duplicates_map(fixture_store):

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 from data_access.queries import questions as views_questions
 from data_access.queries.questions import facet_values
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, run_page, traces
 from tests.support.hostile import unescape_markdown
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
+from tests.support.paths import REPO_ROOT
 
 
 def test_question_rubric_and_evidence_map(fixture_store):

@@ -12,10 +12,9 @@ import time
 import duckdb
 import pytest
 
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
-from tests.test_import_bad_input import store_dump
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 
 # page -> (URL parameters, labels of the write buttons it shows in normal mode)
 WRITE_BUTTONS = {
@@ -29,8 +28,8 @@ WRITE_BUTTONS = {
 
 
 @pytest.fixture
-def fixture_store(store, monkeypatch):
-    build_app_fixture(store)
+def fixture_store(fixture_store, monkeypatch):
+    store = fixture_store
     monkeypatch.setenv("STORYSCOPE_REVIEWER", "ann")  # normal mode: the review widgets show
     return store
 

@@ -8,17 +8,15 @@ import pytest
 
 from data_access.queries import review as views_review
 from data_access.writes import review
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LEXICAL
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import frame, metrics, run_page
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture
-def fixture_store(store, monkeypatch):
+def fixture_store(fixture_store, monkeypatch):
     monkeypatch.setenv("STORYSCOPE_REVIEWER", "alice")
-    build_app_fixture(store)
-    return store
+    return fixture_store
 
 
 def _button(at, label: str):

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import metrics, run_page
+from tests.support.paths import REPO_ROOT
 
 
-@pytest.fixture
-def fixture_store(store):
-    return build_app_fixture(store)
-
-
-def test_runs_jobs_usage_and_raw_reply_of_failure(fixture_store):
-    runs = fixture_store
+def test_runs_jobs_usage_and_raw_reply_of_failure(fixture_runs):
+    runs = fixture_runs
     at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
     assert not at.exception
     shown = metrics(at)

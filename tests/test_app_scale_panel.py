@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pipelines.scale import LocalExecutor, Unit, run_batch
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 from tests.support.scale_units import square
 
 

@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 from tests.support.unprivileged import unprivileged_prefix
 
 DATASET_ROW = "INSERT INTO datasets VALUES ('picked-set', 'P', 'lfvqa', 't', 'MIT', false, 'r')"

@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 
 def _make_store(path) -> None:

@@ -7,17 +7,8 @@ itself (`?film=lighthouse&scene=5`)."""
 
 from __future__ import annotations
 
-import pytest
-
-from tests.conftest import REPO_ROOT
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
+from tests.support.paths import REPO_ROOT
 
 
 def test_the_film_pickers_are_bound_to_the_url(fixture_store):

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, frame, metrics, run_page, traces
 from tests.support.hostile import unescape_markdown
+from tests.support.paths import REPO_ROOT
 
 
-@pytest.fixture
-def fixture_store(store):
-    return build_app_fixture(store)
-
-
-def test_grid_metrics_agreement_and_diff(fixture_store):
-    runs = fixture_store
+def test_grid_metrics_agreement_and_diff(fixture_runs):
+    runs = fixture_runs
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": runs["judge_lexical"]})
     assert not at.exception
     grid = traces(figures(at)["verdict_grid"])
@@ -141,8 +136,8 @@ def _add_gold_self_check(store, verdicts_select: str) -> str:
     return gold_run
 
 
-def test_grid_rows_carry_the_claim_text(fixture_store):
-    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": fixture_store["judge_lexical"]})
+def test_grid_rows_carry_the_claim_text(fixture_runs):
+    at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "run": fixture_runs["judge_lexical"]})
     grid = figures(at)["verdict_grid"]
     rows = set(grid.layout.yaxis.categoryarray)
     assert "■ 1 · Ann believes the supply boat comes on Friday." in rows

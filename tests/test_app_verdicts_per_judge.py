@@ -8,11 +8,11 @@ import pytest
 from data_access.queries import verdicts as views_verdicts
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines import verdict_metrics
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, run_page, traces
 from tests.support.hostile import unescape_markdown
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 
 from data_access.importers import import_lfvqa_dir
 from data_access.writes.runs import RunSpec, finish_run, insert_run
-from tests.conftest import REPO_ROOT
 from tests.support.apptest_pages import frame, run_page
+from tests.support.paths import REPO_ROOT
 
 QUESTION = "lfvqa-paper-T12-N2"  # one of the paper's printed questions (App. H, Table 12)
 

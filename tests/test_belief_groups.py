@@ -15,9 +15,9 @@ from pipelines.beliefs.character_summary import (
     group_key,
     search_beliefs,
 )
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import figures, run_page
+from tests.support.paths import REPO_ROOT
 
 
 def _beliefs() -> pd.DataFrame:

@@ -4,47 +4,12 @@ meta-beliefs; the fact reader and the same-state rule on their own."""
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
 
 from pipelines.beliefs.asymmetry_cues import NameIndex, reported_tell
 from pipelines.beliefs.asymmetry_facts import read_facts
 from pipelines.beliefs.asymmetry_same import SameState, claim_fact
-from pipelines.beliefs.asymmetry_tom import StoryTrace
-from pipelines.beliefs.events import TomStory
-
-AGENTS = ["Anna", "Ben", "Cara"]
-
-
-def hashed(texts: list[str]) -> np.ndarray:
-    """A stand-in for MiniLM: one fixed random unit vector per distinct text (cosine 1 for the
-    same text, near 0 for different ones), so only the rule's equality and suffix parts act."""
-    rows = []
-    for text in texts:
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
-        vector = np.random.default_rng(seed).normal(size=64)
-        rows.append(vector / np.linalg.norm(vector))
-    return np.array(rows)
-
-
-def replay(*sentences: str) -> StoryTrace:
-    story = TomStory("story-1", "test", list(sentences), [])
-    return StoryTrace(story, hashed, AGENTS)
-
-
-def rows_of(trace: StoryTrace, holder: str) -> list[dict]:
-    return [r for r in trace.tracker.records() if r["holder"] == holder]
-
-
-ABSENT_MOVE = (
-    "Anna entered the kitchen.",
-    "Ben entered the kitchen.",
-    "The key is in the drawer.",
-    "Anna exited the kitchen.",
-    "Ben moved the key to the box.",
-)
+from tests.support.asymmetry_stories import ABSENT_MOVE, hashed, replay, rows_of
 
 
 def test_a_change_while_the_holder_is_absent_makes_a_false_belief():

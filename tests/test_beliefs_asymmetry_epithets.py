@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pipelines.beliefs.asymmetry_cues import NameIndex
 from pipelines.beliefs.asymmetry_epithets import Epithets
-from tests.test_beliefs_asymmetry_evidence import beliefs, of
+from tests.support.asymmetry_beliefs import beliefs, of
 
 NAMES = NameIndex({c: [] for c in ("OTTO", "PIA", "LENA", "UDO")})
 

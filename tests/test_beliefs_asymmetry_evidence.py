@@ -5,32 +5,9 @@ alone, "the X's gone" said where it was, and a document read in voice-over."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from pipelines.beliefs.annotation import Selection
 from pipelines.beliefs.asymmetry_cues import NameIndex
 from pipelines.beliefs.asymmetry_facts import read_facts
-from pipelines.beliefs.asymmetry_film import asymmetry_rows
-from pipelines.beliefs.rules_backend import Roster, ScriptLine
-from tests.test_beliefs_asymmetry import hashed
-
-CAST = ("OTTO", "PIA", "LENA")
-
-
-def beliefs(lines: list[tuple], locations: dict[int, str]) -> list[dict]:
-    """Asymmetry belief rows of a screenplay: (scene, kind, character, text[, parenthetical,
-    mode]) per line."""
-    scenes: dict[int, list[ScriptLine]] = defaultdict(list)
-    for n, (scene, kind, who, text, *voice) in enumerate(lines):
-        paren, mode = (voice + [None, "in_person"])[:2] if voice else (None, "in_person")
-        scenes[scene].append(ScriptLine(n, kind, text, who, paren, mode))
-    loaded = (None, dict(scenes), locations, Roster({c: [] for c in CAST}), True)
-    return asymmetry_rows("film", loaded, Selection(), embed=hashed).tables["beliefs"]
-
-
-def of(rows: list[dict], holder: str, word: str) -> list[dict]:
-    return [r for r in rows if r["holder"] == holder and word in r["content"].lower()]
-
+from tests.support.asymmetry_beliefs import CAST, beliefs, of
 
 CARRIED = [
     (0, "direction", None, "OTTO and PIA stand in the shed. The lantern is on the shelf."),

@@ -3,7 +3,7 @@ witnesses or is told the new state") on small stories built here."""
 
 from __future__ import annotations
 
-from tests.test_beliefs_asymmetry import ABSENT_MOVE, replay, rows_of
+from tests.support.asymmetry_stories import ABSENT_MOVE, replay, rows_of
 
 
 def test_second_hand_news_of_a_change_revises_a_holder_who_saw_the_old_state():

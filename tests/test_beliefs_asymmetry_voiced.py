@@ -11,7 +11,7 @@ from pipelines.beliefs.asymmetry_film import _blocking, claim_facts
 from pipelines.beliefs.asymmetry_refs import Referents, genders
 from pipelines.beliefs.asymmetry_same import SameState
 from pipelines.beliefs.asymmetry_tracker import AsymmetryTracker, EventIn
-from tests.test_beliefs_asymmetry import hashed
+from tests.support.asymmetry_stories import hashed
 
 NAMES = NameIndex({"ANNA": ["Anna"], "BEN": ["Ben"], "CARA": ["Cara"]})
 EVERYONE = frozenset({"ANNA", "BEN", "CARA"})

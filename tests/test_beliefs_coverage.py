@@ -8,8 +8,8 @@ import pytest
 
 from pipelines.beliefs.annotate import Selection, annotate
 from pipelines.beliefs.llm_prompts import PROMPT_VERSION, template
-from tests.test_beliefs_llm import _route
-from tests.test_beliefs_rules import FILM, fixture_film  # noqa: F401 (fixture)
+from tests.support.belief_llm_replies import route
+from tests.support.rules_film import FILM, fixture_film  # noqa: F401 (fixture)
 
 
 def _calls_by_stage(store, run_id: str) -> dict[str, int]:
@@ -19,7 +19,7 @@ def _calls_by_stage(store, run_id: str) -> dict[str, int]:
 
 
 def test_paper_coverage_calls_every_character_and_present_skips(fixture_film, fake_llm):  # noqa: F811
-    config = fake_llm.config(fake_llm(_route), structured="none")
+    config = fake_llm.config(fake_llm(route), structured="none")
     run = {
         coverage: annotate(
             fixture_film, FILM, "openai", Selection(0, 2), config=config, coverage=coverage

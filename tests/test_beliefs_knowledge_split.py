@@ -202,7 +202,7 @@ def test_the_meaning_rule_measured_on_the_gold_films_labelled_pairs():
     import json
 
     from pipelines.embeddings import embed_texts
-    from tests.conftest import REPO_ROOT
+    from tests.support.paths import REPO_ROOT
 
     gold = REPO_ROOT / "samples" / "gold" / "the_keepers_ledger"
     lines = (gold / "lfvqa" / "beliefs.jsonl").read_text(encoding="utf-8").splitlines()

@@ -11,70 +11,14 @@ from data_access.writes import beliefs as belief_store
 from pipelines.beliefs import llm_parsers as parsers
 from pipelines.beliefs.annotate import Selection, annotate
 from pipelines.beliefs.llm_prompts import STAGES, messages
-from tests.test_beliefs_rules import FILM
-from tests.test_beliefs_rules import fixture_film as fixture_film  # noqa: F401 (a fixture)
-
-EVENTS = {
-    "s_000": "**EVENT 1**\nDescription: Sam tells Nora the bridge is out.\nParticipants: SAM, "
-    "NORA\n"
-    "Witnesses: SAM, NORA, GHOST\n\nEvent 2:\nDescription: Victor says nobody leaves.\n"
-    "Participants: VICTOR\nWitnesses: (none)",
-    "s_001": "EVENT 1\nDescription: Sam knocks Nora out with a lamp.\nParticipants: SAM, NORA\n"
-    "Witnesses: SAM\n\nEVENT 2\nDescription: Sam says he takes the ledger to Victor.\n"
-    "Participants: SAM\nWitnesses: SAM, ELLEN",
-}
-PRESENCE = {
-    ("SAM", "s_000"): "Presence: on_screen\nWitnessed event IDs: e_000_1, e_000_2, e_009_9",
-    ("NORA", "s_000"): "Presence: on_screen\nWitnessed event IDs: e_000_1",
-    ("VICTOR", "s_000"): "- Presence: **offscreen aware**\n- Witnessed event IDs: (none)",
-    ("SAM", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1, e_001_2",
-    ("NORA", "s_001"): "Presence: on_screen\nWitnessed event IDs: e_001_1",
-    ("ELLEN", "s_001"): "I am not sure where Ellen is.",  # malformed, every attempt
-}
-FIRST_ORDER = {
-    ("NORA", "s_000"): "TOLD\n- Proposition: the bridge is out\nSource: SAM\nBelieved: yes\n\n"
-    "INFERRED\n- Claim: they are stranded for the night\nBasis: e_000_1, e_777_1\n"
-    "Confidence: medium\n\nFALSE BELIEFS HELD\n- Sam is on her side\n\n"
-    "REVISIONS\n(none)",
-    ("NORA", "s_001"): "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n"
-    "- Sam is on her side\n\nREVISIONS\n- Prior: [F1]\n"
-    "Revised to: Sam is working for Victor\nTrigger: e_001_1",
-    ("SAM", "s_000"): "## TOLD\n(none)\n\n**INFERRED**\n- Claim: Nora trusts him\nBasis: s_000\n"
-    "Confidence: high\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
-}
-META = {
-    (
-        "SAM",
-        "s_000",
-    ): "- About: NORA\nClaim: NORA believes the bridge is out\nType: first_order_about_d\n"
-    "Source: c_told_d\nBasis: e_000_1\nConfidence: high\n"
-    "- About: VICTOR\nClaim: the valley is sealed\nType: first_order_about_d\n"
-    "Source: shared_prior_context\nBasis: e_123_4\nConfidence: low\n"
-    "- About: WALDO\nClaim: nothing\nType: about_self\nSource: c_told_d\n"
-    "Basis: s_000\nConfidence: low",
-}
-
-
-def _route(body: dict, number: int) -> str:
-    system, user = body["messages"][0]["content"], body["messages"][1]["content"]
-    scene = re.search(r"Scene id: (s_\d{3})", user).group(1)
-    who = re.search(r"^(?:Character|c): (\S+)", user, re.M)
-    key = (who.group(1), scene) if who else None
-    if "Decompose the scene" in system:
-        return EVENTS.get(scene, "NO EVENTS")
-    if "decide whether the character is present" in system:
-        return PRESENCE.get(key, "Presence: absent_unmentioned\nWitnessed event IDs: (none)")
-    if "record what the character is told" in system:
-        return FIRST_ORDER.get(
-            key,
-            "TOLD\n(none)\n\nINFERRED\n(none)\n\nFALSE BELIEFS HELD\n(none)\n\nREVISIONS\n(none)",
-        )
-    return META.get(key, "NONE")
+from tests.support.belief_llm_replies import route
+from tests.support.rules_film import FILM
+from tests.support.rules_film import fixture_film as fixture_film  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
 def run_llm(fixture_film, fake_llm):  # noqa: F811
-    server = fake_llm(_route)
+    server = fake_llm(route)
     config = fake_llm.config(server, structured="none")
 
     def go():
@@ -317,7 +261,7 @@ def test_cli_openai_backend_reads_the_endpoint_from_env(
     from pipelines.cli import app, load_commands
 
     load_commands()
-    server = fake_llm(_route)
+    server = fake_llm(route)
     monkeypatch.setenv("STORYSCOPE_LLM_BASE_URL", server.base_url)
     monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", "sk-test-SECRET-0123456789abcdef")
     monkeypatch.setenv("STORYSCOPE_LLM_STRUCTURED", "none")
@@ -362,7 +306,7 @@ def test_cli_openai_backend_reads_the_endpoint_from_env(
 
 
 def test_budget_stops_the_run_and_keeps_what_was_done(fixture_film, fake_llm):  # noqa: F811
-    server = fake_llm(_route)
+    server = fake_llm(route)
     config = fake_llm.config(server, structured="none", budget_tokens=1, concurrency=1)
     result = annotate(fixture_film, FILM, "openai", Selection(0, 2), config=config)
     run = fixture_film.df("SELECT status FROM runs WHERE run_id = ?", [result.run_id])

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from data_access.writes import beliefs as belief_store
 from pipelines.beliefs.importers import import_tom
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 HITOM_SAMPLE = REPO_ROOT / "samples" / "tom" / "hitom_subset.json"
 BIGTOM_SAMPLE = REPO_ROOT / "samples" / "tom" / "bigtom_subset.csv"

@@ -13,7 +13,7 @@ from pipelines.beliefs import bigtom, hitom, opentom, perceptom
 
 @pytest.fixture(scope="module")
 def hitom_result(request):
-    from tests.conftest import SHARED_DATA
+    from tests.support.paths import SHARED_DATA
 
     path = SHARED_DATA / "hi-tom" / "Hi-ToM_data.json"
     if not path.is_file():

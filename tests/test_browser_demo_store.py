@@ -18,14 +18,9 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.app_server import CHROMIUM, running_app
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    PAGES,
-    browser,  # noqa: F401  (module fixture: one Chromium)
-    page,  # noqa: F401  (module fixture: one tab)
-)
+from tests.support.browser_session import ARTIFACTS, PAGES, wait_for_heading
+from tests.support.paths import REPO_ROOT
 
 pytestmark = [
     pytest.mark.skipif(
@@ -58,24 +53,9 @@ def demo_url(tmp_path_factory):
         yield url
 
 
-def _settled(tab) -> None:
-    """The run is over: no status widget, no loading skeleton."""
-    tab.wait_for_timeout(300)
-    tab.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && !document.querySelector('[data-testid=\"stSkeleton\"]')",
-        timeout=90000,
-    )
-
-
-def _heading(tab, title: str) -> None:
-    tab.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=90000)
-    _settled(tab)
-
-
 def _sidebar(tab, title: str) -> None:
     tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).first.click()
-    _heading(tab, title)
+    wait_for_heading(tab, title)
 
 
 def _film_shown(tab) -> str:
@@ -88,7 +68,7 @@ def _film_shown(tab) -> str:
 
 def test_overview_film_then_belief_timelines_opens_on_a_film_with_beliefs(page, demo_url):  # noqa: F811
     page.goto(demo_url)
-    _heading(page, "StoryScope")
+    wait_for_heading(page, "StoryScope")
     _sidebar(page, "Film")
     assert SHOWCASE_TITLE in _film_shown(page)
     _sidebar(page, "Belief timelines")
@@ -112,7 +92,7 @@ def test_overview_film_then_belief_timelines_opens_on_a_film_with_beliefs(page, 
 )
 def test_an_unknown_link_value_is_named_not_replaced_silently(page, demo_url, path, title, named):  # noqa: F811
     page.goto(f"{demo_url}/{path}")
-    _heading(page, title)
+    wait_for_heading(page, title)
     notice = page.get_by_text("The link asks for").first
     notice.wait_for(timeout=30000)
     assert named in notice.inner_text()
@@ -122,7 +102,7 @@ def test_every_page_renders_without_a_traceback_or_a_deploy_button(page, demo_ur
     ARTIFACTS.mkdir(exist_ok=True)
     for path, title in PAGES.items():
         page.goto(f"{demo_url}/{path}")
-        _heading(page, title)
+        wait_for_heading(page, title)
         body = page.locator('[data-testid="stMain"]').inner_text()
         assert not page.locator('[data-testid="stException"]').count(), f"{path}: {body[:500]}"
         assert "nan" not in body.split(), f"{path} shows a bare nan"

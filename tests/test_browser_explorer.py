@@ -7,7 +7,6 @@ Skipped (with the reason) only where /usr/bin/chromium is absent.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from pathlib import Path
@@ -16,22 +15,15 @@ import pytest
 
 from data_access.store import Store
 from pages.common import VERSION_TTL_S
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import FILM, build_app_fixture
-from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app
+from tests.support.app_server import CHROMIUM, running_app
+from tests.support.browser_session import (
+    ARTIFACTS,
+    PAGES,
+    judge_everything_asserted,
+    settle,
+)
 
-ARTIFACTS = REPO_ROOT / "test-artifacts"
-PAGES = {  # url path -> the page title it must show
-    "": "StoryScope",
-    "film": "Film",
-    "beliefs": "Belief timelines",
-    "questions": "Questions",
-    "verdicts": "Verdicts",
-    "distributions": "Distributions",
-    "plottree": "PlotTree",
-    "qlab": "Question Lab",
-    "runs": "Runs",
-}
 pytestmark = [
     pytest.mark.skipif(
         not CHROMIUM.exists(),
@@ -39,18 +31,6 @@ pytestmark = [
     ),
     pytest.mark.slow,
 ]
-
-
-def judge_everything_asserted(body: dict, number: int) -> str:
-    """Scripted judge: label every numbered rubric claim of the request 'asserted'."""
-    user = body["messages"][-1]["content"]
-    # judge-claims-v2 (the default) numbers claims without the v1 role tag
-    claims = sorted(
-        {int(n) for n in re.findall(r"^(\d+)\. (?:\[(?:core|context)\] )?\S", user, re.MULTILINE)}
-    )
-    return json.dumps(
-        {"verdicts": [{"claim": c, "label": "asserted", "rationale": "scripted"} for c in claims]}
-    )
 
 
 @pytest.fixture(scope="module")
@@ -75,42 +55,11 @@ def app_url(app_store_path):
             yield url
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        handle = launch_chromium(playwright)
-        yield handle
-        handle.close()
-
-
-@pytest.fixture(scope="module")
-def page(browser):
-    """One tab for the module: every test opens its page by URL, a new Streamlit session. A new
-    tab would be a new renderer process that compiles Streamlit's and Plotly's scripts again
-    (~2.5 core-s of Chromium per tab here, the same tab's next page ~1.5)."""
-    context = browser.new_context(
-        accept_downloads=True, viewport={"width": 1400, "height": 2200}, **CONTEXT_OPTIONS
-    )
-    tab = context.new_page()
-    yield tab
-    context.close()
-
-
 def _open(page, url: str, title: str) -> None:
     page.goto(url)
     page.get_by_role("heading", name=title, exact=True).first.wait_for(timeout=60000)
     page.wait_for_load_state("networkidle")
-    _settle(page)
-
-
-def _settle(page) -> None:
-    """Wait until the script run is over (no 'Running…' status widget)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60000
-    )
+    settle(page)
 
 
 def _figure(page, index: int = 0) -> dict:
@@ -135,7 +84,7 @@ def _choose(page, label: str, option: str) -> None:
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     box.locator("input").click()
     page.get_by_role("option", name=option).first.click()
-    _settle(page)
+    settle(page)
 
 
 def test_every_page_renders(page, app_url):
@@ -183,7 +132,7 @@ def test_judge_button_runs_a_job_against_the_local_server(page, app_url, app_sto
     page.get_by_role("button", name="Start judge job").click()
     page.get_by_text("finished: new run").first.wait_for(timeout=120000)
     page.get_by_text("Flipped against the previous run").first.wait_for(timeout=30000)
-    _settle(page)
+    settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "verdicts-after-judge-job.png"), full_page=True)
     caption = page.get_by_text(re.compile(r"previous run .*→ new run ")).first.inner_text()
@@ -219,9 +168,9 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     _open(page, f"{app_url}/questions?film=lighthouse", "Questions")
     page.get_by_text("Generate on this slice").first.click()
     page.get_by_text(TEMPLATE_LABEL).first.click()  # an endpoint is configured: pick offline
-    _settle(page)
+    settle(page)
     page.get_by_text("Near-duplicates, map and Self-BLEU (slower)").first.click()
-    _settle(page)
+    settle(page)
     page.get_by_role("button", name="Dry run").click()
     page.get_by_text(f"dry run · {TEMPLATE_LABEL}").first.wait_for(timeout=60000)
     page.get_by_role("button", name="Start generation job").click()
@@ -231,7 +180,7 @@ def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     page.wait_for_function(
         "() => window.location.search.includes('gen_run=qgen-generate-')", timeout=60000
     )
-    _settle(page)
+    settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "questions-after-generate-job.png"), full_page=True)
 
@@ -291,7 +240,7 @@ def test_belief_timelines_after_the_film_page_opens_on_a_film_with_beliefs(
     _open(page, f"{app_url}/film?film=aaa-no-beliefs", "Film")
     page.get_by_role("link", name="Belief timelines").first.click()
     page.get_by_role("heading", name="Belief timelines", exact=True).first.wait_for(timeout=60000)
-    _settle(page)
+    settle(page)
     page.get_by_text("has no beliefs yet: showing").first.wait_for(timeout=30000)
     # the caption is drawn before the charts: wait for both (group lanes, belief lanes)
     page.locator(".js-plotly-plot").nth(1).wait_for(timeout=60000)

@@ -11,10 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app
 from tests.support.hostile import insert_hostile_question
+from tests.support.paths import REPO_ROOT
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 pytestmark = [

@@ -16,12 +16,9 @@ import pytest
 from data_access.store import Store
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, running_app
+from tests.support.browser_session import ARTIFACTS
 from tests.support.page_ready import ScriptRuns
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    browser,  # noqa: F401  (module fixture: one Chromium)
-)
-from tests.test_import_bad_input import store_dump
+from tests.support.store_snapshots import store_dump
 
 pytestmark = [
     pytest.mark.skipif(

@@ -16,14 +16,9 @@ import pytest
 from data_access.importers import import_lfvqa_dir
 from data_access.store import Store
 from tests.support.app_server import CHROMIUM, running_app
+from tests.support.browser_session import ARTIFACTS, wait_for_heading
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
 from tests.support.old_store import build_old_store
-from tests.test_browser_demo_store import _heading
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    browser,  # noqa: F401  (module fixture: one Chromium)
-    page,  # noqa: F401  (module fixture: one tab)
-)
-from tests.test_import_lfvqa import tiny_tables, write_dataset
 
 pytestmark = [
     pytest.mark.skipif(
@@ -71,7 +66,7 @@ def _walk(tab, url: str, name: str) -> dict[str, str]:
     seen = {}
     for path, title in PAGES.items():
         tab.goto(f"{url}/{path}")
-        _heading(tab, title)
+        wait_for_heading(tab, title)
         body = tab.locator('[data-testid="stMain"]').inner_text()
         assert not tab.locator('[data-testid="stException"]').count(), f"{path}: {body[:600]}"
         for word in ("Traceback", "BinderException", "CatalogException"):

@@ -14,11 +14,7 @@ import pytest
 from data_access.store import Store
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, running_app
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    _settle,
-    browser,  # noqa: F401  (module fixture: one Chromium)
-)
+from tests.support.browser_session import ARTIFACTS, settle
 
 pytestmark = [
     pytest.mark.skipif(
@@ -47,11 +43,11 @@ def _session(browser, url: str, reviewer: str):  # noqa: F811
     tab.get_by_role("heading", name=url.rsplit("/", 1)[-1].split("?")[0].title()).first.wait_for(
         timeout=60000
     )
-    _settle(tab)
+    settle(tab)
     box = tab.get_by_role("textbox", name="Reviewer")
     box.fill(reviewer, timeout=120000)  # the sidebar input is editable once the run settles
     box.press("Enter")
-    _settle(tab)
+    settle(tab)
     return context, tab
 
 
@@ -91,11 +87,11 @@ def test_two_reviewers_label_the_queue_at_once(browser, review_app):  # noqa: F8
         note.press("Enter")
         bob.get_by_role("button", name="Save and next").click()  # both saves in flight at once
         # Wait for each tab's own count, not only for a quiet status widget: under load a rerun
-        # can start more than _settle's 300 ms after the click, and a click sent before the
+        # can start more than settle's 300 ms after the click, and a click sent before the
         # previous save's rerun has drawn the next claim is merged with that rerun by Streamlit
         # (one form trigger, one save) — the test would click faster than any reviewer can.
         for tab in (alice, bob):
-            _settle(tab)
+            settle(tab)
             tab.get_by_text(f"{round_ + 1} of 14 claims labelled by you").first.wait_for(
                 timeout=60000
             )
@@ -114,13 +110,13 @@ def test_reject_a_question_with_a_reason(browser, review_app):  # noqa: F811
     decision = tab.locator('[data-testid="stRadio"]').filter(has_text="Decision")
     assert decision.locator("input:checked").count() == 0  # nothing chosen before reading
     decision.get_by_text("reject", exact=True).click()
-    _settle(tab)
+    settle(tab)
     reasons = tab.locator('[data-testid="stMultiSelect"]').filter(has_text="Reasons")
     reasons.locator("input").click()
     tab.get_by_role("option", name="ambiguous holder").click()
     tab.keyboard.press("Escape")
     tab.get_by_role("button", name="Save: reject").click()
-    _settle(tab)
+    settle(tab)
     tab.get_by_text("Decisions (newest first)").first.wait_for(timeout=60000)
     assert tab.locator('[data-testid="stException"]').count() == 0
     tab.screenshot(path=str(ARTIFACTS / "question-rejected.png"), full_page=True)

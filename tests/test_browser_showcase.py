@@ -16,11 +16,7 @@ import pytest
 
 from data_access.store import Store
 from tests.support.app_server import CHROMIUM, running_app
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    browser,  # noqa: F401  (the module-scoped Chromium fixture)
-    page,  # noqa: F401
-)
+from tests.support.browser_session import ARTIFACTS
 
 # url path (with the view a first-time user opens) -> page title
 SHOWCASE_PAGES = {

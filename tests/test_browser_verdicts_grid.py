@@ -8,10 +8,10 @@ import pytest
 
 from data_access.store import Store
 from data_access.writes.runs import RunSpec, finish_run, insert_run
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app
+from tests.support.paths import REPO_ROOT
 
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 pytestmark = [

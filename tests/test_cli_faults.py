@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from data_access.store import Store, StoreBusy
 from pipelines.cli import app, load_commands
 from pipelines.cli.faults import describe_fault
-from tests.conftest import REPO_ROOT
-from tests.test_import_lfvqa import tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
+from tests.support.paths import REPO_ROOT
 
 load_commands()
 

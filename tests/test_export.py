@@ -20,10 +20,11 @@ from data_access.writes.review import ClaimLabel
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
-from tests.conftest import store_copy
+from tests.support.paths import REPO_ROOT
+from tests.support.store_files import store_copy
 
 load_commands()
-PAPER_SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "lfvqa_paper"
+PAPER_SAMPLE = REPO_ROOT / "samples" / "lfvqa_paper"
 MCQ = {
     "mcq_id": "m1",
     "source": "Friends",

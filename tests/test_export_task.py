@@ -13,16 +13,9 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
 from tests.support.app_fixture_data import FILM, MCQS, QUESTIONS
-from tests.support.app_fixtures import build_app_fixture
-from tests.test_import_bad_input import store_dump
+from tests.support.store_snapshots import store_dump
 
 load_commands()
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def _export(store, out, *args):

@@ -20,18 +20,12 @@ from typer.testing import CliRunner
 
 from data_access.store import Store
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 from tests.support.unprivileged import unprivileged_prefix
-from tests.test_import_bad_input import store_dump
 
 load_commands()
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def _export(store, out, *args):

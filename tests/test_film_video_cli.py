@@ -12,7 +12,7 @@ from data_access.store import Store
 from pipelines.cli import app, load_commands
 from tests.support.app_fixture_data import FILM
 from tests.support.app_fixtures import build_app_fixture
-from tests.test_frames_cache import FPS, numbered_video
+from tests.support.numbered_video import FPS, numbered_video
 
 
 @pytest.fixture

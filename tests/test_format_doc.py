@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.format_doc import format_doc
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 load_commands()
 

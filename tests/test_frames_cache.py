@@ -6,27 +6,14 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 import pytest
 
 from pipelines.frames import cached_frames, extract_to_cache
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import FILM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
-
-FPS = 10
-
-
-def numbered_video(path, seconds: int = 6, fps: int = FPS) -> str:
-    """A video whose frame n is filled with grey level 4·n (frame n shows from n/fps s)."""
-    import cv2
-
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (64, 48))
-    for index in range(seconds * fps):
-        writer.write(np.full((48, 64, 3), 4 * index, dtype=np.uint8))
-    writer.release()
-    return str(path)
+from tests.support.numbered_video import numbered_video
+from tests.support.paths import REPO_ROOT
 
 
 def _frame_number(jpeg) -> int:

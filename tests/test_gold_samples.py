@@ -14,7 +14,7 @@ from data_access.importers import ImportFailure
 from data_access.importers.gold import import_gold
 from pipelines.demo import step_30_sample_film
 from pipelines.qgen.checks import CheckContext, check_question
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 GOLD = REPO_ROOT / "samples" / "gold" / "the_keepers_ledger"
 CAST = {"MARA", "KIT", "JUNE", "RUTH", "TOMAS", "ELIAS"}

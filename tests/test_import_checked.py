@@ -20,9 +20,9 @@ from data_access.importers.fields import field_specs
 from data_access.importers.staging import StagedFile
 from data_access.importers.staging_jsonl import jsonl_select
 from data_access.store import Store
-from tests.conftest import store_copy
-from tests.test_import_bad_input import other_tables, store_dump
-from tests.test_import_lfvqa import MCQ, tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import MCQ, tiny_tables, write_dataset
+from tests.support.store_files import store_copy
+from tests.support.store_snapshots import other_tables, store_dump
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from data_access.formats.mcq_records import MCQ_RULES, McqQuestion
 from data_access.importers import ImportFailure, import_lfvqa_dir, import_storyvideoqa_dir
 from pipelines.cli import app, load_commands
-from tests.test_import_lfvqa import tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
 
 load_commands()
 

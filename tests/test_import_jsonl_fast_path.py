@@ -13,7 +13,7 @@ from data_access.formats.lfvqa import Belief, QuestionEvidence, Subtitle
 from data_access.importers import ImportFailure, import_lfvqa_dir
 from data_access.importers.fields import field_specs
 from data_access.importers.staging_jsonl import _fast_type_fault, _type_faults
-from tests.test_import_lfvqa import tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
 
 # enough records (38 MB) that DuckDB splits the file between its threads (measured: a 19 MB
 # file already used both cores of the CI machine)

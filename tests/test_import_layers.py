@@ -11,7 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

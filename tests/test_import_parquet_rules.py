@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from data_access.importers import import_lfvqa_dir
 from pipelines.cli import app, load_commands
-from tests.test_import_bad_input import assert_rejected, other_tables, store_dump
-from tests.test_import_lfvqa import tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
+from tests.support.store_snapshots import assert_rejected, other_tables, store_dump
 
 
 @pytest.fixture

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import shutil
 
-import openpyxl
 import pytest
 
 from data_access.importers import ImportFailure, import_storyvideoqa_dir
 from data_access.importers.svqa_golden import evidence_seconds, parse_vid, span_seconds
 from data_access.importers.svqa_scripts import cue_seconds, sheet_role, split_location
 from data_access.queries.stats import store_stats
-
-EPISODE = "Friends-S01E01"
+from tests.support.storyvideoqa_release import one_episode_release
 
 
 @pytest.mark.realdata
@@ -57,37 +54,6 @@ def test_real_release_reproduces_table_6_storyvideoqa_g(store, shared_data):
     assert store.scalar("SELECT count(*) FROM runs") == 1
 
 
-def _write_xlsx(sheets: dict[str, list[dict]], path) -> None:
-    """A workbook laid out like the release: header row, then every cell as a string."""
-    book = openpyxl.Workbook()
-    book.remove(book.active)
-    for name, rows in sheets.items():
-        sheet = book.create_sheet(name)
-        header = list(dict.fromkeys(key for row in rows for key in row))
-        sheet.append(["" if h.startswith("Unnamed") else h for h in header])
-        for row in rows:
-            sheet.append([row.get(h, "") for h in header])
-    book.save(path)
-
-
-def _one_episode_release(shared_data, root, as_xlsx: bool):
-    source = shared_data / "storyvideoqa"
-    (root / "golden_questions").mkdir(parents=True)
-    items = json.loads((source / "golden_questions" / "Friends_golden.json").read_text())
-    (root / "golden_questions" / "Friends_golden.json").write_text(
-        json.dumps([item for item in items if item["vid"] == EPISODE])
-    )
-    shutil.copytree(source / "meta", root / "meta")
-    target = root / "aligned_script" / "Friends"
-    target.mkdir(parents=True)
-    sheets_json = source / "aligned_script" / "Friends" / f"{EPISODE}.json"
-    if as_xlsx:
-        _write_xlsx(json.loads(sheets_json.read_text()), target / f"{EPISODE}.xlsx")
-    else:
-        shutil.copy(sheets_json, target)
-    return root
-
-
 def _dump(store, table):
     return store.rows(f"SELECT * EXCLUDE (run_id) FROM {table} ORDER BY ALL")
 
@@ -97,8 +63,8 @@ def test_xlsx_workbook_imports_exactly_like_its_json_conversion(store, shared_da
     from data_access.store import Store
 
     json_store = Store(tmp_path / "json.duckdb", lock_timeout=10)
-    import_storyvideoqa_dir(json_store, _one_episode_release(shared_data, tmp_path / "j", False))
-    report = import_storyvideoqa_dir(store, _one_episode_release(shared_data, tmp_path / "x", True))
+    import_storyvideoqa_dir(json_store, one_episode_release(shared_data, tmp_path / "j", False))
+    report = import_storyvideoqa_dir(store, one_episode_release(shared_data, tmp_path / "x", True))
     assert report.rows["subtitles"] == 383
     assert report.rows["mcq_questions"] == 49
     for table in ("films", "scenes", "script_lines", "subtitles", "mcq_questions"):
@@ -181,7 +147,7 @@ def test_demo_step_imports_the_release_once(store, shared_data, tmp_path):
     step.run(store, None, messages.append)
     assert store.scalar("SELECT count(*) FROM runs") == 0
     data_dir = tmp_path / "data"
-    _one_episode_release(shared_data, data_dir / "storyvideoqa", as_xlsx=False)
+    one_episode_release(shared_data, data_dir / "storyvideoqa", as_xlsx=False)
     step.run(store, data_dir, messages.append)
     step.run(store, data_dir, messages.append)
     assert store.scalar("SELECT count(*) FROM mcq_questions") == 49

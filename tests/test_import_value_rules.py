@@ -12,7 +12,7 @@ import pytest
 from data_access.importers import ImportFailure, import_lfvqa_dir
 from data_access.importers.svqa_scripts import cue_seconds
 from pipelines.preprocess.srt_reader import SubtitleError, parse_srt
-from tests.test_import_lfvqa import MANIFEST, tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import MANIFEST, tiny_tables, write_dataset
 
 
 def write_lines(folder, name: str, lines: list[str]) -> None:

@@ -11,7 +11,7 @@ import pytest
 from data_access.queries.ingest import ingest_match
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.timing import AlignmentFailed
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "films"
 SCREENPLAY, SUBTITLES = SAMPLE / "the_keepers_ledger.fountain", SAMPLE / "the_keepers_ledger.srt"

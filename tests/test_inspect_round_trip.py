@@ -27,11 +27,10 @@ from typer.testing import CliRunner
 
 from pages.safe_text import inert
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import MCQS
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
 from tests.support.llama_server import MODEL_NAME
+from tests.support.paths import REPO_ROOT
 
 pytest.importorskip("inspect_ai", reason="inspect_ai is in the test extra (make test)")
 load_commands()
@@ -40,12 +39,6 @@ ARTIFACTS = REPO_ROOT / "test-artifacts"
 # and <SERVICE>_API_KEY (inspect_ai/model/_providers/openai_compatible.py, 0.3.285)
 SERVICE = "llamacpp"
 REAL_MODEL = f"openai-api/{SERVICE}/{MODEL_NAME}"
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def _cli(*args) -> str:

@@ -15,11 +15,11 @@ import pytest
 
 from data_access.store import Store
 from data_access.store.migrations import all_migrations, recorded_migrations
-from tests.conftest import REPO_ROOT
+from tests.support.asymmetry_film import FILM
+from tests.support.asymmetry_film import fixture_film as fixture_film  # noqa: F401
+from tests.support.interrupts import LONG_QUERY, default_sigint, send_interrupt
 from tests.support.old_store import build_old_store
-from tests.test_beliefs_asymmetry_film import FILM
-from tests.test_beliefs_asymmetry_film import fixture_film as fixture_film  # noqa: F401
-from tests.test_interrupts import LONG_QUERY, _default_sigint, _interrupt
+from tests.support.paths import REPO_ROOT
 
 
 def _one_interrupted_line(code: int, stderr: str) -> str:
@@ -39,7 +39,7 @@ def _signal_after(args: list[str], delay_s: float | None) -> tuple[int, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     try:
         if delay_s is not None:
@@ -93,7 +93,7 @@ def test_ctrl_c_during_a_store_upgrade_says_where_the_store_was_left(tmp_path, c
     path = tmp_path / "old.duckdb"
     build_old_store(path, up_to=30)
     script = _UPGRADE_SCRIPT.format(old=30, query=LONG_QUERY, command=command, store=str(path))
-    code, stderr = _interrupt(textwrap.dedent(script), delay_s)
+    code, stderr = send_interrupt(textwrap.dedent(script), delay_s)
     line = _one_interrupted_line(code, stderr)
     assert "during the store upgrade" in line and "run the command again" in line, line
     with duckdb.connect(str(path), read_only=True) as connection:
@@ -123,7 +123,7 @@ _FINISHING_SCRIPT = """
 
 def test_ctrl_c_as_beliefs_annotate_finishes_keeps_its_work(fixture_film):  # noqa: F811
     args = ["beliefs", "annotate", "--film", FILM, "--store", str(fixture_film.path)]
-    code, stderr = _interrupt(textwrap.dedent(_FINISHING_SCRIPT.format(args=args)), 0.2)
+    code, stderr = send_interrupt(textwrap.dedent(_FINISHING_SCRIPT.format(args=args)), 0.2)
     line = _one_interrupted_line(code, stderr)
     assert "finishing: its work was done and kept" in line
     runs = Store(fixture_film.path).scalar(

@@ -5,74 +5,16 @@ never `failed`."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import textwrap
-import time
-
 import pytest
 
 from data_access.store import Store
 from data_access.store.interrupts import WorkInterrupted, is_interrupt
 from data_access.writes import jobs as job_rows
 from pipelines.jobs import job_status, run_job_here
-from tests.conftest import REPO_ROOT
-from tests.test_import_bad_input import store_dump
-from tests.test_import_lfvqa import tiny_tables, write_dataset
-
-# Long enough for the signal to land inside it, whatever the machine's load.
-LONG_QUERY = "SELECT sum(range % 7) FROM range(1000000000000)"
-
-
-def long_query_job(ctx) -> None:
-    """A job kind: one long DuckDB statement inside a batch transaction (a judge's flush)."""
-    with ctx.store.transaction() as cursor:
-        print("inside", flush=True)
-        cursor.execute(LONG_QUERY).fetchall()
-
-
-def interrupted_job(ctx) -> None:
-    raise RuntimeError("Query interrupted")
-
-
-def _default_sigint() -> None:
-    """The child starts with Ctrl-C's default action and SIGINT unblocked, as under a terminal.
-    Both are inherited: a suite started in the background by a non-interactive shell has SIGINT
-    ignored (Python then installs no KeyboardInterrupt handler), and a test worker's signal mask
-    passes to its children. Either way the child would run on after the signal and the test
-    would fail for how it was launched, not for the code under test (seen once: four failures in
-    one pytest worker of a background run, the child querying on for 90 s)."""
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _interrupt(script: str, delay_s: float) -> tuple[int, str]:
-    """Run `script` in a child, SIGINT it once, `delay_s` after it prints `inside`; (exit code,
-    stderr). One signal only: a Ctrl-C that DuckDB ignores is the bug these tests catch."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(script)],
-        cwd=REPO_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_default_sigint,
-    )
-    try:
-        for line in child.stdout:
-            if line.strip() == "inside":
-                break
-        time.sleep(delay_s)
-        child.send_signal(signal.SIGINT)
-        try:
-            _, stderr = child.communicate(timeout=90)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("the child ran on for 90 s after one SIGINT") from None
-        return child.returncode, stderr
-    finally:
-        if child.poll() is None:  # never leave a child running an endless query behind
-            child.kill()
-            child.communicate()
+from tests.support.interrupts import LONG_QUERY, send_interrupt
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 
 
 def _cli_script(patch: str, args: list[str]) -> str:
@@ -95,7 +37,7 @@ def seeded(store, tmp_path):
 
 
 def _second_dataset(tmp_path):
-    from tests.test_import_bad_input import other_tables
+    from tests.support.store_snapshots import other_tables
 
     return write_dataset(tmp_path / "second", other_tables())
 
@@ -113,7 +55,7 @@ def test_ctrl_c_inside_an_import_rolls_it_back_and_says_so(seeded, tmp_path):
         lfvqa.checked_table_file = slow
     """
     folder = _second_dataset(tmp_path)
-    code, stderr = _interrupt(
+    code, stderr = send_interrupt(
         _cli_script(patch, ["import", "lfvqa", str(folder), "--store", str(seeded.path)]), 0.5
     )
     assert code == 130, stderr
@@ -133,7 +75,7 @@ def test_ctrl_c_after_commit_says_the_import_was_kept(seeded, tmp_path):
         lfvqa._checked_then_explained = committed_then_slow
     """
     folder = _second_dataset(tmp_path)
-    code, stderr = _interrupt(
+    code, stderr = send_interrupt(
         _cli_script(patch, ["import", "lfvqa", str(folder), "--store", str(seeded.path)]), 0.2
     )
     assert code == 130, stderr
@@ -149,14 +91,14 @@ def test_ctrl_c_after_commit_says_the_import_was_kept(seeded, tmp_path):
 # 0 s: the signal lands before DuckDB has begun the statement; 1 s: while its threads run it
 @pytest.mark.parametrize("delay_s", [0.0, 1.0])
 def test_a_job_interrupted_inside_duckdb_ends_interrupted_not_failed(store, delay_s):
-    job_id = job_rows.create_job(store, "tests.test_interrupts:long_query_job", {})
+    job_id = job_rows.create_job(store, "tests.support.job_kinds:long_query_job", {})
     script = f"""
         import sys
         from pipelines.cli import main
         sys.argv = ["storyscope", "jobs", "run", {job_id!r}, "--store", {str(store.path)!r}]
         main()
     """
-    code, stderr = _interrupt(script, delay_s)
+    code, stderr = send_interrupt(script, delay_s)
     assert code == 130, stderr
     assert stderr.startswith("error: interrupted") and "Traceback" not in stderr, stderr
     status = job_status(store, job_id)
@@ -164,7 +106,7 @@ def test_a_job_interrupted_inside_duckdb_ends_interrupted_not_failed(store, dela
 
 
 def test_run_job_here_keeps_an_interrupt_an_interrupt(store):
-    job_id = job_rows.create_job(store, "tests.test_interrupts:interrupted_job", {})
+    job_id = job_rows.create_job(store, "tests.support.job_kinds:interrupted_job", {})
     with pytest.raises(RuntimeError, match="Query interrupted"):
         run_job_here(store, job_id)
     assert job_status(store, job_id)["state"] == "interrupted"

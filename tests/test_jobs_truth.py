@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,19 +14,12 @@ from typer.testing import CliRunner
 from data_access.writes import jobs as job_rows
 from pipelines.cli import app, load_commands
 from pipelines.jobs import job_status, list_jobs, resume_job, start_job, stop_job
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 runner = CliRunner()
 
 
-def counted_job(ctx) -> None:
-    """A job kind for these tests: appends a line to `marker` per execution, after `sleep_s`."""
-    time.sleep(ctx.params.get("sleep_s", 0))
-    with Path(ctx.params["marker"]).open("a") as handle:
-        handle.write("ran\n")
-
-
-KIND = "tests.test_jobs_truth:counted_job"
+KIND = "tests.support.job_kinds:counted_job"
 
 
 def _dead_pid() -> int:

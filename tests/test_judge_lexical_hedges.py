@@ -10,7 +10,7 @@ import json
 
 from pipelines.agreement.stats import cohen_kappa
 from pipelines.judge.lexical import LexicalMatcher
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 GOLD = REPO_ROOT / "samples" / "gold" / "the_keepers_ledger" / "lfvqa"
 

@@ -11,8 +11,8 @@ from data_access.importers import import_lfvqa_dir
 from pipelines.cli import app, load_commands
 from pipelines.judge import JudgeOptions, run_judge
 from pipelines.metrics import metrics_table
-from tests.conftest import REPO_ROOT
 from tests.support.lfvqa_rows import scripted_judge
+from tests.support.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "lfvqa_paper"
 

@@ -12,7 +12,7 @@ import pytest
 from data_access.writes.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.config import LLMConfig
-from tests.test_llm_transport import TRANSPORTS, _read_request
+from tests.support.raw_http import TRANSPORTS, read_request
 
 # a reply that never ends: a status line, headers, then a body of spaces, byte by byte
 _HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
@@ -27,7 +27,7 @@ class TricklingServer:
         self.requests = 0
 
     async def handle(self, reader, writer) -> None:
-        if await _read_request(reader) is None:
+        if await read_request(reader) is None:
             return
         self.requests += 1
         position = 0

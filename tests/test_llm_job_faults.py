@@ -25,11 +25,11 @@ from data_access.store import Store, forget_schema_cache
 from data_access.writes.judging import verdicts_of_run
 from pipelines.jobs import job_status, resume_job, start_job, wait_for
 from pipelines.judge import JudgeOptions
-from tests.conftest import REPO_ROOT
 from tests.support.fake_server import FakeReply
 from tests.support.fault_injection import FaultyHandler
 from tests.support.lfvqa_rows import build_slice, scripted_judge
-from tests.test_beliefs_rules import fixture_film  # noqa: F401 (fixture)
+from tests.support.paths import REPO_ROOT
+from tests.support.rules_film import fixture_film  # noqa: F401 (fixture)
 
 ARTIFACT = REPO_ROOT / "test-artifacts" / "issue19_llm_faults.json"
 
@@ -137,8 +137,8 @@ GEN_TYPES = ["Q2", "Q5", "Q7", "N2"]
 
 @pytest.fixture
 def generation(store, fake_llm, monkeypatch):
-    from tests.qgen_film import build_film
-    from tests.test_qgen_llm import handler
+    from tests.support.qgen_film import build_film
+    from tests.support.qgen_llm_replies import handler
 
     def start(rate: float, seed: int, delay: float = 0.0):
         inner = (
@@ -245,10 +245,10 @@ def belief_counts(store, film: str) -> dict:
 
 def test_belief_job_completes_through_random_faults(fixture_film, fake_llm):  # noqa: F811
     from pipelines.beliefs.annotate import Selection, annotate
-    from tests.test_beliefs_llm import _route
-    from tests.test_beliefs_rules import FILM
+    from tests.support.belief_llm_replies import route
+    from tests.support.rules_film import FILM
 
-    faulty = FaultyHandler(_route, rate=0.2, seed=23)
+    faulty = FaultyHandler(route, rate=0.2, seed=23)
     config = fake_llm.config(fake_llm(faulty), structured="none")
     result = annotate(fixture_film, FILM, "openai", Selection(0, 2), config=config)
     failed = failed_calls(fixture_film, result.run_id)
@@ -275,10 +275,10 @@ def test_belief_annotation_killed_and_rerun_loses_and_duplicates_nothing(
     fake_llm,
     tmp_path,
 ):
-    from tests.test_beliefs_llm import _route
-    from tests.test_beliefs_rules import FILM
+    from tests.support.belief_llm_replies import route
+    from tests.support.rules_film import FILM
 
-    server = fake_llm(lambda body, n: FakeReply(content=_route(body, n), delay_s=0.05))
+    server = fake_llm(lambda body, n: FakeReply(content=route(body, n), delay_s=0.05))
     env = {
         **os.environ,
         "STORYSCOPE_LLM_BASE_URL": server.base_url,

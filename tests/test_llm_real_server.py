@@ -49,7 +49,7 @@ def test_judge_on_a_slice(store, llama_server):
 
 def test_question_generation_stages_and_gold_self_check(store, llama_server):
     from pipelines.qgen.generate import GenerateOptions, generate
-    from tests.qgen_film import build_film
+    from tests.support.qgen_film import build_film
 
     film = build_film(store)
     # one sampled context-set: a stage's plumbing is the same for one draft as for two, and each
@@ -69,7 +69,7 @@ def test_question_generation_stages_and_gold_self_check(store, llama_server):
 def test_storymind_generator_supervisor_reviewers(store, llama_server):
     from data_access.writes.mcq import storymind_stage_counts
     from pipelines.mcq.storymind import StoryMindOptions, generate_for_video
-    from tests.test_plottree_build import FILM, write_fixture_film
+    from tests.support.plottree_film import FILM, write_fixture_film
 
     write_fixture_film(store)
     config = real_config(llama_server, max_tokens=400)

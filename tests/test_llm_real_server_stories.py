@@ -11,8 +11,8 @@ import re
 import pytest
 
 from tests.support.llm_plumbing import check_plumbing, real_config
-from tests.test_beliefs_rules import FILM as BELIEF_FILM
-from tests.test_beliefs_rules import fixture_film  # noqa: F401 (fixture)
+from tests.support.rules_film import FILM as BELIEF_FILM
+from tests.support.rules_film import fixture_film  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.realserver]
 
@@ -31,7 +31,7 @@ def test_belief_stages(fixture_film, llama_server):  # noqa: F811
 def test_plottree_condensation_and_mcq_answering(store, llama_server):
     from pipelines.plottree.ask import Question, ask
     from pipelines.plottree.build import build_film_tree
-    from tests.test_plottree_build import FILM, write_fixture_film
+    from tests.support.plottree_film import FILM, write_fixture_film
 
     write_fixture_film(store)
     config = real_config(llama_server, max_tokens=96)
@@ -50,7 +50,7 @@ def test_plottree_condensation_and_mcq_answering(store, llama_server):
     # PlotTree QA and the subtitle baseline as MCQ methods (`mcq answer`): the letter comes back
     # under the schema's grammar (or fails with its raw reply) and joins the predictions
     from pipelines.mcq.methods import AnswerOptions, answer_mcqs
-    from tests.mcq_helpers import load_records, make_mcq
+    from tests.support.mcq_records import load_records, make_mcq
 
     choices = ["Ann", "Cara", "Ben", "Dan", "Eve"]
     load_records(store, [make_mcq("Movie", FILM, 1, question=question.text, choices=choices)])
@@ -65,7 +65,7 @@ def test_plottree_condensation_and_mcq_answering(store, llama_server):
 def _opening_scenes(tmp_path, scenes: int = 3, cues: int = 20):
     """The sample film cut to its opening scenes and their subtitles: the plumbing is the same
     for 3 scenes as for 19, and the tiny model's generation is most of this module's time."""
-    from tests.conftest import REPO_ROOT
+    from tests.support.paths import REPO_ROOT
 
     films = REPO_ROOT / "samples" / "films"
     script = (films / "the_keepers_ledger.fountain").read_text(encoding="utf-8")

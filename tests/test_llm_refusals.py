@@ -127,8 +127,8 @@ def test_a_command_outside_jobs_says_the_key_was_refused_without_a_traceback(
     import subprocess
     import sys
 
-    from tests.conftest import REPO_ROOT
-    from tests.qgen_film import build_film
+    from tests.support.paths import REPO_ROOT
+    from tests.support.qgen_film import build_film
 
     film = build_film(store)
     server = fake_llm(lambda body, n: FakeReply(status=401, content=f"no: {TEST_KEY}"))

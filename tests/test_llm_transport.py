@@ -23,22 +23,9 @@ from data_access.writes.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.calls import openai_clients
 from pipelines.llm.config import LLMConfig
+from tests.support.raw_http import TRANSPORTS, read_request
 
-TRANSPORTS = ("aiohttp", "httpx")
 REPLY = json.dumps({"choices": [{"message": {"content": "hi"}, "finish_reason": "stop"}]})
-
-
-async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except (asyncio.IncompleteReadError, ConnectionError):
-        return None
-    length = next(
-        int(line.split(b":")[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    return head + await reader.readexactly(length)
 
 
 def _response(body: str, chunked: bool = False, close: bool = False) -> bytes:
@@ -69,7 +56,7 @@ class _Server:
     async def handle(self, reader, writer) -> None:
         self.connections += 1
         n = 0
-        while (request := await _read_request(reader)) is not None:
+        while (request := await read_request(reader)) is not None:
             self.requests.append(request)
             reply = self.behaviour(n)
             n += 1

@@ -30,7 +30,6 @@ from pathlib import Path
 import pytest
 
 from data_access.store import Store
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import (
     CHROMIUM,
@@ -40,10 +39,8 @@ from tests.support.app_server import (
     start_app,
     stop_app,
 )
-from tests.test_browser_explorer import (
-    ARTIFACTS,
-    judge_everything_asserted,
-)
+from tests.support.browser_session import ARTIFACTS, judge_everything_asserted
+from tests.support.paths import REPO_ROOT
 
 SESSIONS = 10
 MIN_VISITS = 2  # plus Runs at the end; ten sessions of two cover all nine pages (asserted)

@@ -22,7 +22,7 @@ from pipelines.mcq.difficulty import (
     segment_seconds,
 )
 from pipelines.mcq.difficulty_run import run_difficulty
-from tests.mcq_helpers import load_records, make_mcq
+from tests.support.mcq_records import load_records, make_mcq
 
 load_commands()
 

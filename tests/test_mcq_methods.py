@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs, provenance_summary
-from tests.mcq_helpers import load_records, make_mcq
-from tests.test_plottree_build import FILM, SCENES, write_fixture_film
+from tests.support.mcq_records import load_records, make_mcq
+from tests.support.plottree_film import FILM, SCENES, write_fixture_film
 
 CUES = [cue for scene in SCENES for cue in scene[4]]
 

@@ -15,8 +15,8 @@ from data_access.writes.mcq import insert_difficulty
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
 from pipelines.mcq.topics import TOPICS
-from tests.mcq_helpers import load_records, make_mcq
-from tests.test_plottree_build import FILM, write_fixture_film
+from tests.support.mcq_records import load_records, make_mcq
+from tests.support.plottree_film import FILM, write_fixture_film
 
 N = 28  # two questions per topic
 

@@ -12,12 +12,12 @@ from data_access.queries import distributions as views
 from data_access.queries.mcq_methods import subtitle_cues
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
 from pipelines.mcq.subtitle_budget import cue_line
-from tests.test_import_storyvideoqa import EPISODE, _one_episode_release
+from tests.support.storyvideoqa_release import EPISODE, one_episode_release
 
 
 @pytest.mark.realdata
 def test_subtitle_baseline_on_a_real_episode(store, shared_data, tmp_path, fake_llm):
-    import_storyvideoqa_dir(store, _one_episode_release(shared_data, tmp_path / "r", False))
+    import_storyvideoqa_dir(store, one_episode_release(shared_data, tmp_path / "r", False))
     questions = store.df("SELECT mcq_id, option, times FROM mcq_questions WHERE vid = ?", [EPISODE])
     cues = subtitle_cues(store, EPISODE)
     assert len(questions) > 20 and len(cues) > 200
@@ -59,7 +59,7 @@ def test_plottree_offline_on_a_real_episode_as_the_demo_runs_it(store, shared_da
     from data_access.queries.mcq_methods import prediction_retrieval, question_predictions
     from pipelines.demo import step_55_plottrees
 
-    import_storyvideoqa_dir(store, _one_episode_release(shared_data, tmp_path / "r", False))
+    import_storyvideoqa_dir(store, one_episode_release(shared_data, tmp_path / "r", False))
     messages = []
     step_55_plottrees.run(store, shared_data, messages.append)
     assert any(f"{EPISODE}: " in m and "plottree:minilm-option-match" in m for m in messages)

@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.mcq.paper_tables import paper_accuracy_by_topic
 from pipelines.mcq.topics import TOPICS
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SEEDS = REPO_ROOT.parent / "shared" / "seeds"
 

@@ -11,7 +11,7 @@ from pipelines.cli import app, load_commands
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.storymind import StoryMindOptions, generate_for_video, plan
 from pipelines.mcq.topics import TOPICS
-from tests.test_plottree_build import FILM, write_fixture_film
+from tests.support.plottree_film import FILM, write_fixture_film
 
 load_commands()
 

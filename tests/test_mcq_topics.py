@@ -18,7 +18,7 @@ from pipelines.mcq.topics import (
     topic_stats,
     topics_over,
 )
-from tests.mcq_helpers import golden_records, load_records, make_mcq
+from tests.support.mcq_records import golden_records, load_records, make_mcq
 
 load_commands()
 

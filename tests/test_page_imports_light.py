@@ -15,7 +15,7 @@ import json
 import subprocess
 import sys
 
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 HEAVY = ("sklearn", "scipy", "nltk", "torch", "sentence_transformers", "umap", "cv2", "openai")
 OURS = ("data_access", "pages", "pipelines", "viz")

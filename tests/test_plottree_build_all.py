@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
-from tests.test_plottree_build import write_fixture_film
+from tests.support.plottree_film import write_fixture_film
 
 load_commands()
 

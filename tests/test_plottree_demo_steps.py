@@ -8,8 +8,8 @@ import pytest
 
 from data_access.writes.mcq import current_difficulty
 from pipelines.demo import step_50_mcq_analytics, step_55_plottrees
-from tests.mcq_helpers import load_records, make_mcq
-from tests.test_plottree_build import FILM, write_fixture_film
+from tests.support.mcq_records import load_records, make_mcq
+from tests.support.plottree_film import FILM, write_fixture_film
 
 
 @pytest.mark.slow

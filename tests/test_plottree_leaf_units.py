@@ -20,7 +20,7 @@ from pipelines.plottree.leaf_units import (
 from pipelines.plottree.leaves import DIRECTION_WORDS, build_leaves
 from pipelines.plottree.scaled import build_trees
 from pipelines.scale.executor import make_executor
-from tests.test_plottree_build import FILM, hashed_embed, write_fixture_film
+from tests.support.plottree_film import FILM, hashed_embed, write_fixture_film
 
 LINE_COLUMNS = ["scene_index", "line_index", "kind", "character", "text", "start_s", "end_s"]
 

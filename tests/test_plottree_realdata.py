@@ -8,51 +8,16 @@ paper's 1 fps, on request) and the default scene leaves are both checked.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from data_access.importers.rows import insert_rows
-from data_access.importers.svqa_scripts import build_aligned_film
 from data_access.writes.plottree import film_timeline
-from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.plottree.build import build_nodes
 from pipelines.plottree.leaf_units import drop_credit_cues, scene_windows
 from pipelines.plottree.leaves import build_leaves, film_span
-from tests.test_plottree_build import hashed_embed
+from tests.support.plottree_film import hashed_embed
+from tests.support.real_videos import load_video
 
 pytestmark = pytest.mark.realdata
-
-
-def load_video(store, shared_data, series: str, vid: str) -> float:
-    """Write one aligned video into the store; return its runtime from the release meta."""
-    release = shared_data / "storyvideoqa"
-    runtime = json.loads((release / "meta" / "video_length.json").read_text())[vid]
-    film = build_aligned_film(vid, release / "aligned_script" / series / f"{vid}.json", runtime)
-    with store.transaction() as cursor:
-        run_id = insert_run(cursor, RunSpec(step="test.aligned", backend="fixture"))
-        insert_rows(
-            cursor,
-            "films",
-            [
-                {
-                    "film_id": vid,
-                    "dataset_id": "storyvideoqa",
-                    "title": vid,
-                    "kind": "episode",
-                    "runtime_s": runtime,
-                }
-            ],
-            run_id,
-        )
-        for table, rows in (
-            ("scenes", film.scenes),
-            ("script_lines", film.script_lines),
-            ("subtitles", film.subtitles),
-        ):
-            insert_rows(cursor, table, rows, run_id)
-        finish_run(cursor, run_id)
-    return runtime
 
 
 @pytest.mark.parametrize(

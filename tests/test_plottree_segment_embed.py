@@ -9,7 +9,7 @@ import pytest
 
 from pipelines.plottree.condense import extractive_summary
 from pipelines.plottree.segment_embed import SegmentEmbedder, split_segments
-from tests.test_plottree_build import FILM, hashed_embed, write_fixture_film
+from tests.support.plottree_film import FILM, hashed_embed, write_fixture_film
 
 LEAF = "Office: Jake reads the letter. Dialogue: Where were you? Characters: Jake, Evelyn."
 

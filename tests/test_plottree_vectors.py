@@ -33,7 +33,7 @@ def test_float16_round_trip_keeps_vectors_and_top_m_retrieval():
 
 
 def test_an_older_store_moves_its_node_vectors_to_float16(store_path, tmp_path):
-    from tests.test_plottree_build import write_fixture_film
+    from tests.support.plottree_film import write_fixture_film
 
     store = Store(store_path)
     write_fixture_film(store, "film-a")

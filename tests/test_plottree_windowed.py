@@ -10,21 +10,12 @@ import pytest
 from pipelines.plottree.condense import cluster_count, decay, plot_distance, plot_kmeans
 from pipelines.plottree.windowed import windowed_assign
 from tests.support.plottree_reference import full_search_kmeans
-
-
-def _story_like(n: int, dim: int = 24, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Unit vectors drifting through a few topics over time, with noise (leaf-like)."""
-    rng = np.random.default_rng(seed)
-    topics = rng.normal(size=(6, dim))
-    which = (np.arange(n) * 6 // n + rng.integers(0, 2, n)) % 6
-    vectors = topics[which] + 0.8 * rng.normal(size=(n, dim))
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors.astype(np.float32), np.arange(n, dtype=np.float64)
+from tests.support.story_points import story_like
 
 
 @pytest.mark.parametrize("n, seed", [(720, 1), (2000, 2), (3600, 3)])
 def test_leaf_level_clusters_equal_the_full_search(n, seed):
-    vectors, times = _story_like(n, seed=seed)
+    vectors, times = story_like(n, seed=seed)
     k, lam = cluster_count(n), decay(0)
     windowed = plot_kmeans(vectors, times, k, lam, n)
     assert np.array_equal(windowed, full_search_kmeans(vectors, times, k, lam, n))
@@ -34,7 +25,7 @@ def test_leaf_level_clusters_equal_the_full_search(n, seed):
 
 
 def test_nearest_centres_equal_the_full_search_with_unusable_centres():
-    vectors, times = _story_like(1500, seed=4)
+    vectors, times = story_like(1500, seed=4)
     rng = np.random.default_rng(5)
     picks = np.sort(rng.choice(1500, size=40, replace=False))
     centre_vectors, centre_times = vectors[picks], times[picks].copy()
@@ -49,7 +40,7 @@ def test_nearest_centres_equal_the_full_search_with_unusable_centres():
 
 
 def test_small_lambda_leaves_the_full_search_to_the_caller():
-    vectors, times = _story_like(720, seed=6)
+    vectors, times = story_like(720, seed=6)
     picks = np.arange(0, 720, 36)
     every = np.ones(len(picks), dtype=bool)
     lam = decay(1)  # ≈ 0.1: the time term cannot rule centres out

@@ -12,10 +12,8 @@ from pipelines.cli import app, load_commands
 from pipelines.preprocess.files import ScreenplayError
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.timing import AlignmentFailed
-from tests.conftest import REPO_ROOT
+from tests.support.ingest_texts import SCREENPLAY, SUBTITLES
 
-SAMPLE = REPO_ROOT / "samples" / "films"
-SCREENPLAY, SUBTITLES = SAMPLE / "the_keepers_ledger.fountain", SAMPLE / "the_keepers_ledger.srt"
 TABLES = ["films", "scenes", "script_lines", "characters", "subtitles", "runs", "datasets"]
 
 

@@ -18,7 +18,7 @@ from pipelines.qgen.analytics import (
     self_bleu,
 )
 from pipelines.qgen.generate import GenerateOptions, generate
-from tests.qgen_film import build_film
+from tests.support.qgen_film import build_film
 
 
 def test_self_bleu_of_identical_questions_is_100_and_of_disjoint_ones_near_0():
@@ -139,7 +139,7 @@ def test_check_questions_with_analytics_on_the_paper_sample(store, store_path):
 
     from data_access.importers import import_lfvqa_dir
     from pipelines.cli import app, load_commands
-    from tests.conftest import REPO_ROOT
+    from tests.support.paths import REPO_ROOT
 
     load_commands()
     import_lfvqa_dir(store, REPO_ROOT / "samples" / "lfvqa_paper")

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from data_access.importers import import_lfvqa_dir
 from data_access.writes.qgen import insert_rows
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 load_commands()
 RUNNER = CliRunner()

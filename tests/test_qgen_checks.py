@@ -9,7 +9,7 @@ import pytest
 from pipelines.qgen.checks import LEAK_THRESHOLD, CheckContext, check_question
 from pipelines.qgen.name_mentions import names_mentioned
 from pipelines.qgen.question_shape import leak_score
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 # Four released questions with their gold answers, as printed in LF-VideoQA App. H (Tables
 # 9–11).

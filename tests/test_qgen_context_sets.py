@@ -10,7 +10,7 @@ from pipelines.qgen.entries import ALL_TYPES
 from pipelines.qgen.film_view import FilmView
 from pipelines.qgen.generate import build_context_sets
 from pipelines.qgen.sampling import runtime_fifth, sample_context_sets
-from tests.qgen_film import build_film
+from tests.support.qgen_film import build_film
 
 
 def _view(store) -> FilmView:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from data_access.importers import import_lfvqa_dir
 from pipelines.demo import step_60_generate_sample
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 
 def test_step_60_checks_paper_questions_and_skips_without_beliefs(store):

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
 from pipelines.qgen.generate import GenerateOptions, GenerationError, generate
-from tests.qgen_film import build_film
+from tests.support.qgen_film import build_film
 
 load_commands()
 RUNNER = CliRunner()

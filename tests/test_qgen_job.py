@@ -8,8 +8,8 @@ import pytest
 from data_access.writes import jobs as job_rows
 from pipelines.jobs import job_status, run_job_here, start_job
 from pipelines.qgen.job import GENERATE_STEPS, GenerateOptions, plan_generation
-from tests.qgen_film import build_film
-from tests.test_qgen_llm import handler
+from tests.support.qgen_film import build_film
+from tests.support.qgen_llm_replies import handler
 
 TYPES = ["Q2", "Q5", "Q7", "N2"]  # no Q6: its scripted reply is malformed on purpose
 

@@ -312,7 +312,7 @@ def test_the_hand_made_gold_and_paper_questions_pass_every_check():
     questions of the paper (App. H), each with its own gold answer."""
     import json
 
-    from tests.conftest import REPO_ROOT
+    from tests.support.paths import REPO_ROOT
 
     for path in (
         REPO_ROOT / "samples" / "gold" / "the_keepers_ledger" / "lfvqa" / "questions.jsonl",
@@ -330,7 +330,7 @@ def test_a_rejected_question_is_not_offered_again_by_the_next_run(store):
     retires it as `rejected_before` instead of offering it as a new candidate."""
     from data_access.writes import review
     from pipelines.qgen.generate import GenerateOptions, generate
-    from tests.qgen_film import build_film
+    from tests.support.qgen_film import build_film
 
     film = build_film(store)
     options = GenerateOptions(film, n=6, with_analytics=False)

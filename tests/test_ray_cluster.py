@@ -31,6 +31,7 @@ import pandas as pd
 import pytest
 
 from data_access.store import Store
+from tests.support.cluster_mcqs import cluster_mcq_records
 from tests.support.ray_cluster import LocalRayCluster
 
 pytestmark = [
@@ -92,12 +93,12 @@ def _on(executor: str, cluster: LocalRayCluster) -> list[str]:
 @pytest.mark.slow
 def test_plottree_and_difficulty_on_the_cluster_write_the_local_rows(tmp_path, cluster):
     from data_access.writes.mcq import current_difficulty
-    from tests.mcq_helpers import load_records
-    from tests.test_plottree_build import write_fixture_film
-    from tests.test_scale_executor import _tree_rows
+    from tests.support.mcq_records import load_records
+    from tests.support.plottree_film import write_fixture_film
+    from tests.support.scale_rows import tree_rows
 
     films = ["film-a", "film-b", "film-c"]
-    records = _mcq_records()
+    records = cluster_mcq_records()
     trees, difficulty = {}, {}
     for executor in ("local", "ray"):
         store = _fresh_store(tmp_path, executor)
@@ -107,33 +108,13 @@ def test_plottree_and_difficulty_on_the_cluster_write_the_local_rows(tmp_path, c
         on = [*_on(executor, cluster), "--store", str(store.path)]
         storyscope("plottree", "build", "--all", *on, cluster=cluster)
         storyscope("difficulty", "--recompute", *on, cluster=cluster)
-        trees[executor] = _tree_rows(store, films)
+        trees[executor] = tree_rows(store, films)
         frame = current_difficulty(store).sort_values("mcq_id").reset_index(drop=True)
         difficulty[executor] = frame.drop(columns=[c for c in frame if c == "run_id"])
     pd.testing.assert_frame_equal(trees["local"][0], trees["ray"][0])
     assert abs(trees["local"][1] - trees["ray"][1]).max() <= 1e-6
     assert len(difficulty["local"]) == len(records)
     pd.testing.assert_frame_equal(difficulty["local"], difficulty["ray"], rtol=1e-6)
-
-
-def _mcq_records() -> list[dict]:
-    """Three Big Bang videos' MCQs (one difficulty unit per video)."""
-    from tests.mcq_helpers import make_mcq
-
-    return [
-        make_mcq(
-            "BigBang",
-            f"BigBang-S02E0{v}",
-            q,
-            question=f"What does Sheldon leave at the laundry in scene {q} of episode {v}?",
-            choices=[f"A note about laundry rule {q + k} from episode {v}" for k in range(5)],
-            times=[f"00:0{q % 5}:05-00:0{q % 5}:{15 + q}"],
-            characters=["Sheldon"] * (1 + q % 2),
-            locations=["Laundry room"],
-        )
-        for v in (1, 2, 3)
-        for q in range(5)
-    ]
 
 
 def _judge_args(store: Store, server, executor: str, cluster) -> list[str]:
@@ -159,7 +140,7 @@ def test_openai_judge_on_the_cluster_survives_a_lost_node_and_writes_the_local_r
     tmp_path, cluster, judge_server
 ):
     from tests.support.lfvqa_rows import build_slice
-    from tests.test_scale_executor import _verdict_rows
+    from tests.support.scale_rows import verdict_rows
 
     server = judge_server
     rows, summaries = {}, {}
@@ -186,7 +167,7 @@ def test_openai_judge_on_the_cluster_survives_a_lost_node_and_writes_the_local_r
             summary = json.loads(rerun.stdout.strip().splitlines()[-1])
             assert len(server.log.bodies) - sent <= lost
         summaries[executor] = summary
-        rows[executor] = _verdict_rows(store, summary["run_id"])
+        rows[executor] = verdict_rows(store, summary["run_id"])
         assert len(rows[executor]) == sizes["verdicts"]
         once = rows[executor].groupby(["answer_id", "claim_id"]).size()
         assert (once == 1).all()

@@ -4,9 +4,10 @@ live"), so a reader of a clone finds where each thing lives without reading the 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 
 
 def _map_section() -> str:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from data_access.importers import ImportFailure
 from pipelines.results import import_results
 from tests.support import harness_fixtures as hf
-from tests.test_import_bad_input import store_dump
+from tests.support.store_snapshots import store_dump
 
 
 @pytest.fixture

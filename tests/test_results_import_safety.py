@@ -25,9 +25,9 @@ from typer.testing import CliRunner
 from data_access.importers import ImportFailure
 from pipelines.cli import app, load_commands
 from pipelines.results import import_results
-from tests.conftest import REPO_ROOT
 from tests.support import harness_fixtures as hf
-from tests.test_import_bad_input import store_dump
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 
 load_commands()
 MIB = 1 << 20
@@ -507,14 +507,6 @@ def test_the_command_prints_one_error_line_not_a_traceback(seeded, tmp_path, sto
 
 
 # -- the Runs page's upload panel ---------------------------------------------------------------
-@pytest.fixture
-def fixture_store(store):
-    from tests.support.app_fixtures import build_app_fixture
-
-    build_app_fixture(store)
-    return store
-
-
 def _upload(name: str, data: bytes):
     from tests.support.apptest_pages import run_page
 

@@ -13,7 +13,7 @@ from data_access.queries import distributions as views_distributions
 from pipelines.judge.run import JudgeOptions, run_judge
 from pipelines.results import import_results
 from tests.support import harness_fixtures as hf
-from tests.test_import_bad_input import store_dump
+from tests.support.store_snapshots import store_dump
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ import pytest
 
 from data_access.queries import distributions as views_distributions
 from pipelines.results import import_results
-from tests.mcq_helpers import LETTERS, golden_records, load_records
 from tests.support import harness_fixtures as hf
+from tests.support.mcq_records import LETTERS, golden_records, load_records
 
 pytestmark = pytest.mark.realdata
 

@@ -10,7 +10,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 from data_access.writes import review
 from data_access.writes.review import ClaimLabel
 from tests.support.lfvqa_rows import build_slice
-from tests.test_import_bad_input import store_dump
+from tests.support.store_snapshots import store_dump
 
 
 @pytest.mark.parametrize("stop", [StopException, KeyboardInterrupt])

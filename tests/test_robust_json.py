@@ -19,8 +19,8 @@ from data_access.importers.json_files import (
     read_json_lines,
 )
 from pipelines.cli import app, load_commands
-from tests.test_import_bad_input import store_dump
-from tests.test_import_lfvqa import MANIFEST, tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import MANIFEST, tiny_tables, write_dataset
+from tests.support.store_snapshots import store_dump
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past Python's recursion limit
 runner = CliRunner()

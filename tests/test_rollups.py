@@ -7,16 +7,14 @@ without finishing a run."""
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
 from data_access.queries import distributions as views_distributions
 from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
-from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 from tests.support.rollup_check import assert_rollups_hold_their_definitions
 
 # (query, args) pairs read over the rollups
@@ -43,12 +41,6 @@ def _results(store) -> list[pd.DataFrame]:
         frame = fn(store, *args)
         out.append(frame.sort_values(list(frame.columns)).reset_index(drop=True))
     return out
-
-
-@pytest.fixture
-def fixture_store(store):
-    build_app_fixture(store)
-    return store
 
 
 def test_rollups_give_the_live_numbers(fixture_store):

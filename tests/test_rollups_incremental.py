@@ -239,7 +239,7 @@ def test_first_import_into_an_empty_store_fills_the_rollups_from_its_run(
 def test_a_first_import_with_two_judges_fills_their_confusions(store, full_refreshes, tmp_path):
     """With one judge the first import skips the confusions (there are none); with two it fills
     them from its run like every other rollup."""
-    from tests.test_import_lfvqa import tiny_tables, write_dataset
+    from tests.support.lfvqa_dataset import tiny_tables, write_dataset
 
     tables = tiny_tables()
     tables["judges"].append({"judge_id": "j2", "kind": "llm", "backend": "scripted"})

@@ -16,11 +16,12 @@ from data_access.queries import verdicts as views_verdicts
 from data_access.rollups import full as rollups
 from data_access.writes.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
-from tests.conftest import REPO_ROOT, store_copy
 from tests.support.app_fixture_data import FILM, JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 from tests.support.rollup_check import assert_rollups_hold_their_definitions
+from tests.support.store_files import store_copy
 
 FULL_REFRESH = rollups.refresh_rollups  # before a test counts calls to it
 

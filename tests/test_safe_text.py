@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from pages.safe_text import inert, plain
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
 from tests.support.hostile import (
@@ -15,6 +14,7 @@ from tests.support.hostile import (
     live_markup,
     unescape_markdown,
 )
+from tests.support.paths import REPO_ROOT
 
 URL = "http://127.0.0.1:9"
 

@@ -19,9 +19,9 @@ from data_access.importers import ImportFailure, import_lfvqa_dir
 from data_access.store import Store
 from pipelines.cli import app, load_commands
 from pipelines.output_guard import OutputRefused, replace_atomically, safe_output_path
-from tests.conftest import REPO_ROOT
-from tests.test_import_bad_input import other_tables, store_dump
-from tests.test_import_lfvqa import MANIFEST, tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import MANIFEST, tiny_tables, write_dataset
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import other_tables, store_dump
 
 load_commands()
 

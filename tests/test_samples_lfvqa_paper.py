@@ -15,7 +15,7 @@ import pytest
 
 from data_access.formats.lfvqa import Manifest
 from data_access.formats.table_files import TABLE_FILES
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "lfvqa_paper"
 MODELS = {table.name: table for table in TABLE_FILES}

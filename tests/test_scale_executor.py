@@ -9,7 +9,6 @@ The LLM pipelines' Ray tests are in test_scale_llm.py.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -30,9 +29,18 @@ from pipelines.scale import (
     make_executor,
     run_batch,
 )
-from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
 from tests.support.fake_llm import PATIENT_TIMEOUT_S
+from tests.support.paths import REPO_ROOT
+from tests.support.scale_rows import (
+    belief_rows,
+    fresh_store,
+    scripted_summary,
+    summary_rows,
+    tree_rows,
+    verdict_rows,
+    write_rules_film,
+)
 
 ray = pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
 
@@ -171,31 +179,15 @@ def test_a_killed_driver_resumes_with_the_same_command_writing_each_unit_once(
 # -- every scaled-out pipeline: a Ray run's rows equal a local run's -------------------------
 
 
-def _fresh_store(tmp_path, name: str) -> Store:
-    handle = Store(tmp_path / f"{name}.duckdb", lock_timeout=10)
-    with handle.session():
-        pass
-    return handle
-
-
-def _tree_rows(store: Store, film_ids) -> tuple[pd.DataFrame, np.ndarray]:
-    from data_access.writes.plottree import current_tree
-    from pipelines.embeddings import MODEL_NAME
-
-    frames, vectors = zip(*(current_tree(store, f, MODEL_NAME) for f in film_ids))
-    frame = pd.concat(frames, ignore_index=True).drop(columns=["run_id"], errors="ignore")
-    return frame, np.vstack(vectors)
-
-
 @pytest.mark.slow
 def test_plottree_per_film_on_ray_writes_the_local_rows(tmp_path, ray_session):
     from pipelines.plottree.scaled import build_trees
-    from tests.test_plottree_build import write_fixture_film
+    from tests.support.plottree_film import write_fixture_film
 
     films = ["film-a", "film-b"]
     written = {}
     for name in ("local", "ray"):
-        store = _fresh_store(tmp_path, name)
+        store = fresh_store(tmp_path, name)
         for film in films:
             write_fixture_film(store, film)
         executor = make_executor(name)
@@ -204,7 +196,7 @@ def test_plottree_per_film_on_ray_writes_the_local_rows(tmp_path, ray_session):
         finally:
             executor.close()
         assert batch.complete and sorted(t.film_id for t in built) == films
-        written[name] = _tree_rows(store, films)
+        written[name] = tree_rows(store, films)
     pd.testing.assert_frame_equal(written["local"][0], written["ray"][0])
     np.testing.assert_allclose(written["local"][1], written["ray"][1], rtol=0, atol=1e-6)
 
@@ -213,7 +205,7 @@ def test_plottree_per_film_on_ray_writes_the_local_rows(tmp_path, ray_session):
 def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session):
     from data_access.writes.mcq import current_difficulty
     from pipelines.mcq.difficulty_run import run_difficulty
-    from tests.mcq_helpers import load_records, make_mcq
+    from tests.support.mcq_records import load_records, make_mcq
 
     records = [
         make_mcq(
@@ -231,7 +223,7 @@ def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session
     ]
     frames = {}
     for name in ("local", "ray"):
-        store = _fresh_store(tmp_path, name)
+        store = fresh_store(tmp_path, name)
         load_records(store, records)
         executor = make_executor(name)
         try:
@@ -244,14 +236,6 @@ def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session
     pd.testing.assert_frame_equal(frames["local"], frames["ray"], rtol=1e-6)
 
 
-def _verdict_rows(store: Store, run_id: str) -> pd.DataFrame:
-    from data_access.writes.judging import verdicts_of_run
-
-    frame = verdicts_of_run(store, run_id)
-    keep = ["answer_id", "claim_id", "verdict", "rationale"]
-    return frame[[c for c in keep if c in frame]].sort_values(keep[:2]).reset_index(drop=True)
-
-
 @pytest.mark.slow
 def test_lexical_judge_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_session):
     from pipelines.judge import JudgeOptions, run_judge
@@ -259,7 +243,7 @@ def test_lexical_judge_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_sess
 
     rows = {}
     for name in ("local", "ray"):
-        store = _fresh_store(tmp_path, name)
+        store = fresh_store(tmp_path, name)
         sizes = build_slice(store, n_copies=3)
         summary = run_judge(store, JudgeOptions(backend="lexical", batch_size=4, executor=name))
         assert summary["done"] == sizes["answers"] and summary["failed"] == 0
@@ -268,7 +252,7 @@ def test_lexical_judge_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_sess
             " ORDER BY answer_id",
             [summary["run_id"]],
         )
-        rows[name] = (_verdict_rows(store, summary["run_id"]), scores)
+        rows[name] = (verdict_rows(store, summary["run_id"]), scores)
     assert len(rows["local"][0]) == sizes["verdicts"]
     pd.testing.assert_frame_equal(rows["local"][0], rows["ray"][0])
     pd.testing.assert_frame_equal(rows["local"][1], rows["ray"][1])
@@ -283,12 +267,12 @@ def test_openai_judge_on_ray_uses_the_cache_first_and_fills_it(tmp_path, ray_ses
     llm = fake_llm.config(server, api_key=None, timeout_s=PATIENT_TIMEOUT_S).public_dict()
     rows = {}
     for name in ("local", "ray"):
-        store = _fresh_store(tmp_path, name)
+        store = fresh_store(tmp_path, name)
         sizes = build_slice(store, n_copies=2)
         options = JudgeOptions(backend="openai", llm=llm, batch_size=4, executor=name)
         summary = run_judge(store, options)
         assert summary["done"] == sizes["answers"] and summary["failed"] == 0
-        rows[name] = _verdict_rows(store, summary["run_id"])
+        rows[name] = verdict_rows(store, summary["run_id"])
         calls = store.df("SELECT cached FROM llm_calls WHERE run_id = ?", [summary["run_id"]])
         assert len(calls) == sizes["answers"] and not calls.cached.any()
     pd.testing.assert_frame_equal(rows["local"], rows["ray"])
@@ -300,55 +284,6 @@ def test_openai_judge_on_ray_uses_the_cache_first_and_fills_it(tmp_path, ray_ses
     assert replayed.cached.all()
 
 
-def _write_rules_film(store: Store, film_id: str) -> None:
-    from data_access.writes import beliefs as belief_store
-    from data_access.writes.runs import RunSpec, finish_run, insert_run
-    from tests.test_beliefs_rules import LINES, LOCATIONS
-
-    with store.transaction() as cursor:
-        run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
-        belief_store.ensure_films(
-            cursor,
-            [{"film_id": film_id, "dataset_id": "fixture", "title": film_id, "kind": "film"}],
-            run_id,
-        )
-        belief_store.insert_rows(
-            cursor,
-            "scenes",
-            [
-                {"film_id": film_id, "scene_index": i, "location": loc, "time_source": "none"}
-                for i, loc in LOCATIONS.items()
-            ],
-            run_id,
-        )
-        lines = [
-            {
-                "film_id": film_id,
-                "line_index": n,
-                "scene_index": s,
-                "kind": k,
-                "character": c,
-                "parenthetical": p,
-                "text": t,
-            }
-            for n, (s, k, c, p, t) in enumerate(LINES)
-        ]
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
-        finish_run(cursor, run_id)
-
-
-def _belief_rows(store: Store) -> dict[str, pd.DataFrame]:
-    tables = {
-        "presence": "film_id, scene_index, character, status",
-        "beliefs": "film_id, belief_id, holder, scene_index, kind, content",
-        "scene_events": "film_id, scene_index, ord, event_id, description",
-    }
-    return {
-        table: store.df(f"SELECT {cols} FROM current_{table} ORDER BY {cols}")
-        for table, cols in tables.items()
-    }
-
-
 @pytest.mark.slow
 def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_session):
     from pipelines.beliefs.annotate import annotate
@@ -357,9 +292,9 @@ def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray
     films = ["rules-a", "rules-b"]
     rows = {}
     for name in ("whole", "local", "ray"):
-        store = _fresh_store(tmp_path, name)
+        store = fresh_store(tmp_path, name)
         for film in films:
-            _write_rules_film(store, film)
+            write_rules_film(store, film)
         if name == "whole":  # the unscaled command, a film at a time
             for film in films:
                 annotate(store, film, "rules")
@@ -370,24 +305,11 @@ def test_rules_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray
             finally:
                 executor.close()
             assert batch.complete and batch.total == 6  # 2 films x 3 scenes
-        rows[name] = _belief_rows(store)
+        rows[name] = belief_rows(store)
     assert len(rows["whole"]["presence"]) > 0 and len(rows["whole"]["beliefs"]) > 0
     for table in rows["whole"]:
         pd.testing.assert_frame_equal(rows["whole"][table], rows["local"][table])
         pd.testing.assert_frame_equal(rows["local"][table], rows["ray"][table])
-
-
-def _summary_rows(store: Store, films) -> pd.DataFrame:
-    from data_access.writes.scene_summaries import current_summaries
-
-    return pd.concat(
-        [current_summaries(store, f).assign(film_id=f) for f in films], ignore_index=True
-    )
-
-
-def _scripted_summary(body: dict, number: int) -> str:
-    text = body["messages"][-1]["content"]
-    return json.dumps({"summary": f"A scene of {len(text)} characters."})
 
 
 @pytest.mark.slow
@@ -398,13 +320,13 @@ def test_scene_summaries_per_film_on_ray_write_the_local_rows(tmp_path, ray_sess
     films = ["rules-a", "rules-b"]
     for backend in ("extractive", "openai"):
         # a server per backend: the fake server stops itself after 120 s
-        server = fake_llm(_scripted_summary)
+        server = fake_llm(scripted_summary)
         llm = fake_llm.config(server, api_key=None, timeout_s=PATIENT_TIMEOUT_S).public_dict()
         rows = {}
         for name in ("whole", "local", "ray"):
-            store = _fresh_store(tmp_path, f"{backend}-{name}")
+            store = fresh_store(tmp_path, f"{backend}-{name}")
             for film in films:
-                _write_rules_film(store, film)
+                write_rules_film(store, film)
             if name == "whole":  # the unscaled command, a film at a time
                 for film in films:
                     summarise_film(store, film, backend, llm)
@@ -415,7 +337,7 @@ def test_scene_summaries_per_film_on_ray_write_the_local_rows(tmp_path, ray_sess
                 finally:
                     executor.close()
                 assert batch.complete
-            rows[name] = _summary_rows(store, films)
+            rows[name] = summary_rows(store, films)
         assert rows["whole"]["summary"].notna().all() and len(rows["whole"]) == 6
         pd.testing.assert_frame_equal(rows["whole"], rows["local"])
         pd.testing.assert_frame_equal(rows["local"], rows["ray"])

@@ -18,65 +18,38 @@ import pytest
 from data_access.store import Store
 from data_access.writes import scale_units as ledger
 from pipelines.scale import make_executor
+from tests.support.belief_llm_replies import route
 from tests.support.fake_llm import PATIENT_TIMEOUT_S
-from tests.test_beliefs_llm import _route
-from tests.test_scale_executor import _belief_rows, _fresh_store, _write_rules_film
+from tests.support.scale_llm_films import (
+    FILMS,
+    annotate_many,
+    batch_calls,
+    llm_belief_rows,
+    store_with_films,
+)
+from tests.support.scale_rows import fresh_store
 
 pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
-
-FILMS = ["llm-a", "llm-b"]
-
-
-def _llm_belief_rows(store: Store) -> dict[str, pd.DataFrame]:
-    rows = _belief_rows(store)
-    cols = "film_id, holder, scene_index, about, claim"
-    rows["meta_beliefs"] = store.df(f"SELECT {cols} FROM current_meta_beliefs ORDER BY {cols}")
-    return rows
-
-
-def _store_with_films(tmp_path, name: str) -> Store:
-    store = _fresh_store(tmp_path, name)
-    for film in FILMS:
-        _write_rules_film(store, film)
-    return store
-
-
-def _annotate_many(store, name, config, **options):
-    from pipelines.beliefs.llm_scaled import annotate_films_llm
-
-    executor = make_executor(name)
-    try:
-        return annotate_films_llm(store, FILMS, executor, config, **options)
-    finally:
-        executor.close()
-
-
-def _batch_calls(store: Store) -> pd.DataFrame:
-    return store.df(
-        "SELECT c.item_id, c.cached, c.status, c.attempts,"
-        " c.prompt_tokens + c.completion_tokens AS tokens"
-        " FROM llm_calls c JOIN runs r USING (run_id) WHERE r.step = 'beliefs.annotate'"
-    )
 
 
 @pytest.mark.slow
 def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_session, fake_llm):
     from pipelines.beliefs.annotate import Selection, annotate
 
-    server = fake_llm(_route)
+    server = fake_llm(route)
     config = fake_llm.config(server, structured="none", timeout_s=PATIENT_TIMEOUT_S)
     rows = {}
     for name in ("whole", "local", "ray"):
-        store = _store_with_films(tmp_path, name)
+        store = store_with_films(tmp_path, name)
         if name == "whole":  # the unscaled command, a range at a time
             for film in FILMS:
                 for first, stop in ((0, 2), (2, 3)):
                     annotate(store, film, "openai", Selection(first, stop), config=config)
         else:
-            batch = _annotate_many(store, name, config, scenes_per_unit=2)
+            batch = annotate_many(store, name, config, scenes_per_unit=2)
             assert batch.complete and batch.total == 4, batch.failures  # 2 films x 2 ranges
-        rows[name] = _llm_belief_rows(store)
-        calls = _batch_calls(store)
+        rows[name] = llm_belief_rows(store)
+        calls = batch_calls(store)
         # (the two films' scripts are the same text, so the unscaled command's second film
         # replays the first one's calls; the batches prepare every unit before any returns)
         assert len(calls) > 0 and (name == "whole" or not calls.cached.any())
@@ -88,7 +61,7 @@ def test_llm_beliefs_per_scene_range_on_ray_write_the_local_rows(tmp_path, ray_s
     # that succeeded is answered from the store's cache, consulted before dispatch; only the
     # scripted malformed reply (never cached, as in a local rerun) is asked again.
     sent = len(server.log.bodies)
-    again = _annotate_many(store, "ray", config, scenes_per_unit=2)
+    again = annotate_many(store, "ray", config, scenes_per_unit=2)
     assert again.complete
     calls = store.df(
         "SELECT cached, status, reason, attempts FROM llm_calls WHERE run_id IN (SELECT unnest(?))",
@@ -107,22 +80,22 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
 ):
     from dataclasses import replace
 
-    server = fake_llm(_route)
+    server = fake_llm(route)
     config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
-    local = _store_with_films(tmp_path, "local")
-    assert _annotate_many(local, "local", config, scenes_per_unit=1).complete
-    total = int(_batch_calls(local).tokens.sum())
+    local = store_with_films(tmp_path, "local")
+    assert annotate_many(local, "local", config, scenes_per_unit=1).complete
+    total = int(batch_calls(local).tokens.sum())
     budget = total // 3
 
-    store = _store_with_films(tmp_path, "ray")
+    store = store_with_films(tmp_path, "ray")
     sent_before = len(server.log.bodies)
-    first = _annotate_many(store, "ray", replace(config, budget_tokens=budget), scenes_per_unit=1)
+    first = annotate_many(store, "ray", replace(config, budget_tokens=budget), scenes_per_unit=1)
     assert not first.complete and first.failed > 0 and first.done < first.total == 6
     assert all("LLM budget spent" in reason for _, reason in first.failures), first.failures
     assert first.budget["spent_tokens"] >= budget and first.budget["refused"] > 0
     # Held across the workers: at most the calls in flight when it ran out (2 workers x
     # concurrency 2) go over, where a budget per worker would let each spend `budget`.
-    spent = _batch_calls(store)
+    spent = batch_calls(store)
     assert int(spent.tokens.sum()) == first.budget["spent_tokens"]
     assert int(spent.tokens.sum()) <= budget + 4 * int(spent.tokens.max())
     failures = ledger.unit_failures(store, first.batch_id)
@@ -130,17 +103,17 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
 
     # The same command without the budget resumes: the stopped units again (their calls from
     # the cache), the done ones untouched; every unit written exactly once.
-    second = _annotate_many(store, "ray", config, scenes_per_unit=1)
+    second = annotate_many(store, "ray", config, scenes_per_unit=1)
     assert second.batch_id == first.batch_id and second.resumed_from == first.done
     assert second.complete
     assert ledger.unit_write_counts(store, first.batch_id) == {key: 1 for key in second.results}
     assert len(second.results) == 6
     # No answered call was paid twice: the resumed units replayed what the stopped ones had
     # bought (only failed calls, never cached, are asked again, as in a local rerun).
-    fresh = _batch_calls(store).query("not cached")
+    fresh = batch_calls(store).query("not cached")
     assert len(server.log.bodies) - sent_before == fresh.attempts.sum()
     assert not fresh.query("status == 'ok'").duplicated("item_id").any()
-    expected, got = _llm_belief_rows(local), _llm_belief_rows(store)
+    expected, got = llm_belief_rows(local), llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
 
@@ -189,11 +162,11 @@ def _generate_scaled(store, name, options, **kwargs):
 @pytest.mark.slow
 def test_template_qgen_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_session):
     from pipelines.qgen.generate import GenerateOptions, generate
-    from tests.qgen_film import build_film
+    from tests.support.qgen_film import build_film
 
     rows, runs = {}, {}
     for name in ("whole", "local", "ray"):
-        store = _fresh_store(tmp_path, f"qgen-{name}")
+        store = fresh_store(tmp_path, f"qgen-{name}")
         options = GenerateOptions(build_film(store), n=12)
         if name == "whole":  # the unscaled command
             runs[name] = generate(store, options).run_id
@@ -237,8 +210,8 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
     from dataclasses import replace
 
     from pipelines.qgen.generate import GenerateOptions
-    from tests.qgen_film import build_film
-    from tests.test_qgen_llm import handler
+    from tests.support.qgen_film import build_film
+    from tests.support.qgen_llm_replies import handler
 
     server = fake_llm(handler)
     config = fake_llm.config(server, concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
@@ -252,7 +225,7 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
             with_analytics=False,
         )
 
-    local = _fresh_store(tmp_path, "qgen-llm-local")
+    local = fresh_store(tmp_path, "qgen-llm-local")
     done = _generate_scaled(local, "local", options(local), batch_size=4, llm_config=config)
     assert done.complete
     total = int(
@@ -261,7 +234,7 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
         )
     )
 
-    store = _fresh_store(tmp_path, "qgen-llm-ray")
+    store = fresh_store(tmp_path, "qgen-llm-ray")
     opts = options(store)
     tight = replace(config, budget_tokens=total // 3)
     first = _generate_scaled(store, "ray", opts, batch_size=4, llm_config=tight)
@@ -293,7 +266,7 @@ def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
     llm = fake_llm.config(
         server, api_key=None, concurrency=2, timeout_s=PATIENT_TIMEOUT_S
     ).public_dict()
-    whole = _fresh_store(tmp_path, "judge-whole")
+    whole = fresh_store(tmp_path, "judge-whole")
     sizes = build_slice(whole, n_copies=3)
     full = run_judge(whole, JudgeOptions(backend="openai", llm=llm, batch_size=4))
     total = int(
@@ -302,7 +275,7 @@ def test_the_openai_judge_on_ray_stops_its_run_at_one_budget_for_all_workers(
         )
     )
 
-    store = _fresh_store(tmp_path, "judge-budget")
+    store = fresh_store(tmp_path, "judge-budget")
     build_slice(store, n_copies=3)
     options = JudgeOptions(
         backend="openai", llm={**llm, "budget_tokens": total // 3}, batch_size=4, executor="ray"
@@ -327,15 +300,15 @@ def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
     tmp_path, ray_session, fake_llm
 ):
     from pipelines.preprocess.summaries_scaled import summarise_films
-    from tests.test_scale_executor import _scripted_summary, _summary_rows
+    from tests.support.scale_rows import scripted_summary, summary_rows
 
-    server = fake_llm(_scripted_summary)
+    server = fake_llm(scripted_summary)
     llm = fake_llm.config(
         server, api_key=None, concurrency=1, timeout_s=PATIENT_TIMEOUT_S
     ).public_dict()
     rows = {}
     for name, budgets in (("local", [None]), ("ray", [200, None])):
-        store = _store_with_films(tmp_path, f"summaries-{name}")
+        store = store_with_films(tmp_path, f"summaries-{name}")
         for budget in budgets:
             executor = make_executor(name)
             try:
@@ -351,6 +324,6 @@ def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
                 assert set(stopped.status) == {"stopped"}
         assert batch.complete
         assert ledger.unit_write_counts(store, batch.batch_id) == {film: 1 for film in FILMS}
-        rows[name] = _summary_rows(store, FILMS)
+        rows[name] = summary_rows(store, FILMS)
     assert len(rows["local"]) == 6
     pd.testing.assert_frame_equal(rows["local"], rows["ray"])

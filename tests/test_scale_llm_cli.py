@@ -9,9 +9,9 @@ import json
 from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
-from tests.qgen_film import build_film
-from tests.test_beliefs_llm import _route
-from tests.test_scale_executor import _write_rules_film
+from tests.support.belief_llm_replies import route
+from tests.support.qgen_film import build_film
+from tests.support.scale_rows import write_rules_film
 
 load_commands()
 RUNNER = CliRunner()
@@ -37,8 +37,8 @@ def test_annotate_many_openai_stops_at_its_budget_and_the_same_command_resumes(
     store, store_path, fake_llm, monkeypatch
 ):
     for film in ("cli-a", "cli-b"):
-        _write_rules_film(store, film)
-    server = fake_llm(_route)
+        write_rules_film(store, film)
+    server = fake_llm(route)
     monkeypatch.setenv("STORYSCOPE_LLM_BASE_URL", server.base_url)
     monkeypatch.setenv("STORYSCOPE_LLM_MODEL", "fake-model")
     monkeypatch.setenv("STORYSCOPE_LLM_STRUCTURED", "none")

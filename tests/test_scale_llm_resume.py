@@ -27,17 +27,17 @@ import pytest
 from data_access.store import Store
 from data_access.writes import scale_units as ledger
 from pipelines.scale import Unit, make_executor
-from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+from tests.support.belief_llm_replies import route
 from tests.support.fake_llm import PATIENT_TIMEOUT_S
 from tests.support.fake_server import FakeReply
-from tests.test_beliefs_llm import _route
-from tests.test_scale_llm import (
+from tests.support.paths import REPO_ROOT
+from tests.support.scale_llm_films import (
     FILMS,
-    _annotate_many,
-    _batch_calls,
-    _llm_belief_rows,
-    _store_with_films,
+    annotate_many,
+    batch_calls,
+    llm_belief_rows,
+    store_with_films,
 )
 
 pytest.importorskip("ray", reason="Ray is installed by the test extra (storyscope[ray])")
@@ -46,17 +46,17 @@ LATENCY_S = 0.15
 
 
 def _slow_route(body: dict, number: int) -> FakeReply:
-    """`_route`'s replies, each after LATENCY_S (so a unit takes seconds)."""
-    return FakeReply(_route(body, number), delay_s=LATENCY_S)
+    """`route`'s replies, each after LATENCY_S (so a unit takes seconds)."""
+    return FakeReply(route(body, number), delay_s=LATENCY_S)
 
 
 def _local_run(tmp_path, fake_llm) -> tuple[dict[str, pd.DataFrame], int]:
     """The local executor's rows and how many requests its server saw."""
-    server = fake_llm(_route)
+    server = fake_llm(route)
     config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
-    store = _store_with_films(tmp_path, "local")
-    assert _annotate_many(store, "local", config, scenes_per_unit=1).complete
-    return _llm_belief_rows(store), len(server.log.bodies)
+    store = store_with_films(tmp_path, "local")
+    assert annotate_many(store, "local", config, scenes_per_unit=1).complete
+    return llm_belief_rows(store), len(server.log.bodies)
 
 
 def _kill_when(server, n_requests: int, pid: int, fired: list) -> threading.Thread:
@@ -77,11 +77,11 @@ def _kill_when(server, n_requests: int, pid: int, fired: list) -> threading.Thre
 def _assert_written_once_and_local(store: Store, batch, expected) -> None:
     assert batch.complete and len(batch.results) == 6, batch.failures  # 2 films x 3 scenes
     assert ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
-    got = _llm_belief_rows(store)
+    got = llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
     # Each call is logged once: the killed attempt's calls never reached the store.
-    logged = _batch_calls(store).query("status == 'ok'")
+    logged = batch_calls(store).query("status == 'ok'")
     assert not logged.duplicated("item_id").any()
 
 
@@ -94,7 +94,7 @@ def test_a_ray_worker_killed_mid_llm_unit_is_retried_and_each_unit_written_once(
     expected, local_requests = _local_run(tmp_path, fake_llm)
     server = fake_llm(_slow_route)
     config = fake_llm.config(server, structured="none", concurrency=2, timeout_s=PATIENT_TIMEOUT_S)
-    store = _store_with_films(tmp_path, "ray")
+    store = store_with_films(tmp_path, "ray")
     executor = make_executor("ray")
     try:
         # Two units, one per actor (the executor balances by load): both workers' pids.
@@ -113,10 +113,10 @@ def test_a_ray_worker_killed_mid_llm_unit_is_retried_and_each_unit_written_once(
     _assert_written_once_and_local(store, batch, expected)
     # The same command again finds the batch finished and starts afresh from the cache:
     # nothing is written twice under the killed batch, and the rows stay the local ones.
-    again = _annotate_many(store, "ray", config, scenes_per_unit=1)
+    again = annotate_many(store, "ray", config, scenes_per_unit=1)
     assert again.complete and again.batch_id != batch.batch_id
     assert ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
-    got = _llm_belief_rows(store)
+    got = llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
 
@@ -159,7 +159,7 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
 ):
     expected, _ = _local_run(tmp_path, fake_llm)
     server = fake_llm(_slow_route)
-    store = _store_with_films(tmp_path, "driver")
+    store = store_with_films(tmp_path, "driver")
     store_path = tmp_path / "driver.duckdb"
     env = {
         **os.environ,
@@ -189,10 +189,10 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
     assert ledger.unit_write_counts(store, batch.batch_id) == {
         f"{film}[{s}:{s + 1}]": 1 for film in FILMS for s in range(3)
     }
-    got = _llm_belief_rows(store)
+    got = llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
-    logged = _batch_calls(store).query("status == 'ok'")
+    logged = batch_calls(store).query("status == 'ok'")
     assert not logged.duplicated("item_id").any()
     finished = store.scalar(
         "SELECT count(*) FROM runs WHERE step = 'beliefs.annotate' AND status = 'finished'"

@@ -12,8 +12,8 @@ import pytest
 
 from pipelines.scale import LocalExecutor, Unit, run_batch
 from pipelines.scale.runner import longest_first
-from tests.conftest import REPO_ROOT
 from tests.support import scale_units as fns
+from tests.support.paths import REPO_ROOT
 
 
 def test_the_actor_module_imports_without_the_store_modules():

@@ -14,7 +14,7 @@ from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.summaries import summarise_film, summary_messages
 from pipelines.qgen.context_sets import scene_card
 from pipelines.qgen.film_view import FilmView
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "films"
 FILM = "ledger"

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app, load_commands
 from pipelines.preprocess.srt_reader import SubtitleError, parse_srt
-from tests.test_import_bad_input import store_dump
-from tests.test_preprocess_ingest import SCREENPLAY, SUBTITLES
+from tests.support.ingest_texts import SCREENPLAY, SUBTITLES
+from tests.support.store_snapshots import store_dump
 
 
 def _one_time(text: str, stamp: str = "00:00:05,000 --> 00:00:05,000") -> str:

@@ -24,10 +24,10 @@ from data_access.importers import import_lfvqa_dir
 from data_access.store import Store, StoreReadOnly
 from data_access.store.migrations import NewerStore, apply_migrations, schema_status
 from pipelines.cli import app, load_commands
-from tests.conftest import REPO_ROOT
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import other_tables, store_dump
 from tests.support.unprivileged import unprivileged_prefix
-from tests.test_import_bad_input import other_tables, store_dump
-from tests.test_import_lfvqa import tiny_tables, write_dataset
 
 load_commands()
 

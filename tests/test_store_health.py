@@ -15,7 +15,7 @@ from data_access.importers import import_lfvqa_dir
 from data_access.store import Store, forget_schema_cache
 from data_access.store.health import NotAStore, StoreDamaged, StoreMissing
 from pipelines.cli import app, load_commands
-from tests.test_import_lfvqa import tiny_tables, write_dataset
+from tests.support.lfvqa_dataset import tiny_tables, write_dataset
 
 load_commands()
 

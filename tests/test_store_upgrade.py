@@ -11,9 +11,9 @@ from data_access.rollups import rollups_fresh
 from data_access.rollups.source import live_select
 from data_access.store import Store
 from data_access.store.migrations import all_migrations
-from tests.conftest import REPO_ROOT
 from tests.support.apptest_pages import run_page
 from tests.support.old_store import QUESTIONS, SETTINGS, VERDICTS, build_old_store
+from tests.support.paths import REPO_ROOT
 
 # 30: the first schema with today's claim_verdicts keys (the earliest we upgrade from in tests);
 # 620: rollups exist, filled and stamped by that release, and 621 then widens their table.

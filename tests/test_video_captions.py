@@ -189,7 +189,7 @@ def test_captions_of_a_real_h264_file_through_the_command(
 def test_captions_on_ray_write_the_rows_a_local_run_writes(
     tmp_path, migrated_template, fake_llm, ray_executor, monkeypatch
 ):
-    from tests.conftest import store_copy
+    from tests.support.store_files import store_copy
 
     monkeypatch.setenv("STORYSCOPE_FRAME_CACHE", str(tmp_path / "frame-cache"))
     server = fake_llm(caption_of)
