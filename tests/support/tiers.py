@@ -3,8 +3,9 @@ without anyone remembering a marker.
 
 `make test` runs every tier. `make test-fast` deselects the tests marked here (and the ones
 marked by hand): `browser` (headless Chromium against a Streamlit server), `realserver` (the
-llama.cpp server), `realdata` (../shared/data), `ray` (an embedded Ray), `cluster` and `slow`.
-What is left is unit and AppTest work over stores built in code, with the scripted LLM server.
+llama.cpp server), `realdata` (../shared/data), `ray` (an embedded Ray), `cluster`, `slow`, and
+`heavy` (a file over HEAVY_FILE_S in the last recorded run). What is left is unit and AppTest
+work over stores built in code, with the scripted LLM server.
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ FIXTURE_TIERS = {
     "ray_executor": "ray",
     "ray_address": "ray",
 }
+# A test file that took longer than this in the last recorded full run (tests/durations.json,
+# `make test-durations`) is `heavy`: on a shared 2-core machine those files (subprocess CLIs and
+# jobs, stores of many rows, store upgrades) are most of the suite's time. 30 s puts the fast
+# tier at about a quarter of `make test`'s time while it keeps three quarters of the tests.
+HEAVY_FILE_S = 30.0
 # the tiers `--fast` leaves out (the same as `-m "not (browser or realserver or ...)"`)
-FAST_EXCLUDES = ("browser", "realserver", "realdata", "ray", "cluster", "slow")
+FAST_EXCLUDES = ("browser", "realserver", "realdata", "ray", "cluster", "slow", "heavy")
 
 
 def pytest_addoption(parser):
@@ -33,9 +39,20 @@ def pytest_addoption(parser):
     )
 
 
+def _heavy_files() -> set[str]:
+    from tests.support.file_order import _weights
+
+    return {path for path, seconds in _weights().items() if seconds > HEAVY_FILE_S}
+
+
 def pytest_collection_modifyitems(config, items):
+    heavy = _heavy_files()
     for item in items:
-        used = set(getattr(item, "fixturenames", ()))
+        if item.nodeid.split("::", 1)[0] in heavy and item.get_closest_marker("heavy") is None:
+            item.add_marker(pytest.mark.heavy)
+        # a parametrize argument of the same name (`page` of a pages test) is no fixture
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        used = set(getattr(item, "fixturenames", ())) - set(params)
         for fixture, tier in FIXTURE_TIERS.items():
             if fixture in used and item.get_closest_marker(tier) is None:
                 item.add_marker(getattr(pytest.mark, tier))
