@@ -62,8 +62,9 @@ test: $(TEST_STAMP) browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The fast tier, for the edit-test loop: no browser, no llama.cpp server, no ../shared/data, no
-# Ray, no cluster and nothing marked slow (tests/support/tiers.py marks a test by the fixtures it
-# uses; `--fast` is its option). `make test` stays the command that runs everything.
+# Ray, no cluster, nothing marked slow and no file over 30 s in tests/durations.json
+# (tests/support/tiers.py marks a test by the fixtures it uses; `--fast` is its option). About a
+# quarter of `make test`'s time. `make test` stays the command that runs everything.
 test-fast: $(TEST_STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS) --fast
 
@@ -76,9 +77,9 @@ bench: $(TEST_STAMP)
 
 # A real two-node Ray cluster on this machine (`ray start --head` + `ray start --address`), the
 # scaled commands run on it and compared with local runs, a node killed mid-run
-# (tests/test_ray_cluster.py, docs/SCALE.md). Minutes on 2 cores, so not part of `make test`.
+# (tests/pipelines/scale/test_ray_cluster.py, docs/SCALE.md). Minutes on 2 cores, so not part of `make test`.
 test-cluster: $(TEST_STAMP)
-	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/test_ray_cluster.py
+	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/pipelines/scale/test_ray_cluster.py
 
 # ruff (lint + format), configured in pyproject.toml, and the layers of DESIGN.md (.importlinter:
 # pages -> pipelines | viz -> data_access); both come with the test extra.

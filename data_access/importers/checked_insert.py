@@ -14,7 +14,7 @@ file once:
 Anything refused raises `Refused`; the caller rolls the whole import back and replays it on the
 explaining path, which names file, record and field. Both paths run the same checks
 (`checks.row_faults`, the keys and references of `TableFile`), so the replay finds the fault;
-tests/test_import_checked.py runs every bad-input case through both.
+tests/data_access/importers/test_import_checked.py runs every bad-input case through both.
 """
 
 from __future__ import annotations

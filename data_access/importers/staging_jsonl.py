@@ -290,7 +290,8 @@ def _sniffed_read(
     DuckDB estimates a `read_json` with explicit `columns` at 42 rows, so a join on it builds
     its hash table on the whole file (a RIGHT join: 0.42 against 0.35 s wall for 0.9M
     predictions); the sniffer's sample gives the file's real size. Its values
-    are the same JSON texts (tests/test_import_checked.py). A field the sample lacks (an
+    are the same JSON texts (tests/data_access/importers/test_import_checked.py). A field the
+    sample lacks (an
     optional field first met later in a large file) keeps the explicit read.
     """
     try:

@@ -15,7 +15,8 @@ already right. Each rollup table is keyed by what its rows aggregate over:
 For each table the touched keys' rows are deleted and recomputed by the same SQL a full
 refresh runs (`rollup_sql.rollup_select`), restricted to those keys. Runs are never deleted; a run
 that fails or is superseded changes the current views for exactly the keys of its rows, which
-are the keys recomputed here. `tests/test_rollups_incremental.py` checks the result equals a
+are the keys recomputed here. `tests/data_access/rollups/test_rollups_incremental.py` checks the
+result equals a
 full refresh.
 """
 

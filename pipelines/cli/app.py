@@ -6,7 +6,8 @@ does: the shared ones by the name their help shows (`STORYSCOPE_STORE`, `STORYSC
 ...), every other one by `STORYSCOPE_<COMMAND>_<OPTION>` (click's `auto_envvar_prefix`: e.g.
 `STORYSCOPE_JUDGE_LIMIT`, `STORYSCOPE_IMPORT_LFVQA_<OPTION>` under a group; dashes become `_`).
 The command is part of the name because options of the same name mean different things in
-different commands (`--backend`, `--n`). `tests/test_cli_envvars.py` checks every option.
+different commands (`--backend`, `--n`). `tests/pipelines/cli/test_cli_envvars.py` checks every
+option.
 """
 
 from __future__ import annotations

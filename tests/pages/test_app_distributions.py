@@ -23,7 +23,8 @@ def test_question_shape_and_mcq_figures(fixture_store):
     specs = {**open_figures, **figures(at)}
     assert list(specs["types"].data[0].x) == ["Q1", "Q3", "N2"]
     assert list(specs["anchor_fifths"].data[0].y) == [1, 1, 1]  # fifths 3, 4, 5
-    # the spans binned as plotly.js bins them (tests/test_distributions_binning.py): 25 | 45 45
+    # the spans binned as plotly.js bins them
+    # (tests/data_access/rollups/test_distributions_binning.py): 25 | 45 45
     spans = specs["spans"].data[0]
     assert (spans.x[0], spans.x[-1], sum(spans.y), spans.y[-1]) == (25, 45, 3, 2)
     topics = traces(specs["topics"])

@@ -40,7 +40,8 @@ def test_grid_metrics_agreement_and_diff(fixture_runs):
     at.radio(key="view").set_value("Agreement").run()
     kappa = at.dataframe[0].value
     # 14 shared items, 12 agree; Cohen's κ 0.759 from the confusion counts (the count-based κ and
-    # α are checked against scikit-learn / krippendorff on raw labels in tests/test_viz_figures.py)
+    # α are checked against scikit-learn / krippendorff on raw labels in
+    # tests/viz/test_viz_figures.py)
     assert kappa.loc[0, "items"] == 14 and abs(kappa.loc[0, "agreement"] - 12 / 14) < 1e-3
     assert abs(kappa.loc[0, "kappa"] - 0.759) < 1e-3
     assert metrics(at)["Krippendorff's α (nominal, all judges)"] == "0.764"

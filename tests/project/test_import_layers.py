@@ -1,7 +1,7 @@
 """The layers of DESIGN.md hold: pages -> pipelines | viz -> data_access, and nothing imports
 app.py. The contract is `.importlinter` at the repository root, checked by import-linter's own
 `lint-imports` (also run by `make lint`); this test puts it in `make test`, beside the cycle test
-(tests/test_import_cycles.py) which uses the same engine (grimp).
+(tests/project/test_import_cycles.py) which uses the same engine (grimp).
 """
 
 from __future__ import annotations

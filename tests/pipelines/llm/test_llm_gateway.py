@@ -139,7 +139,8 @@ def test_concurrency_is_bounded(store, fake_llm):
 
 def test_key_never_reaches_store_or_errors(store, fake_llm, store_path):
     # A hostile endpoint that echoes the bearer token back in errors and replies. (A 401 stops
-    # the run at once: tests/test_llm_refusals.py checks that its echo is scrubbed too.)
+    # the run at once: tests/pipelines/llm/test_llm_refusals.py checks that its echo is scrubbed
+    # too.)
     def handler(body, n):
         if n % 2 == 0:
             return FakeReply(status=400, content=f"Unknown parameter; your key is {TEST_KEY}")
