@@ -23,7 +23,8 @@ stamps of subtitles and captions are mostly digits and colons), the other charac
 `CHARS_PER_TOKEN` to a token (BPE tokenizers average about 4 on English), plus a fixed cost per
 image part. Measured against SmolLM2's tokenizer on the sample film
 (tests/pipelines/answer/test_answer_real_server.py checks it against the server's own count):
-the estimate is 4-7% above the real count on the screenplay and the subtitle track, where a flat 3 characters a token was 34% under on subtitles.
+the estimate is 4-7% above the real count on the screenplay and the subtitle track, where a
+flat 3 characters a token was 34% under on subtitles.
 """
 
 from __future__ import annotations
