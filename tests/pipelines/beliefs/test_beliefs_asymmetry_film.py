@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from pipelines.beliefs.annotate import annotate
 from pipelines.cli import app, load_commands
 from tests.support.asymmetry_film import FILM
+from tests.support.asymmetry_film import fixture_film as fixture_film  # noqa: F401 (a fixture)
 
 load_commands()
 

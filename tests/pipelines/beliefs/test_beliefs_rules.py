@@ -9,6 +9,7 @@ from pipelines.beliefs.annotate import AnnotateError, Selection, annotate, parse
 from pipelines.beliefs.rules_backend import Roster, voice_mode
 from pipelines.cli import app, load_commands
 from tests.support.rules_film import FILM
+from tests.support.rules_film import fixture_film as fixture_film  # noqa: F401 (a fixture)
 
 load_commands()
 
