@@ -394,7 +394,7 @@ def test_inspect_parsing_of_the_version_that_wrote_the_log(seeded, tmp_path, ver
 
 # -- the registry ----------------------------------------------------------------------------------
 def test_cli_choices_upload_types_and_doc_come_from_the_registry():
-    from pipelines.cli.cmd_results import ResultsFormat
+    from pipelines.cli.cmd_import import ResultsFormat
 
     from data_access.importers.format_doc import format_doc
     from data_access.importers.results.formats import RESULTS_FORMATS
