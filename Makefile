@@ -12,7 +12,7 @@ PORT   ?= 8501
 # generation, imports or store switching; the store is opened read-only)
 READ_ONLY ?=
 
-.PHONY: run test test-durations install browser demo bench clean lint import-check test-cluster
+.PHONY: run test test-fast test-durations install browser demo bench clean lint import-check test-cluster
 
 install: $(STAMP)
 
@@ -61,6 +61,13 @@ PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --
 test: $(TEST_STAMP) browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The fast tier, for the edit-test loop: no browser, no llama.cpp server, no ../shared/data, no
+# Ray, no cluster, nothing marked slow and no file over 30 s in tests/durations.json
+# (tests/support/tiers.py marks a test by the fixtures it uses; `--fast` is its option). About a
+# quarter of `make test`'s time. `make test` stays the command that runs everything.
+test-fast: $(TEST_STAMP)
+	$(PY) -m pytest $(PYTEST_ARGS) --fast
+
 # Re-record tests/durations.json (each file's seconds) after adding or slowing down test files.
 test-durations: $(TEST_STAMP) browser
 	$(PY) -m pytest $(PYTEST_ARGS) --record-file-durations
@@ -70,14 +77,16 @@ bench: $(TEST_STAMP)
 
 # A real two-node Ray cluster on this machine (`ray start --head` + `ray start --address`), the
 # scaled commands run on it and compared with local runs, a node killed mid-run
-# (tests/test_ray_cluster.py, docs/SCALE.md). Minutes on 2 cores, so not part of `make test`.
+# (tests/pipelines/scale/test_ray_cluster.py, docs/SCALE.md). Minutes on 2 cores, so not part of `make test`.
 test-cluster: $(TEST_STAMP)
-	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/test_ray_cluster.py
+	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/pipelines/scale/test_ray_cluster.py
 
-# ruff (lint + format), configured in pyproject.toml; ruff comes with the test extra.
+# ruff (lint + format), configured in pyproject.toml, and the layers of DESIGN.md (.importlinter:
+# pages -> pipelines | viz -> data_access); both come with the test extra.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # The package installed WITHOUT extras in its own venv (kept between runs; pip's cache makes the
 # first build quick): every module imports, every import the runtime code makes (lazy ones too)

@@ -1,4 +1,4 @@
-"""Alignment benchmark (issue 3): a feature film's worth of cues × script rows.
+"""Alignment benchmark: a feature film's worth of cues × script rows.
 
 Aligns a synthetic film of ≈1,500 subtitle cues × 1,200 script dialogue rows (built
 deterministically: lines split over cues, 5% of lines cut from the "film", 5% ad-libbed cues,

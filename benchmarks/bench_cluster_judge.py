@@ -1,4 +1,4 @@
-"""The openai judge on a real Ray cluster, with a budget (issue 30): is the driver the bottleneck?
+"""The openai judge on a real Ray cluster, with a budget: is the driver the bottleneck?
 
 Starts a two-node Ray cluster on this machine as a lab would (`ray start --head` and `ray start
 --address`, tests/support/ray_cluster.py: loopback, small object stores, no dashboard), the

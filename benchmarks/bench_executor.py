@@ -1,4 +1,4 @@
-"""Executor benchmark (issue #15): the same work with `--executor local` and `--executor ray`.
+"""Executor benchmark: the same work with `--executor local` and `--executor ray`.
 
 In one run, against temporary stores (never the demo store):
 
@@ -302,7 +302,7 @@ def plottree(args, tmp: Path, ray_init_s: float) -> dict:
 # -- 2. difficulty -----------------------------------------------------------------------------
 def difficulty(args, tmp: Path, ray_init_s: float) -> dict:
     from pipelines.mcq.difficulty_run import run_difficulty
-    from tests.mcq_helpers import golden_records, load_records
+    from tests.support.mcq_records import golden_records, load_records
 
     records = golden_records(SHARED)
     videos = set(spread(list({r["vid"] for r in records}), args.mcq_videos))

@@ -1,4 +1,4 @@
-"""Cost growth (issue #15): each heavy pipeline at three input sizes, and the exponent k of
+"""Cost growth: each heavy pipeline at three input sizes, and the exponent k of
 cost ~ n^k fitted on log-log (least squares over the three points).
 
 - PlotTree: leaves (a synthetic film of M minutes at 1 fps; `build_nodes`, offline).
@@ -114,7 +114,7 @@ def difficulty(reps: int) -> dict:
     import pandas as pd
 
     from pipelines.mcq.difficulty import compute_difficulty, minilm_f1_scorer
-    from tests.mcq_helpers import make_mcq
+    from tests.support.mcq_records import make_mcq
 
     scorer = minilm_f1_scorer()
     words = [
@@ -175,12 +175,12 @@ def plottree_kmeans(reps: int, full: bool = False) -> dict:
 
     from pipelines.plottree.condense import cluster_count, decay, plot_kmeans
     from tests.support.plottree_reference import full_search_kmeans
-    from tests.test_plottree_windowed import _story_like
+    from tests.support.story_points import story_like
 
     kmeans = full_search_kmeans if full else plot_kmeans
     sizes, points = [], []
     for n in (3600, 7200, 14400):
-        vectors, times = _story_like(n, dim=384, seed=n)
+        vectors, times = story_like(n, dim=384, seed=n)
         sizes.append(n)
         with threadpool_limits(1):
             points.append(

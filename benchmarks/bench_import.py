@@ -1,4 +1,4 @@
-"""Import speed against DuckDB's raw load (issue #15, "Import").
+"""Import speed against DuckDB's raw load.
 
 For Parquet and JSONL copies of one synthetic dataset (the paper-scale shapes divided by
 `--divisor`: the default 8 gives ~100k claim verdicts and ~900k MCQ predictions), each rep runs,

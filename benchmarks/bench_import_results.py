@@ -1,4 +1,4 @@
-"""Import speed of `import results` against the harness's own reader (issue 26, "Figures").
+"""Import speed of `import results` against the harness's own reader.
 
 Two files of `--n` samples (100k by default), built to their writers' code
 (tests/support/harness_fixtures.py): an lmms-eval `--log_samples` file of open-ended answers and

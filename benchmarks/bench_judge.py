@@ -1,12 +1,12 @@
-"""Gateway / judge benchmark (issues 4, 12 and 29): claim-judging requests against local servers.
+"""Gateway / judge benchmark: claim-judging requests against local servers.
 
 Judge requests (App. F.2 prompt over synthetic 4-claim rubrics) against the scripted
 OpenAI-compatible server running in a child process (its CPU is not the client's) with 100 ms
 injected latency, at concurrency 1, 16, 64 and 256 (`--per-slot` requests per slot, at most
 `--n`), once per HTTP transport in the same run: `httpx` (the library's default transport, the
-gateway before issue 12), `h11` (the hand-written transport of issues 12-28, kept only as a
-baseline in `benchmarks/h11_transport_baseline.py`) and `aiohttp` (openai's
-`DefaultAioHttpClient`, the gateway's default since issue 29). Reported per level: wall
+gateway's first transport), `h11` (the hand-written transport it ran on before aiohttp, kept
+only as a baseline in `benchmarks/h11_transport_baseline.py`) and `aiohttp` (openai's
+`DefaultAioHttpClient`, the gateway's default). Reported per level: wall
 time, the ideal N·L/C, efficiency = ideal / wall (target >= 90%), and the client's CPU per call
 (`time.process_time`, all of the gateway: keys, HTTP, parsing, store writes), split into the
 store writes (`Gateway.write_cpu_s`, CPU of the thread that wrote) and the calls themselves.
@@ -89,7 +89,7 @@ def requests(n: int, salt: str) -> list[LLMRequest]:
 
 
 def h11_baseline_clients(config: LLMConfig, concurrency: int):
-    """The gateway's openai client before issue 29: one client over the h11 transport."""
+    """The gateway's openai client before aiohttp: one client over the h11 transport."""
     from benchmarks.h11_transport_baseline import LeanAsyncClient, LeanAsyncTransport
 
     http = LeanAsyncClient(transport=LeanAsyncTransport(max_idle=concurrency))

@@ -1,4 +1,5 @@
-"""Per-unit cost of LLM belief annotation on the executor (issue #15, docs/SCALE.md's plan).
+"""Per-unit cost of LLM belief annotation on the executor (the plan in
+docs/logs/2026-12-01-scale-paper-plan-and-store.md).
 
 `beliefs annotate-many --backend openai` over N small fixture films (3 scenes, 5 characters;
 each film's text differs, so no call is a cache hit) against the scripted OpenAI-compatible
@@ -25,9 +26,9 @@ from data_access.store import Store  # noqa: E402
 from data_access.writes import beliefs as belief_store  # noqa: E402
 from data_access.writes.runs import RunSpec, finish_run, insert_run  # noqa: E402
 from pipelines.llm import LLMConfig  # noqa: E402
+from tests.support.belief_llm_replies import route  # noqa: E402 (the scripted replies of the tests)
 from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: E402
-from tests.test_beliefs_llm import _route  # noqa: E402 (the scripted replies of the tests)
-from tests.test_beliefs_rules import LINES, LOCATIONS  # noqa: E402
+from tests.support.rules_film import LINES, LOCATIONS  # noqa: E402
 
 
 class SlowRoute:
@@ -37,7 +38,7 @@ class SlowRoute:
         self.latency = latency
 
     def __call__(self, body: dict, number: int) -> FakeReply:
-        return FakeReply(content=_route(body, number), delay_s=self.latency)
+        return FakeReply(content=route(body, number), delay_s=self.latency)
 
 
 def write_films(store: Store, n: int) -> list[str]:

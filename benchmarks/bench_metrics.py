@@ -1,4 +1,4 @@
-"""Metrics benchmark (issue 4): bootstrap 95% CIs at the paper's scale.
+"""Metrics benchmark: bootstrap 95% CIs at the paper's scale.
 
 33 settings × 12 groups (all questions + 11 question types) over 6,327 questions, 1,000
 resamples, from per-question Eq. 1 scores shaped like the synthetic paper-scale store

@@ -1,4 +1,4 @@
-"""Explorer speed (issue 8, "Speed"): per page, the store queries a default page load runs, and
+"""Explorer speed: per page, the store queries a default page load runs, and
 in headless Chromium the first render and the page switch.
 
 Queries: each page's query functions with the arguments its default view uses (first film,
@@ -17,13 +17,13 @@ rest is the browser drawing and the round trips.
 Heavy views (`--browser`): each page's worst case in the store, opened by URL (first render):
 PlotTree on the largest tree, Belief timelines on the film with the most beliefs (its two
 busiest characters), Questions on the film with the most questions, Verdicts → Metrics.
-Targets (issue 16): first render ≤ 2 s, page switch ≤ 1 s; the table marks misses. Each time is
+Targets: first render ≤ 2 s, page switch ≤ 1 s; the table marks misses. Each time is
 also given as a ratio to the Overview's first render in the same run (the baseline). Wall
 time on a shared machine is noisy: say how loaded it was when quoting the table.
 
 Browser times are the median of `--browser-repeat` samples (default 3), on a warm server: the
 server process has started and served one session (the Overview) before any view is timed, as a
-lab's long-running explorer has. What the table's "first render" means (issue 30): a new browser
+lab's long-running explorer has. What the table's "first render" means: a new browser
 page load of the view on that running server, the median of its samples. Alongside it:
 first visit = the view's first sample, before its queries are in the server's cache (the first
 visitor of that view since the server started or the store changed); cold server (`--cold`) =

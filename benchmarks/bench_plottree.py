@@ -1,4 +1,4 @@
-"""PlotTree benchmark (issue 7): a 2-hour film at 1 fps = 7,200 leaves, built without the LLM.
+"""PlotTree benchmark: a 2-hour film at 1 fps = 7,200 leaves, built without the LLM.
 
 Builds a deterministic synthetic film timeline (40 scenes, ~1,500 subtitle cues, stage
 directions, 12 characters), then times, in one process:

@@ -1,4 +1,4 @@
-"""PlotTree's windowed k-means against the full search (issue #15, "Cost that grows").
+"""PlotTree's windowed k-means against the full search.
 
 For real aligned StoryVideoQA videos (../shared/data/storyvideoqa), the 1 fps leaves are embedded
 with the build's own embedder (segment-pooled MiniLM) and clustered at level 0 (λ(0) = 100,
@@ -35,7 +35,7 @@ def leaf_vectors(shared: Path, series_vid: str) -> tuple[np.ndarray, np.ndarray]
     from data_access.writes.plottree import film_timeline
     from pipelines.plottree.leaves import build_leaves
     from pipelines.plottree.segment_embed import SegmentEmbedder
-    from tests.test_plottree_realdata import load_video
+    from tests.support.real_videos import load_video
 
     series, vid = series_vid.split("/")
     with tempfile.TemporaryDirectory() as tmp:

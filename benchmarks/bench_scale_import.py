@@ -1,4 +1,4 @@
-"""Import of a large synthetic dataset (issue 30: `synth --scale 10x`, ~90M rows) on this machine.
+"""Import of a large synthetic dataset (`synth --scale 10x`, ~90M rows) on this machine.
 
 For one dataset folder, in one run: DuckDB's raw load of the same files (the baseline of
 `bench_import.py`: `CREATE TABLE t AS SELECT * FROM read_parquet(...)`, no checks, no keys), then

@@ -1,4 +1,4 @@
-"""Store benchmark across scales (issues 2 and 30): every page's data queries at 1x and 10x.
+"""Store benchmark across scales: every page's data queries at 1x and 10x.
 
 For each scale named in `--scale` (`paper`, `10x`, or any name in `pipelines.synth.SCALES`), the
 store `DIR/<scale>.duckdb` is used if it exists; otherwise the synthetic dataset `DIR/<scale>/`
@@ -8,7 +8,7 @@ same files (`bench_import.raw_load`, same run).
 Then each page's default-view queries (`bench_pages.page_queries`: the functions and arguments a
 page's default load runs) are timed on every scale as the app makes them (a Store lingering after
 use, pages/common.py), each the median of `--reps` calls, the scales taking turns rep by rep.
-A page's figure is the median over reps of the sum of its queries. Target (issue 30): each
+A page's figure is the median over reps of the sum of its queries. Target: each
 page's figure at the largest scale ≤ 1.5x its figure at the smallest; the queries whose own ratio
 exceeds 1.5 are named (queries under `--floor-ms` at both scales are not named: their ratio is
 timer noise).

@@ -1,4 +1,4 @@
-"""What the damaged-store check costs on every open (issue 19, group 5).
+"""What the damaged-store check costs on every open.
 
 `Store` opens the file for each unit of work and runs `store_health.quick_check` on each fresh
 connection (file size against the catalog's block count, then every table's storage metadata).

@@ -1,4 +1,4 @@
-"""Compact PlotTree node vectors (issue #15, migration 761): store size and retrieval accuracy,
+"""Compact PlotTree node vectors (migration 761): store size and retrieval accuracy,
 FLOAT[] (float32, before) against float16 BLOBs (after), in one run.
 
 1. Size: N MiniLM-sized unit vectors (`--n`, default 300,000: about the node count of the

@@ -1,4 +1,4 @@
-"""What each scaled-out command sends over the wire (issue 30, docs/SCALE.md "What travels").
+"""What each scaled-out command sends over the wire (docs/SCALE.md "What travels").
 
 Runs `plottree build`, `difficulty` and the openai `judge` (scripted server) on fixture data
 through an executor that runs units here but serialises every unit and every outcome with
@@ -67,7 +67,7 @@ def _store(tmp: Path, name: str) -> Store:
 
 def plottree(tmp: Path, films: int) -> dict:
     from pipelines.plottree.scaled import build_trees
-    from tests.test_plottree_build import write_fixture_film
+    from tests.support.plottree_film import write_fixture_film
 
     store = _store(tmp, "plottree")
     ids = [f"film-{i}" for i in range(films)]
@@ -80,11 +80,11 @@ def plottree(tmp: Path, films: int) -> dict:
 
 def difficulty(tmp: Path) -> dict:
     from pipelines.mcq.difficulty_run import run_difficulty
-    from tests.mcq_helpers import load_records
-    from tests.test_ray_cluster import _mcq_records
+    from tests.support.cluster_mcqs import cluster_mcq_records
+    from tests.support.mcq_records import load_records
 
     store = _store(tmp, "difficulty")
-    load_records(store, _mcq_records())
+    load_records(store, cluster_mcq_records())
     tally = WireTally()
     run_difficulty(store, executor=tally)
     return tally.row(store.scalar("SELECT count(*) FROM mcq_difficulty"))

@@ -1,11 +1,11 @@
 """BENCHMARK BASELINE ONLY, not used by StoryScope: the hand-written h11 transport that the
-gateway ran on from issue 12 until issue 29 moved it to `openai[aiohttp]`. Kept, unchanged, so
+gateway ran on before it moved to `openai[aiohttp]`. Kept, unchanged, so
 `bench_judge.py` can measure it side by side with httpx and aiohttp in one run
 (`--transports httpx,h11,aiohttp`). Do not import it from the project.
 
 The original docstring follows.
 
-A lean HTTP/1.1 transport for the gateway's `openai` client (issue 12, "Speed").
+A lean HTTP/1.1 transport for the gateway's `openai` client.
 
 The `openai` client stays the way StoryScope talks to endpoints; only the layer under its
 HTTP client changes. The default transport (httpcore over anyio) spends most of a call's

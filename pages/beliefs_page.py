@@ -56,7 +56,7 @@ st.caption(
 )
 
 # the offline backend the empty state names (no LLM, runs on any ingested film; the one the
-# demo uses for real films, issue 28)
+# demo uses for real films)
 OFFLINE_BACKEND = "asymmetry"
 
 

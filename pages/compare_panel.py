@@ -1,4 +1,4 @@
-"""Paired comparison of two settings on the Verdicts page (issue 18; `pipelines.compare`, the same
+"""Paired comparison of two settings on the Verdicts page (`pipelines.compare`, the same
 code as `storyscope compare`): per-question F1 difference on the questions both answered, a
 paired bootstrap 95% interval, sign-test and permutation p-values, wins / ties / losses, and the
 questions with the biggest differences linked to their claims × settings grid."""

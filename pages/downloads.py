@@ -1,4 +1,4 @@
-"""A download button for the slice a page shows, as Parquet, CSV or JSONL (issue 18), written by
+"""A download button for the slice a page shows, as Parquet, CSV or JSONL, written by
 the same code as `storyscope export` (`data_access.queries.export.frame_bytes`)."""
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ st.markdown(
 if isinstance(row["summary"], str) and row["summary"]:
     show_text(row["summary"], caption=True)
 # only the open tab is drawn (a rerun on switching): three tables drawn at once, two of them
-# hidden, were ~0.5 s of the page's first render in the browser (issue 30)
+# hidden, were ~0.5 s of the page's first render in the browser
 lines_tab, events_tab, subs_tab, frames_tab = st.tabs(
     ["Lines", "Events", "Subtitles", "Frames"], key="reader_tab", on_change="rerun"
 )

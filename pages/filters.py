@@ -1,6 +1,13 @@
-"""Filters bound to the URL: each widget starts from `st.query_params` and writes its value back,
-so the address bar always holds the current view and a shared URL reopens it (issue 8,
-"Shareable, stable views"). Widgets are keyed by their query-parameter name."""
+"""Filters bound to the URL with Streamlit's own binding (`bind="query-params"`): the address bar
+always holds the current view and a shared URL reopens it (DESIGN.md, "filters bound to query
+params"). Widgets are keyed by their query-parameter name.
+
+Streamlit writes what a widget shows: a picker with a `format_func` puts its label in the URL
+(`?film=Chinatown+(film)`), a range puts both ends (`?scenes=2&scenes=9`), and a value equal to
+the widget's default is left out. Links made before the binding, and the app's own links, name
+the option itself (`?film=<film_id>`, `?scene=3`) and a range as `?scenes=2-9`: each helper
+reads those first, so they still open the view they name. A link value the page does not have
+is named in a notice (`pages.link_notices`), never dropped silently."""
 
 from __future__ import annotations
 
@@ -12,6 +19,8 @@ import streamlit as st
 from data_access.formats.film_time import film_clock
 from pages.link_notices import unknown_url_value
 from pages.safe_text import plain
+
+BIND = "query-params"
 
 # URL keys whose value this session has already checked: a link's value is checked when the
 # page first reads it; a value left over from an earlier choice on the page (a scene of the film
@@ -26,13 +35,26 @@ def _first_read(key: str) -> bool:
     return first
 
 
+def _linked_option(
+    wanted: str | None, options: Sequence[str], describe: Callable[[Any], str]
+) -> str | None:
+    """The option a link's value names: the option itself (the app's own and older links) or
+    the label the binding writes."""
+    if wanted is None:
+        return None
+    if wanted in options:
+        return wanted
+    return next((option for option in options if str(describe(option)) == wanted), None)
+
+
 def _initial(
     key: str, options: Sequence[str], default: str | None, describe: Callable[[Any], str] = str
 ) -> str | None:
     wanted = st.query_params.get(key)
-    if wanted in options:
+    linked = _linked_option(wanted, options, describe)
+    if linked is not None:
         _first_read(key)
-        return wanted
+        return linked
     chosen = default if default in options else (options[0] if options else None)
     if wanted is not None and _first_read(key):
         unknown_url_value(key, [wanted], describe(chosen) if chosen is not None else None)
@@ -58,7 +80,7 @@ def url_selectbox(
     container=st,
     **kwargs,
 ) -> str | None:
-    """A selectbox whose value lives in the URL as `?key=value`.
+    """A selectbox whose value lives in the URL as `?key=<label>` (or `?key=<option>`).
 
     Args:
         label: widget label.
@@ -70,14 +92,13 @@ def url_selectbox(
     """
     options = [str(o) for o in options]
     if not options:
-        st.query_params.pop(key, None)
         return None
     if st.session_state.get(key) not in options:
         st.session_state[key] = _initial(key, options, default, format_func)
     _carry_over(key)
-    value = container.selectbox(label, options, key=key, format_func=format_func, **kwargs)
-    st.query_params[key] = value
-    return value
+    return container.selectbox(
+        label, options, key=key, format_func=format_func, bind=BIND, **kwargs
+    )
 
 
 def url_multiselect(
@@ -90,19 +111,19 @@ def url_multiselect(
 ) -> list[str]:
     """A multiselect whose values live in the URL as repeated `?key=a&key=b`."""
     options = [str(o) for o in options]
+    describe = kwargs.get("format_func", str)
     if key not in st.session_state or not set(st.session_state[key]) <= set(options):
         # values from another film (the page's film changed) are no choice here: fall back to
-        # the default rather than an empty pick that blanks the page (issue 28)
+        # the default rather than an empty pick that blanks the page
         asked = st.query_params.get_all(key)
-        wanted = [v for v in asked if v in options]
+        linked = [_linked_option(v, options, describe) for v in asked]
+        wanted = list(dict.fromkeys(v for v in linked if v is not None))
         st.session_state[key] = wanted or [d for d in default if d in options]
-        unknown = [v for v in asked if v not in options]
+        unknown = [v for v, known in zip(asked, linked, strict=True) if known is None]
         if unknown and _first_read(key):
             unknown_url_value(key, unknown, ", ".join(st.session_state[key]))
     _carry_over(key)
-    values = container.multiselect(label, options, key=key, **kwargs)
-    st.query_params[key] = values
-    return list(values)
+    return list(container.multiselect(label, options, key=key, bind=BIND, **kwargs))
 
 
 def url_radio(
@@ -111,56 +132,61 @@ def url_radio(
     """A horizontal radio whose value lives in the URL (used for view switches)."""
     options = [str(o) for o in options]
     if st.session_state.get(key) not in options:
-        st.session_state[key] = _initial(key, options, default)
+        st.session_state[key] = _initial(key, options, default, kwargs.get("format_func", str))
     _carry_over(key)
-    value = container.radio(label, options, key=key, horizontal=True, **kwargs)
-    st.query_params[key] = value
-    return value
+    return container.radio(label, options, key=key, horizontal=True, bind=BIND, **kwargs)
 
 
 def url_text(label: str, key: str, default: str = "", container=st, **kwargs) -> str:
-    """A text input whose value lives in the URL (empty values are dropped from it)."""
+    """A text input whose value lives in the URL (an empty value is left out of it)."""
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get(key, default)
-    value = container.text_input(label, key=key, **kwargs)
-    if value:
-        st.query_params[key] = value
-    else:
-        st.query_params.pop(key, None)
-    return value
+    return container.text_input(label, key=key, bind=BIND, **kwargs)
 
 
 # h:mm:ss (or m:ss) as the paper prints film times (Tables 9–11); the one formatter
 minutes = film_clock
 
 
+def _linked_range(key: str, options: Sequence[int]) -> tuple[int, int] | None:
+    """The ends a link names, as the binding writes them (`?key=lo&key=hi`) or as links made
+    before it did (`?key=lo-hi`); None when the link names no range of these options."""
+    asked = st.query_params.get_all(key)
+    parts = asked[0].split("-", 1) if len(asked) == 1 else asked
+    try:
+        low, high = (int(part) for part in parts)
+    except ValueError:
+        return None
+    return (low, high) if low in options and high in options and low <= high else None
+
+
 def url_range(
     label: str, options: Sequence[int], key: str, default: tuple[int, int], container=st, **kwargs
 ) -> tuple[int, int]:
-    """A range select-slider whose ends live in the URL as `?key=lo-hi`."""
+    """A range select-slider whose ends live in the URL as `?key=lo&key=hi`."""
     options = [int(o) for o in options]
     kept = st.session_state.get(key)
     if kept is not None and not (kept[0] in options and kept[1] in options):
         del st.session_state[key]  # ends from another film or group: start from the URL/default
-    if key not in st.session_state:
-        wanted = st.query_params.get(key, "")
-        try:
-            low, high = (int(part) for part in wanted.split("-", 1))
-            st.session_state[key] = (low, high) if low in options and high in options else default
-        except ValueError:
-            st.session_state[key] = default
-        shown = f"{default[0]}-{default[1]}"
-        dropped = wanted and st.session_state[key] == default and wanted != shown
-        if dropped and _first_read(key):
-            unknown_url_value(key, [wanted], shown)
-    low, high = container.select_slider(label, options, key=key, **kwargs)
-    st.query_params[key] = f"{low}-{high}"
+    if key not in st.session_state and _first_read(key):
+        asked = st.query_params.get_all(key)
+        linked = _linked_range(key, options)
+        if linked is not None and linked != default:
+            # the binding reads only its own form; the ends it cannot read are handed over
+            st.session_state[key] = linked
+        elif asked and linked is None:
+            unknown_url_value(key, ["-".join(asked)], f"{default[0]}-{default[1]}")
+    # `value` keeps the widget a range for the binding (without it Streamlit's URL default is
+    # one end, and a rerun drops the other)
+    low, high = container.select_slider(label, options, key=key, value=default, bind=BIND, **kwargs)
     return low, high
 
 
 # (page's `first_with`, film) that picker last showed: a film that arrives otherwise (another
 # page's picker, a link) is checked for data; one picked on this page is kept as picked
 _FILM_CHOSEN_ON = "_film_chosen_on"
+# (film to show, film replaced) handed to the rerun that shows it
+_FILM_HANDOVER = "_film_handover"
 
 
 def film_labels(films, with_kind: bool = True) -> dict[str, str]:
@@ -187,8 +213,8 @@ def url_film(
 
     The Film page and Belief timelines share `?film=`. A film that arrives from the other page
     (or a link) and has no data here (`has_data` is False) is replaced by the first film that
-    has some, with a note: a page never opens on an empty film while one with data exists
-    (issue 28). A film picked on this page itself is kept, and the page says how to fill it.
+    has some, with a note: a page never opens on an empty film while one with data exists.
+    A film picked on this page itself is kept, and the page says how to fill it.
     """
     from data_access.queries import film as views_film
     from pages.common import query
@@ -199,9 +225,14 @@ def url_film(
         st.stop()
     titles = film_labels(films)
     default = query(views_film.first_film_with, first_with)
-    arriving = st.session_state.get("film") or st.query_params.get("film")
+    arriving = st.session_state.get("film") or _linked_option(
+        st.query_params.get("film"), list(titles), titles.get
+    )
     replaced = None
-    if (
+    handover = st.session_state.pop(_FILM_HANDOVER, None)
+    if handover is not None:
+        st.session_state["film"], replaced = handover
+    elif (
         has_data is not None
         and st.session_state.get(_FILM_CHOSEN_ON) != (first_with, arriving)
         and arriving in titles
@@ -222,6 +253,11 @@ def url_film(
         default=default,
         on_change=picked_here,
     )
+    if replaced and film != default and handover is None:
+        # a link in the binding's own form (the film's label) wins over the page on a first
+        # load; on the rerun the page's choice wins, as after any pick
+        st.session_state[_FILM_HANDOVER] = (default, replaced)
+        st.rerun()
     st.session_state[_FILM_CHOSEN_ON] = (first_with, film)
     if replaced:
         st.caption(

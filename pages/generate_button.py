@@ -1,4 +1,4 @@
-""" "Generate on this slice" (issue 8, Buttons), modelled on the judge button: a dry run first
+""" "Generate on this slice", modelled on the judge button: a dry run first
 (context-sets, discards, items, cache hits, estimated tokens and cost, endpoint/model), then a
 `generate` job started off the script thread through `pipelines.jobs`, its progress polled by a
 fragment, the new run written by the job, and on completion a summary of that run (final

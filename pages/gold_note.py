@@ -1,8 +1,8 @@
-"""The gold-eval line a page shows beside an offline backend's output (issue 13): how that
+"""The gold-eval line a page shows beside an offline backend's output: how that
 backend scored against the hand-made gold annotation, read from the stored `gold.eval` run.
 
 A gold score belongs to the film whose gold it was scored on: a page showing another film (a
-Hi-ToM story, a real film) shows none (issue 28)."""
+Hi-ToM story, a real film) shows none."""
 
 from __future__ import annotations
 

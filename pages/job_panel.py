@@ -1,5 +1,5 @@
-"""The one job panel behind "Rerun judge on this slice" and "Generate on this slice" (issue 8,
-Buttons): backend choice (openai only when an endpoint is configured, else the offline backend,
+"""The one job panel behind "Rerun judge on this slice" and "Generate on this slice":
+backend choice (openai only when an endpoint is configured, else the offline backend,
 labelled as such), a dry run that writes nothing, a start button, the job's progress polled by a
 fragment off the script thread, and the ended job's outcome.
 

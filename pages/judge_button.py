@@ -1,4 +1,4 @@
-""" "Rerun judge on this slice" (issue 8, Buttons): a dry run first (items, cache hits, estimated
+""" "Rerun judge on this slice": a dry run first (items, cache hits, estimated
 tokens and cost, endpoint/model), then a judge job started off the script thread through the
 job runner (`pipelines.jobs`), its progress polled by a fragment, the new run written by the job,
 and on completion the claims whose verdict flipped against the previous run of the same judge.

@@ -115,7 +115,23 @@ def _pick_from_chart(chart_key: str) -> None:
 
 _pick_from_chart("level_time")
 root = str(nodes["node_id"].iloc[0])  # the skeleton orders the top level first
-wanted = st.session_state.get("node") or st.query_params.get("node") or root
+
+
+def _node_from_link(value: str | None) -> str | None:
+    """The node a link names: its id (the app's own and older links) or the label the bound
+    picker writes ("[↳ ]L<level> · <start>–<end> · <summary> …"), found by level and span."""
+    if not value or value in level_of:
+        return value if value in level_of else None
+    head = value.removeprefix("↳ ").split(" · ")
+    if len(head) < 2:
+        return None
+    spans = node_labels(nodes.assign(summary="")).str.split(" · ").str[0]
+    tags = "L" + nodes["node_id"].map(level_of).astype(str) + " · " + spans
+    named = nodes["node_id"][tags == f"{head[0]} · {head[1]}"]
+    return str(named.iloc[0]) if len(named) == 1 else None
+
+
+wanted = st.session_state.get("node") or _node_from_link(st.query_params.get("node")) or root
 current = wanted if wanted in level_of else root
 path = path_to(shape["parent"], current)
 # the picker lists only the way up (path) and the way down (children): a handful of options,

@@ -1,4 +1,4 @@
-"""Question decisions on Questions and Question Lab (issue 18): accept, reject with reasons, or
+"""Question decisions on Questions and Question Lab: accept, reject with reasons, or
 edit (a new revision; the original is kept), each saved as a run; and on Question Lab the reject
 reasons per generator run and how well the automatic checks predict the decisions.
 

@@ -1,4 +1,4 @@
-"""Human review on the Verdicts page (issue 18): the researcher's own labels on the claims ×
+"""Human review on the Verdicts page: the researcher's own labels on the claims ×
 settings grid, error tags on answers, the review queue, each judge against the humans, tag counts.
 
 Every text shown here came from a model, a dataset or a user, so it is rendered as plain text

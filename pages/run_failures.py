@@ -1,4 +1,4 @@
-"""The Runs page's failure panel: failed LLM calls counted by reason per run (issue 12)."""
+"""The Runs page's failure panel: failed LLM calls counted by reason per run."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ def main() -> None:
 
     While the server starts, a background thread imports what the pages import (pandas, plotly,
     the query, pipeline and figure modules: 1-2 s of CPU), so the first visitor after a start
-    does not wait for it (issue 30: a fresh server's first session took ~2 s more than the
+    does not wait for it (a fresh server's first session took ~2 s more than the
     next). `STORYSCOPE_PREWARM=0` turns it off."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web.cli import main as streamlit_main

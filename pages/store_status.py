@@ -2,7 +2,7 @@
 
 A visitor may pick any store the operator offers, and one of them may be damaged, empty, cut
 short, busy, read-only on disk or written by a newer StoryScope. Opening it must not show a
-traceback with the server's paths (issue 27): a store that cannot be opened stops the page with
+traceback with the server's paths: a store that cannot be opened stops the page with
 one line naming the store as the sidebar does (its file name), and the full error goes to the
 server log. A store that opens read-only (`Store.fall_back_to_read_only`) says so in the sidebar.
 """

@@ -1,4 +1,4 @@
-"""Paired comparison of two settings under one judge (issue 18).
+"""Paired comparison of two settings under one judge.
 
 Both settings answered the same questions, so the comparison is paired: per question, the
 difference of the Eq. 1 F1 (LF-VideoQA §3.3; several answers of a setting to one question are

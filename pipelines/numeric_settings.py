@@ -1,4 +1,5 @@
-"""The range every numeric setting must fall in, by name (issue 27: classes 3, 4 and 6).
+"""The range every numeric setting must fall in, by name: no traceback,
+nothing out of range accepted silently, no setting that makes a wait hang.
 
 A number a user types reaches SQL (`LIMIT ?`), a cast, a semaphore or a timeout. Out of range it
 fails there with a traceback (`--limit -1`, an integer past 64 bits), is taken silently

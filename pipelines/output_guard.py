@@ -1,6 +1,6 @@
 """Where a command may write a file: the one policy every file-writing command goes through.
 
-A mistyped `--out` must never destroy data (issue 27): `storyscope export ... --out` naming the
+A mistyped `--out` must never destroy data: `storyscope export ... --out` naming the
 store itself once replaced a 24 MB store with a 4 KB JSONL file. So every command that writes a
 file the user named (`export`, `store backup`, `synth --out`, and any new one) asks
 `safe_output_path` first, which refuses

@@ -1,4 +1,4 @@
-"""Human review as a yardstick (issue 18): each judge against each human reviewer (Cohen's κ per
+"""Human review as a yardstick: each judge against each human reviewer (Cohen's κ per
 claim role and question type, as LF-VideoQA App. G reports judge–human agreement), and how well
 the automatic question checks predict the reviewers' accept / reject decisions.
 """

@@ -3,24 +3,22 @@
 from __future__ import annotations
 
 import functools
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from data_access.store import Store
+from tests.support.paths import SHARED_DATA
+from tests.support.store_files import store_copy
 
 pytest_plugins = [
     "tests.support.fake_llm",
     "tests.support.file_order",
     "tests.support.llama_server",
     "tests.support.ray_session",
+    "tests.support.tiers",
 ]
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SHARED_DATA = Path(os.environ.get("STORYSCOPE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 
 
 def pytest_configure(config):
@@ -61,16 +59,6 @@ def migrated_template(tmp_path_factory) -> Path:
     return path
 
 
-def store_copy(template: Path, path: Path) -> Store:
-    """A store at `path` holding a byte copy of the closed store file `template` (opening it
-    checks that every migration is there, as opening any store does)."""
-    shutil.copyfile(template, path)
-    handle = Store(path, lock_timeout=10)
-    with handle.session():
-        pass
-    return handle
-
-
 @pytest.fixture
 def store(store_path, migrated_template) -> Store:
     """A fresh, migrated store: a copy of the migrated template."""
@@ -106,3 +94,18 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real data folder {SHARED_DATA} is absent (a user's machine)")
     return SHARED_DATA
+
+
+@pytest.fixture
+def fixture_runs(store) -> dict[str, str]:
+    """The explorer's fixture (tests/support/app_fixtures.py) built in the test's store: its run
+    ids by role."""
+    from tests.support.app_fixtures import build_app_fixture
+
+    return build_app_fixture(store)
+
+
+@pytest.fixture
+def fixture_store(store, fixture_runs) -> Store:
+    """The test's store, holding the explorer's fixture (one builder for every page test)."""
+    return store

@@ -10,10 +10,12 @@ import plotly.express as px
 import plotly.graph_objects as go
 
 from data_access.formats.question_types import ALL_TYPES
+from data_access.formats.story_topics import QUESTION_TYPES, TOPICS
+from data_access.formats.story_topics import STORY_ELEMENTS as _STORY_ELEMENTS
 from viz.safe import escapes_untrusted
 
 QUESTION_TYPE_ORDER = list(ALL_TYPES)
-STORY_ELEMENTS = ["C", "A", "L", "CA", "CL", "AL", "CAL"]
+STORY_ELEMENTS = list(_STORY_ELEMENTS)
 # StoryVideoQA §2: what each story-element code covers (tick labels, so no code goes unexplained)
 ELEMENT_NAMES = {
     "C": "characters",
@@ -101,7 +103,7 @@ def span_histogram(bins: pd.DataFrame, mean: float | None) -> go.Figure:
 def topic_bars(counts: pd.DataFrame) -> go.Figure:
     """The 14 topics: perception / inference × story elements (StoryVideoQA Fig. 3)."""
     full = pd.MultiIndex.from_product(
-        [["P", "I"], STORY_ELEMENTS], names=["question_type", "story_element"]
+        [list(QUESTION_TYPES), STORY_ELEMENTS], names=["question_type", "story_element"]
     )
     table = (
         counts.set_index(["question_type", "story_element"])["n"]
@@ -172,7 +174,7 @@ def accuracy_by_topic_table(table: pd.DataFrame) -> pd.DataFrame:
     """Methods × topics (P-C … I-CAL) in percent, the layout of StoryVideoQA Tables 8–9."""
     table = table.assign(topic=table["question_type"] + "-" + table["story_element"])
     wide = table.pivot_table(index="method", columns="topic", values="accuracy").round(1)
-    order = [f"{t}-{e}" for t in ("P", "I") for e in STORY_ELEMENTS if f"{t}-{e}" in wide.columns]
+    order = [topic for topic in TOPICS if topic in wide.columns]
     overall = (
         table.assign(hits=table["accuracy"] * table["n"]).groupby("method")[["hits", "n"]].sum()
     )

@@ -114,7 +114,7 @@ def presence_grid_figure(presence: pd.DataFrame, limit: int | None = None) -> go
     One heatmap holds every cell (its `text` names each cell's status; empty where the character
     has no record), and one empty marker trace per status draws the legend. A square marker per
     cell drew ~1,300 SVG nodes for a film of 120 scenes and 25 characters, ~0.7 s of the page's
-    first render in the browser; a heatmap is drawn as one image (issue 30).
+    first render in the browser; a heatmap is drawn as one image.
 
     Args:
         presence: columns scene_index, character, status.

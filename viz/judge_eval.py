@@ -1,4 +1,4 @@
-"""Figure: a judge's StorySumm balanced accuracy beside the released detectors' (issue 12)."""
+"""Figure: a judge's StorySumm balanced accuracy beside the released detectors'."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from pipelines.mcq.topics import TOPICS
+from data_access.formats.story_topics import TOPICS
 from viz.distributions import accuracy_by_topic_table
 from viz.safe import escapes_untrusted
 

@@ -1,4 +1,4 @@
-"""Untrusted text inside Plotly figures (issue 27, class 9): one place that escapes it.
+"""Untrusted text inside Plotly figures (dataset text is never markup): one place that escapes it.
 
 Plotly renders a subset of HTML wherever a figure shows text — tick labels, hover text, trace
 and legend names, annotations, titles, treemap/icicle labels — so a character name holding

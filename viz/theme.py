@@ -1,4 +1,4 @@
-"""The figures' own light look, so the app can draw them with `theme=None` (issue 16).
+"""The figures' own light look, so the app can draw them with `theme=None`.
 
 Streamlit's "streamlit" chart theme is applied in the browser on every draw, and it was the
 costliest part of drawing some of our charts: switching to PlotTree on the real-data store

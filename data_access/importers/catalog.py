@@ -3,7 +3,7 @@
 An import of the interchange format asks the catalog about every table it writes (its columns,
 its primary key, the width of its integer columns); each such `information_schema` /
 `duckdb_constraints()` query costs 5-10 ms, about sixty of them per import, a fixed cost that
-dominated small batches (issue 15, "Import"). Inside `one_catalog_read()` the first question reads
+dominated small batches. Inside `one_catalog_read()` the first question reads
 the whole catalog in two queries and later ones are answered from it; outside, every question
 reads the catalog afresh (the schema cannot change under an import: migrations run before any
 unit of work, data_access.store.connection).

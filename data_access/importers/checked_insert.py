@@ -1,5 +1,5 @@
 """The checked insert: a table file written straight into its store table, every check on the way
-(issue 15, "Import": validation plus insert within 2x DuckDB's raw load).
+(validation plus insert within 2x DuckDB's raw load).
 
 The explaining path (lfvqa.py) stages a file, numbers its records, checks the stage and then
 copies it into the store: every file is read or written three or four times so that a fault can
@@ -14,7 +14,7 @@ file once:
 Anything refused raises `Refused`; the caller rolls the whole import back and replays it on the
 explaining path, which names file, record and field. Both paths run the same checks
 (`checks.row_faults`, the keys and references of `TableFile`), so the replay finds the fault;
-tests/test_import_checked.py runs every bad-input case through both.
+tests/data_access/importers/test_import_checked.py runs every bad-input case through both.
 """
 
 from __future__ import annotations

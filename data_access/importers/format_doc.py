@@ -188,6 +188,6 @@ def format_doc() -> str:
         "",
     ]
     parts += [_table_section(table) for table in TABLE_FILES]
-    parts.append(RESULTS_SECTION)  # harness results in (issue 26)
+    parts.append(RESULTS_SECTION)  # harness results in
     parts.append(QUESTIONS_OUT_SECTION)  # and questions out to the harnesses
     return "\n".join(parts).rstrip() + "\n"

@@ -1,4 +1,4 @@
-"""Import the hand-made gold annotation of a sample film (samples/gold/, issue 13).
+"""Import the hand-made gold annotation of a sample film (samples/gold/).
 
 A gold folder holds three parts, all written by the StoryScope authors:
 - `lfvqa/`: the interchange format (docs/FORMAT.md) — events, presence, beliefs, meta-beliefs,

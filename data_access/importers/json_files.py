@@ -1,4 +1,4 @@
-"""The one way every importer reads a JSON file, a JSON Lines file or one JSON text (issue 27).
+"""The one way every importer reads a JSON file, a JSON Lines file or one JSON text.
 
 Interchange manifests, StoryVideoQA golden files, scripts and meta files, FABLES, StorySumm,
 the ToM datasets and prediction files all come through here, so one set of rules holds for

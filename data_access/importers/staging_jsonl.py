@@ -7,7 +7,7 @@ integer column); that second scan casts to the typed stage and checks the JSON t
 same pass, and only a file with a wrongly typed value is read again to name it.
 
 Neither scan numbers its records with `WITH ORDINALITY` on the way in: DuckDB reads such a scan
-on one thread, and the two scans were most of a JSONL import's wall time (issue 15, "Import").
+on one thread, and the two scans were most of a JSONL import's wall time.
 The shape check asks only whether a fault exists (a parallel scan) and numbers records on the
 error path; the typed stage is a temp table filled in file order (`preserve_insertion_order`,
 DuckDB's default, checked) whose rowids, counted from its first row, are the ordinals.
@@ -198,7 +198,7 @@ def _stage_typed_in_one_pass(
 
     Materialising the raw JSON values first, scanning them for type faults and then casting
     them cost three passes over the file's biggest columns (about 0.25 CPU s more per million
-    records, issue 15 "Import"). `TRY_CAST` keeps a wrong value from aborting the transaction;
+    records). `TRY_CAST` keeps a wrong value from aborting the transaction;
     such a row is flagged, and the caller then takes the raw path, whose messages show the
     offending JSON value. The rows land in a temp table in file order, read on all cores; the
     stage is a view adding each record's ordinal (from its rowid; module docstring).
@@ -289,8 +289,9 @@ def _sniffed_read(
 
     DuckDB estimates a `read_json` with explicit `columns` at 42 rows, so a join on it builds
     its hash table on the whole file (a RIGHT join: 0.42 against 0.35 s wall for 0.9M
-    predictions, issue 15 "Import"); the sniffer's sample gives the file's real size. Its values
-    are the same JSON texts (tests/test_import_checked.py). A field the sample lacks (an
+    predictions); the sniffer's sample gives the file's real size. Its values
+    are the same JSON texts (tests/data_access/importers/test_import_checked.py). A field the
+    sample lacks (an
     optional field first met later in a large file) keeps the explicit read.
     """
     try:

@@ -27,7 +27,7 @@ SHAPE_MEASURES = COUNTED_MEASURES  # qtype, claims, cited_scenes, anchor_fifth
 class QuestionShape:
     """What the Distributions page shows of the LF-VideoQA questions of one film or all: counts
     and bins, a few dozen rows at any store size (the page drew them from one row per
-    question, 63k at ten times the paper, issue 30)."""
+    question, 63k at ten times the paper)."""
 
     questions: int
     mean_claims: float | None

@@ -1,4 +1,4 @@
-"""Export any slice of the store (issue 18): tables and views with the run ids that made each row,
+"""Export any slice of the store: tables and views with the run ids that made each row,
 as Parquet, CSV or JSONL, written by DuckDB's own `COPY` (no hand-written serialisers).
 
 `EXPORTS` names what can be exported; each is one SELECT with a `run_id` column (or run ids, for

@@ -108,12 +108,12 @@ def films_to_explore(store: Store, limit: int | None = 12) -> pd.DataFrame:
 def first_film_with(store: Store, table: str) -> str | None:
     """A sensible default film for a page: the first (by title) that has rows in `table`
     ("scenes" for the Film page, "beliefs" for Belief timelines), preferring a film whose
-    current rows are a hand-made gold annotation (backend `gold`, issue 13: the showcase film).
+    current rows are a hand-made gold annotation (backend `gold`: the showcase film).
 
     Gold runs are few (hand annotation), so the films holding any gold row are found in the table
     itself and only those are resolved through the current view; which films have beliefs at all
     is read from the film counts rollup. Resolving every film's current beliefs
-    twice took 2-4 s at ten times the paper (the Belief timelines' first render, issue 30)."""
+    twice took 2-4 s at ten times the paper (the Belief timelines' first render)."""
     views = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
     if table not in views:
         raise ValueError(f"no default-film rule for {table!r}")

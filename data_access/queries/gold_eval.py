@@ -1,5 +1,5 @@
 """Queries behind `storyscope gold-eval`: a backend's stored output on a film next to the gold
-annotation of that film (issue 13). Runs append, so both sides are read by run, not through the
+annotation of that film. Runs append, so both sides are read by run, not through the
 "current" views (which show whichever of the two was written last)."""
 
 from __future__ import annotations

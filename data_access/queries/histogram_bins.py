@@ -11,7 +11,8 @@ Ported from plotly.js 4.2 (the bundle Streamlit ships): `axes.autoBin`, `axes.au
 axis), `axes.tickFirst`, `lib/increment.js`, `lib.findBin` and the bin loop of
 `histogram/calc.js`, with the float arithmetic in the same order, and JavaScript's `String(x)`
 where the increment's rounding test reads its length. Checked against plotly.js in Chromium 156
-(tests/test_distributions_binning.py holds its answers); an older V8 computed `10 ** -5` an ulp
+(tests/data_access/rollups/test_distributions_binning.py holds its answers); an older V8 computed
+`10 ** -5` an ulp
 low, which moves bin edges by an ulp for data spanning under a thousandth.
 """
 

@@ -1,4 +1,4 @@
-"""Queries of human review (issue 18): the review queue, each judge against the humans (per
+"""Queries of human review: the review queue, each judge against the humans (per
 claim role and question type), the claims a judge and a human disagree on, a reviewer's labels,
 error-tag counts per setting, reject reasons per generator run and check, and automatic checks
 beside human decisions.

@@ -1,5 +1,5 @@
-"""The question sets `storyscope export-task` hands to an evaluation harness (issue 26,
-"Questions out"): LF-VideoQA open-ended questions with their rubric, or StoryVideoQA multiple
+"""The question sets `storyscope export-task` hands to an evaluation harness
+(questions out): LF-VideoQA open-ended questions with their rubric, or StoryVideoQA multiple
 choice questions, filtered by the export's `--where` keys.
 
 Open-ended questions go out as a reviewer last left them: the latest revision's text and gold

@@ -138,7 +138,7 @@ _ANSWER_COUNT_COLUMNS = (
 # Above this many judged answers the Verdicts page computes a slice's metrics only on request:
 # their bootstrap (pipelines.metrics) is one questions × settings product per pool, so it grows
 # with both (1.3 s for a paper-scale judge's 200K answers, ~70 s for 2.1M at ten times the
-# paper, issue 30); the page asks for a film, types or settings first.
+# paper); the page asks for a film, types or settings first.
 LARGE_SLICE_ANSWERS = 500_000
 
 

@@ -3,7 +3,7 @@
 The Overview page shows MCQs per set (and their videos), answers per setting and verdicts per
 judge; the Distributions page MCQs per topic. Counted live, each view grouped every MCQ (3.6M
 at ten times the paper), answer (2M) or verdict (8M), so those pages grew with the store
-(issue 30, benchmarks/bench_store.py). These tables hold the counts: tens to hundreds of rows.
+(benchmarks/bench_store.py). These tables hold the counts: tens to hundreds of rows.
 
 They are recomputed whole (three GROUP BYs: about a second at 10x) whenever the rollups are
 refreshed, and when a finished run wrote MCQs, answers or verdicts. Readers read them through

@@ -1,7 +1,7 @@
 """Rollups: small aggregate tables of the current verdicts and MCQ predictions (migration 620),
 so the Verdicts page's metrics and agreement sections and the Distributions page's MCQ accuracy
 read a few thousand rows instead of resolving `current_claim_verdicts` over 800k verdicts or
-scanning 7M predictions on every view (issue 8, "Speed").
+scanning 7M predictions on every view.
 
 Rollups are a cache of what the live queries compute, never a source of truth:
 - `refresh_rollups` recomputes every rollup table from the live SQL and records the *signature*

@@ -1,4 +1,4 @@
-"""Incremental rollup update for one run (issue 15, "Import"): recompute only the rollup rows the
+"""Incremental rollup update for one run: recompute only the rollup rows the
 run could have changed, instead of every rollup table.
 
 Called by `rollups.after_run_finished` only when the rollups held everything but this run (its
@@ -15,7 +15,8 @@ already right. Each rollup table is keyed by what its rows aggregate over:
 For each table the touched keys' rows are deleted and recomputed by the same SQL a full
 refresh runs (`rollup_sql.rollup_select`), restricted to those keys. Runs are never deleted; a run
 that fails or is superseded changes the current views for exactly the keys of its rows, which
-are the keys recomputed here. `tests/test_rollups_incremental.py` checks the result equals a
+are the keys recomputed here. `tests/data_access/rollups/test_rollups_incremental.py` checks the
+result equals a
 full refresh.
 """
 

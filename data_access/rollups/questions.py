@@ -6,7 +6,7 @@ type, claims, cited scenes and anchor fifth, and each film's distinct centers, s
 Distributions page reads a few dozen rows where it grouped one per question.
 
 Computed live, each view resolved every film's current scenes and grouped every question's
-evidence and rubric (0.9 s at ten times the paper, issue 30); the table holds one row per
+evidence and rubric (0.9 s at ten times the paper); the table holds one row per
 question, so a page reads it instead.
 
 Refreshed whole with the other rollups, and by a finished run for the questions it can change:

@@ -67,8 +67,9 @@ def default_lock_timeout() -> float:
     except ValueError:
         seconds = math.nan
     # checked here too, not only by the CLI: the app and library callers read it as well, and a
-    # NaN or negative wait never expires (issue 27, class 6); the range is the CLI's
-    # (pipelines.numeric_settings.WAIT_SECONDS; tests/test_cli_option_ranges.py keeps them equal)
+    # NaN or negative wait never expires (no setting can make a wait hang); the range is the CLI's
+    # (pipelines.numeric_settings.WAIT_SECONDS; tests/pipelines/cli/test_cli_option_ranges.py keeps
+    # them equal)
     if not 0 <= seconds <= MAX_LOCK_TIMEOUT_S:
         raise StoreProblem(
             f"STORYSCOPE_LOCK_TIMEOUT={text!r}: expected seconds between 0 and"
@@ -190,7 +191,7 @@ class Store:
             # transaction for the connection's whole life. With that transaction open, DuckDB
             # did not checkpoint at COMMIT an import that staged Parquet as a view, so its rows
             # went through the WAL (54 MB of a 1.1M-row import) and were written again at
-            # close (issue 15 "Import", docs/SCALE.md; tests/test_store.py).
+            # close (docs/SCALE.md; tests/data_access/store/test_store.py).
             with closing(connection.cursor()) as check:
                 quick_check(check, self.path, had_wal)  # a damaged store is refused on open
                 newer = self._schema_problem(check)

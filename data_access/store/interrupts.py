@@ -1,4 +1,5 @@
-"""Ctrl-C (SIGINT) as it reaches us, and what it did to a transactional write (issue 27, class 8).
+"""Ctrl-C (SIGINT) as it reaches us, and what it did to a transactional write:
+an interrupt leaves the store as it was.
 
 An interrupt arrives as Python's `KeyboardInterrupt` between statements, but while DuckDB runs a
 statement DuckDB takes the signal and raises `RuntimeError: Query interrupted` instead (or its

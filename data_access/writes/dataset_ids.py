@@ -3,7 +3,7 @@
 Importers and `film ingest` add rows under a dataset id. The same dataset may come in several
 batches (a second folder with the same manifest), but two different datasets that happen to
 share an id would silently pool their films and questions under the first one's name and
-licence (issue 27). So the dataset row already in the store must describe the same dataset:
+licence. So the dataset row already in the store must describe the same dataset:
 its identifying fields must equal the incoming ones, or the write is refused.
 """
 

@@ -9,7 +9,7 @@ tables append and the `current_*` views pick the latest finished run.
 
 A film id is owned by the dataset that first brought it: a re-ingest into the same dataset is a
 new version of that film, but a film of another dataset (an imported dataset whose questions
-point at its scenes) is never replaced: `FilmIdTaken` (issue 27).
+point at its scenes) is never replaced: `FilmIdTaken`.
 """
 
 from __future__ import annotations

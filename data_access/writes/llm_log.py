@@ -118,7 +118,7 @@ def insert_cache_table(
 
     `known_new`: the caller checked the keys against the cache before sending (`cached_keys`),
     so a plain INSERT: INSERT OR IGNORE's per-row conflict check cost 2.5-3x its CPU with 100k
-    entries cached, and grew with the cache (issue 30, the judge driver's CPU per call). A key
+    entries cached, and grew with the cache (the judge driver's CPU per call). A key
     there after all (another process cached the same request meanwhile, or two answers of the
     run share a prompt) raises `CacheKeyTaken`.
     """

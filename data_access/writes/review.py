@@ -1,4 +1,4 @@
-"""Human review writes (issue 18): claim verdicts of a reviewer, question decisions and edits,
+"""Human review writes: claim verdicts of a reviewer, question decisions and edits,
 error tags on answers.
 
 Every save is a run (step `review.*`, backend `human`, params name the reviewer) written in one
@@ -35,7 +35,7 @@ from data_access.writes.runs import RunSpec, finish_run, insert_run
 
 HUMAN_PREFIX = "human:"
 HUMAN_VERDICTS = ("asserted", "contradicted", "omitted")
-# LF-VideoQA App. F.1 / G: the ways generated questions fail review (issue 18's list)
+# LF-VideoQA App. F.1 / G: the ways generated questions fail review
 REJECT_REASONS = (
     "leaks the answer",
     "ambiguous holder",

@@ -1,4 +1,4 @@
-"""How far to trust a judge: run it over StorySumm and score it against the human labels (issue 12).
+"""How far to trust a judge: run it over StorySumm and score it against the human labels.
 
 StorySumm (SOURCES.md §10) has 96 story summaries with human faithfulness labels per summary
 sentence (`errors`: 1 faithful, 0 not) and per summary (`label`). A judge sees the story as the

@@ -30,7 +30,7 @@ def main() -> None:
         try:
             app()
         except Exception as exc:
-            # Any LLM step whose endpoint refused the run (key, redirect; issue 27, class 7):
+            # Any LLM step whose endpoint refused the run (a refused key, a redirect):
             # one error line, not a traceback. (The gateway's module is loaded if it raised.)
             gateway_calls = sys.modules.get("pipelines.llm.calls")
             if gateway_calls is None or not isinstance(exc, gateway_calls.EndpointRefused):

@@ -6,17 +6,18 @@ does: the shared ones by the name their help shows (`STORYSCOPE_STORE`, `STORYSC
 ...), every other one by `STORYSCOPE_<COMMAND>_<OPTION>` (click's `auto_envvar_prefix`: e.g.
 `STORYSCOPE_JUDGE_LIMIT`, `STORYSCOPE_IMPORT_LFVQA_<OPTION>` under a group; dashes become `_`).
 The command is part of the name because options of the same name mean different things in
-different commands (`--backend`, `--n`). `tests/test_cli_envvars.py` checks every option.
+different commands (`--backend`, `--n`). `tests/pipelines/cli/test_cli_envvars.py` checks every
+option.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
-from pipelines.cli.faults import FaultMappingGroup, get_current_context
+from pipelines.cli.faults import FaultMappingGroup
 
 app = typer.Typer(
     cls=FaultMappingGroup,  # every expected fault becomes one line, never a traceback
@@ -42,73 +43,27 @@ JsonOption = Annotated[
 ]
 
 
-# Commands that bring data into a store may create it (and say so on stderr). Every other
-# command opens an existing store only, so a mistyped --store is refused with a message
-# instead of silently becoming a new, empty store.
-CREATING_COMMANDS = frozenset(
-    {
-        "demo",
-        "migrate",
-        "import lfvqa",
-        "import storyvideoqa",
-        "import storysumm",
-        "import fables",
-        "film ingest",
-        "beliefs import",
-    }
-)
+# How a command opens the store, declared where it calls `open_store`:
+# - "create": it brings data in (imports, `demo`, `migrate`, `film ingest`), so it may create a
+#   missing store, and says so on stderr;
+# - "write": it opens an existing store only, so a mistyped --store is refused with a message
+#   instead of silently becoming a new, empty store;
+# - "read": it only reads, so a store it cannot write (read-only on disk, or written by a newer
+#   StoryScope) opens read-only with a warning; every other mode is refused such a store
+#   (data_access.store.connection, "Read-only stores"), so nothing half-writes it.
+StoreMode = Literal["create", "write", "read"]
 
 
-# Commands that only read the store. They open a store that cannot be written (read-only on
-# disk, or written by a newer StoryScope) read-only, with a warning; every other command is
-# refused such a store (data_access.store.connection, "Read-only stores"), so nothing half-writes
-# it.
-READING_COMMANDS = frozenset(
-    {
-        "stats",
-        "export",
-        "export-task",
-        "jobs list",
-        "jobs status",
-        "store check",
-        "store backup",
-        "metrics",
-        "compare",
-        "agreement",
-        "topics",
-        "reviewers",
-    }
-)
-
-
-def _command_name() -> str | None:
-    context = get_current_context(silent=True)
-    if context is None:
-        return None
-    # the sub-commands' own names: the root's name is the program as invoked ("storyscope",
-    # "python -m pipelines"), so command_path cannot simply be split
-    names = []
-    while context.parent is not None:
-        names.append(context.info_name or "")
-        context = context.parent
-    return " ".join(reversed(names))
-
-
-def open_store(path: Path | None):
-    """The store named by --store / STORYSCOPE_STORE, else the default file.
-
-    Only `CREATING_COMMANDS` may create a missing store; they say so when they do.
-    `READING_COMMANDS` open a store they cannot write read-only and warn once on stderr.
-    """
+def open_store(path: Path | None, mode: StoreMode = "write"):
+    """The store named by --store / STORYSCOPE_STORE, else the default file, opened as `mode`
+    says (see `StoreMode`)."""
     from data_access.store import Store, default_store_path
 
     path = Path(path or default_store_path())
-    name = _command_name()
-    create = name is None or name in CREATING_COMMANDS
-    if create and not path.exists() and not path.is_symlink():
+    if mode == "create" and not path.exists() and not path.is_symlink():
         typer.echo(f"note: creating a new store at {path.resolve()}", err=True)
-    if name not in READING_COMMANDS:
-        return Store(path, create=create)
+    if mode != "read":
+        return Store(path, create=mode == "create")
     store = Store(path, create=False, fall_back_to_read_only=True)
     with store.session():  # opened now, so the warning comes before the command's output
         pass

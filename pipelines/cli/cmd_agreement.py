@@ -1,79 +1,15 @@
-"""`storyscope agreement` and the judge-label importers (`import storysumm`, `import fables`)."""
+"""`storyscope agreement`: judges against human labels (imported with `storyscope import
+storysumm|fables`)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from pipelines.cli.app import JsonOption, StoreOption, app, fail, import_app, open_store
+from pipelines.cli.app import JsonOption, StoreOption, app, fail, open_store
 from pipelines.cli.parsing import split_list
-
-
-@import_app.command("storysumm")
-def import_storysumm_cmd(
-    directory: Annotated[
-        Path, typer.Argument(help="StorySumm checkout (storysumm.json + predicted_labels/).")
-    ],
-    file: Annotated[
-        Path | None, typer.Option(help="Main labels file (default DIR/storysumm.json).")
-    ] = None,
-    store: StoreOption = None,
-) -> None:
-    """Import StorySumm human sentence labels and recorded judge predictions."""
-    from pipelines.agreement import import_storysumm
-
-    if not directory.is_dir():
-        raise fail(f"{directory}: not a directory")
-    try:
-        report = import_storysumm(open_store(store), directory, file)
-    except (ValueError, OSError) as exc:
-        raise fail(str(exc)) from None
-    for note in report.notes:
-        typer.echo(f"note: {note}")
-    typer.echo(
-        f"storysumm: {report.summaries} summaries; sentence labels "
-        + ", ".join(f"{k} {v}" for k, v in report.sentence_labels.items())
-    )
-    typer.echo(
-        "storysumm-summary: summary labels "
-        + ", ".join(f"{k} {v}" for k, v in report.summary_labels.items())
-    )
-    for item in report.skipped:
-        typer.echo(f"skipped: {item}")
-
-
-@import_app.command("fables")
-def import_fables_cmd(
-    file: Annotated[Path, typer.Argument(help="FABLES.json (with or without its wrapper).")],
-    lexical_evidence: Annotated[
-        bool,
-        typer.Option(
-            "--lexical-evidence",
-            help="Also label each claim against its evidence quotes with the "
-            "offline lexical matcher (judge 'lexical-evidence').",
-        ),
-    ] = False,
-    books: Annotated[int | None, typer.Option(help="Only the first N books.")] = None,
-    store: StoreOption = None,
-) -> None:
-    """Import FABLES human claim labels (Yes/No/PartialSupport/Inapplicable)."""
-    from pipelines.agreement import import_fables
-
-    if not file.is_file():
-        raise fail(f"{file}: no such file")
-    try:
-        report = import_fables(open_store(store), file, lexical_evidence, books)
-    except (ValueError, OSError) as exc:
-        raise fail(str(exc)) from None
-    labels = ", ".join(f"{k} {v}" for k, v in sorted(report.by_label.items()))
-    typer.echo(
-        f"fables: {report.books} books, {report.summaries} summaries, {report.claims} "
-        f"claims ({labels})"
-        + (f"; lexical-evidence labels {report.lexical}" if report.lexical else "")
-    )
 
 
 def _pick_dataset(store, dataset: str | None) -> str:
@@ -113,7 +49,7 @@ def agreement(
     Krippendorff's α over all judges."""
     from pipelines.agreement import agreement_report
 
-    handle = open_store(store)
+    handle = open_store(store, mode="read")
     try:
         name = _pick_dataset(handle, dataset)
         report = agreement_report(handle, name, split_list(judges) or None)

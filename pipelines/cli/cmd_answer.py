@@ -151,7 +151,7 @@ def answer(
             "--setting agent runs on the local executor only: its tools read the store between"
             " the model's turns"
         )
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     if dry_run_only:
         _print_plan(dry_run(handle, options), as_json)
         return

@@ -1,4 +1,5 @@
-"""Belief commands: `storyscope beliefs import|eval|annotate`."""
+"""Belief commands: `storyscope beliefs eval|annotate` (ToM datasets come in with `storyscope
+import tom`; `beliefs import` stays as its alias)."""
 
 from __future__ import annotations
 
@@ -39,38 +40,6 @@ PathArg = Annotated[Path, typer.Argument(help="The dataset file or folder.")]
 def _check_path(path: Path) -> None:
     if not path.exists():
         raise fail(f"{path}: no such file or folder")
-
-
-@beliefs_app.command("import")
-def import_tom(
-    dataset: DatasetArg,
-    path: PathArg,
-    store: StoreOption = None,
-    limit: Annotated[
-        int | None, typer.Option(min=1, help="Import only the first N stories.")
-    ] = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Import a ToM dataset as stories (a story = a film, a sentence = a scene) with belief
-    records computed by the symbolic tracker."""
-    from data_access.writes.dataset_ids import DatasetIdTaken
-    from data_access.writes.films import FilmIdTaken
-    from pipelines.beliefs.tom.hitom import TomFormatError
-    from pipelines.beliefs.tom.importers import import_tom as run_import
-
-    _check_path(path)
-    try:
-        summary = run_import(open_store(store), dataset.value, path, limit)
-    except (TomFormatError, FilmIdTaken, DatasetIdTaken) as exc:
-        raise fail(str(exc)) from None
-    if as_json:
-        typer.echo(json.dumps(summary.__dict__))
-        return
-    rows = ", ".join(f"{table} {n:,}" for table, n in summary.rows.items())
-    typer.echo(
-        f"{summary.dataset_id}: {summary.stories} stories; {rows}"
-        f" (tracker run {summary.tracker_run})"
-    )
 
 
 @beliefs_app.command("eval")
@@ -201,7 +170,7 @@ def annotate_film(
             else {}
         )
         result = annotate(
-            open_store(store),
+            open_store(store, mode="write"),
             film,
             backend.value,
             Selection(first, stop, names),
@@ -265,7 +234,9 @@ def _annotate_on_executor(film, store, backend, executor, ray_address, dry_run, 
         )
     runner = open_executor(executor, ray_address)
     try:
-        batch = annotate_films(open_store(store), [film], runner, backend=backend.value)
+        batch = annotate_films(
+            open_store(store, mode="write"), [film], runner, backend=backend.value
+        )
     except AnnotateError as exc:
         raise fail(str(exc)) from None
     finally:

@@ -47,7 +47,7 @@ def annotate_many(
 
     if scenes_per_unit is not None and scenes_per_unit < 1:
         raise fail("--scenes-per-unit must be at least 1")
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     chosen = (
         [f.strip() for f in films.split(",") if f.strip()]
         if films

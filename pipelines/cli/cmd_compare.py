@@ -68,7 +68,7 @@ def compare(
         raise fail(f"--by {by!r}: only 'type' is supported")
     if not a or not b:
         raise fail("name both settings: --a SETTING --b SETTING")
-    handle = open_store(store)
+    handle = open_store(store, mode="read")
     try:
         judge_id = pick_judge(handle, judge)
         setting_a, setting_b = resolve_setting(handle, a), resolve_setting(handle, b)

@@ -30,6 +30,6 @@ def demo(
 
     if data_dir is not None and not data_dir.is_dir():
         raise fail(f"--data-dir {data_dir} is not a folder")
-    handle = open_store(store)
+    handle = open_store(store, mode="create")
     steps = build_demo(handle, data_dir, typer.echo, set(only) if only else None)
     typer.echo(f"demo store {handle.path}: {len(steps)} steps")

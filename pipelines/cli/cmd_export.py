@@ -66,7 +66,7 @@ def export(
         return
     if out is None:
         raise fail("--out PATH is required")
-    handle = open_store(store)
+    handle = open_store(store, mode="read")
     try:
         columns = columns_of(handle, what)  # the keys --where accepts: this export's columns
         filters = parse_where(where, {column: column for column in columns})

@@ -94,7 +94,7 @@ def export_task_command(
         )
     try:
         report = export_task(
-            open_store(store),
+            open_store(store, mode="read"),
             harness,
             questions,
             out,

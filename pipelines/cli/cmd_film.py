@@ -74,7 +74,7 @@ def film_ingest(
 
     try:
         report = ingest_film(
-            open_store(store),
+            open_store(store, mode="create"),
             screenplay,
             subtitles,
             title=title,
@@ -126,7 +126,7 @@ def film_video(
     except VideoError as exc:
         raise fail(f"{exc}; nothing was written") from None
     try:
-        set_film_video(open_store(store), film_id, str(video.resolve()), fps)
+        set_film_video(open_store(store, mode="write"), film_id, str(video.resolve()), fps)
     except KeyError:
         raise fail(f"no film {film_id!r} in the store; nothing was written") from None
     length = "unknown length" if duration is None else f"{duration / 60:.1f} min"
@@ -140,7 +140,7 @@ def _summarise(store, film_id: str, backend: str):
     from pipelines.preprocess.summaries import summarise_film
 
     try:
-        return summarise_film(open_store(store), film_id, backend)
+        return summarise_film(open_store(store, mode="write"), film_id, backend)
     except ValueError as exc:
         raise fail(f"{exc} (the film itself was stored)") from None
 
@@ -160,7 +160,7 @@ def film_summarise(
 
     try:
         report = summarise_film(
-            open_store(store), film, backend, {"model": model} if model else None
+            open_store(store, mode="write"), film, backend, {"model": model} if model else None
         )
     except ValueError as exc:
         raise fail(str(exc)) from None

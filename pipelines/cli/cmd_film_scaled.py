@@ -34,7 +34,7 @@ def film_summarise_many(
     from pipelines.cli.scale_options import open_executor, progress_bar
     from pipelines.preprocess.summaries_scaled import summarise_films
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     chosen = (
         [f.strip() for f in films.split(",") if f.strip()]
         if films

@@ -36,7 +36,7 @@ def film_frames(
 
     started = time.perf_counter()
     try:
-        frames = sample_frames(open_store(store), film, fps, start, end, width)
+        frames = sample_frames(open_store(store, mode="write"), film, fps, start, end, width)
     except (NoVideo, ValueError) as exc:
         raise fail(str(exc)) from None
     summary = {
@@ -77,7 +77,7 @@ def film_caption(
     from pipelines.video.captions import caption_film
     from pipelines.video.sampling import NoVideo
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     runner = open_executor(executor, ray_address)
     try:
         report = caption_film(

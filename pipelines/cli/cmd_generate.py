@@ -45,7 +45,7 @@ def check_questions(
     """Run the automatic question checks (LF-VideoQA App. F.2) on stored questions."""
     from pipelines.qgen.check_run import run_check_questions
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     run_id, checks = run_check_questions(handle, parse_where(where, where_keys()), save=save)
     if analytics and run_id and checks:
         from pipelines.qgen.analytics import analyze_stored_questions
@@ -123,7 +123,7 @@ def generate(
     echo = (lambda _: None) if as_json else typer.echo
     try:
         report = run_generation(
-            open_store(store), options, dry_run=dry_run, llm_config=config, echo=echo
+            open_store(store, mode="write"), options, dry_run=dry_run, llm_config=config, echo=echo
         )
     except GenerationError as exc:
         raise fail(str(exc)) from None

@@ -45,7 +45,7 @@ def generate_many(
 
     if batch_size < 1:
         raise fail("--batch-size must be at least 1")
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     runner = open_executor(executor, ray_address)
     summaries = []
     try:

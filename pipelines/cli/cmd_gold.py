@@ -1,4 +1,4 @@
-"""`storyscope gold-eval`: offline backends scored against a film's hand-made gold (issue 13)."""
+"""`storyscope gold-eval`: offline backends scored against a film's hand-made gold."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def gold_eval_command(
     from data_access.queries.gold_eval import record_gold_eval
     from pipelines.goldeval import GoldEvalError, gold_eval, summary
 
-    opened = open_store(store)
+    opened = open_store(store, mode="write")
     try:
         detail = gold_eval(opened, film)
     except GoldEvalError as exc:

@@ -29,7 +29,7 @@ def list_(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """The newest jobs (a dead `running` job shows `interrupted`, as in `jobs status`)."""
     from pipelines.jobs import list_jobs
 
-    frame = list_jobs(open_store(store))
+    frame = list_jobs(open_store(store, mode="read"))
     if as_json:
         typer.echo(frame.to_json(orient="records", date_format="iso"))
         return
@@ -46,7 +46,7 @@ def status(job_id: str, store: StoreOption = None, as_json: JsonOption = False) 
     from pipelines.jobs import job_status
 
     try:
-        found = job_status(open_store(store), job_id)
+        found = job_status(open_store(store, mode="read"), job_id)
     except ValueError as exc:
         raise fail(str(exc)) from None
     shown = {k: found[k] for k in (*_FIELDS, "alive", "resumable", "failures")}
@@ -63,7 +63,7 @@ def run(job_id: str, store: StoreOption = None) -> None:
     from pipelines.cli.faults import IO_FAULT, failed_job_fault
     from pipelines.jobs import job_status, run_job_here
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     try:
         state = run_job_here(handle, job_id)
     except ValueError as exc:
@@ -82,7 +82,7 @@ def resume(
     """Continue an interrupted, failed or stopped job under its run."""
     from pipelines.jobs import job_status, resume_job
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     try:
         resume_job(handle, job_id, mode="subprocess" if background else "inline")
     except ValueError as exc:
@@ -97,7 +97,7 @@ def stop(job_id: str, store: StoreOption = None) -> None:
     from pipelines.jobs import stop_job
 
     try:
-        stop_job(open_store(store), job_id)
+        stop_job(open_store(store, mode="write"), job_id)
     except ValueError as exc:
         raise fail(str(exc)) from None
     typer.echo(f"stop requested for {job_id}")

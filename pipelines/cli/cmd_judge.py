@@ -125,7 +125,7 @@ def judge(
         options.identity()
     except ValueError as exc:
         raise fail(str(exc)) from None
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     if dry_run_only:
         plan = dry_run(handle, options)
         _print_plan(plan, as_json)

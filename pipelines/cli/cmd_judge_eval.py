@@ -46,7 +46,7 @@ def storysumm(
     if not (directory / "storysumm.json").is_file():
         raise fail(f"{directory}: no storysumm.json (expected a StorySumm checkout)")
     llm = {k: v for k, v in {"model": model, "base_url": base_url}.items() if v is not None}
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     try:
         result = evaluate(directory, backend, store=handle, llm=llm, limit=limit, split=split)
     except ValueError as exc:

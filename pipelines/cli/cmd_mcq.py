@@ -1,10 +1,10 @@
 """StoryVideoQA analytics commands: `storyscope topics`, `reviewers`, `difficulty`,
-`mcq import-predictions`, `mcq answer`, `storymind generate` (StoryVideoQA §3-4)."""
+`mcq answer`, `storymind generate` (StoryVideoQA §3-4). Predictions come in with `storyscope
+import mcq-predictions` (`mcq import-predictions` stays as its alias)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -42,7 +42,7 @@ def topics(
     """Topic balance per source and overall: counts, Gini, entropy, topics > 5% (Table 1)."""
     from pipelines.mcq.topics import PAPER_TABLE1, TOPICS, topic_stats
 
-    result = topic_stats(_questions_or_fail(open_store(store), set_name))
+    result = topic_stats(_questions_or_fail(open_store(store, mode="read"), set_name))
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -68,7 +68,7 @@ def reviewers(
     """Reviewer voting (§3.3): unanimous correctness, majority answer, pairwise agreement."""
     from pipelines.mcq.reviewers import reviewer_stats
 
-    result = reviewer_stats(_questions_or_fail(open_store(store), set_name))
+    result = reviewer_stats(_questions_or_fail(open_store(store, mode="read"), set_name))
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -104,7 +104,7 @@ def difficulty(
     from pipelines.cli.scale_options import open_executor, progress_bar
     from pipelines.mcq.difficulty_run import difficulty_summary, run_difficulty
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     summary = difficulty_summary(handle, set_name)
     if recompute or summary["n"] == 0:
         runner = open_executor(executor, ray_address)
@@ -151,29 +151,6 @@ def _echo_factor_bins(rows: list[dict]) -> None:
     for factor in ("d_q", "d_a", "d_qa"):
         cells = " ".join(f"{r['accuracy']:5.1f}" for r in average if r["factor"] == factor)
         typer.echo(f"  {factor:<5} bins 1..9: {cells}")
-
-
-@mcq_app.command("import-predictions")
-def import_predictions_cmd(
-    path: Annotated[
-        Path, typer.Argument(help="CSV, JSON or JSONL: mcq_id, method, predicted_option.")
-    ],
-    store: StoreOption = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Import method predictions (question id, method, predicted option) for MCQs."""
-    from pipelines.mcq.predictions import PredictionsError, import_predictions
-
-    try:
-        result = import_predictions(open_store(store), path)
-    except PredictionsError as exc:
-        raise fail(str(exc)) from exc
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
-        return
-    typer.echo(f"imported {result['n']} predictions (run {result['run_id']})")
-    for method, row in result["methods"].items():
-        typer.echo(f"  {method}: n={row['n']}  accuracy {row['accuracy']:.2f}%")
 
 
 @mcq_app.command("answer")
@@ -236,7 +213,9 @@ def answer_cmd(
         top_m=top_m,
     )
     try:
-        result = answer_mcqs(open_store(store), options, echo=lambda m: typer.echo(m, err=True))
+        result = answer_mcqs(
+            open_store(store, mode="write"), options, echo=lambda m: typer.echo(m, err=True)
+        )
     except ValueError as exc:
         raise fail(str(exc)) from exc
     if as_json:
@@ -316,7 +295,7 @@ def storymind_generate(
     except ValueError as exc:
         raise fail(str(exc)) from exc
     options = StoryMindOptions(video, generator, None, reviewers, per_topic, per_batch, max_batches)
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     try:
         result = (
             plan(handle, options)

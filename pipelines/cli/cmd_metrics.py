@@ -39,7 +39,12 @@ def metrics(
 
     try:
         table = metrics_table(
-            open_store(store), judge, by.replace(" ", ""), resamples, seed, precision_when_empty
+            open_store(store, mode="read"),
+            judge,
+            by.replace(" ", ""),
+            resamples,
+            seed,
+            precision_when_empty,
         )
     except ValueError as exc:
         # agent loops that all failed leave nothing to judge: their trail is still shown
@@ -58,7 +63,7 @@ def metrics(
     typer.echo(precision_convention_note(table.precision_convention))
     if table.incomplete_answers:
         typer.echo(f"note: {table.incomplete_answers} answers left out (not every claim judged)")
-    lexical = lexical_table(open_store(store), table.judge)
+    lexical = lexical_table(open_store(store, mode="read"), table.judge)
     header = (
         f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} "
         f"{'Contra':>17} {'Resp':>17}"

@@ -114,7 +114,7 @@ def build(
         raise fail(
             f"--node-embedding {node_embedding!r}: expected one of {', '.join(NODE_EMBEDDINGS)}"
         )
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     films = _films_to_build(handle, film, all_films, dataset, skip_built)
     if not films:
         raise fail("give --film F or --all (no film with subtitles left to build in the store)")
@@ -199,7 +199,7 @@ def ask_cmd(
     config = _llm_config(backend, model)
     try:
         [(retrieval, answer)] = ask(
-            open_store(store), film, [free_question(question)], top_m, config
+            open_store(store, mode="write"), film, [free_question(question)], top_m, config
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
@@ -241,7 +241,7 @@ def ask_mcqs(
         "plottree", where={"vid": [film]}, llm_config=_llm_config(backend, model), top_m=top_m
     )
     try:
-        result = answer_mcqs(open_store(store), options)
+        result = answer_mcqs(open_store(store, mode="write"), options)
     except ValueError as exc:
         message = f"no MCQs for film '{film}' in the store" if "no MCQs" in str(exc) else str(exc)
         raise fail(message) from exc

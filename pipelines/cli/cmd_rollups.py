@@ -20,7 +20,7 @@ def rollups(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Recompute the pages' aggregate tables (verdict counts, agreement, MCQ accuracy)."""
     from data_access.rollups import full as rollup_tables
 
-    handle = open_store(store)
+    handle = open_store(store, mode="write")
     fresh_before = rollup_tables.rollups_fresh(handle)
     start = time.perf_counter()
     rollup_tables.refresh(handle)

@@ -14,7 +14,7 @@ def stats(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Row counts per table and per source / kind."""
     from data_access.queries.stats import store_stats
 
-    result = store_stats(open_store(store))
+    result = store_stats(open_store(store, mode="read"))
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
@@ -33,7 +33,7 @@ def migrate(store: StoreOption = None) -> None:
     """Create the store or bring its schema up to date."""
     from data_access.store.migrations import all_migrations
 
-    handle = open_store(store)
+    handle = open_store(store, mode="create")
     with handle.session():
         pass
     typer.echo(f"{handle.path}: schema at migration {all_migrations()[-1].number}")

@@ -20,7 +20,8 @@ def check(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Read every table in full, so DuckDB verifies every block; exit 2 when any is damaged."""
     from data_access.store.health import RECOVERY, full_check
 
-    handle = open_store(store)  # the open itself refuses a truncated store or bad metadata
+    # the open itself refuses a truncated store or bad metadata
+    handle = open_store(store, mode="read")
     with handle.session() as cursor:
         results = full_check(cursor)
     damaged = [result for result in results if result.problem]
@@ -54,7 +55,7 @@ def backup_cmd(
     from data_access.store.health import backup
     from pipelines.output_guard import OutputRefused, replace_atomically, safe_output_path
 
-    handle = open_store(store)
+    handle = open_store(store, mode="read")
     try:
         target = safe_output_path(destination, store=handle.path, force=force, label="DESTINATION")
     except OutputRefused as exc:

@@ -19,11 +19,6 @@ from dataclasses import dataclass
 import typer
 from typer.core import TyperGroup
 
-try:  # typer ≥ 0.2x vendors its own click: its context is the one commands run in
-    from typer._click.globals import get_current_context  # noqa: F401 (re-exported)
-except ImportError:  # pragma: no cover - older typer runs on the click package
-    from click import get_current_context  # noqa: F401 (re-exported to app.py)
-
 # What the command line itself raises to exit (usage errors, --help, typer.Exit): not faults.
 _CLI_EXITS = (typer.Exit, typer.Abort, getattr(typer, "TyperException", typer.BadParameter))
 if not hasattr(typer, "TyperException"):  # pragma: no cover - older typer

@@ -1,4 +1,5 @@
-"""One range check for every numeric option of every command (issue 27, classes 3, 4 and 6).
+"""One range check for every numeric option of every command: no traceback,
+nothing out of range accepted silently, no setting that makes a wait hang.
 
 `check_numeric_options` gives every int and float option the range of its name
 (`pipelines.numeric_settings.OPTION_RANGES`), whether the value came from the command line or

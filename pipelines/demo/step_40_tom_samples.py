@@ -1,5 +1,5 @@
 """Demo step 40: the shipped Hi-ToM and BigToM subsets (samples/tom), imported as stories with
-belief records from the symbolic tracker, so a fresh machine shows belief timelines (issue 5).
+belief records from the symbolic tracker, so a fresh machine shows belief timelines.
 Needs no real data; reruns are no-ops."""
 
 from __future__ import annotations

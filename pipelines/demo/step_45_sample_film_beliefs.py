@@ -1,5 +1,5 @@
 """Demo step 45: offline belief records for the ingested screenplays. The real screenplay
-pairs of step 31 (with --data-dir) get the 'asymmetry' backend (issue 28: false beliefs,
+pairs of step 31 (with --data-dir) get the 'asymmetry' backend (false beliefs,
 revisions, meta-beliefs); the original sample film of step 30 keeps the 'rules' backend as its
 current records (the gold of step 46 then supersedes them on the pages), with an asymmetry run
 written first so that `storyscope gold-eval` (step 75) scores both backends on it.

@@ -1,4 +1,4 @@
-"""Demo step 46: the hand-made gold annotation of the sample film (samples/gold, issue 13).
+"""Demo step 46: the hand-made gold annotation of the sample film (samples/gold).
 
 Imported after the `rules` annotation of step 45, so the film's current belief records, scene
 summaries, questions, answers (five hand-written settings with gold verdicts) and MCQs are the

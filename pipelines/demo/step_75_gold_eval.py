@@ -1,4 +1,4 @@
-"""Demo step 75: score the offline backends against the sample film's gold (issue 13).
+"""Demo step 75: score the offline backends against the sample film's gold.
 
 Runs `storyscope gold-eval` on the showcase film once the rules and asymmetry beliefs (step 45,
 both scored side by side), the gold

@@ -1,5 +1,5 @@
 """`storyscope gold-eval`: each offline backend's output on a film scored against the film's
-hand-made gold annotation (samples/gold; issue 13) — belief records, generated questions and
+hand-made gold annotation (samples/gold) — belief records, generated questions and
 judge labels. The backends are scored, never fitted: no threshold here is tuned on the gold.
 """
 
@@ -48,7 +48,7 @@ BELIEF_BACKENDS = offline_backend_names()
 def evaluate_belief_backends(
     store: Store, film_id: str, embed=_embed, scored: dict[str, dict] | None = None
 ) -> dict[str, dict]:
-    """Every offline belief backend that has a run on the film, scored side by side (issue 28);
+    """Every offline belief backend that has a run on the film, scored side by side;
     a backend without a run is left out (its annotate command is named by `missing_backends`).
     A backend in `scored` (`evaluate_beliefs` results by backend) is taken from it, not scored
     again."""
@@ -110,7 +110,7 @@ SUMMARY_KEYS = {
 
 
 def summary(detail: dict) -> dict:
-    """The `--json` shape of issue 13 (three comparisons with exactly these keys), plus, when
+    """The `--json` shape (three comparisons with exactly these keys), plus, when
     several belief backends were scored, `beliefs_by_backend` with the same keys for each."""
     result = {part: {k: detail[part][k] for k in keys} for part, keys in SUMMARY_KEYS.items()}
     if "belief_backends" in detail:

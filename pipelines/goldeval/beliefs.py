@@ -1,4 +1,4 @@
-"""Belief records of a backend scored against the gold annotation (issue 13).
+"""Belief records of a backend scored against the gold annotation.
 
 A backend belief matches a gold belief when
 1. the holder is the same;

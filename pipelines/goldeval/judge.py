@@ -1,4 +1,4 @@
-"""A judge's per-claim labels against the gold verdicts (issue 13): Cohen's κ, accuracy and the
+"""A judge's per-claim labels against the gold verdicts: Cohen's κ, accuracy and the
 confusion table (gold label -> judged label -> count), over every claim of every answer the gold
 judge labelled. A claim the judge never labelled counts as "unjudged" in the confusion table and
 is left out of κ and accuracy (they describe the labels the judge gave)."""

@@ -1,4 +1,4 @@
-"""Generated questions scored against what the gold questions achieve (issue 13).
+"""Generated questions scored against what the gold questions achieve.
 
 The three figures are the Question Lab's, computed on one set of questions: the share passing
 the automatic checks (pipelines/qgen/checks.py, each question with its own gold answer), the

@@ -86,9 +86,9 @@ def backoff_s(config: LLMConfig, attempt: int, asked: float | None) -> float:
 def refusal(exc: Exception) -> tuple[str, str] | None:
     """(stop reason, what the user reads) when `exc` means no request of the run can succeed.
 
-    A 401 / 403 refuses the key (issue 27, class 7): every later request would be refused too,
-    so the run stops at the first. A redirect off the configured origin is never followed.
-    Neither message holds the key. None for any other error.
+    A 401 / 403 refuses the key: every later request would be refused too, so the run stops at
+    the first. A redirect off the configured origin is never followed. Neither message holds
+    the key. None for any other error.
     """
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         endpoint = origin(exc.response.request.url)

@@ -143,7 +143,7 @@ def _coerce(values: dict[str, Any]) -> dict[str, Any]:
         except (TypeError, ValueError):
             raise ValueError(f"invalid LLM setting {name!r}: expected {kind}") from None
         env = _ENV_NAMES.get(name, "")
-        if env in ENV_RANGES:  # a NaN, negative or huge timeout would never expire (issue 27)
+        if env in ENV_RANGES:  # a NaN, negative or huge timeout would never expire
             checked_number(f"{env} ({name})", value, ENV_RANGES[env])
         coerced[name] = value
     return coerced
@@ -164,7 +164,7 @@ def load_config(
     merged: dict[str, Any] = {}
     for layer in (_from_secrets(secrets_path or SECRETS_FILE), _from_env(), overrides or {}):
         merged.update({k: v for k, v in layer.items() if v is not None})
-    if merged.get("http_transport") == "lean":  # the h11 transport's name until issue 29:
+    if merged.get("http_transport") == "lean":  # the h11 transport's old name:
         merged["http_transport"] = "aiohttp"  # job params saved before still resume
     config = replace(LLMConfig(), **_coerce(merged))
     if config.structured not in _STRUCTURED:

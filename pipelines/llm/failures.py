@@ -1,4 +1,4 @@
-"""Why items failed, in words a user can act on (issue 12: "every failure is explained").
+"""Why items failed, in words a user can act on ("every failure is explained").
 
 The gateway stores a short category (`reason`) next to each failed call's full error text; the
 CLI summary, the job's record and the Runs page count failures by category and show the first
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 # (category, substrings of the recorded error that identify it), checked in order.
 _CATEGORIES = (
-    # the endpoint refused the whole run (issue 27, class 7; `calls.refusal`)
+    # the endpoint refused the whole run (the gateway does not trust the server; `calls.refusal`)
     ("key refused", ("key refused:",)),
     ("redirect refused", ("redirect refused:",)),
     ("format rejected", ("format rejected",)),

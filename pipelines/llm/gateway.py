@@ -17,7 +17,7 @@ answered is remembered in the store (`llm_endpoint_modes`). A pinned mode is nev
 and its rejection fails the item without retries.
 
 A gateway's first call goes alone; the other slots start once it has an answer. So a refused
-key (HTTP 401 / 403) or a redirect off the configured origin (issue 27, class 7) stops the run
+key (HTTP 401 / 403) or a redirect off the configured origin stops the run
 after one request: what was answered is recorded (the refused item with reason `key refused` or
 `redirect refused`, the rest `skipped`), then `run` raises `EndpointRefused`. A first rejected
 request format is likewise met once, not once per slot.

@@ -1,4 +1,4 @@
-"""The HTTP clients under the gateway's `openai` client (issue 29; issue 27, class 7).
+"""The HTTP clients under the gateway's `openai` client (the gateway does not trust the server).
 
 The default is openai's own aiohttp client (`openai[aiohttp]`: `DefaultAioHttpClient`, the
 httpx-aiohttp adapter): aiohttp's connection pool and HTTP/1.1 parser cost less client CPU per

@@ -4,7 +4,7 @@ One place shapes a request for a (model, structured-output mode), so the cache k
 on the wire and the request stored with a cached reply always agree. The `response_format`
 dicts are memoised per schema object (`requests.response_format`); their JSON is memoised
 here too and spliced into keys and bodies, because re-encoding a judge schema for every call
-cost more than the rest of the key (issue 12, "Speed").
+cost more than the rest of the key.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ package's own recipe, on Common Crawl pairs).
 
 Efficiency: each distinct text is encoded once (texts sorted by length so batches carry little
 padding); the per-pair greedy matching is a small matrix product. Equality with the package
-within 1e-4 is tested in tests/test_mcq_bertscore.py.
+within 1e-4 is tested in tests/pipelines/mcq/test_mcq_bertscore.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """QA difficulty D = (D_q + D_a + D_qa) / 3 (StoryVideoQA §3.4, Figures 12, 17, 20).
 
 Choices where the paper's text leaves room (documented in docs/STORYVIDEOQA.md, tested in
-tests/test_mcq_difficulty.py):
+tests/pipelines/mcq/test_mcq_difficulty.py):
 
 - Segment length |L| is the question's stored `evidence_seconds`: the summed length of its
   evidence `times` spans as the importer reads them (`svqa_golden.evidence_seconds`, the one

@@ -5,7 +5,7 @@ methods on Distributions.
 (percent correct per topic P/I x C, A, L, CA, CL, AL, CAL, and Avg): Table 8 on the full 363K
 set, Table 9 on StoryVideoQA-G — the released golden set the store imports, so Table 9 is the
 one a run on `--where set=golden` compares with. Transcribed from the paper's text;
-tests/test_mcq_paper_tables.py checks it against the paper where the paper is at hand.
+tests/pipelines/mcq/test_mcq_paper_tables.py checks it against the paper where the paper is at hand.
 """
 
 from __future__ import annotations

@@ -20,9 +20,8 @@ import math
 
 import pandas as pd
 
-QUESTION_TYPES = ("P", "I")
-STORY_ELEMENTS = ("C", "A", "L", "CA", "CL", "AL", "CAL")
-TOPICS = tuple(f"{t}-{e}" for t in QUESTION_TYPES for e in STORY_ELEMENTS)
+from data_access.formats.story_topics import TOPICS
+
 OVER_SHARE = 0.05  # Table 1 "# Fin.": topics exceeding 5 % of the dataset
 
 

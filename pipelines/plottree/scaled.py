@@ -1,4 +1,4 @@
-"""PlotTrees of many films on an executor: one work unit per film (issue #15).
+"""PlotTrees of many films on an executor: one work unit per film.
 
 The driver reads each film's timeline, a worker (this process, or a Ray actor with MiniLM
 loaded once) builds the tree, and the driver writes it under its own `plottree.build` run in

@@ -204,7 +204,7 @@ def neighbour_lines_for_unscored(
 ) -> list[int | None]:
     """Cue → line with every cue that shares no word with the script (an ad-lib, a crowd line:
     `cue_score` 0) moved to the line of its nearer scored neighbour in time, so it takes that
-    neighbour's scene, as the human-corrected StoryVideoQA sheets label such cues (issue 14).
+    neighbour's scene, as the human-corrected StoryVideoQA sheets label such cues.
 
     The DP alone leaves such a cue wherever the path happens to be, which may be the far side
     of a scene boundary. Ties in time go to the earlier neighbour. Cues with a score keep

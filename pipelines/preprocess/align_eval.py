@@ -18,8 +18,8 @@ the human's scene **and** the human's speaker (our choice where the issue named 
 documented in docs/PREPROCESSING.md). The row, scene and speaker agreements are reported
 separately too, each with how many cues the humans edited and how often we agree with the edit.
 
-Two properties of the gold bound what any aligner that picks script rows can score (issue 14,
-reported per file): `gold_pair_absent` counts cues whose human (scene, speaker) is no dialogue
+Two properties of the gold bound what any aligner that picks script rows can score (reported
+per file): `gold_pair_absent` counts cues whose human (scene, speaker) is no dialogue
 row of the script — the humans re-voiced a cue and kept the automatic's scene, so a row can have
 the human scene or the human speaker, not both (`scene_where_pair_exists` is the scene agreement
 on the other cues); `human_scene_monotone` is the share of cues on the longest run of human scene

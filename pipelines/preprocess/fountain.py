@@ -1,7 +1,8 @@
 """Fountain parser (the open plain-text screenplay spec, fountain.io).
 
 Elements follow the reference parser's element list (nyousefi/Fountain, whose Big Fish tests
-give element index → type; tests/test_preprocess_fountain.py checks them): a title page of
+give element index → type; tests/pipelines/preprocess/test_preprocess_fountain.py checks them): a
+title page of
 `Key: value` pairs, then paragraphs classified as Scene Heading, Action, Character, Dialogue,
 Parenthetical, Transition, Page Break, Section Heading, Synopsis, Comment (notes), Boneyard and
 Lyrics. Centred text (`> text <`) is Action with `centered=True`, as in the reference parser.

@@ -168,7 +168,7 @@ def ingest_film(
     """Parse, align and store one film as one run (all or nothing).
 
     `min_match` lowers (or raises) the share of dialogue lines that must match a cue (default
-    `MIN_SHARE_MATCHED`, 15%): an early draft of the right film can match 4% (issue 14). The
+    `MIN_SHARE_MATCHED`, 15%): an early draft of the right film can match 4%. The
     share and the threshold are recorded in the run, so the Film page can show a low match;
     scenes with no matched line get interpolated times and say so (`time_source`).
 

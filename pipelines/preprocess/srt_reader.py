@@ -6,7 +6,7 @@ overlapping cues. The `srt` package rejects many of these, so blocks are found b
 lines here and `srt` converts the timestamps. A block whose timing cannot be read is an error
 naming its line; it is skipped only in lenient mode.
 
-Times that cannot be right are bad cues too (issue 19; docs/FORMAT.md, "Subtitle times"):
+Times that cannot be right are bad cues too (docs/FORMAT.md, "Subtitle times"):
 - a clock field out of range (`99:99:99,999`: minutes and seconds must be below 60);
 - a cue that jumps back in time: it starts more than `JUMP_BACK_TOLERANCE_S` before a cue
   earlier in the file (small overlaps and reorderings are kept; the real subtitle files under
@@ -14,7 +14,7 @@ Times that cannot be right are bad cues too (issue 19; docs/FORMAT.md, "Subtitle
 - a file whose cues mostly run backwards is reported as reversed, in either mode, rather than
   left for the alignment to call "the wrong film's subtitles";
 - a file whose cues all start at one time (a converter that lost the timings) is refused in
-  either mode: it has no timeline to align, and every line would land on one instant (issue 27).
+  either mode: it has no timeline to align, and every line would land on one instant.
 """
 
 from __future__ import annotations

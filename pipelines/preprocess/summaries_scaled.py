@@ -1,4 +1,4 @@
-"""Scene summaries of many films on an executor: one work unit per film (issue #15).
+"""Scene summaries of many films on an executor: one work unit per film.
 
 `extractive`: the worker turns a film's scenes into summary rows; the driver writes them as the
 film's `preprocess.summaries` run, exactly as `summarise_film` does. `openai`: the driver

@@ -71,7 +71,7 @@ def time_film(
     ]
     texts = [screenplay.scenes[s].events[e].text for s, e in refs]
     # With the cue times, wordless cues (ad-libs, crowd lines) take their time neighbour's line,
-    # as the human-corrected StoryVideoQA sheets label them (issue 14).
+    # as the human-corrected StoryVideoQA sheets label them.
     alignment = align_cues_to_lines(
         [c.text for c in cues], texts, cue_times=[(c.start_s, c.end_s) for c in cues]
     )

@@ -29,7 +29,7 @@ from pipelines.qgen.text import words
 # MiniLM cosine at or above which two questions are near-duplicates. Our choice (no paper gives
 # one): a two-word paraphrase of a released question ("railroad station ... pitch" -> "railway
 # station ... offer") scores 0.81, while same-frame questions about different people and places
-# score 0.1–0.45 (measured in tests/test_qgen_analytics.py).
+# score 0.1–0.45 (measured in tests/pipelines/qgen/test_qgen_analytics.py).
 NEAR_DUPLICATE_COSINE = 0.8
 UMAP_MIN_POINTS = 6
 FRAME_WORDS = (2, 3)

@@ -1,4 +1,4 @@
-"""Question analytics on an executor (issue #15): MiniLM embeddings one unit per batch of
+"""Question analytics on an executor: MiniLM embeddings one unit per batch of
 questions, near-duplicate pairs one unit per block of rows; the driver assembles them in order
 and computes the rest (`analytics.analyze_questions`: clusters, 2-D projection, Self-BLEU,
 opening frames), so on any executor the rows are those of the same units run here.

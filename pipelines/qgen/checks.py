@@ -32,7 +32,8 @@ CHECKS_VERSION = "checks-v3"
 # question body already contains. Table 23's self-test ("strike every word of your question that
 # the gold answer also needs. If the gold is now mostly written, rewrite") gives no number; we
 # chose 0.5 ("mostly written"). On the 14 released examples of App. H the highest score is
-# 0.21 (Nosferatu Q3; tests/test_qgen_checks.py pins ≤ 0.25), so the threshold has a wide margin.
+# 0.21 (Nosferatu Q3; tests/pipelines/qgen/test_qgen_checks.py pins ≤ 0.25), so the threshold has a
+# wide margin.
 LEAK_THRESHOLD = 0.5
 ANCHOR_WORDS = 12
 ANCHOR_WORDS_DISAMBIGUATED = 18
@@ -286,7 +287,7 @@ def check_no_learning_reveal(question: str, context: CheckContext) -> str | None
     something or whether they are right". Asking how or when ("how does Elwood work out what
     ...", "when does Tremblay's view ... change") is allowed; naming the channel or stating the
     learned content as fact is not. Lexical, so it errs toward the released phrasings (all 14
-    of App. H pass; tests/test_qgen_checks.py)."""
+    of App. H pass; tests/pipelines/qgen/test_qgen_checks.py)."""
     match = _LEARNED_HOW.search(question)
     if match:
         return f"reveals how the center learned it ('{match.group(0)}')"

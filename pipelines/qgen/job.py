@@ -1,4 +1,4 @@
-"""The `generate` job kind and its dry run ("generate on this slice", issue 8 Buttons).
+"""The `generate` job kind and its dry run ("generate on this slice").
 
 `plan_generation` is the dry run: the slice's context-sets, their discards (App. F.1), the
 items a run would sample, and — for the `openai` backend — how many Stage 1 requests the

@@ -71,7 +71,7 @@ def _place(payload: dict) -> str:
     if not place.isupper():
         return place
     # Screenplay capitals: "LIGHTHOUSE" -> "the lighthouse", "GITTES' OFFICE" -> "Gittes' office";
-    # a place of several words is a name ("GULL POINT ROCKS" -> "the Gull Point Rocks", issue 13:
+    # a place of several words is a name ("GULL POINT ROCKS" -> "the Gull Point Rocks":
     # "the gull point rocks" read as a typo next to the gold questions).
     first, *rest = place.lower().split()
     if rest:

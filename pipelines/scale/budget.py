@@ -1,4 +1,4 @@
-"""One LLM budget for a whole scaled-out batch, however many workers spend it (issue #15).
+"""One LLM budget for a whole scaled-out batch, however many workers spend it.
 
 A local gateway stops sending once its run has spent `budget_usd` or `budget_tokens`
 (`Gateway._budget_left`). On an executor each worker has its own gateway, so each would see

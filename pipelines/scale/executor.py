@@ -17,7 +17,7 @@ DuckDB store, the driver stays its single writer (DESIGN.md, "Scale-out").
   out of memory) is restarted by Ray and its unit retried (`max_task_retries`), and only when
   the retries are spent does the unit come back failed ("worker died").
 
-We use Ray rather than a home-made process pool (issue #15): it is the standard engine for
+We use Ray rather than a home-made process pool: it is the standard engine for
 Python ML pipelines, and the same code joins a cluster by address.
 """
 

@@ -21,9 +21,10 @@ offline for an arbitrary endpoint): every digit and punctuation mark counts as a
 tokenizers, Llama's and SmolLM's among them, split numbers into single digits, and the time
 stamps of subtitles and captions are mostly digits and colons), the other characters
 `CHARS_PER_TOKEN` to a token (BPE tokenizers average about 4 on English), plus a fixed cost per
-image part. Measured against SmolLM2's tokenizer on the sample film (tests/test_answer_real_server
-checks it against the server's own count): the estimate is 4-7% above the real count on the
-screenplay and the subtitle track, where a flat 3 characters a token was 34% under on subtitles.
+image part. Measured against SmolLM2's tokenizer on the sample film
+(tests/pipelines/answer/test_answer_real_server.py checks it against the server's own count):
+the estimate is 4-7% above the real count on the screenplay and the subtitle track, where a
+flat 3 characters a token was 34% under on subtitles.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ SCALES: dict[str, SynthScale] = {
         mcq_per_source=MCQ_SOURCES_PAPER,
         mcq_methods=20,
     ),
-    # Ten times the paper (issue 30): 940 films, 63,270 questions, 330 settings, 3.63M MCQs with
+    # Ten times the paper: 940 films, 63,270 questions, 330 settings, 3.63M MCQs with
     # 20 methods' predictions; about 90M rows. A lab's 330 settings do not each answer every
     # question: each question is answered by 33 settings drawn for it (the paper's count), so
     # answers and verdicts grow 10x (2.09M answers, ~8M verdicts) like every other table,

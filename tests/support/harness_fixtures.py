@@ -100,7 +100,7 @@ def _hash(text: str) -> str:
 def seeded_store_copy(store_path: Path, seeded_template, n: int):
     """A store at `store_path` seeded like `seed_store(n_questions=n, n_mcqs=n)`: a copy of one
     seeded once per test process (`seeded_template` in tests/conftest.py)."""
-    from tests.conftest import store_copy
+    from tests.support.store_files import store_copy
 
     template = seeded_template(
         f"results-{n}-{n}",

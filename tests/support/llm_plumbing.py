@@ -1,6 +1,6 @@
-"""What every real-server test checks (tests/test_llm_real_server*.py): the plumbing, not the tiny
-model's judgement — every item parsed and written or failed with its raw reply and a reason, no
-protocol failure, usage recorded."""
+"""What every real-server test checks (tests/pipelines/llm/test_llm_real_server*.py): the plumbing,
+not the tiny model's judgement — every item parsed and written or failed with its raw reply and a
+reason, no protocol failure, usage recorded."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the belief annotation parsers could not use (issue 5: "parsers ... that tolerate small
+"""What the belief annotation parsers could not use ("parsers ... that tolerate small
 deviations and record what they could not parse"): one row per problem, per LLM call."""
 
 from data_access.store.migrations import migration

@@ -1,4 +1,4 @@
-"""Belief tables become "current" per cell, not per film (issue 5 follow-up).
+"""Belief tables become "current" per cell, not per film.
 
 Before: `current_presence` / `current_beliefs` / `current_meta_beliefs` / `current_scene_events`
 held the rows of a film's latest finished run, so `beliefs annotate --scenes 5:10` (or

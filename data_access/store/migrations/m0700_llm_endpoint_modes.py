@@ -1,4 +1,4 @@
-"""The structured-output mode each (endpoint, model) accepted (issue 12), and a short failure
+"""The structured-output mode each (endpoint, model) accepted, and a short failure
 reason on each LLM call so failures can be counted by cause.
 
 The gateway negotiates json_schema -> json_object + schema -> prompt instructions once per

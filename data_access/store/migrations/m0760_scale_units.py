@@ -1,4 +1,4 @@
-"""The unit ledger of scaled-out batches (issue #15, docs/SCALE.md).
+"""The unit ledger of scaled-out batches (docs/SCALE.md).
 
 A batch is one command's set of work units (e.g. `plottree build --all`): its key is a hash
 of the step, its parameters and its units, so the same command after a kill finds its batch

@@ -1,6 +1,6 @@
 """PlotTree node vectors move out of `embeddings` (FLOAT[], 384 x 4 bytes + list overhead)
 into `plottree_vectors` as float16 BLOBs (768 bytes): the real-data demo store was mostly
-these vectors (issue #15). Existing vectors are converted here, in chunks; retrieval reads
+these vectors. Existing vectors are converted here, in chunks; retrieval reads
 the new table (data_access.writes.plottree).
 
 Self-contained, as every migration is: the packing below is frozen here rather than imported

@@ -1,4 +1,4 @@
-"""Human review (issue 18): question decisions, question and claim revisions, error tags.
+"""Human review: question decisions, question and claim revisions, error tags.
 
 Human claim verdicts need no table of their own: they are `claim_verdicts` rows of a judge
 `human:<reviewer>` under a run of step `review.verdicts`, so every view of verdicts (agreement,

@@ -1,4 +1,4 @@
-"""Which run a scaled-out unit opened (issue #15, "Jobs stay resumable").
+"""Which run a scaled-out unit opened, so jobs stay resumable.
 
 The LLM steps (beliefs, scene summaries) start one run per unit on the driver before the unit
 is dispatched. A driver killed while units were in flight left those runs `running` for ever:

@@ -1,4 +1,4 @@
-"""Results imported from evaluation harnesses (issue 26, "Results in").
+"""Results imported from evaluation harnesses.
 
 One row per `import results` run: the harness, its version, the model, its arguments, the task
 and the hash of the file read, so a setting's answers can be traced to the file they came from,

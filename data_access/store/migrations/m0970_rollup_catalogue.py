@@ -1,4 +1,4 @@
-"""Catalogue rollups (issue 30): the counts the Overview and Distributions pages show of the
+"""Catalogue rollups: the counts the Overview and Distributions pages show of the
 largest tables (MCQs per set, source and topic; answers per setting; verdicts per judge), so
 those pages read a few hundred rows at any store size instead of grouping 3.6M MCQs, 2M
 answers and 8M verdicts on every view (`data_access/rollups/catalogue.py`).

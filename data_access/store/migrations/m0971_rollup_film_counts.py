@@ -1,4 +1,4 @@
-"""More catalogue rollups (issue 30): per film its questions, current beliefs and whether it has
+"""More catalogue rollups: per film its questions, current beliefs and whether it has
 a tree (the Overview's "films to explore": resolving every film's current beliefs cost 10 s at
 ten times the paper); per run its verdicts (the Verdicts page's run picker); per question its
 answers and rubric claims (its question picker). See `data_access/rollups/catalogue.py`.

@@ -1,5 +1,5 @@
 """Per question its shape (type, center, claims, cited scenes, evidence span, anchor fifth): the
-Distributions page's histograms and the Questions page's list sizes (issue 30). Computed live,
+Distributions page's histograms and the Questions page's list sizes. Computed live,
 every view resolved the current scenes of every film and grouped every question's evidence and
 rubric (0.9 s at ten times the paper); see `data_access/rollups/questions.py`.
 

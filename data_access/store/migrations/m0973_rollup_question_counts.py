@@ -1,5 +1,5 @@
 """Per film, and for all films, the questions per value of each measure the Distributions page
-counts (type, claims, cited scenes, anchor fifth) and each film's distinct centers (issue 30):
+counts (type, claims, cited scenes, anchor fifth) and each film's distinct centers:
 counted from the question-shape rollup, each view grouped one row per question (63k at ten
 times the paper) where it now reads a few dozen rows. See `data_access/rollups/questions.py`.
 
