@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from pipelines.metrics.trail_table import READINGS
-from tests.conftest import REPO_ROOT, store_copy
 from tests.support.agent_trail_fixture import (
     FAST,
     HOSTILE,
@@ -19,6 +18,8 @@ from tests.support.agent_trail_fixture import (
 )
 from tests.support.apptest_pages import figures, frame, run_page, traces
 from tests.support.gold_film import with_gold_film
+from tests.support.paths import REPO_ROOT
+from tests.support.store_files import store_copy
 
 
 @pytest.fixture

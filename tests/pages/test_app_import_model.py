@@ -12,11 +12,11 @@ import pytest
 from data_access.importers.errors import ImportFailure
 from pages.safe_text import inert
 from pipelines.results import import_results
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
 from tests.support.harness_fixtures import DATE, lmms_eval_line, write_lmms_eval
-from tests.test_import_bad_input import store_dump
+from tests.support.paths import REPO_ROOT
+from tests.support.store_snapshots import store_dump
 
 MODEL = "lmms-lab/llava-onevision-qwen2-7b-ov"
 SAMPLES = f"{DATE}_samples_storyscope_lfvqa.jsonl"

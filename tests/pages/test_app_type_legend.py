@@ -7,10 +7,10 @@ import pytest
 
 from data_access.formats.question_types import ALL_TYPES, TYPE_ASKS, TYPE_NAMES, type_label
 from pages.type_legend import legend_lines
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 
 LEGEND = "Question types Q1–N3 (LF-VideoQA Table 1)"
 

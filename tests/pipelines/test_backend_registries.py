@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from pipelines.beliefs import backends as belief_registry
 from pipelines.cli import app, load_commands
 from pipelines.judge import backends as judge_registry
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 load_commands()
 RUNNER = CliRunner()

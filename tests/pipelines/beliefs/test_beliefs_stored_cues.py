@@ -6,7 +6,7 @@ import shutil
 from pipelines.beliefs.annotate import annotate
 from pipelines.beliefs.backend_io import load_film
 from pipelines.preprocess.ingest import ingest_film
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SAMPLE = REPO_ROOT / "samples" / "films"
 V_O_LINE = "October, nineteen ninety-eight."  # MARA (V.O.) reads her father's ledger

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.apptest_pages import run_page
+from tests.support.paths import REPO_ROOT
 from viz.verdicts import ZERO_WIDTH_NOTE
 
 ZERO_WIDTH = re.compile(r"\[(-?[\d.]+), \1\]")  # "[100.0, 100.0]"

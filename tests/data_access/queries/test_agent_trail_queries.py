@@ -15,7 +15,6 @@ from data_access.writes.agent_trail import write_trail
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
 from pipelines.metrics.trail_table import per_answer_trail, trail_table
-from tests.conftest import store_copy
 from tests.support.agent_trail_fixture import (
     FAST,
     JUDGE,
@@ -27,6 +26,7 @@ from tests.support.agent_trail_fixture import (
     with_agent_trails,
 )
 from tests.support.gold_film import GOLD_FILM_ID, with_gold_film
+from tests.support.store_files import store_copy
 
 load_commands()
 

@@ -15,9 +15,9 @@ import json
 
 import pytest
 
-from tests.conftest import REPO_ROOT
 from tests.support.gold_film import GOLD_FILM_ID, with_gold_film
 from tests.support.llm_plumbing import check_plumbing, real_config
+from tests.support.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.realserver]
 QUESTIONS = 3

@@ -12,9 +12,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.conftest import store_copy
 from tests.support.gold_film import GOLD_FILM_ID as FILM
 from tests.support.gold_film import with_gold_film
+from tests.support.store_files import store_copy
 from tests.support.video_fixtures import mp4v_video, stamp_of
 
 VIDEO_FPS = 2.0

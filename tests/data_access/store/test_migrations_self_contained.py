@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.conftest import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 MIGRATIONS = REPO_ROOT / "data_access" / "store" / "migrations"
 # what a migration may import: the registry, and libraries (never the project's live modules)

@@ -13,10 +13,10 @@ from data_access.queries import agent_trail as trail_queries
 from pipelines.cli import app, load_commands
 from pipelines.metrics.trail import touched_scene_flags
 from pipelines.metrics.trail_table import trail_table
-from tests.conftest import REPO_ROOT
 from tests.support.apptest_pages import figures, run_page
 from tests.support.fake_server import FakeReply
 from tests.support.gold_film import GOLD_FILM_ID, with_gold_film
+from tests.support.paths import REPO_ROOT
 
 SEARCH = {"name": "subtitle_search", "arguments": {"query": "ledger"}}
 BAD_ARGUMENTS = {"name": "browse_clip", "arguments": {"start": "soon"}}
