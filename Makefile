@@ -49,7 +49,7 @@ demo: $(STAMP)
 
 run: demo
 	STORYSCOPE_STORE=$(STORE) $(if $(READ_ONLY),STORYSCOPE_READ_ONLY=$(READ_ONLY)) \
-	  $(PY) -m pages.serve run app.py --server.port $(PORT)
+	  $(PY) -m ui.serve run app.py --server.port $(PORT)
 
 # Whole files per worker, heaviest first (tests/support/file_order.py: xdist's own reorder is
 # switched off so the recorded order holds). Two workers: a third (`make test PYTEST_WORKERS=3`)
@@ -82,7 +82,7 @@ test-cluster: $(TEST_STAMP)
 	STORYSCOPE_TEST_CLUSTER=1 $(PY) -m pytest -q -m cluster tests/pipelines/scale/test_ray_cluster.py
 
 # ruff (lint + format), configured in pyproject.toml, and the layers of DESIGN.md (.importlinter:
-# pages -> pipelines | viz -> data_access); both come with the test extra.
+# ui -> pipelines | viz -> data_access); both come with the test extra.
 lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

@@ -6,7 +6,7 @@ import time
 
 import streamlit as st
 
-from pages.common import read_only_banner, store_sidebar
+from ui.common import read_only_banner, store_sidebar
 
 # STORYSCOPE_SCRIPT_TIMES=1 logs how long each script run took on the server, so a slow page
 # switch can be split into the script's share and the browser's (benchmarks/bench_pages.py).
@@ -15,42 +15,41 @@ _script_start, _script_cpu = time.perf_counter(), time.thread_time()
 st.set_page_config(page_title="StoryScope", layout="wide")
 store_sidebar()
 
-# url_path names are part of shared links (/film?film=...), so keep them stable. Page files end
-# in `_page.py` on purpose: Streamlit's legacy multipage mode maps a URL path that equals a file
-# name in pages/ straight to that file, skipping this script (no sidebar, no st.navigation), when
-# a shared deep link is the first request a fresh server sees.
+# url_path names are part of shared links (/film?film=...), so keep them stable. The page
+# scripts live in ui/, not in a pages/ folder beside this script, so plain `streamlit run app.py`
+# serves exactly these pages (Streamlit's legacy multipage mode reads only a pages/ folder).
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", default=True),
-    st.Page("pages/film_page.py", title="Film", icon=":material/movie:", url_path="film"),
+    st.Page("ui/overview.py", title="Overview", icon=":material/dashboard:", default=True),
+    st.Page("ui/film_page.py", title="Film", icon=":material/movie:", url_path="film"),
     st.Page(
-        "pages/beliefs_page.py",
+        "ui/beliefs_page.py",
         title="Belief timelines",
         icon=":material/psychology:",
         url_path="beliefs",
     ),
     st.Page(
-        "pages/questions_page.py", title="Questions", icon=":material/help:", url_path="questions"
+        "ui/questions_page.py", title="Questions", icon=":material/help:", url_path="questions"
     ),
     st.Page(
-        "pages/verdicts_page.py",
+        "ui/verdicts_page.py",
         title="Verdicts",
         icon=":material/fact_check:",
         url_path="verdicts",
     ),
     st.Page(
-        "pages/distributions_page.py",
+        "ui/distributions_page.py",
         title="Distributions",
         icon=":material/bar_chart:",
         url_path="distributions",
     ),
     st.Page(
-        "pages/plottree_page.py",
+        "ui/plottree_page.py",
         title="PlotTree",
         icon=":material/account_tree:",
         url_path="plottree",
     ),
-    st.Page("pages/qlab_page.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
-    st.Page("pages/runs_page.py", title="Runs", icon=":material/history:", url_path="runs"),
+    st.Page("ui/qlab_page.py", title="Question Lab", icon=":material/science:", url_path="qlab"),
+    st.Page("ui/runs_page.py", title="Runs", icon=":material/history:", url_path="runs"),
 ]
 
 page = st.navigation(PAGES)

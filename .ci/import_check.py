@@ -2,7 +2,7 @@
 import-check`): a runtime dependency that only the `test` extra installs fails here.
 
 1. every module of data_access/, pipelines/ and viz/ imports;
-2. every import statement of the runtime code (app.py, pages/ and those packages), including the
+2. every import statement of the runtime code (app.py, ui/ and those packages), including the
    lazy ones inside functions, names a module this venv can find — a lazy import is exactly how
    statsmodels hid in `pipelines/verdict_metrics.py`;
 3. app.py and every page render over an empty store under Streamlit's AppTest.
@@ -35,7 +35,7 @@ OPTIONAL = {
 
 
 def runtime_files() -> list[Path]:
-    files = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    files = [ROOT / "app.py", *sorted((ROOT / "ui").glob("*.py"))]
     for package in PACKAGES:
         files += sorted((ROOT / package).rglob("*.py"))
     return files
@@ -112,7 +112,7 @@ def failed_pages() -> list[str]:
 
         with Store(Path(os.environ["STORYSCOPE_STORE"])).session():
             pass  # an empty store at the current schema
-        for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*_page.py"))]:
+        for script in [ROOT / "app.py", *sorted((ROOT / "ui").glob("*_page.py"))]:
             at = AppTest.from_file(str(script), default_timeout=120)
             try:
                 at.run()

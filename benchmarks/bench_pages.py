@@ -6,7 +6,7 @@ first question, first judge, ...; `page:section` rows are the sections a page ru
 shown), timed cold in this process (no Streamlit cache) as the median
 of `--repeat` runs; reported in ms and as a ratio to a baseline measured in the same run (the
 one-row `store_version` query every page runs).
-Browser (`--browser`): `python -m pages.serve run app.py` on the store, Chromium via Playwright;
+Browser (`--browser`): `python -m ui.serve run app.py` on the store, Chromium via Playwright;
 first render = navigate to the page URL until its title shows, the script run is over (the
 server's "script finished" message on the page's websocket, `ScriptRuns`) and no element is
 still a loading skeleton, on the page's own clock (from its navigation start);
@@ -435,7 +435,7 @@ def main() -> None:
     views = set(args.views.split(",")) if args.views else None
     reports = []
     for path in args.store:
-        store = Store(path, linger_s=1.0)  # as the app opens it (pages/common.py)
+        store = Store(path, linger_s=1.0)  # as the app opens it (ui/common.py)
         report = {"store": str(path), "load_at_start": [round(x, 2) for x in os.getloadavg()]}
         if not args.no_queries:
             report["queries"] = time_queries(store, args.repeat)

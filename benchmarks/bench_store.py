@@ -7,7 +7,7 @@ same files (`bench_import.raw_load`, same run).
 
 Then each page's default-view queries (`bench_pages.page_queries`: the functions and arguments a
 page's default load runs) are timed on every scale as the app makes them (a Store lingering after
-use, pages/common.py), each the median of `--reps` calls, the scales taking turns rep by rep.
+use, ui/common.py), each the median of `--reps` calls, the scales taking turns rep by rep.
 A page's figure is the median over reps of the sum of its queries. Target: each
 page's figure at the largest scale ≤ 1.5x its figure at the smallest; the queries whose own ratio
 exceeds 1.5 are named (queries under `--floor-ms` at both scales are not named: their ratio is
@@ -188,7 +188,7 @@ def run(options: argparse.Namespace, scales: list[str]) -> None:
     stores = {}
     for scale in scales:
         path, ingest = ensure_store(options.dir, scale)
-        stores[scale] = Store(path, linger_s=0.25)  # as pages/common.py opens it
+        stores[scale] = Store(path, linger_s=0.25)  # as ui/common.py opens it
         result["scales"][scale] = {"ingest": ingest}
     only = [p.strip() for p in (options.pages or "").split(",") if p.strip()]
     if options.max_load is not None:

@@ -4,7 +4,7 @@ Pages show the frame at each evidence time (Questions, Verdicts) and a strip of 
 keyframes (Film). Decoding a frame of a feature film takes tens of milliseconds to seconds
 (seeking to the keyframe before it), so frames are extracted once into a cache directory and
 read back from there; the pages ask for missing frames off the script thread
-(`pages.frames`) and never wait for them.
+(`ui.frames`) and never wait for them.
 
 The cache key of a video is its resolved path, size and modification time, so replacing the
 file invalidates its frames. The cache lives in STORYSCOPE_FRAME_CACHE, default

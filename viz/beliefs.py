@@ -255,7 +255,7 @@ def describe_belief(row: pd.Series, escape: Callable[[str], str] = str) -> str:
     Args:
         row: a row of `views_beliefs.belief_lanes`.
         escape: makes untrusted text (content, names) inert markdown; the page passes
-            `pages.safe_text.inert` (viz stays free of Streamlit).
+            `ui.safe_text.inert` (viz stays free of Streamlit).
     """
     text = f"**{escape(row['content'])}** — {row['kind']}"
     if isinstance(row.get("source_character"), str):

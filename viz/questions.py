@@ -50,7 +50,7 @@ def rubric_markdown(rubric: pd.DataFrame, escape: Callable[[str], str] = str) ->
     Args:
         rubric: rows with ord, role, text.
         escape: makes a claim's (untrusted) text inert markdown; the page passes
-            `pages.safe_text.inert` (viz stays free of Streamlit).
+            `ui.safe_text.inert` (viz stays free of Streamlit).
     """
     return "\n".join(
         f"{'■' if role == 'core' else '□'} {ord_} {escape(text)}  "

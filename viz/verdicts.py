@@ -261,7 +261,7 @@ def answer_markdown(text: str, verdicts: pd.DataFrame, escape: Callable[[str], s
     Args:
         text: the model's answer (untrusted).
         verdicts: ord, role, verdict per claim.
-        escape: makes the answer inert markdown (the page passes `pages.safe_text.inert`);
+        escape: makes the answer inert markdown (the page passes `ui.safe_text.inert`);
             the chips are ours and stay markdown.
     """
     chips = " ".join(

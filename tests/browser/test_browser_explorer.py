@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from data_access.store import Store
-from pages.common import VERSION_TTL_S
 from tests.support.app_fixtures import FILM, build_app_fixture
 from tests.support.app_server import CHROMIUM, running_app
 from tests.support.browser_session import (
@@ -23,6 +22,7 @@ from tests.support.browser_session import (
     judge_everything_asserted,
     settle,
 )
+from ui.common import VERSION_TTL_S
 
 pytestmark = [
     pytest.mark.skipif(
@@ -163,7 +163,7 @@ def _flips(app_store_path, baseline: str, new_run: str) -> tuple[int, int, set[s
 def test_generate_button_runs_a_job_and_filters_to_the_new_run(page, app_url):
     """Questions → "Generate on this slice" with the offline template writer (labelled): dry run,
     job, the new run's summary, then the list filtered to that run (URL-bound)."""
-    from pages.generate_button import TEMPLATE_LABEL
+    from ui.generate_button import TEMPLATE_LABEL
 
     _open(page, f"{app_url}/questions?film=lighthouse", "Questions")
     page.get_by_text("Generate on this slice").first.click()

@@ -144,7 +144,7 @@ def test_the_pages_offer_registered_backends():
     """The judge panel's offline choice and the belief page's suggested backend are names the
     registries hold (and offline ones): a renamed backend cannot leave a page offering a name
     the CLI refuses."""
-    judge_offline = _constant("pages/judge_button.py", "offline_backend")
+    judge_offline = _constant("ui/judge_button.py", "offline_backend")
     assert judge_registry.judge_backend(judge_offline).offline
-    belief_offline = _constant("pages/beliefs_page.py", "OFFLINE_BACKEND")
+    belief_offline = _constant("ui/beliefs_page.py", "OFFLINE_BACKEND")
     assert belief_offline in belief_registry.offline_backend_names()

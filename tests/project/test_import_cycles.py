@@ -11,7 +11,7 @@ from __future__ import annotations
 import grimp
 import networkx as nx
 
-PACKAGES = ("data_access", "pipelines", "viz", "pages")
+PACKAGES = ("data_access", "pipelines", "viz", "ui")
 
 
 def _import_graph() -> nx.DiGraph:

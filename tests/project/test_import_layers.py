@@ -1,4 +1,4 @@
-"""The layers of DESIGN.md hold: pages -> pipelines | viz -> data_access, and nothing imports
+"""The layers of DESIGN.md hold: ui -> pipelines | viz -> data_access, and nothing imports
 app.py. The contract is `.importlinter` at the repository root, checked by import-linter's own
 `lint-imports` (also run by `make lint`); this test puts it in `make test`, beside the cycle test
 (tests/project/test_import_cycles.py) which uses the same engine (grimp).
@@ -38,7 +38,7 @@ def test_the_layered_contract_is_kept():
 def test_the_contract_catches_a_figure_that_imports_the_work(tmp_path):
     # a copy of the layers with one forbidden edge (viz -> pipelines) must break the contract,
     # so a green run above means the contract was checked, not skipped
-    for package in ("pages", "pipelines", "viz", "data_access"):
+    for package in ("ui", "pipelines", "viz", "data_access"):
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text("")
     (tmp_path / "viz" / "figure.py").write_text("def build():\n    import pipelines.work\n")

@@ -48,7 +48,7 @@ def _suite():
         _Item("tests/t.py::data", ["shared_data"]),
         _Item("tests/t.py::ray", ["ray_session"]),
         _Item("tests/browser/t.py::walk", ["page"]),
-        _Item("tests/pages/t.py::param", ["page"], params={"page": "film_page"}),
+        _Item("tests/ui/t.py::param", ["page"], params={"page": "film_page"}),
         _Item("tests/pipelines/test_big.py::any", ["store"]),
     ]
 
@@ -56,7 +56,7 @@ def _suite():
 def test_fast_keeps_unit_and_apptest_work_only(recorded):
     items, config = _suite(), _Config(fast=True)
     tiers.pytest_collection_modifyitems(config, items)
-    assert [item.nodeid for item in items] == ["tests/t.py::unit", "tests/pages/t.py::param"]
+    assert [item.nodeid for item in items] == ["tests/t.py::unit", "tests/ui/t.py::param"]
     left_out = {item.nodeid: item.markers for item in config.deselected}
     assert left_out == {
         "tests/t.py::model": ["realserver"],

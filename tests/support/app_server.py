@@ -1,8 +1,9 @@
-"""The one way tests and benchmarks start the real app: `python -m pages.serve run app.py` on a
-free loopback port over a given store, and headless Debian Chromium to look at it.
+"""The one way tests and benchmarks start the real app: `python -m ui.serve run app.py` (as
+`make run` does) or plain `streamlit run app.py`, on a free loopback port over a given store, and
+headless Debian Chromium to look at it.
 
 Used by the browser tests, the load test and `benchmarks/bench_pages.py`, so that every one of
-them starts the app exactly as `make run` does (deep links rely on `pages.serve`).
+them starts the app exactly as a user does.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ CHROMIUM_ARGS = [
 # Chromium's compositor drawing a frame every 16 ms (the 10-tab load test: Chromium's CPU
 # 130 -> 92 core-s, its GPU process 32 -> 6).
 CONTEXT_OPTIONS = {"reduced_motion": "reduce"}
+# How the app is started: `make run`'s launcher (it warms the pages' imports), or the plain
+# streamlit command a user may type.
+LAUNCHERS = {"make-run": ["-m", "ui.serve", "run"], "streamlit": ["-m", "streamlit", "run"]}
 # Keys a test may not want a served app to inherit from the developer's shell.
 LLM_ENV = ("STORYSCOPE_LLM_BASE_URL", "STORYSCOPE_LLM_API_KEY", "OPENAI_API_KEY")
 
@@ -63,16 +67,18 @@ def start_app(
     env: Mapping[str, str] | None = None,
     drop_env: tuple[str, ...] = (),
     stderr=subprocess.PIPE,
+    launcher: str = "make-run",
 ) -> tuple[subprocess.Popen, str]:
     """Starts the app over `store_path` and waits until it is healthy; returns (process, URL).
 
     `env` adds variables to the inherited environment, `drop_env` removes some; `stderr` is
-    where the server's log goes (a pipe, so an early death can be reported, or an open file)."""
+    where the server's log goes (a pipe, so an early death can be reported, or an open file);
+    `launcher` is a `LAUNCHERS` key."""
     port = free_port()
     full_env = {**os.environ, "STORYSCOPE_STORE": str(store_path), **(env or {})}
     for name in drop_env:
         full_env.pop(name, None)
-    command = [sys.executable, "-m", "pages.serve", "run", "app.py", "--server.port", str(port)]
+    command = [sys.executable, *LAUNCHERS[launcher], "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
     command += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
     process = subprocess.Popen(
@@ -101,9 +107,12 @@ def running_app(
     env: Mapping[str, str] | None = None,
     drop_env: tuple[str, ...] = (),
     stderr=subprocess.PIPE,
+    launcher: str = "make-run",
 ) -> Iterator[str]:
     """`start_app` as a context: yields the base URL and stops the server on exit."""
-    process, url = start_app(store_path, env=env, drop_env=drop_env, stderr=stderr)
+    process, url = start_app(
+        store_path, env=env, drop_env=drop_env, stderr=stderr, launcher=launcher
+    )
     try:
         yield url
     finally:

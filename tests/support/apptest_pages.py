@@ -13,7 +13,7 @@ def run_page(repo_root, page: str, params: dict | None = None, timeout: float = 
     """Run one page script under AppTest with the given URL query parameters."""
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(repo_root / "pages" / f"{page}.py"), default_timeout=timeout)
+    at = AppTest.from_file(str(repo_root / "ui" / f"{page}.py"), default_timeout=timeout)
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()

@@ -105,7 +105,7 @@ def test_verdicts_page_metrics_from_rollups(fixture_store):
     at = run_page(REPO_ROOT, "verdicts_page", {"view": "Metrics"})
     assert not at.exception
     table = at.dataframe[0].value.set_index("setting")
-    # the Eq. (1) figures of tests/pages/test_app_verdicts.py, now read through
+    # the Eq. (1) figures of tests/ui/test_app_verdicts.py, now read through
     # rollup_answer_verdicts
     assert table.loc["Screenplay / Qwen3.6", "F1"].startswith("88.9")
     assert table.loc["Subtitles / Qwen3.6", "F1"].startswith("16.7")

@@ -11,7 +11,7 @@ from tests.support.paths import REPO_ROOT
 MIGRATIONS = REPO_ROOT / "data_access" / "store" / "migrations"
 # what a migration may import: the registry, and libraries (never the project's live modules)
 ALLOWED_PROJECT = {"data_access.store.migrations"}
-PROJECT_ROOTS = {"data_access", "pipelines", "pages", "viz", "app", "tests", "benchmarks"}
+PROJECT_ROOTS = {"data_access", "pipelines", "ui", "viz", "app", "tests", "benchmarks"}
 
 
 def _imports(path: Path) -> set[str]:

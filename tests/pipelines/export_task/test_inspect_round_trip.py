@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pages.safe_text import inert
 from pipelines.cli import app, load_commands
 from tests.support.app_fixture_data import MCQS
 from tests.support.apptest_pages import run_page
 from tests.support.llama_server import MODEL_NAME
 from tests.support.paths import REPO_ROOT
+from ui.safe_text import inert
 
 pytest.importorskip("inspect_ai", reason="inspect_ai is in the test extra (make test)")
 load_commands()

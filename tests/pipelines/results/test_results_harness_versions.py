@@ -396,9 +396,9 @@ def test_inspect_parsing_of_the_version_that_wrote_the_log(seeded, tmp_path, ver
 def test_cli_choices_upload_types_and_doc_come_from_the_registry():
     from data_access.importers.format_doc import format_doc
     from data_access.importers.results.formats import RESULTS_FORMATS
-    from pages.import_panel import UPLOAD_TYPES
     from pipelines.cli.cmd_import import ResultsFormat
     from pipelines.results.readers import READERS
+    from ui.import_panel import UPLOAD_TYPES
 
     assert set(READERS) == set(RESULTS_FORMATS)
     assert [f.value for f in ResultsFormat] == ["auto", *RESULTS_FORMATS]
