@@ -173,5 +173,5 @@ def setting_figures(
     st.caption(
         f"Each point: one answered question, judged by {inert(judge_id)}. Evidence touched = "
         "share of the question's evidence scenes a tool call overlapped; recall = Eq. 1 "
-        "(docs/SETTINGS.md, “Agents: the evidence trail”)."
+        "(docs/SETTINGS.md, Agents → “The evidence trail”)."
     )

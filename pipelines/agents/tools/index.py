@@ -38,7 +38,7 @@ Ask = Callable[[list[dict]], str]  # OpenAI chat messages (text and image_url pa
 
 INDEX_FORMAT = 1  # the version of `to_dict`'s layout
 
-# The store tables each tier's index is loaded from (docs/SETTINGS.md, "Agents: the tools").
+# The store tables each tier's index is loaded from (docs/SETTINGS.md, Agents → "The tools").
 TIER_TABLES = {
     "regular": ("films", "subtitles"),
     "fast": ("films", "subtitles", "video_captions"),
