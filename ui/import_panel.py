@@ -1,4 +1,4 @@
-"""Runs → Import results (issue 26): upload one harness's results file (lmms-eval, VLMEvalKit,
+"""Runs → Import results: upload one harness's results file (lmms-eval, VLMEvalKit,
 inspect_ai, lm-evaluation-harness, OpenAI Batch output, or a table), see the dry-run report
 first (what would link, what would be left out and why), then import it in one transaction
 through `pipelines.results.import_results` — the same call as `storyscope import results`.

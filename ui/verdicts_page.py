@@ -94,7 +94,7 @@ def _answers_side_by_side(answers, grid) -> None:
 
     One markdown element per answer (its setting, chips and text) in one wrapping row: a grid of
     `st.columns` with a title and a body per answer drew ~110 elements for a 33-setting question,
-    most of the browser's time on the page's first render (issue 30)."""
+    most of the browser's time on the page's first render."""
     st.markdown(f"**Answers** ({len(answers)} settings)")
     verdicts_of = dict(tuple(grid.groupby("setting_id", sort=False)))
     empty = grid.iloc[0:0]
@@ -208,7 +208,8 @@ def _metrics_tables(the_slice: tuple) -> None:
         key="metrics_table",
     )
     # a lab's 330 settings drew 330 bars with intervals (three pixels each, ~1,000 SVG nodes):
-    # the chart shows the best MAX_BARS, the table above every setting (issue 30)
+    # the chart shows the best MAX_BARS (drawing every bar was most of a first render), the
+    # table above every setting
     chart(metrics_figure, by_setting, order_by, reported, limit=MAX_BARS, key="metrics_figure")
     if len(by_setting) > MAX_BARS:
         st.caption(

@@ -1,5 +1,5 @@
 """Knowledge split: what one character holds that another does not, and whether the other was
-away when it formed (issue 28: "who knows what, who was absent").
+away when it formed ("who knows what, who was absent").
 
 Theory of mind is about asymmetry. A film whose offline belief records hold few false beliefs
 or revisions (Chinatown's screenplay states few contradicting states) still shows it in who was

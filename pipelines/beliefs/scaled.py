@@ -1,11 +1,11 @@
 """Offline belief annotation of many films on an executor: one unit per (film, scene range),
-with the `rules` or the `asymmetry` backend (issue 28).
+with the `rules` or the `asymmetry` backend.
 
 The driver reads each film (`load_film`), a worker computes the rows of one scene range
 (`rules_rows` / `asymmetry_rows`: the whole film is walked, rows are kept for the range, so a
 range's rows and belief ids are the ones a full run gives), and the driver writes each unit as
 the run that `storyscope beliefs annotate --film F --scenes a:b --backend B` writes. The LLM
-backend calls the gateway per stage and stays on `llm.scaled` (issue #15).
+backend calls the gateway per stage and stays on `llm.scaled`.
 """
 
 from __future__ import annotations

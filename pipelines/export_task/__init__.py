@@ -1,4 +1,4 @@
-"""Questions out (issue 26): a question set of the store as a task an evaluation harness runs as
+"""Questions out: a question set of the store as a task an evaluation harness runs as
 it is, with the ids that bring its results back linked (`storyscope import results`).
 
     from pipelines.export_task import export_task

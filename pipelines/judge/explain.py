@@ -1,4 +1,4 @@
-"""Why a judge gave a verdict, in words a researcher can check (issue 28, Verdicts).
+"""Why a judge gave a verdict, in words a researcher can check (the Verdicts page).
 
 An LLM judge stores a one-sentence rationale (App. F.2) and that is its explanation. The offline
 `lexical` judge stores a terse rationale ("similarity 0.72, opposite negation in sentence 2");
@@ -71,7 +71,7 @@ def explanation(
     return f"{found['cue']}; matched “{found['sentence']}”{score}"
 
 
-# The Verdicts page's filters over the side-by-side table (issue 28)
+# The Verdicts page's filters over the side-by-side table
 FILTERS = {
     "contradicted": "a judge says contradicted",
     "judges disagree": "judges give this claim different verdicts on one answer",
@@ -109,7 +109,7 @@ def side_by_side(judgements: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFram
     varying = set(per_claim[per_claim > 1].index.get_level_values("ord"))
     table = table.reset_index()
     # one vectorised pass per flag: a per-row lambda (groupby.apply) cost ~0.2 s of the page's
-    # script on a 33-setting question (issue 30)
+    # script on a 33-setting question
     flags = (
         cells.assign(contradicted=cells["verdict"].eq("contradicted"))
         .groupby(keys)

@@ -1,4 +1,4 @@
-"""The JSON schema the judge asks the endpoint for, sized to the rubric (issue 12).
+"""The JSON schema the judge asks the endpoint for, sized to the rubric.
 
 `JudgeReply`'s own schema lets a reply hold any number of labels. Under a grammar (llama.cpp,
 vLLM guided decoding) a small model then often stops early or repeats itself; pinning the

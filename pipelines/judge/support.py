@@ -6,7 +6,7 @@ sentence of the source (all-MiniLM-L6-v2 vectors, `pipelines.embeddings`); a cla
 support reaches `SUPPORT_THRESHOLD` is `asserted`, any other is `omitted` (the source does not
 state it). It never says `contradicted`: it has no evidence of contradiction.
 
-How the method and its threshold were chosen (issue 12; StorySumm's own `val` split only, 33
+How the method and its threshold were chosen (StorySumm's own `val` split only, 33
 summaries, 178 labelled sentences; figures are reported on its `test` split):
 - support over single story sentences had a val ROC-AUC of 0.562 against the human sentence
   labels, windows of 1-3 sentences 0.558; single sentences are also ~3x cheaper to embed;

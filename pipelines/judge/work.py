@@ -140,7 +140,7 @@ def judge_unit(payload: dict) -> JudgeUnitRows:
     The payload carries `items` (`judge_items`), the `claims` of their questions and the
     prompt `version`, besides the gateway's settings (`llm_worker.unit_gateway`: config
     without the key, run id, mode, budget). The App. F.2 prompts are rendered here, not on
-    the driver (issue 30: the driver only plans units and writes rows).
+    the driver (the driver only plans units and writes rows).
     """
     claims, version = payload["claims"], payload["version"]
     items = payload["items"]

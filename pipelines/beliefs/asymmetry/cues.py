@@ -1,4 +1,4 @@
-"""Who is who, who saw and who told, for the `asymmetry` belief backend (issue 28): the
+"""Who is who, who saw and who told, for the `asymmetry` belief backend: the
 roster's names (canonical name + aliases: the store's coreference groups), reported speech in
 narration ("A told B that P", "A publicly claimed that P") and explicit witness cues ("... and
 Amir did not witness the action", "Both A and B noticed that P"). Written here: the cues are

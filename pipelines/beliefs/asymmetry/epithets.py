@@ -1,4 +1,4 @@
-"""Who an epithet names, for the `asymmetry` belief backend (issue 28: "use the store's entities
+"""Who an epithet names, for the `asymmetry` belief backend ("use the store's entities
 and coreference"; LF-VideoQA App. D: a belief is about characters, so "Your birdwatcher is
 police" is a claim about the character who was called the birdwatcher).
 

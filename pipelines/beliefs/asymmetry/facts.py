@@ -316,7 +316,7 @@ def whereabouts(fact: Fact) -> Fact | None:
 
 
 # Carrying something away (App. D, Table 18: an actor's own action is an event its witnesses see;
-# issue 28: "who holds what"): "Tomas leaves the harbour office with the boat log under his coat"
+# "who holds what"): "Tomas leaves the harbour office with the boat log under his coat"
 # moves the log with him, as a transfer does (`whereabouts`). Only a verb of going: "sits at the
 # bar with a whisky" places nothing, and a person is company, not a thing ("walks with the man").
 _GO = (

@@ -1,5 +1,5 @@
 """Backend 'asymmetry' of `storyscope beliefs annotate`: the information-asymmetry tracker
-(`asymmetry.tracker`) over a stored film (issue 28).
+(`asymmetry.tracker`) over a stored film.
 
 Per scene, in film order, the screenplay's own structure gives the inputs (as the `rules`
 backend reads it, `rules.engine.annotate_scene`): one event per script line, its witnesses (the
@@ -183,7 +183,7 @@ def _document_event(base: EventIn, text: str, reader: str, names: NameIndex) -> 
 
 
 # A where-question answered by a place alone ("And where does Tomas keep it?" / "In the harbour
-# office, on his desk."): the answer says where the thing asked about is (issue 28: a fact is
+# office, on his desk."): the answer says where the thing asked about is (a fact is
 # "where someone is" or a thing is; what is said is told). Only the next line, by someone else.
 _WHERE = re.compile(
     r"(?:^|[.!?]\s+)(?:and\s+|so\s+|but\s+|then\s+)?where\s+(?:"
@@ -231,7 +231,7 @@ def _answered(asked, speaker: str, text: str, you: list[str], names: NameIndex):
 
 
 # "The log's gone", "The key is missing": not where it was, i.e. not here (the event's place;
-# issue 28: "different location" is an explicit cue of disagreement).
+# "different location" is an explicit cue of disagreement).
 def _gone_from(fact, place: str | None, names: NameIndex):
     """An "is gone / missing" fact (`asymmetry.facts`) as the thing's location: not at the
     event's place."""

@@ -1,5 +1,5 @@
 """Who "he", "she" and "it" are in a scene's dialogue, for the `asymmetry` belief backend
-(issue 28: "use the store's entities and coreference").
+("use the store's entities and coreference").
 
 A spoken claim is only comparable with what the story says elsewhere once its pronoun is
 resolved: "It didn't fail." (after "Tell me the lamp failed") is "The lamp didn't fail.", and

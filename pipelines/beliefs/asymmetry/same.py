@@ -1,5 +1,5 @@
 """Same state, different value: when two claims of the `asymmetry` backend are about one piece
-of story state and when they disagree (issue 28's hard part). The rule, fixed before scoring:
+of story state and when they disagree (the hard part). The rule, fixed before scoring:
 
 1. Same subject. Two subjects are one when they normalise to the same key (a roster name, so
    the store's coreference groups count: "Jake" is "GITTES"), when one ends with the other word

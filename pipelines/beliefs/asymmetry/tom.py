@@ -1,5 +1,5 @@
 """The `asymmetry` backend on ToM stories (Hi-ToM, OpenToM): the film backend's readers and
-tracker over the stories' narrated sentences, scored beside the symbolic tracker (issue 28).
+tracker over the stories' narrated sentences, scored beside the symbolic tracker.
 
 Only the narration is read — not the dataset reader's parsed events — so this measures how the
 film backend reads a world, not the dataset's grammar. A story becomes a film whose scenes are

@@ -1,5 +1,5 @@
 """The `asymmetry` belief backend's engine: who knows which state of the story, who missed a
-change, who was told something the story contradicts (issue 28; LF-VideoQA App. D record shape,
+change, who was told something the story contradicts (LF-VideoQA App. D record shape,
 Tables 19–21; reasoning of the symbolic Hi-ToM tracker, `pipelines.beliefs.tom.tracker`).
 
 It replays events in order. A narrated event states facts (`asymmetry.facts`); a spoken line or

@@ -1,4 +1,4 @@
-"""Spoken lines to story claims for the offline `rules` belief backend (issue 13).
+"""Spoken lines to story claims for the offline `rules` belief backend.
 
 What a listener learns from a line is a claim about the story, not the line's wording
 (LF-VideoQA Table 20: a TOLD belief is "what c was told"), so a line yields a claim only where the

@@ -14,8 +14,8 @@ It follows the rules the LF-VideoQA prompts state, where they can be read off th
   absent_unmentioned = everyone else;
 - told (Table 20, TOLD): each story claim a spoken line makes (`rules.claims.story_claims`:
   statements only, first and second person resolved to names, about someone or something in
-  particular) is told to each other witness, believed left open. Until issue 13 every line of
-  four words or more was stored verbatim as a belief; `storyscope gold-eval` scores both.
+  particular) is told to each other witness, believed left open. Before spoken claims, every
+  line of four words or more was stored verbatim as a belief; `storyscope gold-eval` scores both.
 Names in directions match a roster name in capitals or title case only ("GITTES", "Gittes"),
 so "a secretary" does not place SECRETARY in the scene. Written here: no library does this.
 """

@@ -1,4 +1,4 @@
-"""Which characters a direction line puts on screen, and which it merely mentions (issue 28).
+"""Which characters a direction line puts on screen, and which it merely mentions.
 
 LF-VideoQA Table 19's top rung: on_screen = "the scene shows them speaking or acting, or places
 them physically in its space". A direction that names a character does not always do that, so

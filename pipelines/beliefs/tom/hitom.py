@@ -1,9 +1,9 @@
 """Hi-ToM (He et al., 2023; Apache-2.0): stories with enter/exit, moves and (deceptive) telling,
 questions of order 0–4. One item of `Hi-ToM_data.json` = one story + one question.
 
-One reading for every item (issue 14: no rule chosen per item). The tracker follows the
-published generator's update rules (`dynamic_actions.py` of ying-hui-he/Hi-ToM_dataset), which
-is `nesting='generator'` (the tracker's 'ordered' rule):
+One reading for every item (no rule is chosen per item: that would fit the labels). The
+tracker follows the published generator's update rules (`dynamic_actions.py` of
+ying-hui-he/Hi-ToM_dataset), which is `nesting='generator'` (the tracker's 'ordered' rule):
 - entering: the agents entering together see where every object of the room is, at every
   order among themselves (EnterAction: permutations); the waiting room holds no objects;
 - leaving: an agent who has left sees nothing more in that room; re-entering is entering again;
