@@ -165,6 +165,14 @@ def setting_figures(
     table = trail_settings_table(rows)
     st.dataframe(_as_text(table), hide_index=True, width="stretch", key="agent_trail_table")
     download_buttons(table, "agent_trail_settings", key="agent_trail")
+    if per_answer["recall"].isna().all():
+        # no point to draw: say why instead of an empty chart
+        st.caption(
+            f"Evidence touched against recall: no agent answer here is judged by"
+            f" {inert(judge_id)}. Choose a judge that graded them under Judge (for metrics), or"
+            " judge them (Rerun judge on this slice)."
+        )
+        return
     chart(
         touched_recall_figure,
         per_answer[["setting_label", "question_id", "touched_share", "recall"]],

@@ -103,3 +103,11 @@ def test_the_trail_follows_the_settings_and_types_chosen(trails):
     at = _page({"q": N2A, "setting": [FAST]})
     labels = [e.label for e in at.expander if e.label.startswith("Trail:")]
     assert len(labels) == 1 and "fast" in labels[0]
+
+
+def test_a_judge_that_graded_no_agent_answer_says_so_instead_of_an_empty_scatter(trails):
+    # the gold judge labels the gold film's own answers, never an agent's
+    at = _page({"view": "Metrics", "judge": "gold"})
+    assert frame(at, "evidence touched (%)", "tIoU (%)")["tier"].tolist()  # the table stays
+    assert "agent_touched_recall" not in figures(at)
+    assert any("no agent answer here is judged by gold" in c.value for c in at.caption)
