@@ -28,7 +28,7 @@ from pipelines.agents.loop import (
 from pipelines.agents.offline import OFFLINE_AGENT, OfflineAgentTurns
 from pipelines.agents.tools import TIERS, ToolError, warm_index
 from pipelines.agents.tools.index import FilmIndex
-from pipelines.answer.options import STEP, AnswerOptions, answer_id
+from pipelines.answer.options import STEP, AnswerOptions, answer_id, reason_counts
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.settings import SettingUnavailable
 from pipelines.settings.budget import estimate_tokens
@@ -198,9 +198,6 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
         n_items=counts["answered"],
         n_failed=counts["failed"] + counts["step_limit"],
     )
-    reasons: dict[str, int] = {}
-    for reason in unavailable.values():
-        reasons[reason] = reasons.get(reason, 0) + 1
     return {
         "run_id": run_id,
         "setting_id": row["setting_id"],
@@ -210,7 +207,7 @@ def answer_with_agent(store: Store, options: AnswerOptions, ctx=None) -> dict[st
         "step_limit": counts["step_limit"],
         "truncated": 0,
         "skipped": len(settled),
-        "unavailable": reasons,
+        "unavailable": reason_counts(unavailable),
         "stopped": stopped,
         "stop_reason": model.stop_reason,
     }
@@ -235,9 +232,6 @@ def agent_dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
         keys = [gateway.key_of(r) for r in firsts]
         hits = lookup_cache(store, keys)
     first_tokens = sum(estimate_tokens(str(r.messages) + str(tools)) for r in firsts)
-    reasons: dict[str, int] = {}
-    for reason in unavailable.values():
-        reasons[reason] = reasons.get(reason, 0) + 1
     return {
         "setting_id": options.setting_row("plan")["setting_id"],
         "setting": f"agent ({options.tier} tier)",
@@ -251,5 +245,5 @@ def agent_dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
         "est_completion_tokens_max": len(firsts) * options.max_turns * options.answer_tokens(),
         "est_cost_usd": config.cost(first_tokens, len(firsts) * options.answer_tokens()),
         "cut": 0,
-        "unavailable": reasons,
+        "unavailable": reason_counts(unavailable),
     }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pipelines.answer.run import AnswerOptions, answer_questions
+from pipelines.answer.options import AnswerOptions
+from pipelines.answer.run import answer_questions
 
 
 def run_answer_job(ctx) -> str | None:

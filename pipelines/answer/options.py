@@ -5,6 +5,7 @@ key) and how its setting and answers are named; read by the settings' runner
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -118,3 +119,8 @@ def default_setting_id(model: str, source: str, options: SettingOptions) -> str:
 def answer_id(setting_id: str, question_id: str) -> str:
     """A stable answer id per (setting, question)."""
     return "ans-" + hashlib.sha256(f"{setting_id}\x00{question_id}".encode()).hexdigest()[:20]
+
+
+def reason_counts(unavailable: dict[str, str]) -> dict[str, int]:
+    """How many questions each reason left unanswerable (question id -> reason in)."""
+    return dict(Counter(unavailable.values()))

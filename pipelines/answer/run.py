@@ -26,6 +26,7 @@ from pipelines.answer.options import (
     STEP,
     AnswerOptions,
     answer_id,
+    reason_counts,
 )
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.requests import TRUNCATED
@@ -101,15 +102,8 @@ def dry_run(store: Store, options: AnswerOptions) -> dict[str, Any]:
         "est_completion_tokens_max": completion,
         "est_cost_usd": config.cost(prompt, completion),
         "cut": sum(g.record["cut_rule"] is not None for g in plan.inputs.values()),
-        "unavailable": _reasons(plan.unavailable),
+        "unavailable": reason_counts(plan.unavailable),
     }
-
-
-def _reasons(unavailable: dict[str, str]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for reason in unavailable.values():
-        counts[reason] = counts.get(reason, 0) + 1
-    return counts
 
 
 def run_spec(options: AnswerOptions, config) -> RunSpec:
@@ -196,7 +190,7 @@ def answer_questions(store: Store, options: AnswerOptions, ctx=None) -> dict[str
         "failed": counts["failed"],
         "truncated": counts["truncated"],
         "skipped": len(plan.already),
-        "unavailable": _reasons(plan.unavailable),
+        "unavailable": reason_counts(plan.unavailable),
         "stopped": stopped,
         "stop_reason": gateway.stop_reason,
     }

@@ -17,7 +17,8 @@ from typing import Any
 from data_access.store import Store
 from data_access.writes import answering
 from data_access.writes.runs import finish_run, insert_run, run_exists
-from pipelines.answer.run import STEP, AnswerOptions, _plan, _request, result_rows, run_spec
+from pipelines.answer.options import STEP, AnswerOptions
+from pipelines.answer.run import _plan, _request, result_rows, run_spec
 from pipelines.llm import Gateway
 from pipelines.llm.requests import TRUNCATED
 from pipelines.scale import Executor, Unfinished, Unit, run_batch
