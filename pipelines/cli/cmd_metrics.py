@@ -37,9 +37,10 @@ def metrics(
     from pipelines.metrics import lexical_table, metrics_table, precision_convention_note
     from pipelines.metrics.trail_table import trail_table
 
+    handle = open_store(store, mode="read")
     try:
         table = metrics_table(
-            open_store(store, mode="read"),
+            handle,
             judge,
             by.replace(" ", ""),
             resamples,
@@ -49,9 +50,9 @@ def metrics(
     except ValueError as exc:
         # agent loops that all failed leave nothing to judge: their trail is still shown
         if not as_json:
-            _echo_trail(trail_table(open_store(store), None, None, resamples, seed))
+            _echo_trail(trail_table(handle, None, None, resamples, seed))
         raise fail(str(exc)) from None
-    trail = trail_table(open_store(store), table.judge, None, resamples, seed)
+    trail = trail_table(handle, table.judge, None, resamples, seed)
     if as_json:
         payload = {"precision_convention": table.precision_convention, "rows": table.rows}
         typer.echo(json.dumps({**payload, **({"agent_trail": trail} if trail else {})}))
@@ -63,7 +64,7 @@ def metrics(
     typer.echo(precision_convention_note(table.precision_convention))
     if table.incomplete_answers:
         typer.echo(f"note: {table.incomplete_answers} answers left out (not every claim judged)")
-    lexical = lexical_table(open_store(store, mode="read"), table.judge)
+    lexical = lexical_table(handle, table.judge)
     header = (
         f"{'setting':<40} {'type':<5} {'n':>5}  {'Rec':>17} {'Prec':>17} {'F1':>17} "
         f"{'Contra':>17} {'Resp':>17}"
