@@ -41,8 +41,8 @@ def test_runs_table_draws_missing_cells_as_a_dash(fixture_store):
         assert not runs[column].isna().any(), column
 
 
-def test_a_run_without_a_failure_count_says_so(store, fixture_store):
-    runs = fixture_store
+def test_a_run_without_a_failure_count_says_so(store, fixture_runs):
+    runs = fixture_runs
     at = run_page(REPO_ROOT, "runs_page", {"run": runs["failed"]})
     head = next(m.value for m in at.markdown if m.value.startswith("**"))
     assert " · failed " in head and "None" not in head
