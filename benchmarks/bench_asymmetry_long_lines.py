@@ -22,9 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from data_access.store import Store  # noqa: E402
-from data_access.writes import beliefs as belief_store  # noqa: E402
-from data_access.writes.runs import RunSpec, finish_run, insert_run  # noqa: E402
+from data_access.store import (
+    Store,  # noqa: E402
+    append_rows,
+)
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run  # noqa: E402
 from pipelines.beliefs.annotate import annotate  # noqa: E402
 
 SHAPES = {
@@ -39,9 +42,11 @@ def film_store(folder: Path, text: str) -> Store:
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="bench"))
         film = {"film_id": "f", "dataset_id": "bench", "title": "Long line", "kind": "film"}
-        belief_store.ensure_films(cursor, [film], run_id)
+        belief_records.ensure_films(cursor, [film], run_id)
         scene = {"film_id": "f", "scene_index": 0, "heading": "INT. HALL", "location": "HALL"}
-        belief_store.insert_rows(cursor, "scenes", [scene], run_id)
+        append_rows(
+            cursor, "scenes", [scene], belief_records.COLUMNS["scenes"], fixed={"run_id": run_id}
+        )
         rows = [
             (0, "direction", None, text),
             (1, "dialogue", "NORA", "Hello, Sam."),
@@ -52,7 +57,13 @@ def film_store(folder: Path, text: str) -> Store:
              "text": t}
             for n, k, c, t in rows
         ]  # fmt: skip
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        append_rows(
+            cursor,
+            "script_lines",
+            lines,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
+        )
         finish_run(cursor, run_id)
     return store
 

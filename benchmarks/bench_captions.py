@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from data_access.store import Store  # noqa: E402
-from data_access.writes.films import set_film_video  # noqa: E402
+from data_access.tables.films import set_film_video  # noqa: E402
 from pipelines.llm import LLMConfig  # noqa: E402
 from pipelines.scale import LocalExecutor  # noqa: E402
 from pipelines.video import captions  # noqa: E402

@@ -264,7 +264,7 @@ def _synthetic_sources(films: int, minutes: int) -> list[dict]:
 
 def plottree(args, tmp: Path, ray_init_s: float) -> dict:
     from data_access.importers import import_storyvideoqa_dir
-    from data_access.writes.plottree import films_with_timeline
+    from data_access.tables.plottree_records import films_with_timeline
     from pipelines.plottree.scaled import build_trees, build_trees_from_sources
 
     store = Store(tmp / "plottree.duckdb")

@@ -47,7 +47,7 @@ import openai
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from data_access.store import Store  # noqa: E402
-from data_access.writes.runs import RunSpec, start_run  # noqa: E402
+from data_access.tables.runs import RunSpec, start_run  # noqa: E402
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages  # noqa: E402
 from pipelines.judge.schema import judge_reply_schema  # noqa: E402
 from pipelines.llm import Gateway, LLMConfig, LLMRequest  # noqa: E402
@@ -194,7 +194,7 @@ def real_server(n: int) -> dict:
     """Latency and tokens/s of judge requests against the real llama.cpp server."""
     import statistics
 
-    from data_access.writes.llm_modes import remembered_mode
+    from data_access.tables.llm_modes import remembered_mode
     from tests.support.llama_server import missing_packages, start_llama_server
 
     reason = missing_packages()

@@ -22,9 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from data_access.store import Store  # noqa: E402
-from data_access.writes import beliefs as belief_store  # noqa: E402
-from data_access.writes.runs import RunSpec, finish_run, insert_run  # noqa: E402
+from data_access.store import (
+    Store,  # noqa: E402
+    append_rows,
+)
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run  # noqa: E402
 from pipelines.llm import LLMConfig  # noqa: E402
 from tests.support.belief_llm_replies import route  # noqa: E402 (the scripted replies of the tests)
 from tests.support.fake_server import FakeLLMServer, FakeReply  # noqa: E402
@@ -45,7 +48,7 @@ def write_films(store: Store, n: int) -> list[str]:
     films = [f"bench-{i:03d}" for i in range(n)]
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
-        belief_store.ensure_films(
+        belief_records.ensure_films(
             cursor,
             [{"film_id": f, "dataset_id": "bench", "title": f, "kind": "film"} for f in films],
             run_id,
@@ -55,7 +58,9 @@ def write_films(store: Store, n: int) -> list[str]:
             for f in films
             for i, loc in LOCATIONS.items()
         ]
-        belief_store.insert_rows(cursor, "scenes", scenes, run_id)
+        append_rows(
+            cursor, "scenes", scenes, belief_records.COLUMNS["scenes"], fixed={"run_id": run_id}
+        )
         lines = [
             {
                 "film_id": f,
@@ -70,7 +75,13 @@ def write_films(store: Store, n: int) -> list[str]:
             for f in films
             for number, (s, k, c, p, t) in enumerate(LINES)
         ]
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        append_rows(
+            cursor,
+            "script_lines",
+            lines,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
+        )
         finish_run(cursor, run_id)
     return films
 

@@ -48,16 +48,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from data_access.queries import beliefs as views_beliefs  # noqa: E402
-from data_access.queries import distributions as views_distributions  # noqa: E402
-from data_access.queries import film as views_film  # noqa: E402
-from data_access.queries import overview as views_overview  # noqa: E402
-from data_access.queries import plottree as views_plottree  # noqa: E402
-from data_access.queries import qlab as views_qlab  # noqa: E402
-from data_access.queries import questions as views_questions  # noqa: E402
-from data_access.queries import runs as views_runs  # noqa: E402
-from data_access.queries import stats  # noqa: E402
-from data_access.queries import verdicts as views_verdicts  # noqa: E402
+from data_access.queries import (  # noqa: E402
+    beliefs_view,
+    distributions_view,
+    film_view,
+    overview_view,
+    plottree_view,
+    qlab_view,
+    questions_view,
+    runs_view,
+    stats,
+    verdicts_view,
+)
 from data_access.store import Store  # noqa: E402
 from tests.support.page_ready import ScriptRuns, settled  # noqa: E402
 
@@ -80,127 +82,127 @@ def _first(frame, column):
 
 def page_queries(store: Store) -> dict[str, list]:
     """Per page: (function, args) of the queries its default view runs."""
-    films = views_film.film_choices(store)
-    film = _first(views_film.films_to_explore(store, 1), "film_id") or _first(films, "film_id")
-    holders = views_beliefs.belief_holders(store, film)
+    films = film_view.film_choices(store)
+    film = _first(film_view.films_to_explore(store, 1), "film_id") or _first(films, "film_id")
+    holders = beliefs_view.belief_holders(store, film)
     who = tuple(holders["holder"][:2])
-    questions = views_questions.questions_list(store, None)
+    questions = questions_view.questions_list(store, None)
     question = _first(questions, "question_id")
-    judges = views_verdicts.judge_ids(store)
+    judges = verdicts_view.judge_ids(store)
     judge = _first(judges, "judge_id")
-    runs = views_verdicts.judge_runs(store, None)
+    runs = verdicts_view.judge_runs(store, None)
     run = _first(runs, "run_id")
-    trees = views_plottree.films_with_tree(store)
+    trees = plottree_view.films_with_tree(store)
     tree_film = _first(trees, "film_id")
-    check_runs = views_qlab.check_runs(store)
+    check_runs = qlab_view.check_runs(store)
     check_run = _first(check_runs, "run_id")
-    analytics = views_qlab.analytics_runs(store)
+    analytics = qlab_view.analytics_runs(store)
     analytics_run = _first(analytics, "run_id")
     return {
         "overview": [
-            (views_overview.overview_counts, ()),
-            (views_overview.datasets_overview, ()),
-            (views_overview.questions_by_type_status, ()),
-            (views_overview.mcq_sets, ()),
-            (views_overview.settings_table, ()),
-            (views_overview.judges_table, ()),
-            (views_overview.recent_runs, ()),
-            (views_film.films_to_explore, (None,)),
+            (overview_view.overview_counts, ()),
+            (overview_view.datasets_overview, ()),
+            (overview_view.questions_by_type_status, ()),
+            (overview_view.mcq_sets, ()),
+            (overview_view.settings_table, ()),
+            (overview_view.judges_table, ()),
+            (overview_view.recent_runs, ()),
+            (film_view.films_to_explore, (None,)),
         ],
         "film": [
-            (views_film.film_choices, ()),
-            (views_film.film_header, (film,)),
-            (views_film.scene_timeline, (film,)),
-            (views_film.presence_grid, (film,)),
-            (views_film.scene_lines, (film, 0)),
-            (views_film.scene_events, (film, 0)),
-            (views_film.scene_subtitles, (film, 0)),
+            (film_view.film_choices, ()),
+            (film_view.film_header, (film,)),
+            (film_view.scene_timeline, (film,)),
+            (film_view.presence_grid, (film,)),
+            (film_view.scene_lines, (film, 0)),
+            (film_view.scene_events, (film, 0)),
+            (film_view.scene_subtitles, (film, 0)),
         ],
         "beliefs": [
-            (views_film.film_choices, ()),
-            (views_beliefs.belief_holders, (film,)),
-            (views_beliefs.belief_lanes, (film, who)),
-            (views_beliefs.meta_belief_lane, (film, who)),
+            (film_view.film_choices, ()),
+            (beliefs_view.belief_holders, (film,)),
+            (beliefs_view.belief_lanes, (film, who)),
+            (beliefs_view.meta_belief_lane, (film, who)),
         ],
         "questions": [
-            (views_film.film_choices, ()),
-            (views_questions.question_facets, (None,)),
-            (views_questions.questions_list, (None,)),
-            (views_questions.question_detail, (question,)),
-            (views_questions.rubric, (question,)),
-            (views_questions.evidence_map, (question,)),
+            (film_view.film_choices, ()),
+            (questions_view.question_facets, (None,)),
+            (questions_view.questions_list, (None,)),
+            (questions_view.question_detail, (question,)),
+            (questions_view.rubric, (question,)),
+            (questions_view.evidence_map, (question,)),
         ],
         "verdicts": [
-            (views_film.film_choices, ()),
-            (views_verdicts.judge_ids, ()),
-            (views_verdicts.settings_list, ()),
-            (views_verdicts.judge_runs, (None,)),
-            (views_verdicts.answered_questions, (None,)),
-            (views_verdicts.verdict_grid, (question, run)),
-            (views_verdicts.answers_of_question, (question,)),
-            (views_verdicts.claim_judgements, (question,)),  # the "why" table under the grid
+            (film_view.film_choices, ()),
+            (verdicts_view.judge_ids, ()),
+            (verdicts_view.settings_list, ()),
+            (verdicts_view.judge_runs, (None,)),
+            (verdicts_view.answered_questions, (None,)),
+            (verdicts_view.verdict_grid, (question, run)),
+            (verdicts_view.answers_of_question, (question,)),
+            (verdicts_view.claim_judgements, (question,)),  # the "why" table under the grid
         ],
         # the section's default view: the slice's size, and its answer rows only when the page
-        # computes the metrics without being asked (views_verdicts.LARGE_SLICE_ANSWERS)
-        "verdicts:metrics": [(views_verdicts.slice_answers, (judge,))]
+        # computes the metrics without being asked (verdicts_view.LARGE_SLICE_ANSWERS)
+        "verdicts:metrics": [(verdicts_view.slice_answers, (judge,))]
         + (
-            [(views_verdicts.answer_counts, (judge,)), (views_verdicts.reported_figures, ())]
-            if views_verdicts.slice_answers(store, judge) <= views_verdicts.LARGE_SLICE_ANSWERS
+            [(verdicts_view.answer_counts, (judge,)), (verdicts_view.reported_figures, ())]
+            if verdicts_view.slice_answers(store, judge) <= verdicts_view.LARGE_SLICE_ANSWERS
             else []
         ),
         # the whole slice when asked for (or by default below the limit)
         "verdicts:metrics-whole": [
-            (views_verdicts.answer_counts, (judge,)),
-            (views_verdicts.reported_figures, ()),
+            (verdicts_view.answer_counts, (judge,)),
+            (verdicts_view.reported_figures, ()),
         ],
         "verdicts:agreement": [
-            (views_verdicts.agreement_confusions, (None,)),
-            (views_verdicts.agreement_patterns, (None,)),
+            (verdicts_view.agreement_confusions, (None,)),
+            (verdicts_view.agreement_patterns, (None,)),
         ],
         "distributions": [
-            (views_film.film_choices, ()),
-            (views_distributions.question_shape, (None,)),
-            (views_distributions.centers_per_film, ()),
+            (film_view.film_choices, ()),
+            (distributions_view.question_shape, (None,)),
+            (distributions_view.centers_per_film, ()),
         ],
         "distributions:mcq": [
-            (views_distributions.mcq_facets, ()),
-            (views_distributions.mcq_topic_counts, ()),
-            (views_distributions.difficulty_histograms, ()),
-            (views_distributions.accuracy_by_bin, ()),
-            (views_distributions.accuracy_by_topic, ()),
-            (views_distributions.review_checks, ()),
+            (distributions_view.mcq_facets, ()),
+            (distributions_view.mcq_topic_counts, ()),
+            (distributions_view.difficulty_histograms, ()),
+            (distributions_view.accuracy_by_bin, ()),
+            (distributions_view.accuracy_by_topic, ()),
+            (distributions_view.review_checks, ()),
         ],
         "plottree": [
-            (views_plottree.films_with_tree, ()),
-            (views_plottree.tree_nodes, (tree_film,)),
+            (plottree_view.films_with_tree, ()),
+            (plottree_view.tree_nodes, (tree_film,)),
         ]
         if tree_film
-        else [(views_plottree.films_with_tree, ())],
-        "qlab": [(views_qlab.check_runs, ()), (views_qlab.analytics_runs, ())]
+        else [(plottree_view.films_with_tree, ())],
+        "qlab": [(qlab_view.check_runs, ()), (qlab_view.analytics_runs, ())]
         + (
             [
-                (views_qlab.check_results, (check_run,)),
-                (views_qlab.name_budget_violations, (check_run,)),
-                (views_qlab.failure_counts, (check_run,)),
-                (views_qlab.check_failures, (check_run, (), 500)),
+                (qlab_view.check_results, (check_run,)),
+                (qlab_view.name_budget_violations, (check_run,)),
+                (qlab_view.failure_counts, (check_run,)),
+                (qlab_view.check_failures, (check_run, (), 500)),
             ]
             if check_run
             else []
         )
         + (
             [
-                (views_qlab.near_duplicate_pairs, (analytics_run,)),
-                (views_qlab.question_map, (analytics_run, check_run)),
-                (views_qlab.self_bleu, (analytics_run,)),
-                (views_qlab.opening_frames_of_type, (analytics_run,)),
+                (qlab_view.near_duplicate_pairs, (analytics_run,)),
+                (qlab_view.question_map, (analytics_run, check_run)),
+                (qlab_view.self_bleu, (analytics_run,)),
+                (qlab_view.opening_frames_of_type, (analytics_run,)),
             ]
             if analytics_run
             else []
         ),
         "runs": [
-            (views_runs.jobs_table, ()),
-            (views_runs.run_facets, ()),
-            (views_runs.runs_table, ()),
+            (runs_view.jobs_table, ()),
+            (runs_view.run_facets, ()),
+            (runs_view.runs_table, ()),
         ],
     }
 

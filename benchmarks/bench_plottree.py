@@ -250,7 +250,7 @@ def bench_build(timeline: dict, runtime_s: float | None) -> tuple[dict, TreeInde
 def real_timeline(store_path: Path, film_id: str) -> tuple[dict, float | None]:
     """A real film's timeline and runtime from a store (for before/after on real text)."""
     from data_access.store import Store
-    from data_access.writes.plottree import film_row, film_timeline
+    from data_access.tables.plottree_records import film_row, film_timeline
 
     store = Store(store_path)
     film = film_row(store, film_id)

@@ -32,7 +32,7 @@ DEFAULT = "Friends/Friends-S01E01,BigBang/BigBang-S01E01,GOT/GOT-S01E01,Movie/IM
 def leaf_vectors(shared: Path, series_vid: str) -> tuple[np.ndarray, np.ndarray]:
     """(unit leaf vectors, leaf times) of one real video, as `build_nodes` embeds them."""
     from data_access.store import Store
-    from data_access.writes.plottree import film_timeline
+    from data_access.tables.plottree_records import film_timeline
     from pipelines.plottree.leaves import build_leaves
     from pipelines.plottree.segment_embed import SegmentEmbedder
     from tests.support.real_videos import load_video

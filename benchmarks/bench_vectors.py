@@ -29,7 +29,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from data_access.writes.vectors import pack_f16, unpack_f16  # noqa: E402
+from data_access.tables.vectors import pack_f16, unpack_f16  # noqa: E402
 
 
 def unit_rows(n: int, dim: int = 384, seed: int = 0) -> np.ndarray:
@@ -89,7 +89,7 @@ def _synthetic_tree():
 
 def _real_tree(store_path: Path, film: str):
     from data_access.store import Store
-    from data_access.writes.plottree import current_tree, film_mcqs
+    from data_access.tables.plottree_records import current_tree, film_mcqs
     from pipelines.embeddings import MODEL_NAME, embed_texts
 
     store = Store(store_path)

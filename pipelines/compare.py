@@ -87,7 +87,7 @@ def paired_scores(counts: pd.DataFrame, a: str, b: str, metric: str = "f1") -> p
     """Per question both settings answered (and scored): question_id, qtype, a, b, diff (b − a).
 
     Args:
-        counts: verdict counts in the `views_verdicts.answer_counts` layout.
+        counts: verdict counts in the `verdicts_view.answer_counts` layout.
     """
     per_question, _ = per_question_scores(counts[counts["setting_id"].isin([a, b])])
     wide = per_question.pivot_table(
@@ -214,7 +214,7 @@ def compare_settings(
     """Compare settings a and b on the questions both answered (see the module docstring).
 
     Args:
-        counts: verdict counts of `judge` (`views_verdicts.answer_counts` layout).
+        counts: verdict counts of `judge` (`verdicts_view.answer_counts` layout).
         by_type: add one result per question type after the overall one.
     """
     if a == b:

@@ -1,8 +1,8 @@
 """`storyscope export` and the pages' download buttons: one slice of the store to a file.
 
-The rows come from `data_access.queries.export` (tables and views with their run ids); the `metrics`
-export adds each answer's Eq. 1 scores (LF-VideoQA §3.3, `pipelines.metrics.eq1`) to the
-per-answer verdict counts, and the `agent-trail` export each agent loop's trail measures
+The rows come from `data_access.queries.export_rows` (tables and views with their run ids);
+the `metrics` export adds each answer's Eq. 1 scores (LF-VideoQA §3.3, `pipelines.metrics.eq1`)
+to the per-answer verdict counts, and the `agent-trail` export each agent loop's trail measures
 (`pipelines.metrics.trail`), so a notebook gets the numbers the app shows.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from data_access.queries import export as store_export
+from data_access.queries import export_rows
 from data_access.store import Store
 from pipelines.metrics.eq1 import per_answer_scores
 from pipelines.metrics.trail_table import settings_frame, with_measures
@@ -40,7 +40,7 @@ def slice_frame(
 ) -> pd.DataFrame:
     """The rows of one export (with Eq. 1 scores for `metrics`, trail measures for
     `agent-trail`)."""
-    frame = store_export.read_export(store, name, where, interchange)
+    frame = export_rows.read_export(store, name, where, interchange)
     if name in _SCORED and not frame.empty:
         frame = _SCORED[name](frame)
     return frame
@@ -73,24 +73,24 @@ def export_slice(
         ExportError: unknown export, format or column.
         OutputRefused: `out` may not be written.
     """
-    if fmt not in store_export.FORMATS:
-        raise store_export.ExportError(
-            f"--format {fmt!r}: choose one of {', '.join(store_export.FORMATS)}"
+    if fmt not in export_rows.FORMATS:
+        raise export_rows.ExportError(
+            f"--format {fmt!r}: choose one of {', '.join(export_rows.FORMATS)}"
         )
     target = _checked_target(store, name, fmt, Path(out), interchange, force)
     if name in _SCORED:
         frame = slice_frame(store, name, where, interchange)
     else:  # Arrow keeps the store's column types in the file
-        frame = store_export.read_export_arrow(store, name, where, interchange)
+        frame = export_rows.read_export_arrow(store, name, where, interchange)
     columns = frame.column_names if hasattr(frame, "column_names") else list(frame.columns)
     if interchange:
-        store_export.write_manifest(target.parent, "storyscope-export", "StoryScope export")
+        export_rows.write_manifest(target.parent, "storyscope-export", "StoryScope export")
         if frame.shape[0] == 0:
             # the format has no empty table files (docs/FORMAT.md): the importer refuses one, so
             # the file is left out, and one an earlier export left there (--force) goes too
             target.unlink(missing_ok=True)
             return ExportReport(name, target, 0, list(columns), written=False)
-    replace_atomically(target, lambda path: store_export.write_frame(frame, fmt, path))
+    replace_atomically(target, lambda path: export_rows.write_frame(frame, fmt, path))
     return ExportReport(name, target, frame.shape[0], list(columns))
 
 
@@ -101,8 +101,8 @@ def _checked_target(
     if not interchange:
         return safe_output_path(out, store=store.path, force=force)
     if fmt == "csv":
-        raise store_export.ExportError("--interchange needs --format jsonl or parquet")
-    file_name = f"{store_export.interchange_table(name)}.{fmt}"
+        raise export_rows.ExportError("--interchange needs --format jsonl or parquet")
+    file_name = f"{export_rows.interchange_table(name)}.{fmt}"
     folder = safe_output_folder(out, [file_name], store=store.path, force=force)
     manifest = folder / "manifest.json"
     if not manifest.exists():  # kept when present; a new one (or a dangling link) is checked

@@ -44,8 +44,8 @@ import pandas as pd
 
 from data_access.store import Store
 from data_access.store.interrupts import is_interrupt
-from data_access.writes import jobs as job_rows
-from data_access.writes.runs import run_usage
+from data_access.tables import job_records
+from data_access.tables.runs import run_usage
 from pipelines.llm.failures import run_failures
 from pipelines.llm.redact import redact
 
@@ -72,16 +72,16 @@ class JobContext:
     def attach_run(self, run_id: str, total: int) -> None:
         """Record the run the job writes under (done once; a resume reuses it)."""
         self.run_id = run_id
-        job_rows.set_run(self.store, self.job_id, run_id, total)
+        job_records.set_run(self.store, self.job_id, run_id, total)
 
     def progress(self, cursor: duckdb.DuckDBPyConnection, done: int, failed: int) -> None:
         """Write absolute progress, with the run's cost so far, in the batch's transaction."""
-        cost, tokens = run_usage(cursor, self.run_id)
-        job_rows.set_progress(cursor, self.job_id, done, failed, cost, tokens)
+        usage = run_usage(cursor, self.run_id)
+        job_records.set_progress(cursor, self.job_id, done, failed, usage.cost_usd, usage.tokens)
 
     def should_stop(self) -> bool:
         """True once someone asked the job to stop."""
-        return job_rows.stop_requested(self.store, self.job_id)
+        return job_records.stop_requested(self.store, self.job_id)
 
 
 def _resolve(kind: str) -> Callable[[JobContext], str | None]:
@@ -95,17 +95,17 @@ def _resolve(kind: str) -> Callable[[JobContext], str | None]:
 def run_job_here(store: Store, job_id: str) -> str:
     """Execute (or continue) a job in the calling thread; return its final state."""
     job = _known_job(store, job_id)
-    job_rows.set_state(store, job_id, "running", pid=os.getpid(), clear_error=True)
+    job_records.set_state(store, job_id, "running", pid=os.getpid(), clear_error=True)
     ctx = JobContext(store, job_id, job["params"], run_id=job["run_id"])
     try:
         outcome = _resolve(job["kind"])(ctx)
     except BaseException as exc:  # noqa: BLE001 - the job row must say why it ended
         if is_interrupt(exc):  # a Ctrl-C, also when DuckDB turned it into an error: resumable
-            job_rows.set_state(store, job_id, "interrupted", error="interrupted (Ctrl-C)")
+            job_records.set_state(store, job_id, "interrupted", error="interrupted (Ctrl-C)")
             raise
         if not isinstance(exc, Exception):
             raise  # SystemExit and the like: the row stays running, shown interrupted once dead
-        job_rows.set_state(
+        job_records.set_state(
             store,
             job_id,
             "failed",
@@ -117,7 +117,7 @@ def run_job_here(store: Store, job_id: str) -> str:
         )
         return "failed"
     state = "stopped" if outcome == "stopped" else "finished"
-    job_rows.set_state(store, job_id, state)
+    job_records.set_state(store, job_id, state)
     return state
 
 
@@ -136,7 +136,7 @@ def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) ->
         _threads[job_id] = thread
         thread.start()
     elif mode == "subprocess":
-        job_rows.set_state(store, job_id, "queued")
+        job_records.set_state(store, job_id, "queued")
         # Output goes nowhere: an unread pipe fills up and blocks the child (model loading
         # prints progress bars); the job row carries state, progress and the redacted error.
         command = [
@@ -157,7 +157,7 @@ def _launch(store: Store, job_id: str, mode: str, env: dict[str, str] | None) ->
             start_new_session=True,
         )
         _children[job_id] = process
-        job_rows.set_pid_if_queued(store, job_id, process.pid)
+        job_records.set_pid_if_queued(store, job_id, process.pid)
     else:
         raise ValueError(f"unknown job mode {mode!r} (inline | thread | subprocess)")
 
@@ -174,7 +174,7 @@ def start_job(
 ) -> str:
     """Record a job and run it (see module docstring); returns the job id."""
     _resolve(kind)  # fail now, not in the background, on an unknown kind
-    job_id = job_rows.create_job(store, kind, params)
+    job_id = job_records.create_job(store, kind, params)
     _launch(store, job_id, mode, env)
     return job_id
 
@@ -219,7 +219,7 @@ def observed_state(job: dict) -> tuple[str, bool]:
 
 
 def _known_job(store: Store, job_id: str) -> dict[str, Any]:
-    job = job_rows.get_job(store, job_id)
+    job = job_records.get_job(store, job_id)
     if job is None:
         raise ValueError(f"no job {job_id!r} in {store.path}: see `storyscope jobs list`")
     return job
@@ -236,7 +236,7 @@ def job_status(store: Store, job_id: str) -> dict[str, Any]:
 
 def list_jobs(store: Store, kind: str | None = None, limit: int = 100) -> pd.DataFrame:
     """The newest jobs first, each with its `observed_state` and `alive`."""
-    frame = job_rows.list_jobs(store, kind, limit)
+    frame = job_records.list_jobs(store, kind, limit)
     observed = [observed_state(job) for job in frame.to_dict("records")]
     frame["state"] = [state for state, _ in observed]
     frame["alive"] = [alive for _, alive in observed]
@@ -258,18 +258,18 @@ def resume_job(
     with _resuming:
         job = _known_job(store, job_id)
         _check_resumable(job)
-        if not job_rows.claim_job(store, job, os.getpid()):
+        if not job_records.claim_job(store, job, os.getpid()):
             raise ValueError(
                 f"job {job_id} was just resumed by another process; see `storyscope jobs"
                 f" status {job_id}`"
             )
         if mode != "inline":  # a thread or a child: started and registered at once
-            job_rows.clear_stop(store, job_id)
+            job_records.clear_stop(store, job_id)
             _launch(store, job_id, mode, env)
             return
         _threads[job_id] = threading.current_thread()  # alive to this process from here on
     try:
-        job_rows.clear_stop(store, job_id)
+        job_records.clear_stop(store, job_id)
     except BaseException:
         _threads.pop(job_id, None)
         raise
@@ -296,7 +296,7 @@ def stop_job(store: Store, job_id: str) -> None:
     state, _ = observed_state(_known_job(store, job_id))
     if state not in ACTIVE:
         raise ValueError(f"job {job_id} is {state}: there is nothing to stop")
-    job_rows.request_stop(store, job_id)
+    job_records.request_stop(store, job_id)
 
 
 def wait_for(job_id: str, timeout: float | None = None) -> None:

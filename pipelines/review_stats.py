@@ -46,7 +46,7 @@ def human_kappas(confusions: pd.DataFrame) -> pd.DataFrame:
     """κ and raw agreement of every judge against every human: overall, per claim role, per type.
 
     Args:
-        confusions: `views_review.human_confusions` rows (judge_id, human, role, qtype,
+        confusions: `review_view.human_confusions` rows (judge_id, human, role, qtype,
             judge_verdict, human_verdict, n).
 
     Returns:
@@ -66,7 +66,7 @@ def check_prediction(decided: pd.DataFrame) -> dict:
     """How well "the automatic checks failed" predicts "a reviewer rejected the question".
 
     Args:
-        decided: `views_review.checks_and_decisions` rows (passed, decision).
+        decided: `review_view.checks_and_decisions` rows (passed, decision).
 
     Returns:
         n, the confusion counts (tp: failed & rejected, fp: failed & accepted, fn: passed &

@@ -27,7 +27,7 @@ def slice_metrics(
     """Question means of recall, precision, F1 and contradiction with 95% bootstrap intervals.
 
     Args:
-        counts: `views_verdicts.answer_counts` rows (the `verdict_counts` layout).
+        counts: `verdicts_view.answer_counts` rows (the `verdict_counts` layout).
         by_type: group by setting × question type (Table 4) instead of setting (Table 3).
 
     Returns:
@@ -68,7 +68,7 @@ def metrics_by_setting_and_type(counts: pd.DataFrame) -> pd.DataFrame:
 
 def kappa_pairs(confusions: pd.DataFrame) -> pd.DataFrame:
     """Cohen's κ, Krippendorff's α (nominal) and raw agreement per judge pair from
-    (verdict_a, verdict_b, n) counts (`views_verdicts.agreement_confusions`): κ via
+    (verdict_a, verdict_b, n) counts (`verdicts_view.agreement_confusions`): κ via
     `pipelines.agreement`'s κ of the table, α from the same table (App. G reports both per
     pair)."""
     from pipelines.agreement.stats import cohen_kappa_from_table
@@ -113,7 +113,7 @@ def pair_alpha_from_confusion(table: np.ndarray) -> float:
 
 def alpha_from_patterns(patterns: pd.DataFrame) -> float:
     """Krippendorff's α (nominal) from verdict-count patterns with multiplicities
-    (`views_verdicts.agreement_patterns`), using `pipelines.agreement`'s implementation."""
+    (`verdicts_view.agreement_patterns`), using `pipelines.agreement`'s implementation."""
     from pipelines.agreement import krippendorff_alpha_nominal
 
     if patterns.empty:

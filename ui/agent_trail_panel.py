@@ -12,8 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import agent_trail as trail_queries
-from data_access.queries import questions as views_questions
+from data_access.queries import agent_trail_view, questions_view
 from data_access.queries.verdict_counts import verdict_counts
 from pipelines.metrics import trail_table
 from ui.common import chart, derived, query
@@ -33,13 +32,13 @@ def answer_trails(question_id: str, grid, settings: tuple = ()) -> None:
     on the timeline, its calls, and the claim verdicts read against the trail (`grid`: the
     Verdicts grid rows shown for the question)."""
     loops = trail_table.in_slice(
-        query(trail_queries.trail_answers, None, question_id), (), settings
+        query(agent_trail_view.trail_answers, None, question_id), (), settings
     )
     if loops.empty:
         return
-    steps = query(trail_queries.trail_steps, question_id)
-    evidence = query(trail_queries.evidence_scenes, question_id)
-    detail = query(views_questions.question_detail, question_id) or {}
+    steps = query(agent_trail_view.trail_steps, question_id)
+    evidence = query(agent_trail_view.evidence_scenes, question_id)
+    detail = query(questions_view.question_detail, question_id) or {}
     st.markdown(f"**Agent evidence trails** ({len(loops)})")
     for number, loop in enumerate(loops.itertuples(index=False)):
         calls = steps[(steps["run_id"] == loop.run_id) & (steps["setting_id"] == loop.setting_id)]
@@ -144,7 +143,7 @@ def setting_figures(
 ) -> None:
     """The per-setting trail table and the touched-recall scatter of this film (or all), of the
     chosen question types and settings (none chosen: all), as the Eq. 1 tables above."""
-    agents = query(trail_queries.agent_settings)
+    agents = query(agent_trail_view.agent_settings)
     if agents.empty:
         return
     st.markdown("**Agents: the evidence trail** (per setting; 95% bootstrap intervals)")
@@ -155,7 +154,9 @@ def setting_figures(
             f"calls): {', '.join(inert(label) for label in untraced['label'])}."
         )
     per_answer = trail_table.in_slice(
-        derived(trail_table.with_measures, trail_queries.trail_answers, film_id), qtypes, settings
+        derived(trail_table.with_measures, agent_trail_view.trail_answers, film_id),
+        qtypes,
+        settings,
     )
     if per_answer.empty:
         return

@@ -7,9 +7,9 @@ import re
 
 import streamlit as st
 
-from data_access.queries import film as views_film
+from data_access.queries import film_view
 from data_access.queries.belief_sources import belief_sources
-from data_access.queries.gold_eval import latest_gold_eval
+from data_access.queries.gold_eval_inputs import latest_gold_eval
 from pipelines.beliefs.backend_notes import OFFLINE, llm_calls, scope
 from pipelines.goldeval import describe
 from ui.common import query
@@ -76,7 +76,7 @@ def belief_source_note(film_id: str) -> None:
             for line in _quality(row.backend, film_id):
                 st.caption(line)  # our own sentences; backend names pass through _name
         if "openai" not in set(sources["backend"]):
-            header = query(views_film.film_header, film_id) or {}
+            header = query(film_view.film_header, film_id) or {}
             scenes, characters = int(header.get("scenes") or 0), int(header.get("characters") or 0)
             calls = llm_calls(scenes, characters)
             cost = (

@@ -5,8 +5,7 @@ from urllib.parse import quote
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import beliefs as views_beliefs
-from data_access.queries import film as views_film
+from data_access.queries import beliefs_view, film_view
 from data_access.queries.belief_sources import belief_sources
 from pipelines.beliefs.backend_notes import OWN_WORDS
 from pipelines.beliefs.character_summary import (
@@ -61,7 +60,7 @@ OFFLINE_BACKEND = "asymmetry"
 
 
 def _has_beliefs(film: str) -> bool:
-    return not query(views_beliefs.belief_holders, film).empty
+    return not query(beliefs_view.belief_holders, film).empty
 
 
 film_id = url_film(
@@ -71,7 +70,7 @@ film_id = url_film(
     has_data=_has_beliefs,
 )
 
-holders = query(views_beliefs.belief_holders, film_id)
+holders = query(beliefs_view.belief_holders, film_id)
 if holders.empty:
     st.info(
         "No belief records for this film yet. Build them offline (no LLM) with\n\n"
@@ -94,8 +93,8 @@ if not chosen:
     st.caption("Pick at least one character.")
     st.stop()
 
-lanes = query(views_beliefs.belief_lanes, film_id, tuple(chosen))
-meta = query(views_beliefs.meta_belief_lane, film_id, tuple(chosen))
+lanes = query(beliefs_view.belief_lanes, film_id, tuple(chosen))
+meta = query(beliefs_view.meta_belief_lane, film_id, tuple(chosen))
 found = url_text("Search beliefs (content, teller, trigger)", key="find")
 if found:
     lanes = search_beliefs(lanes, found)
@@ -133,8 +132,8 @@ def _match_rule(film: str) -> str:
 
 def _knowledge_split(first: str, second: str) -> None:
     """What each of two characters holds that the other does not, and who was away."""
-    both = query(views_beliefs.belief_lanes, film_id, (first, second))
-    presence = query(views_film.presence_grid, film_id)
+    both = query(beliefs_view.belief_lanes, film_id, (first, second))
+    presence = query(film_view.presence_grid, film_id)
     st.subheader(f"Knowledge split: {inert(first)} and {inert(second)}")
     rule = _match_rule(film_id)
     match = by_words if rule == "words" else by_meaning(lambda texts: _embedded(tuple(texts)))
@@ -166,7 +165,7 @@ def _knowledge_split(first: str, second: str) -> None:
     if split.empty and left.empty:
         st.caption("Neither holds a belief the other does not.")
         return
-    scenes = query(views_film.scene_timeline, film_id)
+    scenes = query(film_view.scene_timeline, film_id)
     gap = gap_over_time(both, presence, first, second, scenes, match)
     chart(knowledge_gap_figure, gap, key="knowledge_gap")
     with st.expander(f"The {len(split)} beliefs one held and the other did not, when formed"):
@@ -230,7 +229,7 @@ if len(lanes) + len(meta) > MAX_ROWS:
 def _revision_lines(row) -> list[str]:
     """The text of the belief this one revises and of the one that revises it (the detail named
     them by id only)."""
-    held = query(views_beliefs.belief_lanes, film_id, (row["holder"],))
+    held = query(beliefs_view.belief_lanes, film_id, (row["holder"],))
     lines = []
     if isinstance(row.get("revises"), str):
         old = held[
@@ -297,14 +296,14 @@ if picked:
     with left:
         st.markdown("**Basis events**")
         st.dataframe(
-            shown_table(query(views_beliefs.belief_basis, film_id, holder, belief_id, scene_index)),
+            shown_table(query(beliefs_view.belief_basis, film_id, holder, belief_id, scene_index)),
             hide_index=True,
             width="stretch",
         )
     with right:
         st.markdown("**Questions citing these scenes**")
         citing = query(
-            views_beliefs.questions_citing_belief, film_id, holder, belief_id, scene_index
+            beliefs_view.questions_citing_belief, film_id, holder, belief_id, scene_index
         )
         # the question's words first, and a link to it on the Questions page, not a bare id
         citing = citing.assign(

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import verdicts_view
 from pipelines.compare import compare_settings, judged_settings
 from ui.common import derived, query
 from ui.downloads import download_buttons
@@ -51,7 +51,7 @@ def _results_table(result) -> pd.DataFrame:
 def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     """Pick settings A and B; show the paired statistics and the largest differences."""
     # only settings this judge scored, opening on the pair with the most questions both scored
-    judged = derived(judged_settings, views_verdicts.answer_counts, judge_id, film_id, qtypes)
+    judged = derived(judged_settings, verdicts_view.answer_counts, judge_id, film_id, qtypes)
     if judged.pair is None:
         st.caption(
             inert(
@@ -60,7 +60,7 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
             )
         )
         return
-    settings = query(views_verdicts.settings_list)
+    settings = query(verdicts_view.settings_list)
     labels = dict(zip(settings["setting_id"], settings["label"].map(plain)))
     ids = judged.settings
     left, right, third = st.columns(3)
@@ -84,7 +84,7 @@ def compare_section(judge_id: str, film_id, qtypes: tuple[str, ...]) -> None:
     if a == b:
         st.caption("Pick two different settings.")
         return
-    counts = query(views_verdicts.answer_counts, judge_id, film_id, qtypes, (a, b))
+    counts = query(verdicts_view.answer_counts, judge_id, film_id, qtypes, (a, b))
     result = compare_settings(counts, judge_id, a, b, by_type, resamples=RESAMPLES)
     overall = result.results[0]
     if overall.n == 0:

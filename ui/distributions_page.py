@@ -5,7 +5,7 @@ bin and topic, reviewer agreement)."""
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import distributions as views
+from data_access.queries import distributions_view
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.topics import PAPER_TABLE1, gini_simpson, shannon_entropy_bits, topics_over
 from ui.common import chart, query
@@ -38,7 +38,7 @@ section = url_radio("Questions", [OPEN, MCQ], key="view", label_visibility="coll
 
 if section == OPEN:
     film = url_film_or_all(ALL)
-    shape = query(views.question_shape, film)  # counts and bins, counted in the store
+    shape = query(distributions_view.question_shape, film)  # counts and bins, counted in the store
     if not shape.questions:
         st.caption("No open-ended questions in this store.")
     else:
@@ -85,7 +85,7 @@ if section == OPEN:
             key="anchor_fifths",
             into=left,
         )
-        centers = query(views.centers_per_film)
+        centers = query(distributions_view.centers_per_film)
         chart(
             count_bars,
             centers.set_index("centers")["films"],
@@ -97,7 +97,7 @@ if section == OPEN:
         )
 
 else:
-    facets = query(views.mcq_facets)
+    facets = query(distributions_view.mcq_facets)
     if facets.empty:
         st.caption("No multiple-choice questions in this store.")
         st.stop()
@@ -112,7 +112,7 @@ else:
         (None if set_name == ALL else set_name),
         (None if source == ALL else source),
     )
-    topics = query(views.mcq_topic_counts, set_arg, source_arg)
+    topics = query(distributions_view.mcq_topic_counts, set_arg, source_arg)
     counts = {
         f"{t}-{e}": int(n)
         for t, e, n in zip(topics["question_type"], topics["story_element"], topics["n"])
@@ -135,15 +135,15 @@ else:
     )
     chart(topic_bars, topics, key="topics")
     download_buttons(topics, "mcq_topics", key="topics")
-    buckets = query(views.difficulty_histograms, set_arg, source_arg)
+    buckets = query(distributions_view.difficulty_histograms, set_arg, source_arg)
     if buckets.empty:
         st.caption("No difficulty computed for this slice (`storyscope mcq difficulty`).")
     else:
         chart(difficulty_figure, buckets, key="difficulty")
-    by_bin = query(views.accuracy_by_bin, set_arg, source_arg)
+    by_bin = query(distributions_view.accuracy_by_bin, set_arg, source_arg)
     if not by_bin.empty:
         chart(accuracy_by_bin_figure, by_bin, key="accuracy_by_bin")
-    by_topic = query(views.accuracy_by_topic, set_arg, source_arg)
+    by_topic = query(distributions_view.accuracy_by_topic, set_arg, source_arg)
     if by_topic.empty:
         st.caption("No predictions imported for this slice.")
     else:
@@ -151,12 +151,12 @@ else:
         st.dataframe(
             accuracy_by_topic_table(by_topic), hide_index=True, width="stretch", key="acc_topic"
         )
-    checks = query(views.review_checks, set_arg, source_arg)
+    checks = query(distributions_view.review_checks, set_arg, source_arg)
     if not checks.empty:
         summary = reviewer_stats(checks)["sets"][-1]
         st.markdown(
             f"**Reviewer agreement** (StoryVideoQA §3.3, {summary['n']:,} questions"
-            + (", a repeatable sample" if summary["n"] >= views.REVIEW_SAMPLE else "")
+            + (", a repeatable sample" if summary["n"] >= distributions_view.REVIEW_SAMPLE else "")
             + ")"
         )
         cols = st.columns(3)

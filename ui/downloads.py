@@ -1,12 +1,12 @@
 """A download button for the slice a page shows, as Parquet, CSV or JSONL, written by
-the same code as `storyscope export` (`data_access.queries.export.frame_bytes`)."""
+the same code as `storyscope export` (`data_access.queries.export_rows.frame_bytes`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from data_access.queries.export import FORMATS, frame_bytes
+from data_access.queries.export_rows import FORMATS, frame_bytes
 
 _MIME = {
     "parquet": "application/vnd.apache.parquet",

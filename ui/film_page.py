@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from data_access.queries import film as views_film
-from data_access.queries import ingest as views_ingest
+from data_access.queries import film_view, ingest_view
 from ui.common import chart, query
 from ui.downloads import download_buttons
 from ui.filters import minutes, url_film, url_selectbox
@@ -15,7 +14,7 @@ st.title("Film")
 
 
 def _has_scenes(film: str) -> bool:
-    return not query(views_film.scene_timeline, film).empty
+    return not query(film_view.scene_timeline, film).empty
 
 
 film_id = url_film(
@@ -24,14 +23,14 @@ film_id = url_film(
     "No films in this store. Build the demo store with `storyscope demo` or import a dataset.",
     has_data=_has_scenes,
 )
-header = query(views_film.film_header, film_id)
+header = query(film_view.film_header, film_id)
 cols = st.columns(4)
 cols[0].metric("Runtime", minutes(header["runtime_s"]))
 cols[1].metric("Scenes", int(header["scenes"]))
 cols[2].metric("Characters", int(header["characters"]))
 cols[3].metric("Questions", int(header["questions"]))
 
-scenes = query(views_film.scene_timeline, film_id)
+scenes = query(film_view.scene_timeline, film_id)
 if scenes.empty:
     st.info(
         "This film has no scenes yet. Scenes come from a screenplay and its subtitles:\n\n"
@@ -52,12 +51,12 @@ scene = int(
 st.subheader("Scene timeline")
 counts = scenes["time_source"].value_counts()
 st.caption(" · ".join(f"{n} {source}" for source, n in counts.items()) + " scene times")
-match = query(views_ingest.ingest_match, film_id)
+match = query(ingest_view.ingest_match, film_id)
 if match and match["low"]:
     st.warning(
         f"Low dialogue match: {match['share_lines_matched']:.1%} of screenplay lines match a "
         f"subtitle cue (accepted with --min-match {match['min_match']:g}; the default needs "
-        f"{views_ingest.DEFAULT_MIN_MATCH:.0%}). Scenes with no matched line have interpolated "
+        f"{ingest_view.DEFAULT_MIN_MATCH:.0%}). Scenes with no matched line have interpolated "
         "times; treat every time on this page as approximate."
     )
 chart(scene_timeline_figure, scenes, header["runtime_s"], scene, key="scene_timeline")
@@ -80,7 +79,7 @@ if header.get("video_path"):
     )
 
 st.subheader("Who is where")
-presence = query(views_film.presence_grid, film_id)
+presence = query(film_view.presence_grid, film_id)
 if presence.empty:
     st.caption("No presence records for this film.")
 else:
@@ -107,9 +106,9 @@ lines_tab, events_tab, subs_tab, frames_tab = st.tabs(
     ["Lines", "Events", "Subtitles", "Frames"], key="reader_tab", on_change="rerun"
 )
 READERS = {
-    lines_tab: views_film.scene_lines,
-    events_tab: views_film.scene_events,
-    subs_tab: views_film.scene_subtitles,
+    lines_tab: film_view.scene_lines,
+    events_tab: film_view.scene_events,
+    subs_tab: film_view.scene_subtitles,
 }
 for tab, reader in READERS.items():
     if tab.open:

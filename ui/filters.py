@@ -216,15 +216,15 @@ def url_film(
     has some, with a note: a page never opens on an empty film while one with data exists.
     A film picked on this page itself is kept, and the page says how to fill it.
     """
-    from data_access.queries import film as views_film
+    from data_access.queries import film_view
     from ui.common import query
 
-    films = query(views_film.film_choices)
+    films = query(film_view.film_choices)
     if films.empty:
         st.info(empty_hint)
         st.stop()
     titles = film_labels(films)
-    default = query(views_film.first_film_with, first_with)
+    default = query(film_view.first_film_with, first_with)
     arriving = st.session_state.get("film") or _linked_option(
         st.query_params.get("film"), list(titles), titles.get
     )
@@ -268,10 +268,10 @@ def url_film(
 
 def url_film_or_all(all_value: str = "(all films)") -> str | None:
     """The film filter (`?film=`) of slice pages: one film, or `all_value` for every film (None)."""
-    from data_access.queries import film as views_film
+    from data_access.queries import film_view
     from ui.common import query
 
-    films = query(views_film.film_choices)
+    films = query(film_view.film_choices)
     titles = {all_value: "(all films)", **film_labels(films, with_kind=False)}
     film = url_selectbox("Film", [all_value, *films["film_id"]], key="film", format_func=titles.get)
     return None if film == all_value else film

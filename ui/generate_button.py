@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import qlab as views_qlab
+from data_access.queries import qlab_view
 from ui.common import read_only, read_only_note
 from ui.job_panel import JobPanel, choose_backend, dry_run_start_and_follow
 
@@ -82,8 +82,8 @@ def _outcome(started: dict, status: dict) -> None:
 
     store = current_store()
     run_id = status["run_id"]
-    outcomes = views_qlab.outcomes(store, run_id)
-    failures = views_qlab.failure_counts(store, run_id)
+    outcomes = qlab_view.outcomes(store, run_id)
+    failures = qlab_view.failure_counts(store, run_id)
     st.success(f"Job {started['job_id']} finished: new run {run_id} ({len(outcomes)} questions).")
     cols = st.columns(2)
     with cols[0]:
@@ -168,11 +168,11 @@ def generate_panel(film_id: str | None, qtypes=(), centers=()) -> None:
 
 def run_filter(film_id: str | None, container=st) -> str | None:
     """The "Written by run" filter (URL key `gen_run`): every run that wrote questions here."""
-    from data_access.queries import questions as views_questions
+    from data_access.queries import questions_view
     from ui.common import query
     from ui.filters import url_selectbox
 
-    runs: pd.DataFrame = query(views_questions.question_runs, film_id)
+    runs: pd.DataFrame = query(questions_view.question_runs, film_id)
     labels = {
         "any": "any run",
         **{

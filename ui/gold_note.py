@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access.queries.gold_eval import latest_gold_eval
+from data_access.queries.gold_eval_inputs import latest_gold_eval
 from pipelines.goldeval import describe
 from ui.common import query
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import verdicts_view
 from ui.job_panel import JobPanel, choose_backend, dry_run_start_and_follow
 
 OFFLINE_LABEL = "lexical — offline ROUGE-L/MiniLM matcher (no LLM)"
@@ -55,10 +55,10 @@ def _baseline(store, options, plan: dict) -> dict:
     else the newest such run of any judge (a different judge, said so on the page). Gold
     self-checks grade reference answers, never the slice's answers: never a baseline."""
     film_id = (options.where.get("films") or [None])[0]
-    baseline = views_verdicts.latest_run_of_judge(store, plan["judge"], film_id)
+    baseline = verdicts_view.latest_run_of_judge(store, plan["judge"], film_id)
     same_judge = baseline is not None
     if baseline is None:
-        film_runs = views_verdicts.judge_runs(store, film_id)
+        film_runs = verdicts_view.judge_runs(store, film_id)
         baseline = film_runs["run_id"].iloc[0] if not film_runs.empty else None
     return {"baseline": baseline, "same_judge": same_judge}
 
@@ -79,8 +79,8 @@ def _outcome(started: dict, status: dict) -> None:
     if not started["baseline"]:
         st.caption("No earlier judge run on this slice: nothing to diff against.")
         return
-    flipped = views_verdicts.run_diff(store, started["baseline"], new_run)
-    overlap = views_verdicts.run_overlap(store, started["baseline"], new_run)
+    flipped = verdicts_view.run_diff(store, started["baseline"], new_run)
+    overlap = verdicts_view.run_overlap(store, started["baseline"], new_run)
     other = (
         "" if started.get("same_judge") else " (a different judge: this judge had no earlier run)"
     )

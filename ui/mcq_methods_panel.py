@@ -7,8 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import distributions as views
-from data_access.queries import mcq_methods
+from data_access.queries import distributions_view, mcq_methods
 from pipelines.mcq.methods import given_for_video, provenance_summary
 from pipelines.mcq.paper_tables import paper_accuracy_by_topic
 from pipelines.mcq.topics import topic_label
@@ -49,7 +48,7 @@ def _methods_table(methods: pd.DataFrame) -> None:
 
 def _beside_paper(methods: pd.DataFrame, set_name: str | None, source: str | None) -> None:
     label = url_selectbox("Beside the paper's", list(PAPER_TABLES), key="paper_table")
-    ours = query(views.accuracy_by_topic, set_name, source)
+    ours = query(distributions_view.accuracy_by_topic, set_name, source)
     table = beside_paper_table(ours, methods, paper_accuracy_by_topic(PAPER_TABLES[label]))
     st.markdown(
         "**Accuracy by topic beside the paper** (%; the paper's rows are reported, not"

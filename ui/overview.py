@@ -3,7 +3,7 @@
 import streamlit as st
 
 from data_access.formats.question_types import type_label
-from data_access.queries import overview as views_overview
+from data_access.queries import overview_view
 from ui.common import chart, query
 from ui.safe_text import inert, plain, shown_table
 from ui.type_legend import type_legend
@@ -14,7 +14,7 @@ st.caption(
     "Long-form movie/TV question answering: LF-VideoQA and StoryVideoQA, built, graded, explored."
 )
 
-counts = query(views_overview.overview_counts)
+counts = query(overview_view.overview_counts)
 columns = st.columns(6)
 for column, (label, key) in zip(
     columns,
@@ -32,7 +32,7 @@ if counts.get("stories"):
     columns[0].caption(f"and {counts['stories']:,} text stories (ToM datasets)")
 
 st.subheader("Datasets")
-datasets = query(views_overview.datasets_overview)
+datasets = query(overview_view.datasets_overview)
 if datasets.empty:
     st.info("The store is empty. Build the demo store with `storyscope demo` or import a dataset.")
 else:
@@ -47,14 +47,14 @@ else:
 left, right = st.columns(2)
 with left:
     st.subheader("Questions by type")
-    by_type = query(views_overview.questions_by_type_status)
+    by_type = query(overview_view.questions_by_type_status)
     if by_type.empty:
         st.caption("No open-ended questions in this store.")
     else:
         chart(questions_by_type_figure, by_type, key="questions_by_type")
 with right:
     st.subheader("MCQ sets")
-    sets = query(views_overview.mcq_sets)
+    sets = query(overview_view.mcq_sets)
     if sets.empty:
         st.caption("No multiple-choice questions in this store.")
     else:
@@ -63,23 +63,23 @@ with right:
 left, right = st.columns(2)
 with left:
     st.subheader("Settings")
-    settings_rows = shown_table(query(views_overview.settings_table))
+    settings_rows = shown_table(query(overview_view.settings_table))
     st.dataframe(settings_rows, hide_index=True, width="stretch")
 with right:
     st.subheader("Judges")
-    st.dataframe(shown_table(query(views_overview.judges_table)), hide_index=True, width="stretch")
+    st.dataframe(shown_table(query(overview_view.judges_table)), hide_index=True, width="stretch")
 
 st.subheader("Recent runs")
 # an offline backend has no model, a setting no captioner or tier: a dash, never "None"
-st.dataframe(shown_table(query(views_overview.recent_runs)), hide_index=True, width="stretch")
+st.dataframe(shown_table(query(overview_view.recent_runs)), hide_index=True, width="stretch")
 
 # -- links into the explorer with the right filters (engineer H) ------------------------------
-from data_access.queries import film as views_film  # noqa: E402
+from data_access.queries import film_view  # noqa: E402
 
 st.subheader("Explore")
 # one film at a time: a row of links per film was ~150 elements for the browser to draw on
 # every visit, and listed only a dozen films; the picker lists them all, busiest first
-explore = query(views_film.films_to_explore, None).set_index("film_id", drop=False)
+explore = query(film_view.films_to_explore, None).set_index("film_id", drop=False)
 if not explore.empty:
     picked = st.selectbox(
         "Film or episode",

@@ -6,8 +6,8 @@ import html
 
 import streamlit as st
 
-from data_access.queries import plottree as views_plottree
-from data_access.writes import plottree
+from data_access.queries import plottree_view
+from data_access.tables import plottree_records
 from ui.common import chart, derived, query
 from ui.downloads import download_buttons
 from ui.filters import minutes, url_radio, url_selectbox, url_text
@@ -25,7 +25,7 @@ from viz.plottree import (
 )
 
 st.title("PlotTree")
-films = query(views_plottree.films_with_tree)
+films = query(plottree_view.films_with_tree)
 if films.empty:
     st.info(
         "No PlotTree in this store. Build one with the PlotTree pipeline (or `storyscope demo`)."
@@ -37,8 +37,8 @@ film_id = url_selectbox("Film", list(films["film_id"]), key="film", format_func=
 # the tree's shape only (no texts), and its navigation maps computed once per tree: a feature
 # film has a few hundred nodes with scene leaves and ~8,000 with 1-s leaves, so nothing below
 # loops over all of them on a rerun
-nodes = query(views_plottree.tree_skeleton, film_id)
-shape = derived(tree_shape, views_plottree.tree_skeleton, film_id)
+nodes = query(plottree_view.tree_skeleton, film_id)
+shape = derived(tree_shape, plottree_view.tree_skeleton, film_id)
 children, level_of = shape["children"], shape["level"]
 cols = st.columns(3)
 cols[0].metric("Nodes", len(nodes))
@@ -49,7 +49,7 @@ cols[2].metric("Levels", nodes["level"].nunique())
 def _with_texts(rows):
     """`rows` of the skeleton with their summary, backend and characters, and a label each."""
     # labelled once per node set and store version: pandas string work costs ~0.1 s a call
-    texts = derived(with_labels, views_plottree.node_texts, film_id, tuple(sorted(rows["node_id"])))
+    texts = derived(with_labels, plottree_view.node_texts, film_id, tuple(sorted(rows["node_id"])))
     return rows.merge(texts.drop(columns=["start_s", "end_s"]), on="node_id", how="left")
 
 
@@ -66,7 +66,7 @@ def _retrieve(question: str, top_m: int):
     from pipelines.embeddings import MODEL_NAME, embed_texts
     from pipelines.plottree.retrieval import TreeIndex, retrieve
 
-    tree, vectors = query(plottree.current_tree, film_id, MODEL_NAME)
+    tree, vectors = query(plottree_records.current_tree, film_id, MODEL_NAME)
     if tree.empty:
         return None
     return retrieve(TreeIndex(tree, vectors), embed_texts([question])[0], top_m)
@@ -151,7 +151,7 @@ node_id = url_selectbox(
 
 finder = st.text_input("Find a node by words in its summary", key="find")
 if finder:
-    found = query(views_plottree.find_nodes, film_id, finder)
+    found = query(plottree_view.find_nodes, film_id, finder)
     total = int(found["matches"].iloc[0]) if not found.empty else 0
     st.caption(f"{total} nodes mention “{plain(finder)}”; the first {len(found)} by time:")
     st.dataframe(

@@ -3,8 +3,7 @@ per analytics run, near-duplicate pairs, the question map, Self-BLEU and opening
 
 import streamlit as st
 
-from data_access.queries import film as views_film
-from data_access.queries import qlab as views_qlab
+from data_access.queries import film_view, qlab_view
 from pipelines.qgen.checks import CHECKS_VERSION, LEAK_THRESHOLD
 from ui.common import chart, query
 from ui.downloads import download_buttons
@@ -41,7 +40,7 @@ def _describe_films(results) -> None:
     gold score when it has one (never the gold film's score under another film)."""
     films = sorted(results["film_id"].dropna().unique().tolist())
     if len(films) == 1:
-        header = query(views_film.film_header, films[0]) or {}
+        header = query(film_view.film_header, films[0]) or {}
         title = header.get("title") or films[0]
         st.caption(inert(f"Questions of {title} ({len(results)} checked in this run)."))
         gold_eval_caption("questions", films[0])
@@ -54,7 +53,7 @@ def _describe_films(results) -> None:
 st.title("Question Lab")
 reviewer_sidebar()
 checks_tab, analytics_tab = st.tabs(["Checks", "Near-duplicates, map and diversity"])
-check_runs = query(views_qlab.check_runs)
+check_runs = query(qlab_view.check_runs)
 check_run = None
 
 with checks_tab:
@@ -68,7 +67,7 @@ with checks_tab:
         check_run = url_selectbox(
             "Check run", list(check_runs["run_id"]), key="check_run", format_func=labels.get
         )
-        results = query(views_qlab.check_results, check_run)
+        results = query(qlab_view.check_results, check_run)
         _describe_films(results)
         version = check_runs.set_index("run_id").loc[check_run, "checks_version"]
         if version != CHECKS_VERSION:
@@ -81,7 +80,7 @@ with checks_tab:
             )
         with st.expander("What these checks cover, and what they do not"):
             st.markdown(CHECKS_COVER)
-        violations = query(views_qlab.name_budget_violations, check_run)
+        violations = query(qlab_view.name_budget_violations, check_run)
         cols = st.columns(4)
         cols[0].metric("Checked", len(results))
         cols[1].metric("Passed", int(results["passed"].sum()))
@@ -89,14 +88,14 @@ with checks_tab:
             f"Leak ≥ {LEAK_THRESHOLD}", int((results["leak_score"] >= LEAK_THRESHOLD).sum())
         )
         cols[3].metric("Name-budget violations", len(violations))
-        counts = query(views_qlab.failure_counts, check_run)
+        counts = query(qlab_view.failure_counts, check_run)
         if counts.empty:
             st.caption("Every question of this run passed every check.")
         else:
             st.dataframe(counts, hide_index=True, key="failure_counts")
             chosen = url_multiselect("Failed check", list(counts["check_name"]), key="check")
             st.dataframe(
-                query(views_qlab.check_failures, check_run, tuple(chosen), 500),
+                query(qlab_view.check_failures, check_run, tuple(chosen), 500),
                 hide_index=True,
                 width="stretch",
                 key="failures",
@@ -123,29 +122,29 @@ with checks_tab:
         question_review_panel(reviewed)
 
 with analytics_tab:
-    runs = query(views_qlab.analytics_runs)
+    runs = query(qlab_view.analytics_runs)
     if runs.empty:
         st.caption("No question analytics yet: run `storyscope check-questions` with analytics.")
         st.stop()
     run_id = url_selectbox("Analytics run", list(runs["run_id"]), key="analytics_run")
-    pairs = query(views_qlab.near_duplicate_pairs, run_id)
+    pairs = query(qlab_view.near_duplicate_pairs, run_id)
     st.markdown(f"**Near-duplicate pairs**: {len(pairs)}")
     st.dataframe(pairs.round({"cosine": 3}), hide_index=True, width="stretch", key="pairs")
-    points = query(views_qlab.question_map, run_id, check_run)
+    points = query(qlab_view.question_map, run_id, check_run)
     if not points.empty:
         colour_by = url_radio("Colour the map by", ["qtype", "check_status"], key="colour")
         chart(question_map_figure, points, colour_by, key="question_map")
-    type_legend(query(views_qlab.self_bleu, run_id)["qtype"].tolist())
+    type_legend(query(qlab_view.self_bleu, run_id)["qtype"].tolist())
     left, right = st.columns(2)
     with left:
         st.markdown("**Self-BLEU per type** (%, lower is more diverse)")
-        diversity = query(views_qlab.self_bleu, run_id)
+        diversity = query(qlab_view.self_bleu, run_id)
         st.dataframe(shown_table(diversity), hide_index=True, width="stretch", key="diversity")
         if diversity[["self_bleu_2", "self_bleu_4"]].isna().any(axis=None):
             # Self-BLEU scores each question against the others of its type
             st.caption("— : a type with one question has no other to compare it with.")
     with right:
-        kinds = query(views_qlab.self_bleu, run_id)["qtype"].tolist() or ["*"]
+        kinds = query(qlab_view.self_bleu, run_id)["qtype"].tolist() or ["*"]
         frame_type = url_selectbox(
             "Opening frames of type",
             kinds,
@@ -153,7 +152,7 @@ with analytics_tab:
             format_func=lambda t: "all questions" if t == "*" else t,
         )
         st.dataframe(
-            query(views_qlab.opening_frames_of_type, run_id, frame_type),
+            query(qlab_view.opening_frames_of_type, run_id, frame_type),
             hide_index=True,
             width="stretch",
             key="frames",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import review as views_review
-from data_access.writes import review
-from data_access.writes.review import REJECT_REASONS, ClaimEdit
+from data_access.queries import review_view
+from data_access.tables import review_labels
+from data_access.tables.review_labels import REJECT_REASONS, ClaimEdit
 from pipelines.review_stats import check_prediction, per_check_rejections
 from ui.common import query
 from ui.review_common import need_reviewer, save
@@ -20,8 +20,8 @@ from ui.safe_text import inert
 
 
 def _history(question_id: str) -> None:
-    history = query(views_review.question_decision, question_id)
-    revisions = query(views_review.question_revisions, question_id)
+    history = query(review_view.question_decision, question_id)
+    revisions = query(review_view.question_revisions, question_id)
     if not history.empty:
         st.caption("Decisions (newest first)")
         st.dataframe(history, hide_index=True, width="stretch", key=f"qr_hist_{question_id}")
@@ -31,8 +31,8 @@ def _history(question_id: str) -> None:
 
 
 def _edit_form(reviewer: str, question_id: str, detail: dict) -> None:
-    claims = query(views_review.current_claim_texts, question_id)
-    revisions = query(views_review.question_revisions, question_id)
+    claims = query(review_view.current_claim_texts, question_id)
+    revisions = query(review_view.question_revisions, question_id)
     latest = revisions.iloc[-1]
     with st.form(f"qr_edit_{question_id}"):
         text = st.text_area("Question", value=latest["text"], key=f"qr_text_{question_id}")
@@ -49,7 +49,7 @@ def _edit_form(reviewer: str, question_id: str, detail: dict) -> None:
         note = st.text_input("Why (optional)", key=f"qr_edit_note_{question_id}")
         submitted = st.form_submit_button("Save as new revision")
     if submitted and save(
-        lambda store: review.revise_question(
+        lambda store: review_labels.revise_question(
             store, reviewer, question_id, text, gold or None, edits, note or None
         ),
         done=f"Saved a new revision of {question_id}",
@@ -59,8 +59,8 @@ def _edit_form(reviewer: str, question_id: str, detail: dict) -> None:
 
 def _what_is_decided(question_id: str) -> None:
     """The question, its gold answer and its rubric, as plain text: what a decision is about."""
-    revisions = query(views_review.question_revisions, question_id)
-    claims = query(views_review.current_claim_texts, question_id)
+    revisions = query(review_view.question_revisions, question_id)
+    claims = query(review_view.current_claim_texts, question_id)
     if revisions.empty:
         st.caption(inert(f"No text stored for {question_id}."))
         return
@@ -111,7 +111,7 @@ def question_review_panel(question_id: str, detail: dict | None = None) -> None:
             note = st.text_input("Note", key=f"qr_note_{question_id}")
             submitted = st.form_submit_button(f"Save: {action}")
         if submitted and save(
-            lambda store: review.decide_question(
+            lambda store: review_labels.decide_question(
                 store, reviewer, question_id, action, reasons, note or None
             ),
             done=f"{question_id}: {action}",
@@ -123,14 +123,14 @@ def question_review_panel(question_id: str, detail: dict | None = None) -> None:
 def qlab_review_summary(check_run: str | None) -> None:
     """Reject reasons per generator run, and the check run's checks against human decisions."""
     st.markdown("**Human decisions: reject reasons per generator run**")
-    reasons = query(views_review.reject_reasons_by_run)
+    reasons = query(review_view.reject_reasons_by_run)
     if reasons.empty:
         st.caption("No question decisions yet: accept or reject questions below or on Questions.")
         return
     st.dataframe(reasons, hide_index=True, width="stretch", key="qr_reasons_by_run")
     if check_run is None:
         return
-    decided = query(views_review.checks_and_decisions, check_run)
+    decided = query(review_view.checks_and_decisions, check_run)
     if decided.empty:
         st.caption("No decided question was checked by this run.")
         return

@@ -4,8 +4,8 @@ answer and the evidence map of LF-VideoQA Tables 9–11."""
 import streamlit as st
 
 from data_access.formats.question_types import type_label
-from data_access.queries import questions as views_questions
-from data_access.queries.questions import facet_values
+from data_access.queries import questions_view
+from data_access.queries.questions_view import facet_values
 from ui.common import chart, query
 from ui.downloads import download_buttons
 from ui.filters import url_film_or_all, url_multiselect, url_selectbox
@@ -29,7 +29,7 @@ reviewer_sidebar()
 
 film_id = url_film_or_all()
 
-facets = query(views_questions.question_facets, film_id)
+facets = query(questions_view.question_facets, film_id)
 GENERATE = "Generate on this slice"
 if facets.empty:
     st.info("No open-ended questions here. Import LF-VideoQA questions or generate some.")
@@ -62,7 +62,7 @@ check_choice = url_selectbox(
 run_id = run_filter(film_id, container=columns[5])
 
 listed = query(
-    views_questions.questions_list,
+    questions_view.questions_list,
     film_id,
     tuple(qtypes),
     tuple(centers),
@@ -73,7 +73,7 @@ listed = query(
 )
 st.caption(
     f"{len(listed)} questions"
-    + (" (first 500 shown)" if len(listed) >= views_questions.LIST_LIMIT else "")
+    + (" (first 500 shown)" if len(listed) >= questions_view.LIST_LIMIT else "")
 )
 # the question text first and the long generated ids last: with the id first, a real film's
 # table showed ids and the film title and cut the questions off at the right edge
@@ -103,9 +103,9 @@ texts = dict(zip(listed["question_id"], listed["qtype"] + " · " + listed["text"
 question_id = url_selectbox(
     "Question", list(listed["question_id"]), key="q", format_func=lambda q: f"{q} — {texts[q]}"
 )
-detail = query(views_questions.question_detail, question_id)
-rubric = query(views_questions.rubric, question_id)
-evidence = query(views_questions.evidence_map, question_id)
+detail = query(questions_view.question_detail, question_id)
+rubric = query(questions_view.rubric, question_id)
+evidence = query(questions_view.evidence_map, question_id)
 
 st.subheader(
     f"{detail['qtype']} · {inert(detail['title'])}"

@@ -1,5 +1,5 @@
 """What the review panels share: the reviewer's name (sidebar, default `STORYSCOPE_REVIEWER`) and
-saving through `data_access.writes.review` with a clear message instead of a traceback.
+saving through `data_access.tables.review_labels` with a clear message instead of a traceback.
 
 Writes happen only on a button or form submit, in one short transaction each, then the page's
 cached queries see the new run on the rerun (the store's version token changes).
@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from data_access.writes.review import ReviewError, clean_reviewer
+from data_access.tables.review_labels import ReviewError, clean_reviewer
 from ui.common import (
     current_store,
     mark_store_written,
@@ -71,7 +71,7 @@ def need_reviewer() -> str | None:
 
 
 def save(write: Callable[[Any], Any], done: str) -> bool:
-    """Run `write(store)` (a `data_access.writes.review` call) on the current store; show `done` or
+    """Run `write(store)` (a `tables.review_labels` call) on the current store; show `done` or
     the
     error message (which names the record and field). Refused in read-only mode."""
     if refuse_if_read_only("saving a review"):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access.queries import review as views_review
-from data_access.writes import review
-from data_access.writes.review import ERROR_TAGS, HUMAN_VERDICTS, ClaimLabel
+from data_access.queries import review_view
+from data_access.tables import review_labels
+from data_access.tables.review_labels import ERROR_TAGS, HUMAN_VERDICTS, ClaimLabel
 from pipelines.review_stats import human_kappas
 from ui.common import query
 from ui.review_common import current_reviewer, need_reviewer, save
@@ -51,9 +51,9 @@ def grid_labels(question_id: str, grid: pd.DataFrame) -> None:
     if reviewer is None or grid.empty:
         return
     mine = query(
-        views_review.human_labels_of_question, question_id, review.human_judge_id(reviewer)
+        review_view.human_labels_of_question, question_id, review_labels.human_judge_id(reviewer)
     )
-    claim_ids = query(views_review.current_claim_texts, question_id)
+    claim_ids = query(review_view.current_claim_texts, question_id)
     before = _label_frame(grid, mine, claim_ids)
     edited = st.data_editor(
         before,
@@ -74,7 +74,7 @@ def grid_labels(question_id: str, grid: pd.DataFrame) -> None:
         if not labels:
             st.caption("No label changed.")
         elif save(
-            lambda store: review.label_claims(store, reviewer, labels),
+            lambda store: review_labels.label_claims(store, reviewer, labels),
             done=f"Saved {len(labels)} label(s) as human:{reviewer}",
         ):
             st.rerun()
@@ -86,7 +86,7 @@ def answer_tags(question_id: str, answers: pd.DataFrame) -> None:
     reviewer = current_reviewer()
     if reviewer is None or answers.empty:
         return
-    current = query(views_review.answer_tags_of_question, question_id, reviewer)
+    current = query(review_view.answer_tags_of_question, question_id, reviewer)
     tags_of = {a: list(t) for a, t in zip(current["answer_id"], current["tags"])}
     with st.form(f"tags_{question_id}"):
         st.markdown("**Error tags on the answers**")
@@ -102,7 +102,9 @@ def answer_tags(question_id: str, answers: pd.DataFrame) -> None:
             changed = {a: t for a, t in chosen.items() if sorted(t) != sorted(tags_of.get(a, []))}
             for answer_id, tags in changed.items():
                 save(
-                    lambda store, a=answer_id, t=tags: review.tag_answer(store, reviewer, a, t),
+                    lambda store, a=answer_id, t=tags: review_labels.tag_answer(
+                        store, reviewer, a, t
+                    ),
                     done=f"Tags saved on {answer_id}",
                 )
 
@@ -126,7 +128,7 @@ def _save_label(reviewer: str, answer_id: str, claim_id: str) -> None:
         return
     note = st.session_state.get("review_note") or None
     label = ClaimLabel(answer_id, claim_id, verdict, note)
-    save(lambda store: review.label_claims(store, reviewer, [label]), done="Saved")
+    save(lambda store: review_labels.label_claims(store, reviewer, [label]), done="Saved")
 
 
 def review_queue(film_id, qtypes, settings) -> None:
@@ -135,17 +137,17 @@ def review_queue(film_id, qtypes, settings) -> None:
     reviewer = need_reviewer()
     if reviewer is None:
         return
-    judge_id = review.human_judge_id(reviewer)
-    done, total = query(views_review.review_progress, judge_id, film_id, qtypes, settings)
+    judge_id = review_labels.human_judge_id(reviewer)
+    done, total = query(review_view.review_progress, judge_id, film_id, qtypes, settings)
     st.progress(done / total if total else 0.0, text=f"{done} of {total} claims labelled by you")
-    queue = query(views_review.review_queue, judge_id, film_id, qtypes, settings, 50)
+    queue = query(review_view.review_queue, judge_id, film_id, qtypes, settings, 50)
     skipped = st.session_state.setdefault("review_skipped", set())
     queue = queue[[(a, c) not in skipped for a, c in zip(queue["answer_id"], queue["claim_id"])]]
     if queue.empty:
         st.success("Nothing left to review in this slice.")
         return
     head = queue.iloc[0]
-    item = query(views_review.review_item, head["answer_id"], head["claim_id"])
+    item = query(review_view.review_item, head["answer_id"], head["claim_id"])
     st.markdown(f"**Next claim** (judges disagree: {head['disagreement']:.2f})")
     _show_item(item, head["verdicts"], bool(head["gold_disagrees"]))
     # The buttons carry the claim this form shows (callback args bound at render time): the queue
@@ -186,7 +188,7 @@ def review_queue(film_id, qtypes, settings) -> None:
 def human_agreement(film_id) -> None:
     """κ of every judge against every human, overall, per claim role and per question type, and
     the claims a chosen judge and human disagree on."""
-    confusions = query(views_review.human_confusions, film_id)
+    confusions = query(review_view.human_confusions, film_id)
     st.markdown("**Judges against human reviewers** (Cohen's κ, current verdicts)")
     if confusions.empty:
         st.caption("No human labels on judged claims yet: label some in the Review view.")
@@ -196,14 +198,14 @@ def human_agreement(film_id) -> None:
     left, right = st.columns(2)
     judge = left.selectbox("Judge", sorted(confusions["judge_id"].unique()), key="hd_judge")
     human = right.selectbox("Human", sorted(confusions["human"].unique()), key="hd_human")
-    flipped = query(views_review.judge_human_disagreements, judge, human, film_id)
+    flipped = query(review_view.judge_human_disagreements, judge, human, film_id)
     st.caption(inert(f"{len(flipped)} claims where {judge} and {human} disagree"))
     st.dataframe(flipped, hide_index=True, width="stretch", key="human_diff_table")
 
 
 def tag_counts(film_id) -> None:
     """Error-tag counts per setting (current tags, every reviewer)."""
-    counts = query(views_review.tag_counts, film_id)
+    counts = query(review_view.tag_counts, film_id)
     st.markdown("**Error tags per setting** (answers tagged by reviewers)")
     if counts.empty:
         st.caption("No error tags yet: tag answers under Claims × settings.")

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from data_access.writes import llm_modes
+from data_access.queries import runs_view
 from ui.common import query
 
 
 def failures_by_run(run_ids: list[str]) -> None:
     """Counts by reason for each listed run, and the first error of each reason in full."""
-    counts = query(llm_modes.failure_counts, tuple(run_ids))
+    counts = query(runs_view.llm_failure_counts, tuple(run_ids))
     st.subheader("Failures by reason")
     if counts.empty:
         st.caption("No LLM call failed in the runs shown.")
@@ -21,7 +21,7 @@ def failures_by_run(run_ids: list[str]) -> None:
 
 def run_failure_summary(run_id: str) -> None:
     """One run's failure counts and its first failure in full (as plain text)."""
-    counts: pd.DataFrame = query(llm_modes.failure_counts, (run_id,))
+    counts: pd.DataFrame = query(runs_view.llm_failure_counts, (run_id,))
     if counts.empty:
         return
     st.text(

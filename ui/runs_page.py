@@ -4,7 +4,7 @@ harness's results file in (ui.import_panel)."""
 
 import streamlit as st
 
-from data_access.queries import runs as views_runs
+from data_access.queries import runs_view
 from ui.common import query
 from ui.downloads import download_buttons
 from ui.filters import url_multiselect, url_selectbox
@@ -34,7 +34,7 @@ def _active(jobs) -> bool:
 def _jobs():
     from ui.common import current_store
 
-    return views_runs.jobs_table(current_store())  # uncached on purpose: progress moves
+    return runs_view.jobs_table(current_store())  # uncached on purpose: progress moves
 
 
 polling_running = _active(_jobs())
@@ -69,13 +69,13 @@ batches_panel(POLL_RUNNING_S)
 import_results_panel()
 
 st.subheader("Runs")
-facets = query(views_runs.run_facets)
+facets = query(runs_view.run_facets)
 left, right = st.columns(2)
 steps = url_multiselect("Step", sorted(facets["step"].unique()), key="step", container=left)
 statuses = url_multiselect(
     "Status", sorted(facets["status"].unique()), key="status", container=right
 )
-runs = query(views_runs.runs_table, tuple(steps), tuple(statuses))
+runs = query(runs_view.runs_table, tuple(steps), tuple(statuses))
 cols = st.columns(4)
 cols[0].metric("Runs shown", len(runs))
 cols[1].metric("Tokens", f"{int(runs['tokens'].sum()):,}")
@@ -98,7 +98,7 @@ failures_by_run(list(runs["run_id"]))
 # changes (running -> finished), which would break a link made while it ran. The status is on
 # the detail line below.
 run_id = url_selectbox("Run", list(runs["run_id"]), key="run")
-detail = query(views_runs.run_detail, run_id)
+detail = query(runs_view.run_detail, run_id)
 st.markdown(
     f"**{detail['step']}** · backend `{detail['backend']}`"
     + (f" · model `{detail['model']}`" if detail["model"] else "")
@@ -106,7 +106,7 @@ st.markdown(
     + f" · failed {_count(detail['n_failed'])}"
 )
 st.json(detail["params"] or "{}", expanded=False)
-calls = query(views_runs.run_calls, run_id)
+calls = query(runs_view.run_calls, run_id)
 if calls.empty:
     st.caption("This run made no LLM calls.")
 else:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access.writes import scale_units
+from data_access.queries import runs_view
 
 
 def _batches():
     from ui.common import current_store
 
-    frame = scale_units.batch_progress(current_store())  # uncached on purpose: progress moves
+    frame = runs_view.batch_progress(current_store())  # uncached on purpose: progress moves
     frame["progress"] = (frame["done"] / frame["total"].clip(lower=1)).astype(float)
     return frame
 
@@ -20,7 +20,7 @@ def _batches():
 def _failures(batch_id: str):
     from ui.common import current_store
 
-    return scale_units.unit_failures(current_store(), batch_id)
+    return runs_view.unit_failures(current_store(), batch_id)
 
 
 def batches_panel(poll_s: float = 2.0) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from data_access.writes.judge_evals import latest_judge_evals
+from data_access.tables.judge_evals import latest_judge_evals
 from pipelines.agreement.storysumm_eval import comparison_frame
 from ui.common import chart, query
 from viz.judge_eval import judge_vs_anchors_figure

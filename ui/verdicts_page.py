@@ -4,8 +4,7 @@ paper's figures (Tables 3 and 4), judge agreement, and the diff of two judge run
 import streamlit as st
 
 from data_access.formats.question_types import ALL_TYPES, type_label
-from data_access.queries import questions as views_questions
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import questions_view, verdicts_view
 from pipelines import verdict_metrics
 from pipelines.metrics import DEFAULT_PRECISION_CONVENTION, precision_convention_note
 from ui import agent_trail_panel, compare_panel, review_panel
@@ -34,10 +33,10 @@ from viz.verdicts import (
 
 def _evidence_frames(question_id: str) -> None:
     """The frames at the question's evidence times, when its film has a registered video."""
-    detail = query(views_questions.question_detail, question_id)
+    detail = query(questions_view.question_detail, question_id)
     if not detail or not detail.get("video_path"):
         return
-    evidence = query(views_questions.evidence_map, question_id).dropna(subset=["time_s"])
+    evidence = query(questions_view.evidence_map, question_id).dropna(subset=["time_s"])
     with st.expander(f"Evidence frames ({len(evidence)})", expanded=True):
         frame_strip(detail["video_path"], list(evidence["time_s"]), evidence_captions(evidence))
 
@@ -112,7 +111,7 @@ def _why_table(question_id: str, answers) -> None:
     # imported here: the judge package pulls in the LLM client, which a page load never needs
     from pipelines.judge import explain
 
-    judgements = query(views_verdicts.claim_judgements, question_id)
+    judgements = query(verdicts_view.claim_judgements, question_id)
     if chosen_settings:
         judgements = judgements[judgements["setting_id"].isin(chosen_settings)]
     table = explain.side_by_side(judgements, answers)
@@ -157,7 +156,7 @@ WHY_ROW_PX = 96  # four lines of text
 def _paper_counts(question_id: str, answers) -> dict[str, str]:
     """setting label -> the paper's judge's printed count for that answer ("1/2 core asserted ·
     LF-VideoQA Table 12"), for the settings the paper printed one for."""
-    counts = query(views_verdicts.reported_core_counts, question_id)
+    counts = query(verdicts_view.reported_core_counts, question_id)
     label_of = dict(zip(answers["setting_id"], answers["setting"]))
     return {
         label_of[s]: f"{a}/{'?' if c != c or c is None else int(c)} core asserted · {t}"
@@ -188,13 +187,13 @@ def _metrics_tables(the_slice: tuple) -> None:
     """Table 3 and Table 4 layouts of the slice's metrics, beside the paper's figures."""
     # only the metrics leave the cache on a rerun, not the slice's answer rows (200K at paper scale)
     by_setting = derived(
-        verdict_metrics.metrics_by_setting, views_verdicts.answer_counts, *the_slice
+        verdict_metrics.metrics_by_setting, verdicts_view.answer_counts, *the_slice
     )
     if by_setting.empty:
         st.caption(f"Judge {judge_id} has no fully judged answers in this slice.")
         return
     _lexical_note(judge_id)
-    reported = query(views_verdicts.reported_figures)
+    reported = query(verdicts_view.reported_figures)
     st.markdown(
         f"**By setting** (Table 3 layout; judge `{judge_id}`; percent, 95% bootstrap intervals)"
     )
@@ -218,7 +217,7 @@ def _metrics_tables(the_slice: tuple) -> None:
         )
     st.markdown(f"**By setting × type** (Table 4 layout, {METRIC_LABELS[order_by]})")
     by_type = derived(
-        verdict_metrics.metrics_by_setting_and_type, views_verdicts.answer_counts, *the_slice
+        verdict_metrics.metrics_by_setting_and_type, verdicts_view.answer_counts, *the_slice
     )
     st.dataframe(type_table(by_type, order_by), hide_index=True, width="stretch", key="type_table")
     type_legend(by_type["qtype"].unique() if "qtype" in by_type else None)
@@ -230,7 +229,7 @@ reviewer_sidebar()
 
 film_id = url_film_or_all()
 gold_eval_caption("judge", film_id)
-judges = query(views_verdicts.judge_ids)
+judges = query(verdicts_view.judge_ids)
 if judges.empty:
     st.info("No judged answers here yet. Import answers and verdicts, or run the judge.")
     st.stop()
@@ -239,7 +238,7 @@ top = st.columns(4)
 judge_id = url_selectbox(
     "Judge (for metrics)", list(judges["judge_id"]), key="judge", container=top[0]
 )
-settings = query(views_verdicts.settings_list)
+settings = query(verdicts_view.settings_list)
 labels = dict(zip(settings["setting_id"], settings["label"]))
 chosen_settings = url_multiselect(
     "Settings",
@@ -268,10 +267,10 @@ order_by = url_selectbox(
 # agreement and metrics sections aggregate the whole slice — only the shown section queries.
 SECTIONS = ["Claims × settings", "Metrics", "Agreement", "Diff of two runs", "Review", "Compare"]
 section = url_radio("View", SECTIONS, key="view", label_visibility="collapsed")
-runs = query(views_verdicts.judge_runs, film_id)
+runs = query(verdicts_view.judge_runs, film_id)
 
 if section == "Claims × settings":
-    questions = query(views_verdicts.answered_questions, film_id, tuple(qtypes))
+    questions = query(verdicts_view.answered_questions, film_id, tuple(qtypes))
     if questions.empty:
         st.caption("No answered questions in this slice.")
     else:
@@ -285,9 +284,9 @@ if section == "Claims × settings":
         type_legend(questions["qtype"].unique())
         run_id = _grid_run_picker(runs, judge_id)
         grid = (
-            query(views_verdicts.judge_grid, question_id, judge_id)
+            query(verdicts_view.judge_grid, question_id, judge_id)
             if run_id == CURRENT
-            else query(views_verdicts.verdict_grid, question_id, run_id)
+            else query(verdicts_view.verdict_grid, question_id, run_id)
         )
         if chosen_settings:
             grid = grid[grid["setting_id"].isin(chosen_settings)]
@@ -301,7 +300,7 @@ if section == "Claims × settings":
             )
         )
         _evidence_frames(question_id)
-        answers = query(views_verdicts.answers_of_question, question_id)
+        answers = query(verdicts_view.answers_of_question, question_id)
         if chosen_settings:
             answers = answers[answers["setting_id"].isin(chosen_settings)]
         _why_table(question_id, answers)
@@ -314,9 +313,9 @@ if section == "Claims × settings":
 
 elif section == "Metrics":
     the_slice = (judge_id, film_id, tuple(qtypes), tuple(chosen_settings))
-    judged = query(views_verdicts.slice_answers, *the_slice)
+    judged = query(verdicts_view.slice_answers, *the_slice)
     # a large slice's bootstrap takes about a minute: computed when asked for, not by default
-    if judged > views_verdicts.LARGE_SLICE_ANSWERS and not st.toggle(
+    if judged > verdicts_view.LARGE_SLICE_ANSWERS and not st.toggle(
         "Compute the metrics of this whole slice", key="metrics_whole"
     ):
         st.info(
@@ -330,13 +329,13 @@ elif section == "Metrics":
     review_panel.tag_counts(film_id)
 
 elif section == "Agreement":
-    confusions = query(views_verdicts.agreement_confusions, film_id)
+    confusions = query(verdicts_view.agreement_confusions, film_id)
     if confusions.empty:
         st.caption("Agreement needs at least two judges on the same claims.")
     else:
         pairs = verdict_metrics.kappa_pairs(confusions)
         alpha = verdict_metrics.alpha_from_patterns(
-            query(views_verdicts.agreement_patterns, film_id)
+            query(verdicts_view.agreement_patterns, film_id)
         )
         st.metric("Krippendorff's α (nominal, all judges)", f"{alpha:.3f}")
         st.dataframe(pairs.round(3), hide_index=True, width="stretch", key="kappa_table")
@@ -371,8 +370,8 @@ else:
             format_func=run_labels.get,
             container=right,
         )
-        flipped = query(views_verdicts.run_diff, run_a, run_b)
-        overlap = query(views_verdicts.run_overlap, run_a, run_b)
+        flipped = query(verdicts_view.run_diff, run_a, run_b)
+        overlap = query(verdicts_view.run_overlap, run_a, run_b)
         st.metric("Flipped claims", f"{len(flipped)} of {overlap}")
         st.dataframe(flipped, hide_index=True, width="stretch", key="diff_table")
         type_legend(flipped["qtype"].unique() if "qtype" in flipped else None)

@@ -28,12 +28,12 @@ from data_access.importers.lfvqa import (
     read_manifest,
     table_files,
 )
-from data_access.importers.rows import insert_rows, keys_present
+from data_access.importers.rows import keys_present
 from data_access.importers.store_tables import KeyConflict
 from data_access.importers.svqa_golden import GOLDEN_SUFFIX, read_golden_file
-from data_access.store import Store
+from data_access.store import Store, append_rows
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 GOLD_STEP = "import.gold"
 GOLD_BACKEND = "gold"
@@ -145,8 +145,11 @@ def import_gold(store: Store, folder: str | Path) -> ImportReport:
             if summaries:
                 report.rows["scenes"] = _insert_summaries(cursor, summaries, run_id, SUMMARIES)
             if mcqs:
-                report.rows["mcq_questions"] = insert_rows(
-                    cursor, "mcq_questions", mcqs, run_id, manifest.dataset_id
+                report.rows["mcq_questions"] = append_rows(
+                    cursor,
+                    "mcq_questions",
+                    mcqs,
+                    fixed={"run_id": run_id, "dataset_id": manifest.dataset_id},
                 )
             finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
     except KeyConflict as conflict:

@@ -41,8 +41,8 @@ from data_access.importers.store_tables import (
 )
 from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.dataset_ids import DatasetIdTaken, dataset_already_stored
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.dataset_ids import DatasetIdTaken, dataset_already_stored
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 MANIFEST = "manifest.json"
 IMPORT_STEP = "import.lfvqa"
@@ -211,7 +211,7 @@ def import_table_file(
 # -- the whole import ----------------------------------------------------------------------
 def _insert_dataset(cursor: duckdb.DuckDBPyConnection, manifest: Manifest, run_id: str) -> bool:
     """Add the dataset row unless the store has it already (a second batch of the same set)."""
-    # one dataset_id, one dataset: another one under it is refused (data_access.writes.dataset_ids)
+    # one dataset_id, one dataset: another one under it is refused (data_access.tables.dataset_ids)
     try:
         if dataset_already_stored(cursor, manifest.dataset_id, manifest.model_dump()):
             return False

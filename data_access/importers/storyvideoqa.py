@@ -24,7 +24,7 @@ from data_access.importers.folder_files import (
     unreadable_problem,
 )
 from data_access.importers.json_files import read_json_file
-from data_access.importers.rows import insert_rows, keys_present
+from data_access.importers.rows import keys_present
 from data_access.importers.svqa_golden import (
     GOLDEN_SUFFIX,
     duplicate_problems,
@@ -33,10 +33,10 @@ from data_access.importers.svqa_golden import (
 )
 from data_access.importers.svqa_scripts import build_aligned_film
 from data_access.importers.values import finite_number
-from data_access.store import Store
+from data_access.store import Store, append_rows
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.dataset_ids import DatasetIdTaken, dataset_already_stored
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.dataset_ids import DatasetIdTaken, dataset_already_stored
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 IMPORT_STEP = "import.storyvideoqa"
 DATASET = {
@@ -290,18 +290,23 @@ def import_storyvideoqa_dir(store: Store, folder: str | Path) -> ImportReport:
         )
         run_id = insert_run(cursor, spec)
         report = ImportReport(run_id, DATASET["dataset_id"], str(folder), notes=list(layout.notes))
-        try:  # one dataset_id, one dataset: never another's row (data_access.writes.dataset_ids)
+        try:  # one dataset_id, one dataset: never another's row (data_access.tables.dataset_ids)
             stored = dataset_already_stored(cursor, DATASET["dataset_id"], DATASET)
         except DatasetIdTaken as exc:
             raise fail(folder.name, "(dataset)", "dataset_id", str(exc)) from None
         if not stored:
-            insert_rows(cursor, "datasets", [DATASET], run_id)
-        report.rows["films"] = insert_rows(cursor, "films", films, run_id, DATASET["dataset_id"])
+            append_rows(cursor, "datasets", [DATASET], fixed={"run_id": run_id})
+        report.rows["films"] = append_rows(
+            cursor, "films", films, fixed={"run_id": run_id, "dataset_id": DATASET["dataset_id"]}
+        )
         for table in ("scenes", "script_lines", "subtitles"):
             rows = [row for film in aligned for row in getattr(film, table)]
-            report.rows[table] = insert_rows(cursor, table, rows, run_id)
-        report.rows["mcq_questions"] = insert_rows(
-            cursor, "mcq_questions", mcq_rows, run_id, DATASET["dataset_id"]
+            report.rows[table] = append_rows(cursor, table, rows, fixed={"run_id": run_id})
+        report.rows["mcq_questions"] = append_rows(
+            cursor,
+            "mcq_questions",
+            mcq_rows,
+            fixed={"run_id": run_id, "dataset_id": DATASET["dataset_id"]},
         )
         finish_run(cursor, run_id, n_items=report.total_rows, n_failed=0)
     for file, rows in questions.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.answering import INPUT_COLUMNS
+from data_access.tables.answering import INPUT_COLUMNS
 
 
 def setting_row(store: Store, setting_id: str) -> dict | None:

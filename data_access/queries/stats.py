@@ -1,6 +1,6 @@
 """Row counts for `storyscope stats` and the store-wide cache token of the pages.
 
-The Overview page's own queries live in `data_access.queries.overview`."""
+The Overview page's own queries live in `data_access.queries.overview_view`."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ CATALOGUE_SQL = {
 # the rollup inputs (rollups._INPUT_TABLES) whose rows these tables count
 CATALOGUE_INPUTS = {"mcq_questions", "answers", "claim_verdicts", "questions", "rubric_claims"}
 
-# Per film: questions, current beliefs (views_film.films_to_explore), a current tree. Resolving
+# Per film: questions, current beliefs (film_view.films_to_explore), a current tree. Resolving
 # current beliefs is the costly part, so a run refreshes only the films it wrote rows for.
 FILM_INPUTS = {"questions", "presence", "beliefs", "meta_beliefs", "plottree_nodes"}
 _FILM_COUNTS = """

@@ -6,7 +6,7 @@ scanning 7M predictions on every view.
 Rollups are a cache of what the live queries compute, never a source of truth:
 - `refresh_rollups` recomputes every rollup table from the live SQL and records the *signature*
   of the store state it saw (row counts of the inputs + a hash of the finished runs);
-- `finish_run` (data_access.writes.runs) calls `after_run_finished`, which refreshes when the
+- `finish_run` (data_access.tables.runs) calls `after_run_finished`, which refreshes when the
 finished
   run wrote verdicts, predictions or difficulty, and otherwise only re-stamps a fresh rollup;
 - readers call `rollups_fresh` and fall back to the live query when the signature differs (rows

@@ -12,10 +12,10 @@ from typing import Any
 
 from data_access.queries import agent_runs, task_questions
 from data_access.store import Store
-from data_access.writes import answering
-from data_access.writes.agent_trail import write_trail
-from data_access.writes.llm_log import lookup_cache
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables import answering
+from data_access.tables.agent_steps import write_trail
+from data_access.tables.llm_log import lookup_cache
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.agents.loop import (
     AGENT_PROMPT_VERSION,
     Conversation,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from data_access.writes import judging
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables import judging
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 HUMAN = "human"
 

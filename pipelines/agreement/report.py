@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.agreement_labels import dataset_labels
+from data_access.tables.agreement_labels import dataset_labels
 from pipelines.agreement.stats import (
     category_counts,
     cohen_kappa,

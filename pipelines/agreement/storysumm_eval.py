@@ -215,7 +215,7 @@ def llm_labels(store, summaries: list[Summary], llm: dict) -> tuple[dict[str, li
     Returns the labels of the summaries judged and the run id; failed items are recorded in
     the run's call log with their raw reply and reason.
     """
-    from data_access.writes.runs import RunSpec, end_run, start_run
+    from data_access.tables.runs import RunSpec, end_run, start_run
     from pipelines.judge.prompt import PROMPT_VERSION, JudgeReply, checked_labels, judge_messages
     from pipelines.judge.schema import judge_reply_schema
     from pipelines.llm import Gateway, LLMRequest, load_config
@@ -299,7 +299,7 @@ def comparison_frame(evals):
     """Our judges' latest StorySumm figures and the released detectors' anchors, one row each.
 
     Args:
-        evals: `data_access.writes.judge_evals.latest_judge_evals(store, "storysumm")`.
+        evals: `data_access.tables.judge_evals.latest_judge_evals(store, "storysumm")`.
 
     Returns:
         columns name, kind (`our judge` | `released detector`), balanced_accuracy, kappa,

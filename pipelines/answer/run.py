@@ -18,9 +18,9 @@ from typing import Any
 
 from data_access.queries import answer_inputs, task_questions
 from data_access.store import Store
-from data_access.writes import answering
-from data_access.writes.llm_log import lookup_cache
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables import answering
+from data_access.tables.llm_log import lookup_cache
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.agents.run import agent_dry_run, answer_with_agent
 from pipelines.answer.options import (
     STEP,

@@ -15,8 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from data_access.store import Store
-from data_access.writes import answering
-from data_access.writes.runs import finish_run, insert_run, run_exists
+from data_access.tables import answering
+from data_access.tables.runs import finish_run, insert_run, run_exists
 from pipelines.answer.options import STEP, AnswerOptions
 from pipelines.answer.run import _plan, _request, result_rows, run_spec
 from pipelines.llm import Gateway

@@ -4,7 +4,7 @@ A dispatcher over the backends of the registry (`pipelines.beliefs.backends`): '
 (offline), 'asymmetry' (offline information-asymmetry tracker: false beliefs, revisions,
 meta-beliefs) and 'openai' (the LLM stages of Tables 18–21 through the gateway). All read
 the stored scenes and script lines (`pipelines.beliefs.backend_io.load_film`), so any ingested
-film works, and all write through `data_access.writes.beliefs.write_annotation`. Output rows
+film works, and all write through `data_access.tables.belief_records.write_annotation`. Output rows
 carry the run's backend; a dry run computes without writing.
 """
 

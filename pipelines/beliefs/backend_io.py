@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from data_access.store import Store
-from data_access.writes import beliefs as belief_store
-from data_access.writes.runs import RunSpec
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec
 from pipelines.beliefs.backends import belief_backend
 from pipelines.beliefs.rules import engine as rules
 
@@ -55,7 +55,7 @@ def parse_scene_range(text: str | None) -> tuple[int | None, int | None]:
 
 @dataclass
 class AnnotationResult:
-    """Rows of one annotation, ready for `data_access.writes.beliefs.write_annotation`."""
+    """Rows of one annotation, ready for `data_access.tables.belief_records.write_annotation`."""
 
     film_id: str
     backend: str
@@ -77,16 +77,16 @@ class LoadedFilm(NamedTuple):
 
 def load_film(store: Store, film_id: str) -> LoadedFilm:
     """The film row, its lines by scene and its roster; AnnotateError when unusable."""
-    film = belief_store.film_record(store, film_id)
+    film = belief_records.film_record(store, film_id)
     if film is None:
         raise AnnotateError(f"no film {film_id!r} in {store.path}")
-    frame = belief_store.film_scene_text(store, film_id)
+    frame = belief_records.film_scene_text(store, film_id)
     if frame.empty:
         raise AnnotateError(f"film {film_id!r} has no script lines; ingest its screenplay first")
     voices = rules.stored_voices(frame)
     scenes = rules.lines_from_frame(frame, voices)
     locations = frame.groupby("scene_index")["location"].first().to_dict()
-    cast = belief_store.film_characters(store, film_id)
+    cast = belief_records.film_characters(store, film_id)
     names = {
         row.canonical_name: list(row.aliases if row.aliases is not None else [])
         for row in cast.itertuples(index=False)

@@ -8,7 +8,7 @@ whom they mention), collapses each group's unchanged beliefs into one span, keep
 that change (false, revised, rejected) visible, and sums up per character: how many false
 beliefs, when they were corrected, who told them.
 
-Plain pandas over the rows of `data_access.queries.beliefs.belief_lanes`; no model.
+Plain pandas over the rows of `data_access.queries.beliefs_view.belief_lanes`; no model.
 """
 
 from __future__ import annotations

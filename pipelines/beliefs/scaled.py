@@ -10,7 +10,7 @@ backend calls the gateway per stage and stays on `llm.scaled`.
 
 from __future__ import annotations
 
-from data_access.writes.beliefs import insert_annotation
+from data_access.tables.belief_records import insert_annotation
 from pipelines.beliefs.backend_io import AnnotateError, Selection, load_film, offline_run_spec
 from pipelines.beliefs.backends import belief_backend, offline_backend_names
 from pipelines.beliefs.rules import engine as rules

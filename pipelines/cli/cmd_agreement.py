@@ -13,7 +13,7 @@ from pipelines.cli.parsing import split_list
 
 
 def _pick_dataset(store, dataset: str | None) -> str:
-    from data_access.writes.agreement_labels import LFVQA, labelled_datasets
+    from data_access.tables.agreement_labels import LFVQA, labelled_datasets
 
     available = labelled_datasets(store)
     if dataset:

@@ -40,7 +40,7 @@ def annotate_many(
 ) -> None:
     """Belief records for many films; a killed run (or one stopped by its budget) resumes
     when the same command is given again."""
-    from data_access.writes.beliefs import films_with_script_lines
+    from data_access.tables.belief_records import films_with_script_lines
     from pipelines.beliefs.backend_io import AnnotateError
     from pipelines.beliefs.scaled import annotate_films
     from pipelines.cli.scale_options import open_executor, progress_bar

@@ -16,7 +16,7 @@ def resolve_setting(store, name: str) -> str:
     Raises:
         ValueError: no setting, or a label shared by several settings.
     """
-    from data_access.queries.verdicts import settings_list
+    from data_access.queries.verdicts_view import settings_list
 
     settings = settings_list(store)
     if name in set(settings["setting_id"]):
@@ -60,7 +60,7 @@ def compare(
 ) -> None:
     """Per-question F1 difference (b − a) on the questions both settings answered: mean with a
     paired bootstrap 95% CI, sign-test and permutation p-values, wins / ties / losses."""
-    from data_access.queries.verdicts import answer_counts
+    from data_access.queries.verdicts_view import answer_counts
     from pipelines.compare import compare_settings
     from pipelines.metrics import pick_judge
 

@@ -53,7 +53,7 @@ def export(
     difficulty, PlotTree nodes, reviews... with the run ids that made each row.
 
     --out is never the store or its WAL, and an existing file is replaced only with --force."""
-    from data_access.queries.export import EXPORTS, ExportError, columns_of
+    from data_access.queries.export_rows import EXPORTS, ExportError, columns_of
     from pipelines.cli.parsing import parse_where
     from pipelines.export import export_slice
 

@@ -116,7 +116,7 @@ def film_video(
 ) -> None:
     """Register a film's video after ingest (its path and frame rate), so the pages show the
     frame at each evidence time and the Film page a strip of scene keyframes."""
-    from data_access.writes.films import set_film_video
+    from data_access.tables.films import set_film_video
     from pipelines.frames import VideoError, probe_video
 
     if not video.is_file():

@@ -30,7 +30,7 @@ def film_summarise_many(
 ) -> None:
     """Summarise every scene of many films, one run per film; a killed run resumes when the
     same command is given again."""
-    from data_access.writes.scene_summaries import films_without_summaries
+    from data_access.tables.scene_summaries import films_without_summaries
     from pipelines.cli.scale_options import open_executor, progress_bar
     from pipelines.preprocess.summaries_scaled import summarise_films
 

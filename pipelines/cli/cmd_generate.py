@@ -23,8 +23,8 @@ WhereOption = Annotated[
 
 def where_keys() -> dict[str, str]:
     """check-questions filters on the question fields of
-    `data_access.writes.qgen.QUESTION_FILTERS`."""
-    from data_access.writes.qgen import QUESTION_FILTERS
+    `data_access.tables.qgen_records.QUESTION_FILTERS`."""
+    from data_access.tables.qgen_records import QUESTION_FILTERS
 
     return {key: key for key in QUESTION_FILTERS}
 

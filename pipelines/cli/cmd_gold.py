@@ -22,7 +22,7 @@ def gold_eval_command(
 
     The result is also stored as a `gold.eval` run, which the pages show beside each backend.
     """
-    from data_access.queries.gold_eval import record_gold_eval
+    from data_access.tables.gold_evals import record_gold_eval
     from pipelines.goldeval import GoldEvalError, gold_eval, summary
 
     opened = open_store(store, mode="write")

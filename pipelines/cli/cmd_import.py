@@ -145,8 +145,8 @@ def import_tom(
 ) -> None:
     """Import a ToM dataset as stories (a story = a film, a sentence = a scene) with belief
     records computed by the symbolic tracker."""
-    from data_access.writes.dataset_ids import DatasetIdTaken
-    from data_access.writes.films import FilmIdTaken
+    from data_access.tables.dataset_ids import DatasetIdTaken
+    from data_access.tables.films import FilmIdTaken
     from pipelines.beliefs.tom.hitom import TomFormatError
     from pipelines.beliefs.tom.importers import import_tom as run_import
 

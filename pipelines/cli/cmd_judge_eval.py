@@ -35,7 +35,7 @@ def storysumm(
 ) -> None:
     """Judge every summary sentence against its story; report κ, accuracy and balanced accuracy
     beside the released detectors of predicted_labels/."""
-    from data_access.writes.judge_evals import record_judge_eval
+    from data_access.tables.judge_evals import record_judge_eval
     from pipelines.agreement.storysumm_eval import BACKENDS, evaluate
     from pipelines.llm.failures import failure_lines, run_failures
 

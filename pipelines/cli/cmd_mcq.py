@@ -27,7 +27,7 @@ app.add_typer(mcq_app, name="mcq")
 
 
 def _questions_or_fail(store, set_name):
-    from data_access.writes.mcq import mcq_questions
+    from data_access.tables.mcq import mcq_questions
 
     frame = mcq_questions(store, set_name=set_name)
     if frame.empty:

@@ -45,8 +45,8 @@ def _llm_config(backend: str, model: str | None):
 def _films_to_build(
     handle, film: str | None, all_films: bool, dataset: str | None, skip_built: bool
 ) -> list[str]:
-    from data_access.queries.plottree import films_with_tree
-    from data_access.writes.plottree import films_with_timeline
+    from data_access.queries.plottree_view import films_with_tree
+    from data_access.tables.plottree_records import films_with_timeline
 
     if not all_films:
         return [film] if film else []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.importers import import_lfvqa_dir, read_manifest
-from data_access.queries.overview import datasets_overview
+from data_access.queries.overview_view import datasets_overview
 from data_access.store import Store
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "lfvqa_paper"

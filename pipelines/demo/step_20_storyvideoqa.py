@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.importers import import_storyvideoqa_dir
-from data_access.queries.overview import datasets_overview
+from data_access.queries.overview_view import datasets_overview
 from data_access.store import Store
 
 RELEASE_DIR = "storyvideoqa"

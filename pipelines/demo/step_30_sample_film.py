@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.films import film_exists
+from data_access.tables.films import film_exists
 from pipelines.preprocess.ingest import ingest_film
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "films"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.films import film_exists
+from data_access.tables.films import film_exists
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.timing import AlignmentFailed
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.scene_summaries import films_without_summaries
+from data_access.tables.scene_summaries import films_without_summaries
 from pipelines.preprocess.summaries import EXTRACTIVE, summarise_film
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.beliefs import film_exists
+from data_access.tables.films import film_exists
 from pipelines.beliefs.tom.importers import build_records, import_tom
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "samples" / "tom"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.beliefs import screenplay_films_without_beliefs
+from data_access.tables.belief_records import screenplay_films_without_beliefs
 from pipelines.beliefs.annotate import annotate
 
 SAMPLE_FILM_ID = "the-keepers-ledger"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from data_access.importers.gold import import_gold
 from data_access.importers.lfvqa import read_manifest
-from data_access.queries.overview import datasets_overview
+from data_access.queries.overview_view import datasets_overview
 from data_access.store import Store
-from data_access.writes.films import film_exists
+from data_access.tables.films import film_exists
 
 GOLD_DIR = Path(__file__).resolve().parents[2] / "samples" / "gold" / "the_keepers_ledger"
 SAMPLE_FILM_ID = "the-keepers-ledger"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from data_access.queries.video import film_video
 from data_access.store import Store
-from data_access.writes.films import set_film_video
+from data_access.tables.films import set_film_video
 from pipelines.video.animatic import FPS, render_animatic
 
 SAMPLE_FILM_ID = "the-keepers-ledger"

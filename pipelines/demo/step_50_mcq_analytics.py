@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.mcq import current_difficulty, mcq_questions
+from data_access.tables.mcq import current_difficulty, mcq_questions
 
 SET_NAME = "golden"
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.plottree import films_with_timeline
+from data_access.tables.plottree_records import films_with_timeline
 from pipelines.progress import report
 
 DATASET_ID = "storyvideoqa"
@@ -37,7 +37,7 @@ def run(store: Store, data_dir: Path | None, echo) -> None:
     if data_dir is None:
         echo("  no --data-dir; skipped")
         return
-    from data_access.queries.plottree import films_with_tree
+    from data_access.queries.plottree_view import films_with_tree
     from pipelines.mcq.methods import AnswerOptions, answer_mcqs
     from pipelines.plottree.build import build_film_tree
 

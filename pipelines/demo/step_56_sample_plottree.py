@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.films import film_exists
+from data_access.tables.films import film_exists
 
 SAMPLE_FILM_ID = "the-keepers-ledger"
 
 
 def run(store: Store, data_dir: Path | None, echo) -> None:
     """Build the sample film's tree and its MCQ retrievals unless already built."""
-    from data_access.queries.plottree import films_with_tree
+    from data_access.queries.plottree_view import films_with_tree
     from pipelines.plottree.ask import ask, film_questions
     from pipelines.plottree.build import build_film_tree
 

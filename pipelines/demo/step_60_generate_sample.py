@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.beliefs import current_belief_count
-from data_access.writes.qgen import paper_question_count
-from data_access.writes.runs import count_runs
+from data_access.tables.belief_records import current_belief_count
+from data_access.tables.qgen_records import paper_question_count
+from data_access.tables.runs import count_runs
 from pipelines.qgen.check_run import run_check_questions
 from pipelines.qgen.generate import GenerateOptions, generate
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from data_access.queries.gold_eval import latest_gold_eval, record_gold_eval
+from data_access.queries.gold_eval_inputs import latest_gold_eval
 from data_access.store import Store
+from data_access.tables.gold_evals import record_gold_eval
 
 SAMPLE_FILM_ID = "the-keepers-ledger"
 

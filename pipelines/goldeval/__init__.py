@@ -5,7 +5,7 @@ judge labels. The backends are scored, never fitted: no threshold here is tuned 
 
 from __future__ import annotations
 
-from data_access.queries import gold_eval as queries
+from data_access.queries import gold_eval_inputs
 from data_access.store import Store
 from pipelines.beliefs.backends import offline_backend_names
 from pipelines.goldeval.beliefs import MATCH_COSINE, score_beliefs
@@ -26,17 +26,17 @@ def _embed(texts: list[str]):
 
 def evaluate_beliefs(store: Store, film_id: str, backend: str = "rules", embed=_embed) -> dict:
     """The belief comparison of one backend; GoldEvalError when a side is missing."""
-    gold_run = queries.gold_run(store, film_id)
+    gold_run = gold_eval_inputs.gold_run(store, film_id)
     if gold_run is None:
         raise GoldEvalError(f"no gold belief records for {film_id!r}: run `storyscope demo`")
-    run_id = queries.belief_run(store, film_id, backend)
+    run_id = gold_eval_inputs.belief_run(store, film_id, backend)
     if run_id is None:
         raise GoldEvalError(
             f"no {backend!r} belief records for {film_id!r}: run"
             f" `storyscope beliefs annotate --film {film_id} --backend {backend}`"
         )
-    backend_rows = queries.beliefs_of_run(store, film_id, run_id)
-    gold_rows = queries.beliefs_of_run(store, film_id, gold_run)
+    backend_rows = gold_eval_inputs.beliefs_of_run(store, film_id, run_id)
+    gold_rows = gold_eval_inputs.beliefs_of_run(store, film_id, gold_run)
     scores = score_beliefs(backend_rows, gold_rows, embed)
     return {"backend": backend, **scores, "run_id": run_id, "match_cosine": MATCH_COSINE}
 
@@ -56,7 +56,7 @@ def evaluate_belief_backends(
     for backend in BELIEF_BACKENDS:
         if scored is not None and backend in scored:
             scores[backend] = scored[backend]
-        elif queries.belief_run(store, film_id, backend) is not None:
+        elif gold_eval_inputs.belief_run(store, film_id, backend) is not None:
             scores[backend] = evaluate_beliefs(store, film_id, backend, embed)
     return scores
 
@@ -74,7 +74,7 @@ def missing_backends(detail: dict) -> list[str]:
 
 def evaluate_questions(store: Store, film_id: str, backend: str = "template", embed=_embed) -> dict:
     """The generated questions' figures, with the gold questions' as reference."""
-    generated = queries.generated_questions(store, film_id, backend)
+    generated = gold_eval_inputs.generated_questions(store, film_id, backend)
     if generated.empty:
         raise GoldEvalError(
             f"no {backend!r} questions for {film_id!r}: run"
@@ -85,13 +85,13 @@ def evaluate_questions(store: Store, film_id: str, backend: str = "template", em
     framed = generated.assign(film_id=film_id, source="generated")
     passed = [item.result.passed for item in check_questions_frame(store, framed)]
     scores = score_questions(generated, embed, passed)
-    reference = score_questions(queries.gold_questions(store, film_id), embed)
+    reference = score_questions(gold_eval_inputs.gold_questions(store, film_id), embed)
     return {"backend": backend, **scores, "gold_reference": reference}
 
 
 def evaluate_judge(store: Store, film_id: str, judge_id: str = "lexical") -> dict:
     """The judge's labels on the gold answers against the gold verdicts."""
-    pairs = queries.verdict_pairs(store, film_id, judge_id)
+    pairs = gold_eval_inputs.verdict_pairs(store, film_id, judge_id)
     if pairs.empty:
         raise GoldEvalError(f"no gold verdicts for {film_id!r}: run `storyscope demo`")
     if pairs["judged"].isna().all():

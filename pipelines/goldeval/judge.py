@@ -11,7 +11,7 @@ from pipelines.agreement.stats import cohen_kappa
 
 
 def score_judge(pairs: pd.DataFrame) -> dict:
-    """kappa, accuracy and confusion from `data_access.queries.gold_eval.verdict_pairs` rows."""
+    """kappa, accuracy and confusion from `queries.gold_eval_inputs.verdict_pairs` rows."""
     judged = pairs[pairs["judged"].notna()]
     confusion: dict[str, dict[str, int]] = {}
     for gold, label in zip(pairs["gold"], pairs["judged"].fillna("unjudged")):

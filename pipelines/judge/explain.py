@@ -84,8 +84,8 @@ def side_by_side(judgements: pd.DataFrame, answers: pd.DataFrame) -> pd.DataFram
     flags the filters read (`contradicted`, `judges disagree`, `settings differ`).
 
     Args:
-        judgements: `views_verdicts.claim_judgements` rows of one question.
-        answers: `views_verdicts.answers_of_question` (answer_id, text), to recover the
+        judgements: `verdicts_view.claim_judgements` rows of one question.
+        answers: `verdicts_view.answers_of_question` (answer_id, text), to recover the
             lexical judge's matched sentence.
     """
     keys = ["ord", "role", "claim", "setting"]

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from data_access.store import Store
-from data_access.writes import judging
-from data_access.writes.llm_log import lookup_cache
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables import judging
+from data_access.tables.llm_log import lookup_cache
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.judge.backends import judge_backend
 from pipelines.judge.prompt import PROMPT_VERSION
 from pipelines.judge.verdicts import VerdictWriter

@@ -27,7 +27,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from data_access.store import HeldFile
-from data_access.writes import llm_log
+from data_access.tables import llm_log
+from data_access.tables.runs import run_usage
 from pipelines.judge.backends import judge_backend
 from pipelines.judge.verdicts import verdict_rows
 from pipelines.judge.work import (
@@ -145,9 +146,9 @@ def _through_gateway(gateway, part, options, writer, items: list[tuple]) -> None
 
 def _run_spending(store, run_id: str) -> tuple[float, int]:
     """What the run already spent (USD, tokens): a resumed run's budget starts from it."""
-    usage = llm_log.run_usage(store, run_id)
-    tokens = int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
-    return float(usage.get("cost_usd") or 0), tokens
+    with store.session() as cursor:
+        usage = run_usage(cursor, run_id)
+    return usage.cost_usd, usage.tokens
 
 
 def _units(part, fresh: list[tuple], size: int, shared: dict) -> list[Unit]:

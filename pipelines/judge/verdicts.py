@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 
 from data_access.store import Store
-from data_access.writes import judging
+from data_access.tables import judging
 
 
 class VerdictRow(NamedTuple):

@@ -11,8 +11,8 @@ import pandas as pd
 import pyarrow as pa
 
 from data_access.store import Store
-from data_access.writes import judging
-from data_access.writes.judging import JudgeFilter
+from data_access.tables import judging
+from data_access.tables.judging import JudgeFilter
 from pipelines.judge.lexical import LexicalMatcher, lexical_measures
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages
 from pipelines.judge.schema import judge_reply_schema

@@ -2,7 +2,7 @@
 
 Quick use::
 
-    from data_access.writes.runs import RunSpec, start_run, end_run
+    from data_access.tables.runs import RunSpec, start_run, end_run
     from pipelines.llm import Gateway, LLMRequest, load_config
 
     config = load_config({"model": "gpt-4o-mini"})       # env / secrets.toml / overrides

@@ -72,7 +72,7 @@ def failure_lines(summary: dict) -> list[str]:
 
 def run_failures(store, run_id: str | None) -> dict:
     """`summarize_failures` of one run's failed LLM calls (empty when none or no run)."""
-    from data_access.writes.llm_modes import failure_reasons
+    from data_access.tables.llm_modes import failure_reasons
 
     if not run_id:
         return summarize_failures([])

@@ -39,7 +39,8 @@ except ImportError:  # openai 1.x
     from httpx import Response as _RESPONSE
 
 from data_access.store import Store
-from data_access.writes import llm_log, llm_modes
+from data_access.tables import llm_log, llm_modes
+from data_access.tables.runs import run_usage
 from pipelines.llm import modes, tool_calls
 from pipelines.llm.calls import (
     EndpointRefused,
@@ -74,7 +75,7 @@ class Gateway:
     Args:
         store: where the cache, call log and run usage live.
         config: endpoint, model, limits, prices (see `LLMConfig`).
-        run_id: the run the calls belong to (made with `data_access.writes.runs.start_run`).
+        run_id: the run the calls belong to (made with `data_access.tables.runs.start_run`).
         use_cache: replay cached replies (False forces fresh calls; they are still cached).
         batch_size: results written per transaction (at least).
         min_flush_interval_s: while calls are in flight, batches are written at most this
@@ -245,13 +246,10 @@ class Gateway:
     # -- cache replay ----------------------------------------------------------------------
     def _seed_spent(self) -> None:
         # The budget is per run: a resumed run (a new process) starts from what it has spent.
-        usage = llm_log.run_usage(self.store, self.run_id)
-        if usage and not self.spent.tokens:
-            self.spent = Usage(
-                int(usage["prompt_tokens"] or 0),
-                int(usage["completion_tokens"] or 0),
-                float(usage["cost_usd"] or 0),
-            )
+        with self.store.session() as cursor:
+            usage = run_usage(cursor, self.run_id)
+        if not self.spent.tokens:
+            self.spent = Usage(usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
 
     def _replay_all(self, requests, keys, results, pending, on_batch) -> list[int]:
         """Fill `results` from the cache; return the indices that need a call."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from data_access.writes import llm_log
+from data_access.tables import llm_log
 from pipelines.llm.requests import LLMRequest, LLMResult, without_inline_images
 from pipelines.llm.shaping import RequestShaper
 

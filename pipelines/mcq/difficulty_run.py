@@ -12,13 +12,13 @@ from collections.abc import Callable
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.mcq import (
+from data_access.tables.mcq import (
     current_difficulty,
     insert_difficulty,
     latest_predictions,
     mcq_questions,
 )
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.mcq.accuracy import (
     accuracy_by_bin,
     accuracy_by_factor_bins,

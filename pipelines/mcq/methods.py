@@ -28,9 +28,9 @@ import pandas as pd
 from data_access.queries.mcq_methods import ANSWER_STEP, subtitle_cues
 from data_access.queries.task_questions import mcq_questions
 from data_access.store import Store
-from data_access.writes.mcq import insert_predictions
-from data_access.writes.plottree import insert_retrievals
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables.mcq import insert_predictions
+from data_access.tables.plottree_records import insert_retrievals
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.mcq import answer_prompts as prompts
 from pipelines.mcq.subtitle_budget import clock, fit_subtitles
 

@@ -21,8 +21,8 @@ from data_access.importers.json_files import (
 )
 from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.mcq import insert_predictions, mcq_options
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.mcq import insert_predictions, mcq_options
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 ID_FIELDS = ("mcq_id", "question_id", "id")
 OPTION_FIELDS = ("predicted_option", "predicted", "prediction", "option")

@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.mcq import (
+from data_access.tables.mcq import (
     insert_fault_vectors,
     insert_mcq_questions,
     insert_storymind_items,
     storymind_faults,
 )
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.mcq import storymind_prompts as prompts
 from pipelines.mcq.reviewers import REVIEWERS, review_table
 from pipelines.mcq.topics import TOPICS, topic_label

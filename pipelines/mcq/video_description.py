@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from data_access.formats.film_time import film_clock
 from data_access.store import Store
-from data_access.writes.plottree import film_timeline
+from data_access.tables.plottree_records import film_timeline
 
 
 def _clock(seconds) -> str:

@@ -1,9 +1,10 @@
 """The evidence trail per answer and per agent setting: the figures the Verdicts panel, the
 `storyscope metrics` command and the `agent-trail` export share.
 
-Per answer (`per_answer_trail`): the rows of `data_access.queries.agent_trail.TRAIL_ANSWERS_SQL`
-with the measures of `pipelines.metrics.trail` and, given a judge, the answer's Eq. 1 recall
-(LF-VideoQA §3.3) from the verdict counts the metrics already read.
+Per answer (`per_answer_trail`): the rows of
+`data_access.queries.agent_trail_view.TRAIL_ANSWERS_SQL` with the measures of
+`pipelines.metrics.trail` and, given a judge, the answer's Eq. 1 recall (LF-VideoQA §3.3)
+from the verdict counts the metrics already read.
 
 Per setting (`trail_setting_rows`), as the metrics tables: an answer is one (run, question) loop,
 answered or not (a loop that hit its step limit still looked somewhere); several loops of one
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from data_access.queries import agent_trail as trail_queries
+from data_access.queries import agent_trail_view
 from data_access.queries.verdict_counts import verdict_counts
 from data_access.store import Store
 from pipelines.metrics.bootstrap import (
@@ -94,7 +95,7 @@ def per_answer_trail(
 ) -> pd.DataFrame:
     """Every agent loop (of one film, or all) with its trail measures, and its recall under
     `judge_id` (NaN: no judge given, no answer, or not fully judged)."""
-    frame = with_measures(trail_queries.trail_answers(store, film_id))
+    frame = with_measures(agent_trail_view.trail_answers(store, film_id))
     return with_recall(frame, answer_recall(store, judge_id) if judge_id else None)
 
 

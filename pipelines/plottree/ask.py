@@ -10,8 +10,8 @@ import hashlib
 from dataclasses import dataclass
 
 from data_access.store import Store
-from data_access.writes.plottree import current_tree, film_mcqs, insert_retrievals
-from data_access.writes.runs import RunSpec, end_run, start_run
+from data_access.tables.plottree_records import current_tree, film_mcqs, insert_retrievals
+from data_access.tables.runs import RunSpec, end_run, start_run
 from pipelines.plottree.retrieval import (
     QA_PROMPT_VERSION,
     TOP_M,

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.plottree import film_row, film_timeline, insert_tree
-from data_access.writes.runs import RunSpec, end_run, finish_run, insert_run, start_run
+from data_access.tables.plottree_records import film_row, film_timeline, insert_tree
+from data_access.tables.runs import RunSpec, end_run, finish_run, insert_run, start_run
 from pipelines.plottree.condense import (
     ALPHA,
     BETA,

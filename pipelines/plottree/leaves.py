@@ -254,7 +254,7 @@ def build_leaves(
 
     Args:
         timeline: `subtitles`, `lines`, `scenes` frames as
-            `data_access.writes.plottree.film_timeline`.
+            `data_access.tables.plottree_records.film_timeline`.
         runtime_s: the video length. No leaf ends past it; credit cues are dropped.
         leaf_seconds: W for fixed windows (1.0 = the paper's 1 fps); None for the film's units.
 

@@ -8,7 +8,7 @@ Offline summaries only: the LLM summariser caches through the store, which worke
 
 from __future__ import annotations
 
-from data_access.writes.plottree import films_with_timeline
+from data_access.tables.plottree_records import films_with_timeline
 from pipelines.plottree.build import (
     NODE_EMBEDDINGS,
     TreeBuild,

@@ -1,7 +1,7 @@
 """Film preprocessing (LF-VideoQA §3.1 / App. C; StoryMindv2 §3.1): screenplay → timed scenes.
 
 Public API (plain records in, plain records out; nothing here touches the store except
-`ingest`, which writes through `data_access.writes.films`):
+`ingest`, which writes through `data_access.tables.films`):
 
 Parsing — every parser returns a `Screenplay` (see `model.py`), scenes shaped as the paper's
 Table 15 output: `Scene(index, heading, location, time_of_day, events, characters)`, where each
@@ -36,7 +36,7 @@ script-row assignment and the release's automatic one against `results_human` (t
 speaker the annotators corrected; row agreement reported apart).
 
 Belief tracking (rules backend) reads the ingested scenes from the store (`current_scenes`,
-`current_script_lines`; `data_access.writes.films` has the film queries) or calls
+`current_script_lines`; `data_access.tables.films` has the film queries) or calls
 `parse_screenplay_file(path).scenes` directly.
 """
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.films import FilmRows, ensure_dataset, write_film
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.films import FilmRows, ensure_dataset, write_film
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.frames import VideoError, probe_video  # noqa: F401 (VideoError: re-exported)
 from pipelines.preprocess.coref import CharacterGroup, is_group, is_role, resolve_characters
 from pipelines.preprocess.coref_lexicon import HONORIFICS, ROLE_WORDS

@@ -23,8 +23,8 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from data_access.store import Store
-from data_access.writes.runs import RunSpec, end_run, finish_run, insert_run, start_run
-from data_access.writes.scene_summaries import film_scene_lines, write_scene_summaries
+from data_access.tables.runs import RunSpec, end_run, finish_run, insert_run, start_run
+from data_access.tables.scene_summaries import film_scene_lines, write_scene_summaries
 
 STEP = "preprocess.summaries"
 EXTRACTIVE = "extractive"

@@ -7,7 +7,7 @@ with its own gateway (`pipelines.scale.llm_worker`); the driver writes the worke
 entries, call rows and summaries and closes the run. A killed run resumes when the same
 command is given again (films already written are skipped). One LLM budget holds for the
 whole batch across workers (`pipelines.scale.budget`); a film the budget stopped keeps the
-summaries it got in a `stopped` run and is left failed in the ledger, for the same command
+summaries it got in a `stopped` run and is left failed in the unit_ledger, for the same command
 with a larger budget to resume (its paid calls replay from the cache).
 """
 
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from data_access.writes import scale_units as ledger
-from data_access.writes.runs import RunSpec, end_run, finish_run, insert_run
-from data_access.writes.scene_summaries import film_scene_lines, write_scene_summaries
+from data_access.tables import unit_ledger
+from data_access.tables.runs import RunSpec, end_run, finish_run, insert_run
+from data_access.tables.scene_summaries import film_scene_lines, write_scene_summaries
 from pipelines.preprocess.summaries import (
     BACKENDS,
     EXTRACT_WORDS,
@@ -97,7 +97,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
     def prepare(film_id, spec, requests) -> Unit:
         # The film's run starts here so its calls are logged under it; cached replies are
         # replayed here, the rest go to a worker (the key stays out of the unit).
-        run_id = ledger.start_unit_run(store, batch["id"], film_id, spec)
+        run_id = unit_ledger.start_unit_run(store, batch["id"], film_id, spec)
         gateway = Gateway(store, config, run_id)
         cached, fresh = split_cached(store, gateway, requests)
         done = gateway.run(cached) if cached else []

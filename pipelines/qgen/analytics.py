@@ -220,7 +220,8 @@ def analyze_questions(
 
 def write_analytics(cursor, run_id: str, analytics: QuestionAnalytics) -> None:
     """Insert the analytics rows of a run (inside the caller's transaction)."""
-    from data_access.writes.qgen import insert_rows
+    from data_access.store import append_rows
+    from data_access.tables import qgen_records
 
     for table, rows in (
         ("question_near_duplicates", analytics.pairs),
@@ -229,12 +230,14 @@ def write_analytics(cursor, run_id: str, analytics: QuestionAnalytics) -> None:
         ("question_diversity", analytics.diversity),
         ("question_opening_frames", analytics.frames),
     ):
-        insert_rows(cursor, table, [{"run_id": run_id, **row} for row in rows])
+        append_rows(
+            cursor, table, [{"run_id": run_id, **row} for row in rows], qgen_records.COLUMNS[table]
+        )
 
 
 def analyze_stored_questions(store, run_id: str, question_ids: Sequence[str]) -> QuestionAnalytics:
     """Compute analytics for stored questions and store them under an existing run."""
-    from data_access.writes.qgen import select_questions
+    from data_access.tables.qgen_records import select_questions
 
     questions = select_questions(store, {"question_id": list(question_ids)})
     analytics = analyze_questions(questions)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from data_access.store import Store
-from data_access.writes import qgen as db
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import Store, append_rows
+from data_access.tables import qgen_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.qgen.checks import CHECKS_VERSION, CheckContext, CheckResult, check_question
 from pipelines.qgen.name_mentions import names_mentioned
 
@@ -72,7 +72,7 @@ def context_from_payload(
 
 def _names_by_film(store: Store, film_ids: Sequence[str]) -> dict[str, tuple[list[str], list[str]]]:
     """film -> (never-spoken names, spoken names), for films with any first-spoken time."""
-    frame = db.spoken_names(store, film_ids)
+    frame = qgen_records.spoken_names(store, film_ids)
     budgets: dict[str, tuple[list[str], list[str]]] = {}
     for film_id, rows in frame.groupby("film_id"):
         if rows["first_spoken_s"].notna().sum() == 0:
@@ -86,17 +86,19 @@ def _names_by_film(store: Store, film_ids: Sequence[str]) -> dict[str, tuple[lis
 
 
 def check_questions_frame(store: Store, questions: pd.DataFrame) -> list[QuestionCheck]:
-    """Run the automatic checks on stored questions (rows of `db.select_questions`)."""
+    """Run the automatic checks on stored questions (rows of `qgen_records.select_questions`)."""
     if questions.empty:
         return []
     payloads = {
         row.question_id: json.loads(row.payload)
-        for row in db.anchor_contexts(store, questions["question_id"].tolist()).itertuples()
+        for row in qgen_records.anchor_contexts(
+            store, questions["question_id"].tolist()
+        ).itertuples()
     }
     films = questions["film_id"].dropna().unique().tolist()
     budgets = _names_by_film(store, films)
-    directions = {film_id: db.direction_lines(store, film_id) for film_id in films}
-    claims = db.current_claim_texts(store, questions["question_id"].tolist())
+    directions = {film_id: qgen_records.direction_lines(store, film_id) for film_id in films}
+    claims = qgen_records.current_claim_texts(store, questions["question_id"].tolist())
     checked = []
     for row in questions.itertuples():
         gold = row.gold if isinstance(row.gold, str) and row.gold else None
@@ -168,7 +170,7 @@ def run_check_questions(
     Returns:
         The run id (None when not saved) and every question's outcome.
     """
-    checks = check_questions_frame(store, db.select_questions(store, filters))
+    checks = check_questions_frame(store, qgen_records.select_questions(store, filters))
     if not save:
         return None, checks
     spec = RunSpec(
@@ -181,8 +183,18 @@ def run_check_questions(
     with store.transaction() as cursor:
         run_id = insert_run(cursor, spec)
         results, failures = check_rows(run_id, checks)
-        db.insert_rows(cursor, "question_check_results", results)
-        db.insert_rows(cursor, "question_check_failures", failures)
+        append_rows(
+            cursor,
+            "question_check_results",
+            results,
+            qgen_records.COLUMNS["question_check_results"],
+        )
+        append_rows(
+            cursor,
+            "question_check_failures",
+            failures,
+            qgen_records.COLUMNS["question_check_failures"],
+        )
         finish_run(
             cursor,
             run_id,

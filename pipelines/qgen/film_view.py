@@ -1,6 +1,7 @@
 """A film's stored records as plain Python objects, indexed the way context-sets need them.
 
-Built once per generation run from `data_access.writes.qgen.film_records` (current runs only).
+Built once per generation run from `data_access.tables.qgen_records.film_records` (current
+runs only).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from data_access.writes.qgen import FilmRecords
+from data_access.tables.qgen_records import FilmRecords
 
 
 def _clean(value):

@@ -9,14 +9,15 @@ cached by the gateway as they go, so rerunning a failed run replays them instead
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from data_access.store import Store
-from data_access.writes import qgen as db
-from data_access.writes.runs import RunSpec, finish_run, insert_run, new_run_id
+from data_access.store import Store, append_rows
+from data_access.tables import qgen_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run, new_run_id
 from pipelines.qgen.analytics import QuestionAnalytics, analyze_questions, write_analytics
 from pipelines.qgen.check_run import QuestionCheck, check_rows
 from pipelines.qgen.context_sets import ContextSet, build_context_set, discard_counts
@@ -167,7 +168,7 @@ def plan_generation(
     film_id, backend, n, seed = options.film_id, options.backend, options.n, options.seed
     qtypes, centers = options.qtypes or list(ALL_TYPES), options.centers or None
     _validate(qtypes, n)
-    records = db.film_records(store, film_id)
+    records = qgen_records.film_records(store, film_id)
     if records is None:
         raise GenerationError(f"film {film_id!r} is not in the store")
     if records.beliefs.empty and records.meta_beliefs.empty:
@@ -269,7 +270,7 @@ def generate(
         if on_run is not None:
             on_run(run_id, len(drafts))
         run_stages(worker, drafts, echo, on_stage)
-        retire_rejected_before(drafts, db.rejected_question_texts(store, options.film_id))
+        retire_rejected_before(drafts, qgen_records.rejected_question_texts(store, options.film_id))
         report.analytics = _analytics(drafts) if options.with_analytics else None
         _store_run(store, run_id, view, context_sets, drafts, report.analytics, worker.name)
     except BaseException:
@@ -363,13 +364,33 @@ def insert_draft_rows(cursor, run_id: str, view: FilmView, drafts: list[Draft], 
         if d.checks is not None
     ]
     results, failures = check_rows(run_id, checks)
-    db.insert_rows(cursor, "qgen_stage_outputs", stage_rows(run_id, drafts, backend))
-    db.insert_rows(cursor, "questions", question_rows(run_id, view, drafts))
-    db.insert_rows(cursor, "rubric_claims", claim_rows(run_id, drafts))
-    db.insert_rows(cursor, "question_evidence", evidence_rows(run_id, drafts))
-    db.insert_rows(cursor, "qgen_outcomes", outcome_rows(run_id, drafts))
-    db.insert_rows(cursor, "question_check_results", results)
-    db.insert_rows(cursor, "question_check_failures", failures)
+    append_rows(
+        cursor,
+        "qgen_stage_outputs",
+        stage_rows(run_id, drafts, backend),
+        qgen_records.COLUMNS["qgen_stage_outputs"],
+    )
+    append_rows(
+        cursor, "questions", question_rows(run_id, view, drafts), qgen_records.COLUMNS["questions"]
+    )
+    append_rows(
+        cursor, "rubric_claims", claim_rows(run_id, drafts), qgen_records.COLUMNS["rubric_claims"]
+    )
+    append_rows(
+        cursor,
+        "question_evidence",
+        evidence_rows(run_id, drafts),
+        qgen_records.COLUMNS["question_evidence"],
+    )
+    append_rows(
+        cursor, "qgen_outcomes", outcome_rows(run_id, drafts), qgen_records.COLUMNS["qgen_outcomes"]
+    )
+    append_rows(
+        cursor, "question_check_results", results, qgen_records.COLUMNS["question_check_results"]
+    )
+    append_rows(
+        cursor, "question_check_failures", failures, qgen_records.COLUMNS["question_check_failures"]
+    )
 
 
 def close_run(
@@ -382,7 +403,7 @@ def close_run(
 ) -> None:
     """The run's context-sets (with discard reasons) and analytics, and its end: (items,
     failed) from `drafts`, or `counts` when the drafts were written batch by batch."""
-    db.insert_rows(
+    append_rows(
         cursor,
         "context_sets",
         [
@@ -392,12 +413,13 @@ def close_run(
                 "qtype": cs.qtype,
                 "center": cs.center,
                 "anchor_scene": cs.anchor_scene,
-                "payload": cs.payload,
+                "payload": json.dumps(cs.payload, default=str, ensure_ascii=False),
                 "discard_reason": cs.discard_reason,
                 "run_id": run_id,
             }
             for cs in context_sets
         ],
+        qgen_records.COLUMNS["context_sets"],
     )
     if analytics is not None:
         write_analytics(cursor, run_id, analytics)

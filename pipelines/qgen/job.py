@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from data_access.store import Store
-from data_access.writes.llm_log import lookup_cache
-from data_access.writes.runs import end_run
+from data_access.tables.llm_log import lookup_cache
+from data_access.tables.runs import end_run
 from pipelines.qgen.context_sets import context_pack
 from pipelines.qgen.generate import GenerateOptions, GenerationReport
 from pipelines.qgen.llm_backend import example_triples

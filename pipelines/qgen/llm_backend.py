@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes import qgen as db
+from data_access.tables import qgen_records
 from pipelines.llm import Gateway, LLMConfig, LLMRequest, LLMResult
 from pipelines.qgen.context_sets import context_pack
 from pipelines.qgen.drafts import Draft, StageResult
@@ -147,7 +147,7 @@ class LLMBackend:
         shipped = getattr(self, "scene_texts", None)
         if shipped is not None:
             return shipped
-        return db.scene_texts(self.store, self.view.film_id, shown)
+        return qgen_records.scene_texts(self.store, self.view.film_id, shown)
 
     def _story_context(self, shown: list[int]) -> str:
         lines = []

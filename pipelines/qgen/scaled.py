@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
-from data_access.writes import qgen as db
-from data_access.writes.runs import insert_run, run_exists
+from data_access.tables import qgen_records
+from data_access.tables.runs import insert_run, run_exists
 from pipelines.qgen.analytics_scaled import analyze_questions_on
 from pipelines.qgen.drafts import Draft
 from pipelines.qgen.film_view import FilmView
@@ -106,7 +106,7 @@ def generate_on_executor(
         GenerationError: unknown film / type / center, no belief records, bad n.
     """
     view, report = plan_generation(store, options)
-    rejected = db.rejected_question_texts(store, options.film_id)
+    rejected = qgen_records.rejected_question_texts(store, options.film_id)
     picked, batch_size = report.picked, max(1, batch_size)
     units = [Unit(f"{i:05d}", None) for i in range(-(-len(picked) // batch_size))]
     config = (llm_config or options.config()) if options.backend == "openai" else None
@@ -181,7 +181,7 @@ def _llm_payload(store, view: FilmView, drafts: list[Draft], config, budget) -> 
     from pipelines.qgen.llm_backend import example_triples
 
     shown = sorted({s["scene"] for d in drafts for s in d.context_set.payload["scenes"]})
-    scene_texts = db.scene_texts(store, view.film_id, shown)
+    scene_texts = qgen_records.scene_texts(store, view.film_id, shown)
     replay = CacheReplayGateway(store, config)
     shared = {
         "config": replace(config, api_key=None),

@@ -28,7 +28,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from data_access.writes import llm_log
+from data_access.tables import llm_log
 from pipelines.llm import Gateway, LLMRequest, LLMResult
 from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
 

@@ -1,7 +1,7 @@
 """Run a batch of units on an executor with the driver as the store's single writer.
 
 `run_batch` is the loop every scaled-out pipeline calls: it finds (or records) the batch in the
-unit ledger (`data_access.writes.scale_units`), skips units a killed run of the same command already
+unit ledger (`data_access.tables.unit_ledger`), skips units a killed run of the same command already
 wrote, hands the rest to the executor, and writes each unit's rows together with its ledger
 row in one transaction. So a run killed at any point (driver or worker) and started again with
 the same command writes every unit exactly once; failed units are retried by that rerun.
@@ -19,11 +19,11 @@ from typing import Any
 import duckdb
 
 from data_access.store import Store
-from data_access.writes import scale_units as ledger
+from data_access.tables import unit_ledger
 from pipelines.scale.executor import Executor, Unit, UnitFn, UnitOutcome
 
 # write(cursor, outcome) writes a finished unit's rows and returns what the batch must keep
-# for a later step (JSON-able, stored in the ledger), or None; or `Unfinished(reason)` when it
+# for a later step (JSON-able, stored in the unit_ledger), or None; or `Unfinished(reason)` when it
 # wrote what the unit did but the unit is not done (e.g. the LLM budget stopped it).
 UnitWriter = Callable[[duckdb.DuckDBPyConnection, UnitOutcome], Any]
 ProgressFn = Callable[["BatchProgress"], None]
@@ -142,18 +142,18 @@ def run_batch(
     """
     started = time.perf_counter()
     key = batch_key(step, params, [u.key for u in units])
-    batch_id = ledger.open_batch(store, key)
+    batch_id = unit_ledger.open_batch(store, key)
     abandoned: list[str] = []
     if batch_id is None:
-        batch_id = ledger.create_batch(
+        batch_id = unit_ledger.create_batch(
             store, key, step, executor.name, executor.workers, len(units), params
         )
     else:
-        ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
-        abandoned = ledger.close_abandoned_runs(store, batch_id)
+        unit_ledger.mark_attempt(store, batch_id, executor.name, executor.workers)
+        abandoned = unit_ledger.close_abandoned_runs(store, batch_id)
     if on_start is not None:
         on_start(batch_id)
-    results = ledger.done_units(store, batch_id)
+    results = unit_ledger.done_units(store, batch_id)
     resumed_from = len(results)
     todo = longest_first([u for u in units if u.key not in results])
     if prepare is not None and not lazy_prepare:
@@ -165,7 +165,7 @@ def run_batch(
             kept = write(cursor, outcome) if outcome.ok else None
             if isinstance(kept, Unfinished):
                 outcome.error, kept = kept.reason, None
-            ledger.record_unit(
+            unit_ledger.record_unit(
                 cursor, batch_id, outcome.key, outcome.error, outcome.worker, outcome.seconds, kept
             )
         if outcome.ok:
@@ -178,7 +178,7 @@ def run_batch(
         with store.transaction() as cursor:
             if finish is not None:
                 finish(cursor, results)
-            ledger.finish_batch(cursor, batch_id)
+            unit_ledger.finish_batch(cursor, batch_id)
     return BatchResult(
         batch_id,
         executor.name,

@@ -34,8 +34,8 @@ import pandas as pd
 
 from data_access.queries.video import scene_people, scene_spans, timed_speakers
 from data_access.store import Store
-from data_access.writes.runs import RunSpec, finish_run, insert_run, run_exists
-from data_access.writes.video_captions import write_captions
+from data_access.tables.runs import RunSpec, finish_run, insert_run, run_exists
+from data_access.tables.video_captions import write_captions
 from pipelines.scale import Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit

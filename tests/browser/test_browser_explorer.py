@@ -204,7 +204,7 @@ def _write_with_a_run(app_store_path, step: str, statements: list[tuple[str, lis
     """Write rows under a new finished run while the app serves the store (the new run changes
     the store's version token, so the app's cached queries see the rows once the token the app
     holds expires: this waits that long, as earlier tests of the module just cached one)."""
-    from data_access.writes.runs import RunSpec, finish_run, insert_run
+    from data_access.tables.runs import RunSpec, finish_run, insert_run
 
     store = Store(app_store_path, lock_timeout=30)  # waits while the app holds the file
     with store.transaction() as cursor:

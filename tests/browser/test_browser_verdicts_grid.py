@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from data_access.store import Store
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
 from tests.support.app_server import CHROMIUM, CONTEXT_OPTIONS, launch_chromium, running_app

@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import binomtest, permutation_test
 from typer.testing import CliRunner
 
-from data_access.writes.judging import ensure_judge, write_verdicts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.judging import ensure_judge, write_verdicts
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.compare import (
     bootstrap_interval,

@@ -12,12 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from data_access.importers.lfvqa import import_lfvqa_dir
-from data_access.queries.export import EXPORTS, ExportError, frame_bytes
+from data_access.queries.export_rows import EXPORTS, ExportError, frame_bytes
 from data_access.store import Store
-from data_access.writes import review
-from data_access.writes.judging import ensure_judge, write_verdicts
-from data_access.writes.review import ClaimLabel
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables import review_labels
+from data_access.tables.judging import ensure_judge, write_verdicts
+from data_access.tables.review_labels import ClaimLabel
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
 from tests.support.paths import REPO_ROOT
@@ -59,8 +59,10 @@ def _source_store(store: Store, tmp_path: Path) -> None:
         write_verdicts(cursor, run_id, "lex", [(a, c, "omitted", "why") for a, c in items.values])
         finish_run(cursor, run_id)
     first = items.iloc[0]
-    review.label_claims(store, "alice", [ClaimLabel(first.answer_id, first.claim_id, "asserted")])
-    review.label_claims(
+    review_labels.label_claims(
+        store, "alice", [ClaimLabel(first.answer_id, first.claim_id, "asserted")]
+    )
+    review_labels.label_claims(
         store, "alice", [ClaimLabel(first.answer_id, first.claim_id, "contradicted", "on 2nd look")]
     )
 

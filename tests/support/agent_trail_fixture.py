@@ -1,5 +1,5 @@
 """Agent answers with their evidence trails on the gold film, written by hand through the trail's
-own writer (`data_access.writes.agent_trail.write_trail`), with a judge's verdicts on them: the
+own writer (`data_access.tables.agent_steps.write_trail`), with a judge's verdicts on them: the
 store the trail's queries, measures, panel, CLI and export tests read.
 
 Two agent settings. `agent:fast` answers three questions (evidence touched 2/3, 1/3 and 3/3;
@@ -11,9 +11,9 @@ scene 1 64.84-101.58, 5 211.17-228.66, 6 228.66-262.43, 9 353.32-378.58, 10 385.
 
 from __future__ import annotations
 
-from data_access.writes.agent_trail import write_trail
-from data_access.writes.judging import insert_records, write_verdicts
-from data_access.writes.runs import RunSpec, insert_run
+from data_access.tables.agent_steps import write_trail
+from data_access.tables.judging import insert_records, write_verdicts
+from data_access.tables.runs import RunSpec, insert_run
 from tests.support.gold_film import with_gold_film
 
 JUDGE = "trail-hand"

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from data_access.store import Store
-from data_access.writes.runs import RunSpec, add_run_usage, finish_run, insert_run
+from data_access.tables.runs import RunSpec, add_run_usage, finish_run, insert_run
 from tests.support.app_fixture_data import (
     BELIEFS,
     CHARACTERS,

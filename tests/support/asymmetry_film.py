@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes import beliefs as belief_store
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import append_rows
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 FILM = "asymmetry-fixture"
 
@@ -33,12 +34,14 @@ def fixture_film(store):
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
         film = {"film_id": FILM, "dataset_id": "fixture", "title": "Asymmetry", "kind": "film"}
-        belief_store.ensure_films(cursor, [film], run_id)
+        belief_records.ensure_films(cursor, [film], run_id)
         scenes = [
             {"film_id": FILM, "scene_index": i, "heading": f"INT. {place} - {i}", "location": place}
             for i, place in LOCATIONS.items()
         ]
-        belief_store.insert_rows(cursor, "scenes", scenes, run_id)
+        append_rows(
+            cursor, "scenes", scenes, belief_records.COLUMNS["scenes"], fixed={"run_id": run_id}
+        )
         lines = [
             {
                 "film_id": FILM,
@@ -50,6 +53,12 @@ def fixture_film(store):
             }
             for n, (s, k, c, t) in enumerate(LINES)
         ]
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        append_rows(
+            cursor,
+            "script_lines",
+            lines,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
+        )
         finish_run(cursor, run_id)
     return store

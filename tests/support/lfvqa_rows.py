@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from data_access.writes.judging import insert_records
-from data_access.writes.runs import RunSpec, insert_run
+from data_access.tables.judging import insert_records
+from data_access.tables.runs import RunSpec, insert_run
 
 CLAIMS = {
     "Q1": [

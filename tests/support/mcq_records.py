@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from data_access.writes.mcq import insert_mcq_questions
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.mcq import insert_mcq_questions
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 LETTERS = "ABCDE"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from data_access.importers.rows import insert_rows
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import append_rows
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 FILM = "fixture-film"
 
@@ -101,7 +101,7 @@ def write_fixture_film(store, film_id: str = FILM) -> None:
             )
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec(step="test.film", backend="fixture"))
-        insert_rows(
+        append_rows(
             cursor,
             "films",
             [
@@ -113,11 +113,11 @@ def write_fixture_film(store, film_id: str = FILM) -> None:
                     "runtime_s": 600.0,
                 }
             ],
-            run_id,
+            fixed={"run_id": run_id},
         )
-        insert_rows(cursor, "scenes", scenes, run_id)
-        insert_rows(cursor, "script_lines", lines, run_id)
-        insert_rows(cursor, "subtitles", cues, run_id)
+        append_rows(cursor, "scenes", scenes, fixed={"run_id": run_id})
+        append_rows(cursor, "script_lines", lines, fixed={"run_id": run_id})
+        append_rows(cursor, "subtitles", cues, fixed={"run_id": run_id})
         finish_run(cursor, run_id)
 
 

@@ -10,8 +10,7 @@ did. Each discard rule of App. F.1 has a belief that triggers it:
 
 from __future__ import annotations
 
-from data_access.writes.qgen import insert_rows
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 FILM = "the-lamp-test"
 SCENES = [  # (location, on-screen characters, time_source)
@@ -254,4 +253,4 @@ def build_film(store) -> str:
     return FILM
 
 
-__all__ = ["FILM", "build_film", "insert_rows"]
+__all__ = ["FILM", "build_film"]

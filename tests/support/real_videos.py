@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from data_access.importers.rows import insert_rows
 from data_access.importers.svqa_scripts import build_aligned_film
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import append_rows
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 
 def load_video(store, shared_data, series: str, vid: str) -> float:
@@ -16,7 +16,7 @@ def load_video(store, shared_data, series: str, vid: str) -> float:
     film = build_aligned_film(vid, release / "aligned_script" / series / f"{vid}.json", runtime)
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec(step="test.aligned", backend="fixture"))
-        insert_rows(
+        append_rows(
             cursor,
             "films",
             [
@@ -28,13 +28,13 @@ def load_video(store, shared_data, series: str, vid: str) -> float:
                     "runtime_s": runtime,
                 }
             ],
-            run_id,
+            fixed={"run_id": run_id},
         )
         for table, rows in (
             ("scenes", film.scenes),
             ("script_lines", film.script_lines),
             ("subtitles", film.subtitles),
         ):
-            insert_rows(cursor, table, rows, run_id)
+            append_rows(cursor, table, rows, fixed={"run_id": run_id})
         finish_run(cursor, run_id)
     return runtime

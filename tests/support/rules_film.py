@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes import beliefs as belief_store
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import append_rows
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 FILM = "rules-fixture"
 
@@ -31,12 +32,12 @@ LOCATIONS = {0: "OFFICE", 1: "OFFICE", 2: "OFFICE"}
 def fixture_film(store):
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
-        belief_store.ensure_films(
+        belief_records.ensure_films(
             cursor,
             [{"film_id": FILM, "dataset_id": "fixture", "title": "Rules fixture", "kind": "film"}],
             run_id,
         )
-        belief_store.insert_rows(
+        append_rows(
             cursor,
             "scenes",
             [
@@ -49,9 +50,10 @@ def fixture_film(store):
                 }
                 for i in LOCATIONS
             ],
-            run_id,
+            belief_records.COLUMNS["scenes"],
+            fixed={"run_id": run_id},
         )
-        belief_store.insert_rows(
+        append_rows(
             cursor,
             "script_lines",
             [
@@ -66,7 +68,8 @@ def fixture_film(store):
                 }
                 for n, (s, k, c, p, t) in enumerate(LINES)
             ],
-            run_id,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
         )
         finish_run(cursor, run_id)
     return store

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pandas as pd
 
-from data_access.store import Store
-from data_access.writes.runs import RunSpec
+from data_access.store import Store, append_rows
+from data_access.tables.runs import RunSpec
 
 
 def fresh_store(tmp_path, name: str) -> Store:
@@ -19,7 +19,7 @@ def fresh_store(tmp_path, name: str) -> Store:
 
 
 def tree_rows(store: Store, film_ids) -> tuple[pd.DataFrame, np.ndarray]:
-    from data_access.writes.plottree import current_tree
+    from data_access.tables.plottree_records import current_tree
     from pipelines.embeddings import MODEL_NAME
 
     frames, vectors = zip(*(current_tree(store, f, MODEL_NAME) for f in film_ids))
@@ -28,7 +28,7 @@ def tree_rows(store: Store, film_ids) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def verdict_rows(store: Store, run_id: str) -> pd.DataFrame:
-    from data_access.writes.judging import verdicts_of_run
+    from data_access.tables.judging import verdicts_of_run
 
     frame = verdicts_of_run(store, run_id)
     keep = ["answer_id", "claim_id", "verdict", "rationale"]
@@ -36,25 +36,26 @@ def verdict_rows(store: Store, run_id: str) -> pd.DataFrame:
 
 
 def write_rules_film(store: Store, film_id: str) -> None:
-    from data_access.writes import beliefs as belief_store
-    from data_access.writes.runs import finish_run, insert_run
+    from data_access.tables import belief_records
+    from data_access.tables.runs import finish_run, insert_run
     from tests.support.rules_film import LINES, LOCATIONS
 
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
-        belief_store.ensure_films(
+        belief_records.ensure_films(
             cursor,
             [{"film_id": film_id, "dataset_id": "fixture", "title": film_id, "kind": "film"}],
             run_id,
         )
-        belief_store.insert_rows(
+        append_rows(
             cursor,
             "scenes",
             [
                 {"film_id": film_id, "scene_index": i, "location": loc, "time_source": "none"}
                 for i, loc in LOCATIONS.items()
             ],
-            run_id,
+            belief_records.COLUMNS["scenes"],
+            fixed={"run_id": run_id},
         )
         lines = [
             {
@@ -68,7 +69,13 @@ def write_rules_film(store: Store, film_id: str) -> None:
             }
             for n, (s, k, c, p, t) in enumerate(LINES)
         ]
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        append_rows(
+            cursor,
+            "script_lines",
+            lines,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
+        )
         finish_run(cursor, run_id)
 
 
@@ -85,7 +92,7 @@ def belief_rows(store: Store) -> dict[str, pd.DataFrame]:
 
 
 def summary_rows(store: Store, films) -> pd.DataFrame:
-    from data_access.writes.scene_summaries import current_summaries
+    from data_access.tables.scene_summaries import current_summaries
 
     return pd.concat(
         [current_summaries(store, f).assign(film_id=f) for f in films], ignore_index=True

@@ -156,8 +156,8 @@ def test_a_film_picked_here_without_beliefs_says_the_command(fixture_store):
 
 
 def test_gold_score_is_shown_for_its_own_film_only(fixture_store):
-    from data_access.queries.gold_eval import EVAL_STEP
-    from data_access.writes.runs import RunSpec, finish_run, insert_run
+    from data_access.tables.gold_evals import EVAL_STEP
+    from data_access.tables.runs import RunSpec, finish_run, insert_run
 
     scores = {"backend": "rules", "precision": 0.5, "recall": 0.4}
     scores |= {"false_belief_recall": 0.3, "revision_recall": 0.2}

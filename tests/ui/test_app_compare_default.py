@@ -3,8 +3,8 @@ most questions both answered (pipelines.compare.judged_settings)."""
 
 from __future__ import annotations
 
-from data_access.queries import verdicts as views_verdicts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.queries import verdicts_view
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.compare import judged_settings
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
@@ -41,7 +41,7 @@ def test_compare_offers_judged_settings_and_the_most_shared_pair(store):
             [run_id],
         )
         finish_run(cursor, run_id, n_items=3)
-    judged = judged_settings(views_verdicts.answer_counts(store, JUDGE_LLM))
+    judged = judged_settings(verdicts_view.answer_counts(store, JUDGE_LLM))
     assert judged.settings == ["aaa-one", "screenplay-qwen", "subs-qwen"]
     assert judged.pair == ("screenplay-qwen", "subs-qwen")
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access.writes.mcq import bulk_insert
+from data_access.tables.mcq import bulk_insert
 from tests.support.app_fixture_data import FILM, PLOTTREE
 from tests.support.apptest_pages import figures, metrics, run_page
 from tests.support.paths import REPO_ROOT
@@ -98,7 +98,7 @@ def test_a_feature_film_sized_tree_draws_a_capped_neighbourhood(fixture_store):
 
 
 def _store_fixture_vectors(store) -> None:
-    from data_access.writes.vectors import pack_f16
+    from data_access.tables.vectors import pack_f16
     from pipelines.embeddings import MODEL_NAME, embed_texts
 
     vectors = embed_texts([row[6] for row in PLOTTREE])

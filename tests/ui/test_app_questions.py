@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from data_access.formats.question_types import type_label
-from data_access.queries import questions as views_questions
-from data_access.queries.questions import facet_values
+from data_access.queries import questions_view
+from data_access.queries.questions_view import facet_values
 from tests.support.apptest_pages import figures, run_page, traces
 from tests.support.hostile import unescape_markdown
 from tests.support.paths import REPO_ROOT
@@ -49,13 +49,13 @@ def test_checks_filter_uses_the_latest_check_run(fixture_store):
 
 def test_filter_options_are_each_facets_values(fixture_store):
     # one row per facet value (not per combination of the four)
-    facets = views_questions.question_facets(fixture_store, None)
-    for facet in views_questions.FACETS:
+    facets = questions_view.question_facets(fixture_store, None)
+    for facet in questions_view.FACETS:
         want = fixture_store.rows(f"SELECT {facet}, count(*) FROM questions GROUP BY 1 ORDER BY 1")
         got = facets[facets["facet"] == facet]
         assert list(zip(got["value"], got["n"])) == want
     at = run_page(REPO_ROOT, "questions_page")
     assert not at.exception
-    for facet in views_questions.FACETS:
+    for facet in questions_view.FACETS:
         shown = type_label if facet == "qtype" else str  # a type is offered with its name
         assert at.multiselect(key=facet).options == list(map(shown, facet_values(facets, facet)))

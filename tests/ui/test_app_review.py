@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.queries import review as views_review
-from data_access.writes import review
+from data_access.queries import review_view
+from data_access.tables import review_labels
 from tests.support.app_fixture_data import JUDGE_LEXICAL
 from tests.support.apptest_pages import frame, metrics, run_page
 from tests.support.paths import REPO_ROOT
@@ -49,9 +49,9 @@ def test_a_label_lands_on_the_claim_the_reviewer_read(fixture_store):
     from ui.common import mark_store_written
 
     at = run_page(REPO_ROOT, "verdicts_page", {"view": "Review"})
-    shown = views_review.review_queue(fixture_store, "human:alice", limit=1).iloc[0]
-    other_tab = review.ClaimLabel(shown.answer_id, shown.claim_id, "asserted")
-    review.label_claims(fixture_store, "alice", [other_tab])
+    shown = review_view.review_queue(fixture_store, "human:alice", limit=1).iloc[0]
+    other_tab = review_labels.ClaimLabel(shown.answer_id, shown.claim_id, "asserted")
+    review_labels.label_claims(fixture_store, "alice", [other_tab])
     mark_store_written()  # the other tab ran in this process: its write is seen at once
     at.radio(key="review_verdict").set_value("omitted")
     _button(at, "Save and next").click().run()
@@ -64,9 +64,11 @@ def test_a_label_lands_on_the_claim_the_reviewer_read(fixture_store):
 
 
 def test_human_labels_show_in_agreement_by_role_and_type(fixture_store):
-    queue = views_review.review_queue(fixture_store, "human:alice", limit=100)
-    labels = [review.ClaimLabel(a, c, "asserted") for a, c in zip(queue.answer_id, queue.claim_id)]
-    review.label_claims(fixture_store, "alice", labels)
+    queue = review_view.review_queue(fixture_store, "human:alice", limit=100)
+    labels = [
+        review_labels.ClaimLabel(a, c, "asserted") for a, c in zip(queue.answer_id, queue.claim_id)
+    ]
+    review_labels.label_claims(fixture_store, "alice", labels)
     at = run_page(REPO_ROOT, "verdicts_page", {"view": "Agreement"})
     assert not at.exception
     kappas = frame(at, "judge", "human", "by", "group")
@@ -106,13 +108,13 @@ def test_question_decision_from_the_questions_page(fixture_store):
     assert (
         fixture_store.scalar("SELECT status FROM questions WHERE question_id = 'q2'") == "retired"
     )
-    history = views_review.question_decision(fixture_store, "q2")
+    history = review_view.question_decision(fixture_store, "q2")
     assert list(history["reasons"].iloc[0]) == ["ambiguous holder"]
 
 
 def test_question_lab_shows_reasons_and_check_prediction(fixture_store):
-    review.decide_question(fixture_store, "alice", "q1", "reject", ["wrong anchor"])
-    review.decide_question(fixture_store, "alice", "q2", "accept")
+    review_labels.decide_question(fixture_store, "alice", "q1", "reject", ["wrong anchor"])
+    review_labels.decide_question(fixture_store, "alice", "q2", "accept")
     at = run_page(REPO_ROOT, "qlab_page")
     assert not at.exception
     reasons = frame(at, "generator_run", "reason", "n")
@@ -120,8 +122,8 @@ def test_question_lab_shows_reasons_and_check_prediction(fixture_store):
 
 
 def test_grid_shows_your_labels_and_saves_error_tags(fixture_store):
-    review.label_claims(
-        fixture_store, "alice", [review.ClaimLabel("q1:subs-qwen", "q1.c1", "omitted", "n")]
+    review_labels.label_claims(
+        fixture_store, "alice", [review_labels.ClaimLabel("q1:subs-qwen", "q1.c1", "omitted", "n")]
     )
     at = run_page(REPO_ROOT, "verdicts_page", {"q": "q1", "view": "Claims × settings"})
     assert not at.exception
@@ -132,7 +134,7 @@ def test_grid_shows_your_labels_and_saves_error_tags(fixture_store):
     at.multiselect(key="tags_q1:subs-qwen").set_value(["wrong holder", "hedging"])
     _button(at, "Save tags").click().run()
     assert not at.exception
-    tags = views_review.tag_counts(fixture_store)
+    tags = review_view.tag_counts(fixture_store)
     assert set(tags["tag"]) == {"wrong holder", "hedging"}
     at.radio(key="view").set_value("Metrics").run()
     assert not at.exception
@@ -148,11 +150,11 @@ def test_edit_a_question_keeps_the_original(fixture_store):
     at.text_input(key="qr_c_q1.c3").input("The boat was cancelled that morning.")
     _button(at, "Save as new revision").click().run()
     assert not at.exception
-    revisions = views_review.question_revisions(fixture_store, "q1")
+    revisions = review_view.question_revisions(fixture_store, "q1")
     assert revisions["revision"].tolist() == [0, 1]
     assert revisions["text"].iloc[1] == "On the jetty at dawn, what does Ann believe?"
     assert revisions["text"].iloc[0].startswith("On the jetty, what does Ann believe")
-    claims = views_review.current_claim_texts(fixture_store, "q1").set_index("claim_id")
+    claims = review_view.current_claim_texts(fixture_store, "q1").set_index("claim_id")
     assert claims.loc["q1.c3", "text"] == "The boat was cancelled that morning."
     assert claims.loc["q1.c1", "revision"] == 0
     assert (

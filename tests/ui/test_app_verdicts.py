@@ -111,20 +111,20 @@ def test_rerun_judge_dry_run_then_job_then_diff(fixture_store, monkeypatch):
 
 def test_gold_self_check_runs_are_not_offered_as_answer_runs(store):
     """A gold self-check grades reference answers; as the newest run it used to blank the grid."""
-    from data_access.queries import verdicts as views_verdicts
+    from data_access.queries import verdicts_view
 
     build_app_fixture(store)
-    before = list(views_verdicts.judge_runs(store)["run_id"])
+    before = list(verdicts_view.judge_runs(store)["run_id"])
     _add_gold_self_check(
         store, "SELECT ?, judge_id, answer_id, claim_id, verdict FROM claim_verdicts LIMIT 1"
     )
-    assert list(views_verdicts.judge_runs(store)["run_id"]) == before
+    assert list(verdicts_view.judge_runs(store)["run_id"]) == before
 
 
 def _add_gold_self_check(store, verdicts_select: str) -> str:
     """A newer finished `judge.gold` run holding the verdicts `verdicts_select` gives (its one
     parameter is the run id)."""
-    from data_access.writes.runs import RunSpec, finish_run, insert_run
+    from data_access.tables.runs import RunSpec, finish_run, insert_run
 
     with store.transaction() as cursor:
         gold_run = insert_run(cursor, RunSpec(step="judge.gold", backend="lexical"))
@@ -220,13 +220,13 @@ def test_metrics_say_what_each_column_covers(fixture_store):
 def test_rerun_baseline_is_never_a_gold_self_check(store):
     """The rerun's baseline is the judge's latest run over model answers: a newer gold
     self-check (reference answers only) shared nothing with it and showed "flipped 0 of 0"."""
-    from data_access.queries import verdicts as views_verdicts
+    from data_access.queries import verdicts_view
 
     runs = build_app_fixture(store)
     _add_gold_self_check(store, "VALUES (?, 'lexical-overlap', 'gold:q1', 'q1.c1', 'asserted')")
-    assert views_verdicts.latest_run_of_judge(store, "lexical-overlap") == runs["judge_lexical"]
+    assert verdicts_view.latest_run_of_judge(store, "lexical-overlap") == runs["judge_lexical"]
     assert (
-        views_verdicts.latest_run_of_judge(store, "lexical-overlap", "lighthouse")
+        verdicts_view.latest_run_of_judge(store, "lexical-overlap", "lighthouse")
         == (runs["judge_lexical"])
     )
-    assert views_verdicts.latest_run_of_judge(store, "lexical-overlap", "no-such-film") is None
+    assert verdicts_view.latest_run_of_judge(store, "lexical-overlap", "no-such-film") is None

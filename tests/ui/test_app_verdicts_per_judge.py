@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.queries import verdicts as views_verdicts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.queries import verdicts_view
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines import verdict_metrics
 from tests.support.app_fixture_data import JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
@@ -60,8 +60,8 @@ def test_a_partial_run_leaves_the_other_answers_judged(partly_rejudged):
 
 def test_the_grid_per_judge_is_each_judges_current_verdicts(partly_rejudged):
     store, _ = partly_rejudged
-    grid = views_verdicts.judge_grid(store, "q1", JUDGE_LLM)
-    current = views_verdicts.claim_judgements(store, "q1")
+    grid = verdicts_view.judge_grid(store, "q1", JUDGE_LLM)
+    current = verdicts_view.claim_judgements(store, "q1")
     current = current[current["judge_id"] == JUDGE_LLM]
     got = dict(zip(zip(grid["answer_id"], grid["ord"]), grid["verdict"]))
     want = dict(zip(zip(current["answer_id"], current["ord"]), current["verdict"]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from data_access.importers import import_lfvqa_dir
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from tests.support.apptest_pages import frame, run_page
 from tests.support.paths import REPO_ROOT
 

@@ -16,7 +16,7 @@ import duckdb
 from data_access.importers.results import report as reasons
 from data_access.importers.results.link import LINKED
 from data_access.importers.results.report import ResultsReport
-from data_access.writes.agent_trail import write_trail
+from data_access.tables.agent_steps import write_trail
 
 _BATCH = 500  # samples' trails held at once
 # samples whose trail is kept: imported, or left out only for having no answer

@@ -49,7 +49,7 @@ from data_access.importers.results.trail import write_staged_trails
 from data_access.importers.store_tables import KeyConflict, insert_table_rows
 from data_access.store import Store
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 SETTING_SOURCES = get_args(Setting.model_fields["source"].annotation)
 _SPECS = {spec.name: spec for spec in TABLE_FILES}

@@ -4,7 +4,7 @@ The m0001 key (run_id, answer_id, claim_id) was wrong twice over: one import run
 hold two judges' verdicts on the same claim (human + three LLM judges, App. G / FABLES), and an
 ART index made paper-scale bulk loads 3–5x slower. Uniqueness of (run, judge, answer, claim) is
 checked by the importer's SQL checks and by the judge job, which skips answers already judged
-in its run (data_access.writes.judging).
+in its run (data_access.tables.judging).
 """
 
 from data_access.store.migrations import migration

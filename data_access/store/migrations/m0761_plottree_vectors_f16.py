@@ -1,10 +1,10 @@
 """PlotTree node vectors move out of `embeddings` (FLOAT[], 384 x 4 bytes + list overhead)
 into `plottree_vectors` as float16 BLOBs (768 bytes): the real-data demo store was mostly
 these vectors. Existing vectors are converted here, in chunks; retrieval reads
-the new table (data_access.writes.plottree).
+the new table (data_access.tables.plottree_records).
 
 Self-contained, as every migration is: the packing below is frozen here rather than imported
-from the live `data_access.writes.vectors`, so a later change there cannot change what this
+from the live `data_access.tables.vectors`, so a later change there cannot change what this
 migration writes into a store it upgrades."""
 
 import numpy as np

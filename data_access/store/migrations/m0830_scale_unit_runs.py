@@ -4,7 +4,7 @@ The LLM steps (beliefs, scene summaries) start one run per unit on the driver be
 is dispatched. A driver killed while units were in flight left those runs `running` for ever:
 nothing recorded which batch had opened them. Each such run is recorded here when it starts,
 so the resume of its batch can close the ones a dead driver left open
-(`data_access.writes.scale_units.close_abandoned_runs`).
+(`data_access.tables.unit_ledger.close_abandoned_runs`).
 """
 
 from data_access.store.migrations import migration

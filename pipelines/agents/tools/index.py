@@ -120,18 +120,18 @@ class FilmIndex:
         Raises:
             ToolError: unknown tier or film.
         """
-        from data_access.queries import agent_index as queries
+        from data_access.queries import agent_index
 
         _check_tier(tier)
-        film = queries.agent_film(store, film_id)
+        film = agent_index.agent_film(store, film_id)
         if film is None:
             raise ToolError(f"no film {film_id!r} in the store")
         readers = {
-            "subtitles": queries.agent_subtitles,
-            "captions": queries.agent_captions,
-            "scenes": queries.agent_scenes,
-            "script_lines": queries.agent_script_lines,
-            "presence": queries.agent_presence,
+            "subtitles": agent_index.agent_subtitles,
+            "captions": agent_index.agent_captions,
+            "scenes": agent_index.agent_scenes,
+            "script_lines": agent_index.agent_script_lines,
+            "presence": agent_index.agent_presence,
         }
         tables = {
             name: readers[name](store, film_id)

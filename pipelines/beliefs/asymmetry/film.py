@@ -24,7 +24,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from data_access.store import Store
-from data_access.writes import beliefs as belief_store
+from data_access.tables import belief_records
 from pipelines.beliefs.asymmetry.cues import NameIndex, observers_cue, reported_tell
 from pipelines.beliefs.asymmetry.epithets import Epithets
 from pipelines.beliefs.asymmetry.facts import is_movement, located, read_facts
@@ -294,5 +294,5 @@ def annotate_with_asymmetry(
     if dry_run:
         return result
     spec = offline_run_spec(film_id, result, selection)
-    result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
+    result.run_id, result.counts = belief_records.write_annotation(store, spec, result.tables)
     return result

@@ -10,8 +10,8 @@ parsers could not use.
 from __future__ import annotations
 
 from data_access.store import Store
-from data_access.writes import beliefs as belief_store
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.beliefs.backend_io import AnnotationResult, Selection, load_film
 from pipelines.beliefs.llm.prompts import PROMPT_VERSION
 from pipelines.beliefs.llm.stages import (
@@ -94,7 +94,7 @@ def annotate_llm(
     annotator = BeliefAnnotator(store, film_id, selection, gateway, coverage)
     annotator.run()
     status = "stopped" if annotator.stopped else "finished"
-    _, counts = belief_store.write_annotation(
+    _, counts = belief_records.write_annotation(
         store, run_id, annotator.tables, annotator.issues, status, annotator.failed
     )
     return AnnotationResult(

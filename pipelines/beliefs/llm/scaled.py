@@ -13,7 +13,7 @@ worker's own gateway answers from them first and sends the rest. The worker retu
 parse issues, cache entries and call rows; the driver writes them, closes the run and records
 the unit in one transaction. One LLM budget holds for the whole batch across workers
 (`pipelines.scale.budget`); a unit the budget stopped is written as a `stopped` run (as a
-local run is) and left failed in the ledger, so the same command with a larger budget
+local run is) and left failed in the unit_ledger, so the same command with a larger budget
 resumes it, replaying its calls from the cache.
 """
 
@@ -21,9 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from data_access.writes import beliefs as belief_store
-from data_access.writes import scale_units as ledger
-from data_access.writes.runs import end_run
+from data_access.tables import belief_records, unit_ledger
+from data_access.tables.runs import end_run
 from pipelines.beliefs.backend_io import Selection, load_film
 from pipelines.beliefs.llm.film import BACKEND, llm_run_spec
 from pipelines.beliefs.llm.prompts import PROMPT_VERSION
@@ -115,7 +114,7 @@ def annotate_films_llm(
     def prepare(unit: Unit) -> Unit:
         film_id, selection = ranges[unit.key]
         spec = llm_run_spec(film_id, selection, coverage, config)
-        run_id = ledger.start_unit_run(store, batch["id"], unit.key, spec)
+        run_id = unit_ledger.start_unit_run(store, batch["id"], unit.key, spec)
         runs[unit.key] = run_id
         payload = {
             **shared,
@@ -134,7 +133,7 @@ def annotate_films_llm(
         value, run_id = outcome.value, runs[outcome.key]
         write_llm_unit(cursor, run_id, value)
         status = "stopped" if value.stopped else "finished"
-        _, counts = belief_store.insert_annotation(
+        _, counts = belief_records.insert_annotation(
             cursor, run_id, value.tables, value.issues, status, value.failed
         )
         closed.add(outcome.key)

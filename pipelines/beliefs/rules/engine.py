@@ -238,7 +238,7 @@ def lines_from_frame(
     """Stored script lines grouped by scene, each with its voice mode.
 
     Args:
-        frame: `data_access.writes.beliefs.film_scene_text` rows.
+        frame: `data_access.tables.belief_records.film_scene_text` rows.
         voices: dialogue ordinal -> (extensions, raw cue), as stored at ingest (`stored_voices`).
     """
     scenes: dict[int, list[ScriptLine]] = defaultdict(list)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from data_access.store import Store
-from data_access.writes import beliefs as belief_store
+from data_access.tables import belief_records
 from pipelines.beliefs.backend_io import (
     AnnotationResult,
     LoadedFilm,
@@ -90,5 +90,5 @@ def annotate_with_rules(
     if dry_run:
         return result
     spec = offline_run_spec(film_id, result, selection)
-    result.run_id, result.counts = belief_store.write_annotation(store, spec, result.tables)
+    result.run_id, result.counts = belief_records.write_annotation(store, spec, result.tables)
     return result

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from data_access.store import Store
+from data_access.store import Store, append_rows
 from data_access.store.interrupts import telling_interrupts
-from data_access.writes import beliefs as belief_store
-from data_access.writes.films import ensure_dataset
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables import belief_records
+from data_access.tables.films import ensure_dataset
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.beliefs.tom import bigtom, hitom, opentom, perceptom
 from pipelines.beliefs.tom.events import TomStory
 from pipelines.beliefs.tom.records import (
@@ -169,7 +169,7 @@ def import_tom(store: Store, name: str, path: Path, limit: int | None = None) ->
         ensure_dataset(
             cursor, source.dataset_id, source.name, "tom", source.source, source.licence, import_run
         )
-        belief_store.ensure_films(cursor, [r.film for r in records], import_run)
+        belief_records.ensure_films(cursor, [r.film for r in records], import_run)
         _write_tables(
             cursor, records, ("scenes", "script_lines", "scene_events"), import_run, counts
         )
@@ -191,4 +191,6 @@ def import_tom(store: Store, name: str, path: Path, limit: int | None = None) ->
 def _write_tables(cursor, records: list[StoryRecords], tables, run_id: str, counts: dict) -> None:
     for table in tables:
         rows = [row for r in records for row in getattr(r, table)]
-        counts[table] = counts.get(table, 0) + belief_store.insert_rows(cursor, table, rows, run_id)
+        counts[table] = counts.get(table, 0) + append_rows(
+            cursor, table, rows, belief_records.COLUMNS[table], fixed={"run_id": run_id}
+        )

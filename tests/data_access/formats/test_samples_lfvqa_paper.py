@@ -373,7 +373,7 @@ def test_sample_files_are_small_enough_to_ship():
 
 def test_sample_imports_into_a_store_and_is_marked_reported(store):
     from data_access.importers import import_lfvqa_dir
-    from data_access.queries.overview import datasets_overview, recent_runs, settings_table
+    from data_access.queries.overview_view import datasets_overview, recent_runs, settings_table
     from data_access.queries.stats import store_stats
 
     report = import_lfvqa_dir(store, SAMPLE)

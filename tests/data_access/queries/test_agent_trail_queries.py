@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.queries import agent_trail as trail_queries
-from data_access.writes.agent_trail import write_trail
+from data_access.queries import agent_trail_view
+from data_access.tables.agent_steps import write_trail
 from pipelines.cli import app, load_commands
 from pipelines.export import export_slice, slice_frame
 from pipelines.metrics.trail_table import per_answer_trail, trail_table
@@ -47,7 +47,7 @@ def gold(tmp_path, seeded_template):
 
 
 def test_evidence_scenes_are_the_cited_scenes_with_their_stored_spans(trails):
-    scenes = trail_queries.evidence_scenes(trails, N2A)
+    scenes = agent_trail_view.evidence_scenes(trails, N2A)
     assert scenes["scene_index"].tolist() == [1, 6, 16]
     stored = trails.df(
         "SELECT scene_index, start_s, end_s FROM current_scenes WHERE film_id = ?"
@@ -69,7 +69,7 @@ def test_evidence_without_a_timed_scene_is_its_time_and_uncited_rows_are_left_ou
         cursor.execute(
             "UPDATE question_evidence SET claim_ords = [] WHERE question_id = ? AND ord = 1", [N2A]
         )
-    scenes = trail_queries.evidence_scenes(trails, N2A)
+    scenes = agent_trail_view.evidence_scenes(trails, N2A)
     time_s = trails.scalar(
         "SELECT time_s FROM question_evidence WHERE question_id = ? AND ord = 0", [N2A]
     )
@@ -78,7 +78,7 @@ def test_evidence_without_a_timed_scene_is_its_time_and_uncited_rows_are_left_ou
 
 
 def test_trail_rows_and_steps(trails):
-    rows = trail_queries.trail_answers(trails).set_index(["setting_id", "question_id"])
+    rows = agent_trail_view.trail_answers(trails).set_index(["setting_id", "question_id"])
     fast = rows.loc[(FAST, N2A)]
     assert fast.outcome == "answered" and fast.answer_id == answer_id(FAST, N2A)
     assert (fast.turns, fast.tool_calls, fast.bad_calls) == (4, 3, 1)
@@ -91,9 +91,9 @@ def test_trail_rows_and_steps(trails):
     stopped = rows.loc[(ORACLE, N2A)]
     assert stopped.outcome == "step_limit" and pd.isna(stopped.answer_id)
     assert stopped.failure == "no answer within 8 turns" and len(stopped.touched) == 8
-    assert len(trail_queries.trail_answers(trails, question_id=Q1A)) == 2
-    assert trail_queries.trail_answers(trails, film_id="no-such-film").empty
-    steps = trail_queries.trail_steps(trails, N2A)
+    assert len(agent_trail_view.trail_answers(trails, question_id=Q1A)) == 2
+    assert agent_trail_view.trail_answers(trails, film_id="no-such-film").empty
+    steps = agent_trail_view.trail_steps(trails, N2A)
     fast_steps = steps[steps.setting_id == FAST]
     assert fast_steps["tool"].tolist() == ["find_clips", "browse_clip", "vqa"]
     assert fast_steps["error"].iloc[2] == "bad arguments: start"
@@ -102,13 +102,13 @@ def test_trail_rows_and_steps(trails):
 
 def test_agent_settings_list_settings_without_a_trail(trails, gold):
     assert gold.df("SELECT * FROM agent_answers").empty
-    assert trail_queries.agent_settings(gold).empty and trail_table(gold) == []
+    assert agent_trail_view.agent_settings(gold).empty and trail_table(gold) == []
     with trails.transaction() as cursor:
         cursor.execute(
             "INSERT INTO settings (setting_id, source, tier, label, run_id)"
             " VALUES ('paper:agent', 'agent', 'oracle', 'Agent (paper)', 'r')"
         )
-    listed = trail_queries.agent_settings(trails).set_index("setting_id")
+    listed = agent_trail_view.agent_settings(trails).set_index("setting_id")
     assert listed.loc[FAST, "trail_questions"] == 3 and listed.loc[ORACLE, "trail_questions"] == 2
     assert listed.loc["paper:agent", "trail_questions"] == 0
 

@@ -1,10 +1,10 @@
-"""The pages' default film (`views_film.first_film_with`) equals the live rule it replaced:
+"""The pages' default film (`film_view.first_film_with`) equals the live rule it replaced:
 the first film by title with rows, a film whose current rows are gold first, now
 without resolving every film's current beliefs."""
 
 from __future__ import annotations
 
-from data_access.queries import film as views_film
+from data_access.queries import film_view
 from tests.support.app_fixtures import build_app_fixture
 
 VIEWS = {"scenes": "current_scenes", "beliefs": "current_beliefs"}
@@ -43,13 +43,13 @@ def _gold_copy(store, film: str, seconds: int) -> None:
 def test_default_film_equals_the_live_rule_with_and_without_gold(store):
     build_app_fixture(store)
     for table in VIEWS:
-        assert views_film.first_film_with(store, table) == _live_rule(store, table)
-    assert views_film.first_film_with(store, "beliefs") == "lighthouse"
+        assert film_view.first_film_with(store, table) == _live_rule(store, table)
+    assert film_view.first_film_with(store, "beliefs") == "lighthouse"
     # gold rows a later run superseded do not count; current gold rows win over the title order
     _gold_copy(store, "tom-story-1", -60)
-    assert views_film.first_film_with(store, "beliefs") == _live_rule(store, "beliefs")
-    assert views_film.first_film_with(store, "beliefs") == "lighthouse"
+    assert film_view.first_film_with(store, "beliefs") == _live_rule(store, "beliefs")
+    assert film_view.first_film_with(store, "beliefs") == "lighthouse"
     _gold_copy(store, "tom-story-1", 60)
-    assert views_film.first_film_with(store, "beliefs") == _live_rule(store, "beliefs")
-    assert views_film.first_film_with(store, "beliefs") == "tom-story-1"
-    assert views_film.first_film_with(store, "scenes") == _live_rule(store, "scenes")
+    assert film_view.first_film_with(store, "beliefs") == _live_rule(store, "beliefs")
+    assert film_view.first_film_with(store, "beliefs") == "tom-story-1"
+    assert film_view.first_film_with(store, "scenes") == _live_rule(store, "scenes")

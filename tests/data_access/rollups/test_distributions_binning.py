@@ -1,5 +1,5 @@
 """The Distributions page's question shape counted in the store: the counts and bins
-`views_distributions.question_shape` returns equal what the page computed from one row per
+`distributions_view.question_shape` returns equal what the page computed from one row per
 question before (pandas `value_counts` and means, and the evidence-span bins plotly.js chose in
 the browser), on random shapes and on the app fixture, from the rollup and live."""
 
@@ -11,8 +11,7 @@ import random
 import pandas as pd
 import pytest
 
-from data_access.queries import distributions as views_distributions
-from data_access.queries import histogram_bins
+from data_access.queries import distributions_view, histogram_bins
 from data_access.rollups import full as rollups
 from data_access.rollups.questions import SHAPE_SQL, counts_sql
 from tests.support.app_fixtures import build_app_fixture
@@ -87,13 +86,13 @@ def _old_page_numbers(rows: pd.DataFrame) -> dict:
         "means": [rows["claims"].mean(), rows["cited_scenes"].mean(), spans.mean()],
         "counts": {
             m: rows[m].dropna().value_counts().sort_index().astype("int64")
-            for m in views_distributions.SHAPE_MEASURES
+            for m in distributions_view.SHAPE_MEASURES
         },
         "spans": _bins_in_python(list(spans)) if len(spans) else [],
     }
 
 
-def _assert_counted_like_the_page(shape: views_distributions.QuestionShape, rows: pd.DataFrame):
+def _assert_counted_like_the_page(shape: distributions_view.QuestionShape, rows: pd.DataFrame):
     old = _old_page_numbers(rows)
     assert shape.questions == old["questions"]
     means = [shape.mean_claims, shape.mean_cited_scenes, shape.mean_span_min]
@@ -150,7 +149,7 @@ def test_the_store_counts_what_the_page_counted(store, seed):
                 " WHERE film_id IS NOT DISTINCT FROM ? AND measure <> 'centers'",
                 [film],
             ).fetchall()
-            shape = views_distributions._counted_shape(cursor, "shapes", film, counts)
+            shape = distributions_view._counted_shape(cursor, "shapes", film, counts)
         _assert_counted_like_the_page(shape, shown)
 
 
@@ -158,15 +157,15 @@ def test_the_fixture_from_the_rollup_and_live(store):
     build_app_fixture(store)
     live_rows = store.df(SHAPE_SQL.format(questions="TRUE"))
     assert live_rows["span_min"].notna().sum() == 3
-    stale = views_distributions.question_shape(store)
+    stale = distributions_view.question_shape(store)
     rollups.refresh(store)
     assert rollups.rollups_fresh(store)
-    fresh = views_distributions.question_shape(store)
+    fresh = distributions_view.question_shape(store)
     for shape in (stale, fresh):
         _assert_counted_like_the_page(shape, live_rows)
     film = live_rows["film_id"].iloc[0]
     _assert_counted_like_the_page(
-        views_distributions.question_shape(store, film),
+        distributions_view.question_shape(store, film),
         live_rows[live_rows["film_id"] == film].reset_index(drop=True),
     )
 
@@ -176,7 +175,7 @@ def test_centers_per_film_counts_films_and_their_median(store):
     per_film = store.df(
         "SELECT film_id, count(DISTINCT center) AS centers FROM questions GROUP BY film_id"
     )
-    centers = views_distributions.centers_per_film(store)
+    centers = distributions_view.centers_per_film(store)
     want = per_film["centers"].value_counts().sort_index()
     assert list(centers["centers"]) == list(want.index)
     assert list(centers["films"]) == list(want)

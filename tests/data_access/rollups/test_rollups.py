@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_access.queries import distributions as views_distributions
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import distributions_view, verdicts_view
 from data_access.rollups import full as rollups
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
 from tests.support.apptest_pages import run_page
 from tests.support.paths import REPO_ROOT
@@ -19,19 +18,19 @@ from tests.support.rollup_check import assert_rollups_hold_their_definitions
 
 # (query, args) pairs read over the rollups
 QUERIES = [
-    (views_verdicts.answer_counts, (JUDGE_LEXICAL,)),
-    (views_verdicts.answer_counts, (JUDGE_LLM, FILM)),
-    (views_verdicts.answer_counts, (JUDGE_LLM, None, ("Q3",), ())),
-    (views_verdicts.answer_counts, (JUDGE_LEXICAL, None, (), ("subs-qwen",))),
-    (views_verdicts.agreement_confusions, (None,)),
-    (views_verdicts.agreement_confusions, (FILM,)),
-    (views_verdicts.agreement_confusions, ("no-such-film",)),
-    (views_verdicts.agreement_patterns, (None,)),
-    (views_verdicts.agreement_patterns, (FILM,)),
-    (views_distributions.accuracy_by_bin, ()),
-    (views_distributions.accuracy_by_bin, ("golden", "Movie")),
-    (views_distributions.accuracy_by_topic, ()),
-    (views_distributions.accuracy_by_topic, ("no-such-set", None)),
+    (verdicts_view.answer_counts, (JUDGE_LEXICAL,)),
+    (verdicts_view.answer_counts, (JUDGE_LLM, FILM)),
+    (verdicts_view.answer_counts, (JUDGE_LLM, None, ("Q3",), ())),
+    (verdicts_view.answer_counts, (JUDGE_LEXICAL, None, (), ("subs-qwen",))),
+    (verdicts_view.agreement_confusions, (None,)),
+    (verdicts_view.agreement_confusions, (FILM,)),
+    (verdicts_view.agreement_confusions, ("no-such-film",)),
+    (verdicts_view.agreement_patterns, (None,)),
+    (verdicts_view.agreement_patterns, (FILM,)),
+    (distributions_view.accuracy_by_bin, ()),
+    (distributions_view.accuracy_by_bin, ("golden", "Movie")),
+    (distributions_view.accuracy_by_topic, ()),
+    (distributions_view.accuracy_by_topic, ("no-such-set", None)),
 ]
 
 
@@ -97,7 +96,7 @@ def test_hand_written_rows_make_rollups_stale(fixture_store):
             " FROM mcq_questions LIMIT 1"
         )
     assert not rollups.rollups_fresh(store)
-    assert "late-method" in set(views_distributions.accuracy_by_topic(store)["method"])
+    assert "late-method" in set(distributions_view.accuracy_by_topic(store)["method"])
 
 
 def test_verdicts_page_metrics_from_rollups(fixture_store):

@@ -11,7 +11,7 @@ import pytest
 
 from data_access.importers import import_lfvqa_dir
 from data_access.rollups import full as rollups
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture

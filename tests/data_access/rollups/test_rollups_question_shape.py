@@ -10,11 +10,9 @@ import pandas as pd
 import pytest
 
 from data_access.importers import import_lfvqa_dir
-from data_access.queries import distributions as views_distributions
-from data_access.queries import questions as views_questions
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import distributions_view, questions_view, verdicts_view
 from data_access.rollups import full as rollups
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.support.app_fixture_data import FILM, JUDGE_LLM
 from tests.support.app_fixtures import build_app_fixture
@@ -77,7 +75,7 @@ def test_a_synthetic_import_fills_it_in_its_commit(tmp_path, store):
     write_synthetic_dataset(tmp_path / "synth", scale="small")
     import_lfvqa_dir(store, tmp_path / "synth")
     assert rollups.rollups_fresh(store)  # the import's run filled the rollup in its commit
-    shape = views_distributions.question_shape(store, None)
+    shape = distributions_view.question_shape(store, None)
     assert shape.questions == store.scalar("SELECT count(*) FROM questions")
     assert min(shape.value_counts("claims").index) > 0
     assert set(shape.value_counts("anchor_fifth").index) <= {1, 2, 3, 4, 5}
@@ -135,7 +133,7 @@ def test_a_scene_run_moves_the_spans_of_its_films_questions(fresh_fixture, full_
 
 def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, full_refreshes):
     store = fresh_fixture
-    question = views_questions.questions_list(store, FILM)["question_id"].iloc[0]
+    question = questions_view.questions_list(store, FILM)["question_id"].iloc[0]
     sizes = "SELECT claims, core, cited_scenes FROM rollup_question_shape WHERE question_id = ?"
     old = store.rows(sizes, [question])[0]
 
@@ -157,7 +155,7 @@ def test_new_evidence_and_rubric_claims_update_their_question(fresh_fixture, ful
 
 def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refreshes):
     store = fresh_fixture
-    types = views_distributions.question_shape(store).value_counts("qtype")
+    types = distributions_view.question_shape(store).value_counts("qtype")
 
     def add(cursor, run_id):
         cursor.execute(
@@ -169,7 +167,7 @@ def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refr
 
     _finish(store, add)  # the counts rollup equals a full refresh
     assert full_refreshes == []
-    assert views_distributions.question_shape(store).value_counts("qtype").get("N3", 0) == (
+    assert distributions_view.question_shape(store).value_counts("qtype").get("N3", 0) == (
         types.get("N3", 0) + 1
     )
     assert_rollups_hold_their_definitions(store)
@@ -178,12 +176,12 @@ def test_a_new_question_recounts_its_film_and_all_films(fresh_fixture, full_refr
 def test_slice_answers_counts_the_rows_of_answer_counts(fresh_fixture):
     store = fresh_fixture
     slices = [(JUDGE_LLM,), (JUDGE_LLM, FILM, ("Q3",)), (JUDGE_LLM, None, (), ("subs-qwen",))]
-    rolled = [views_verdicts.slice_answers(store, *s) for s in slices]
-    assert rolled == [len(views_verdicts.answer_counts(store, *s)) for s in slices]
+    rolled = [verdicts_view.slice_answers(store, *s) for s in slices]
+    assert rolled == [len(verdicts_view.answer_counts(store, *s)) for s in slices]
     assert rolled[0] > 0
     with store.transaction() as cursor:
         cursor.execute("DELETE FROM rollup_state")
-    assert [views_verdicts.slice_answers(store, *s) for s in slices] == rolled
+    assert [verdicts_view.slice_answers(store, *s) for s in slices] == rolled
 
 
 def test_a_large_slice_computes_its_metrics_only_when_asked(fresh_fixture, monkeypatch):
@@ -196,15 +194,15 @@ def test_a_large_slice_computes_its_metrics_only_when_asked(fresh_fixture, monke
     monkeypatch.setattr(
         verdict_metrics, "slice_metrics", lambda *a, **k: calls.append(1) or original(*a, **k)
     )
-    monkeypatch.setattr(views_verdicts, "LARGE_SLICE_ANSWERS", 1)
+    monkeypatch.setattr(verdicts_view, "LARGE_SLICE_ANSWERS", 1)
     st.cache_data.clear()
     at = run_page(REPO_ROOT, "verdicts_page", {"judge": JUDGE_LLM, "view": "Metrics"})
     assert not at.exception and calls == [] and not at.dataframe
-    judged = views_verdicts.slice_answers(fresh_fixture, JUDGE_LLM)
+    judged = verdicts_view.slice_answers(fresh_fixture, JUDGE_LLM)
     assert f"This slice holds {judged:,} judged answers" in at.info[0].value
     at.toggle(key="metrics_whole").set_value(True).run()
     assert not at.exception and len(calls) == 2  # by setting, by setting × type
-    settings = views_verdicts.answer_counts(fresh_fixture, JUDGE_LLM)["setting_id"].nunique()
+    settings = verdicts_view.answer_counts(fresh_fixture, JUDGE_LLM)["setting_id"].nunique()
     table = at.dataframe[0].value
     assert "Contra" in table.columns and len(table) == settings  # the Table 3 layout, whole
 
@@ -227,10 +225,10 @@ def test_claim_judgements_resolve_only_the_questions_verdicts(fresh_fixture):
     _finish(store, lambda c, r: _verdict(c, r, "q1:subs-qwen", "q1.c2", "omitted"), "failed")
     questions = [row[0] for row in store.rows("SELECT question_id FROM questions ORDER BY 1")]
     for question in questions:
-        got = views_verdicts.claim_judgements(store, question)
+        got = verdicts_view.claim_judgements(store, question)
         want = store.df(_JUDGEMENTS_THROUGH_THE_VIEW, [question])
         pd.testing.assert_frame_equal(got, want, obj=question)
-    q1 = views_verdicts.claim_judgements(store, "q1")
+    q1 = verdicts_view.claim_judgements(store, "q1")
     mine = q1[(q1.answer_id == "q1:subs-qwen") & (q1.judge_id == JUDGE_LLM)]
     assert dict(zip(mine["ord"], mine["verdict"]))[1] == "contradicted"
 

@@ -8,7 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from data_access.importers import import_lfvqa_dir
-from data_access.queries import overview as views_overview
+from data_access.queries import overview_view
 from data_access.rollups import full as rollups
 from pipelines.synth import write_synthetic_dataset
 from tests.support.rollup_check import assert_rollups_hold_their_definitions
@@ -48,6 +48,6 @@ def test_a_second_import_updates_the_catalogue_with_its_run(tmp_path, synthetic_
     )
     import_lfvqa_dir(store, batch)
     assert rollups.rollups_fresh(store)  # the import's run updated the rollups in its commit
-    judges_seen = views_overview.judges_table(store).set_index("judge_id")["verdicts"]
+    judges_seen = overview_view.judges_table(store).set_index("judge_id")["verdicts"]
     assert judges_seen["judge-2"] == 40
     assert_rollups_hold_their_definitions(store)

@@ -9,7 +9,7 @@ import pytest
 
 from data_access.store import Store
 from data_access.store.interrupts import WorkInterrupted, is_interrupt
-from data_access.writes import jobs as job_rows
+from data_access.tables import job_records
 from pipelines.jobs import job_status, run_job_here
 from tests.support.interrupts import LONG_QUERY, send_interrupt
 from tests.support.lfvqa_dataset import tiny_tables, write_dataset
@@ -91,7 +91,7 @@ def test_ctrl_c_after_commit_says_the_import_was_kept(seeded, tmp_path):
 # 0 s: the signal lands before DuckDB has begun the statement; 1 s: while its threads run it
 @pytest.mark.parametrize("delay_s", [0.0, 1.0])
 def test_a_job_interrupted_inside_duckdb_ends_interrupted_not_failed(store, delay_s):
-    job_id = job_rows.create_job(store, "tests.support.job_kinds:long_query_job", {})
+    job_id = job_records.create_job(store, "tests.support.job_kinds:long_query_job", {})
     script = f"""
         import sys
         from pipelines.cli import main
@@ -106,7 +106,7 @@ def test_a_job_interrupted_inside_duckdb_ends_interrupted_not_failed(store, dela
 
 
 def test_run_job_here_keeps_an_interrupt_an_interrupt(store):
-    job_id = job_rows.create_job(store, "tests.support.job_kinds:interrupted_job", {})
+    job_id = job_records.create_job(store, "tests.support.job_kinds:interrupted_job", {})
     with pytest.raises(RuntimeError, match="Query interrupted"):
         run_job_here(store, job_id)
     assert job_status(store, job_id)["state"] == "interrupted"

@@ -46,7 +46,7 @@ def test_no_migration_imports_live_project_code():
 def test_m0761s_frozen_packing_writes_what_the_live_packing_wrote():
     """Self-contained, same result: the float16 BLOBs are byte for byte the live writer's."""
     from data_access.store.migrations.m0761_plottree_vectors_f16 import _pack_f16
-    from data_access.writes.vectors import pack_f16, unpack_f16
+    from data_access.tables.vectors import pack_f16, unpack_f16
 
     vectors = np.random.default_rng(7).normal(size=(5, 384)).astype(np.float32)
     assert _pack_f16(vectors) == pack_f16(vectors)

@@ -12,7 +12,7 @@ import pytest
 
 from data_access.store import Store, StoreBusy
 from data_access.store.migrations import all_migrations
-from data_access.writes.runs import RunSpec, end_run, list_runs, start_run
+from data_access.tables.runs import RunSpec, end_run, list_runs, start_run
 
 
 def test_migrations_recorded_in_order(store):

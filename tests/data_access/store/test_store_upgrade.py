@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from data_access.queries import verdicts as views_verdicts
+from data_access.queries import verdicts_view
 from data_access.rollups import rollups_fresh
 from data_access.rollups.source import live_select
 from data_access.store import Store
@@ -55,7 +55,7 @@ def test_rows_written_by_the_old_schema_survive(upgraded):
 def test_rollups_are_rebuilt_at_the_new_schema_and_match_the_live_query(upgraded):
     store, _ = upgraded
     assert rollups_fresh(store)
-    from_rollup = views_verdicts.answer_counts(store, "lexical")
+    from_rollup = verdicts_view.answer_counts(store, "lexical")
     columns = ["answer_id", "n_claims", "n_core", "n_judged", "n_asserted", "n_contradicted"]
     live = store.df(
         f"SELECT * FROM ({live_select('rollup_answer_verdicts')}) WHERE judge_id = 'lexical'"

@@ -31,8 +31,8 @@ def _caption(i: int) -> str:
 def _seed(store, folder) -> None:
     """The gold film with 10-second captions written here (one run of a captioner 'cap')."""
     from data_access.queries.film_context import film_span
-    from data_access.writes.runs import RunSpec, end_run, start_run
-    from data_access.writes.video_captions import write_captions
+    from data_access.tables.runs import RunSpec, end_run, start_run
+    from data_access.tables.video_captions import write_captions
 
     with_gold_film(store)
     runtime = film_span(store, FILM)["runtime_s"]
@@ -66,7 +66,7 @@ def film(seeded_template, tmp_path):
 @pytest.fixture
 def film_with_video(film, tmp_path):
     from data_access.queries.film_context import film_span
-    from data_access.writes.films import set_film_video
+    from data_access.tables.films import set_film_video
 
     runtime = film_span(film, FILM)["runtime_s"]
     video = mp4v_video(tmp_path / "film.mp4", runtime + 5, VIDEO_FPS)
@@ -500,7 +500,7 @@ def test_five_results_fit_in_a_retrieval_result(film, tier):
 
 
 def test_a_registered_video_that_is_missing_is_said_in_the_result(film, tmp_path):
-    from data_access.writes.films import set_film_video
+    from data_access.tables.films import set_film_video
 
     set_film_video(film, FILM, str(tmp_path / "moved.mp4"), VIDEO_FPS)
     ask = RecordingAsk()

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from data_access.queries import agent_trail as trail_queries
+from data_access.queries import agent_trail_view
 from pipelines.cli import app, load_commands
 from pipelines.metrics.trail import touched_scene_flags
 from pipelines.metrics.trail_table import trail_table
@@ -58,7 +58,7 @@ def test_the_runs_trail_is_read_back_and_shown(agent_run, store_path):
 
 
 def _read_back(agent_run) -> None:
-    loops = trail_queries.trail_answers(agent_run)
+    loops = agent_trail_view.trail_answers(agent_run)
     assert sorted(loops.outcome) == ["answered"] * 3 + ["step_limit"]
     steps = agent_run.df("SELECT question_id, run_id, intervals FROM agent_steps")
     for loop in loops.itertuples():

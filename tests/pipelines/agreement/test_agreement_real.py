@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from typer.testing import CliRunner
 
-from data_access.writes.agreement_labels import dataset_labels
+from data_access.tables.agreement_labels import dataset_labels
 from pipelines.agreement import agreement_report, import_fables, import_storysumm
 from pipelines.agreement.storysumm import ImportError_
 from pipelines.cli import app, load_commands

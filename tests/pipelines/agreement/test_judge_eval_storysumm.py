@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.judge_evals import latest_judge_evals
+from data_access.tables.judge_evals import latest_judge_evals
 from pipelines.agreement.storysumm_eval import (
     anchors,
     balanced_accuracy,

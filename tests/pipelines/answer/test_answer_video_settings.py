@@ -23,7 +23,7 @@ def film_with_video(store, tmp_path):
     """The gold film with a stamped video as long as the film (frame i shows i, at 2 fps)."""
     from data_access.importers.gold import import_gold
     from data_access.queries.film_context import film_span
-    from data_access.writes.films import set_film_video
+    from data_access.tables.films import set_film_video
     from pipelines.demo import step_30_sample_film, step_46_gold
 
     step_30_sample_film.run(store, None, lambda m: None)
@@ -110,8 +110,8 @@ def test_a_small_window_samples_fewer_frames_evenly(film_with_video):
 
 
 def test_caption_settings_interleave_captions_and_subtitles(film_with_video):
-    from data_access.writes.runs import RunSpec, end_run, start_run
-    from data_access.writes.video_captions import write_captions
+    from data_access.tables.runs import RunSpec, end_run, start_run
+    from data_access.tables.video_captions import write_captions
     from pipelines.settings import InputBuilder, SettingOptions, get_setting
 
     run_id = start_run(film_with_video, RunSpec("video.caption", backend="test", model="cap"))

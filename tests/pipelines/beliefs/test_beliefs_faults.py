@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes import beliefs as belief_store
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.store import append_rows
+from data_access.tables import belief_records
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.beliefs.annotate import annotate
 
 FILM = "backslash-names"
@@ -28,18 +29,26 @@ def odd_film(store):
     with store.transaction() as cursor:
         run_id = insert_run(cursor, RunSpec("preprocess.film", backend="fixture"))
         film = {"film_id": FILM, "dataset_id": "fixture", "title": "Odd", "kind": "film"}
-        belief_store.ensure_films(cursor, [film], run_id)
+        belief_records.ensure_films(cursor, [film], run_id)
         scenes = [
             {"film_id": FILM, "scene_index": i, "heading": f"INT. ROOM - {i}", "location": "ROOM"}
             for i in (0, 1)
         ]
-        belief_store.insert_rows(cursor, "scenes", scenes, run_id)
+        append_rows(
+            cursor, "scenes", scenes, belief_records.COLUMNS["scenes"], fixed={"run_id": run_id}
+        )
         lines = [
             {"film_id": FILM, "line_index": n, "scene_index": s, "kind": k, "character": c,
              "text": t}
             for n, (s, k, c, t) in enumerate(LINES)
         ]  # fmt: skip
-        belief_store.insert_rows(cursor, "script_lines", lines, run_id)
+        append_rows(
+            cursor,
+            "script_lines",
+            lines,
+            belief_records.COLUMNS["script_lines"],
+            fixed={"run_id": run_id},
+        )
         finish_run(cursor, run_id)
     return store
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from data_access.writes import beliefs as belief_store
+from data_access.tables import belief_records
 from pipelines.beliefs.annotate import Selection, annotate
 from pipelines.beliefs.llm import parsers as parsers
 from pipelines.beliefs.llm.prompts import STAGES, messages
@@ -67,7 +67,7 @@ def _check_rows(store, result):
 
 
 def _check_belief_state(fixture_film, result):
-    beliefs = belief_store.belief_state_at(fixture_film, FILM, "NORA", 1)
+    beliefs = belief_records.belief_state_at(fixture_film, FILM, "NORA", 1)
     rows = fixture_film.df(
         "SELECT belief_id, scene_index, kind, content, basis, is_false,"
         " revises, revised_at_scene, source_character, believed FROM beliefs"
@@ -100,7 +100,7 @@ def _check_meta_and_issues(fixture_film, result):
             "basis": ["e_000_1"],
         }
     ]
-    issues = belief_store.parse_issues(fixture_film, result.run_id)
+    issues = belief_records.parse_issues(fixture_film, result.run_id)
     text = " | ".join(issues["issue"])
     assert "no valid basis" in text and "WALDO" in text
     assert "GHOST" in text and "e_009_9" in text and "e_777_1" in text

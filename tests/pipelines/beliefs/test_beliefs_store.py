@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes import beliefs as belief_store
+from data_access.tables import belief_records
 from pipelines.beliefs.tom.importers import import_tom
 from pipelines.cli import app, load_commands
 from tests.support.paths import REPO_ROOT
@@ -34,12 +34,12 @@ def test_hitom_sample_import_records_and_queries(store):
     ]
     # Story 0 of the sample: Avery moves the lettuce, leaves; Charlotte and Owen move it again.
     film = "hitom-cotp-0000"
-    state = belief_store.belief_state_at(store, film, "Avery", 20)
+    state = belief_records.belief_state_at(store, film, "Avery", 20)
     assert list(state["content"]) == ["the lettuce is in the green_bathtub"]
     assert bool(state["is_false"].iloc[0])
-    owen = belief_store.belief_state_at(store, film, "Owen", 20)
+    owen = belief_records.belief_state_at(store, film, "Owen", 20)
     assert list(owen["content"]) == ["the lettuce is in the green_drawer"]
-    meta = belief_store.meta_beliefs_about(store, film, "Owen", "Avery")
+    meta = belief_records.meta_beliefs_about(store, film, "Owen", "Avery")
     assert meta["claim"].iloc[-1] == "the lettuce is in the green_bathtub"
     assert set(meta["source"]) == {"shared_witnessing"}
     events = store.df(

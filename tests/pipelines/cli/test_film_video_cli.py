@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.queries import film as views_film
+from data_access.queries import film_view
 from data_access.store import Store
 from pipelines.cli import app, load_commands
 from tests.support.app_fixture_data import FILM
@@ -23,7 +23,7 @@ def fixture_store(store_path) -> Store:
 
 
 def _film_video(store: Store, film_id: str) -> tuple:
-    header = views_film.film_header(store, film_id)
+    header = film_view.film_header(store, film_id)
     fps = header["fps"]
     return header["video_path"], None if pd.isna(fps) else fps
 

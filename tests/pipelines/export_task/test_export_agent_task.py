@@ -277,7 +277,7 @@ def _rewrite_store(log_path: Path, out: Path, change) -> Path:
 
 def _trail_of(store, setting: str) -> dict:
     """question -> (its calls as the trail shows them, how its loop ended)."""
-    from data_access.queries.agent_trail import trail_answers, trail_steps
+    from data_access.queries.agent_trail_view import trail_answers, trail_steps
 
     trail = {}
     for row in trail_answers(store).query("setting_id == @setting").itertuples():
@@ -359,7 +359,7 @@ def test_a_moved_video_is_found_in_video_dir_and_its_frames_reach_the_model(
     """The index names the video where StoryScope had it; where inspect runs it may be
     elsewhere: `-T video_dir` finds it by name, and regular-tier vqa sends its frames as
     images to the model."""
-    from data_access.writes.films import set_film_video
+    from data_access.tables.films import set_film_video
     from pipelines.results import import_results
     from tests.support.video_fixtures import mp4v_video
 

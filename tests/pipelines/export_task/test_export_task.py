@@ -59,7 +59,7 @@ def test_inspect_open_ended_samples_keep_ids_gold_and_rubric(fixture_store, tmp_
 
 
 def test_an_edited_question_goes_out_as_its_latest_revision(fixture_store, tmp_path):
-    from data_access.writes.review import revise_question
+    from data_access.tables.review_labels import revise_question
 
     revise_question(fixture_store, "ann", "q2", "Edited question?", "Edited gold.", [], None)
     out = tmp_path / "task"

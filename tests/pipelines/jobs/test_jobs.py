@@ -7,7 +7,7 @@ import signal
 import threading
 import time
 
-from data_access.writes.judging import verdicts_of_run
+from data_access.tables.judging import verdicts_of_run
 from pipelines.jobs import job_status, resume_job, start_job, stop_job, wait_for
 from pipelines.judge import JudgeOptions
 from tests.support.fake_server import FakeReply

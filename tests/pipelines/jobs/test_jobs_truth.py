@@ -11,7 +11,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes import jobs as job_rows
+from data_access.tables import job_records
 from pipelines.cli import app, load_commands
 from pipelines.jobs import job_status, list_jobs, resume_job, start_job, stop_job
 from tests.support.paths import REPO_ROOT
@@ -30,8 +30,8 @@ def _dead_pid() -> int:
 
 def _orphaned_job(store, tmp_path) -> str:
     """A job whose row says `running` but whose process is gone (a SIGKILLed worker)."""
-    job_id = job_rows.create_job(store, KIND, {"marker": str(tmp_path / "marker")})
-    job_rows.set_state(store, job_id, "running", pid=_dead_pid())
+    job_id = job_records.create_job(store, KIND, {"marker": str(tmp_path / "marker")})
+    job_records.set_state(store, job_id, "running", pid=_dead_pid())
     return job_id
 
 
@@ -69,16 +69,16 @@ def test_stop_refuses_an_unknown_or_finished_job_and_writes_nothing(store, tmp_p
 
 def test_a_claim_is_a_compare_and_set(store, tmp_path):
     job_id = _orphaned_job(store, tmp_path)
-    seen = job_rows.get_job(store, job_id)
-    assert job_rows.claim_job(store, seen, 1)
-    assert not job_rows.claim_job(store, seen, 2)  # the row changed under the second
-    assert job_rows.get_job(store, job_id)["pid"] == 1
+    seen = job_records.get_job(store, job_id)
+    assert job_records.claim_job(store, seen, 1)
+    assert not job_records.claim_job(store, seen, 2)  # the row changed under the second
+    assert job_records.get_job(store, job_id)["pid"] == 1
 
 
 def test_two_resumes_at_once_run_the_job_once(store, tmp_path):
     marker = tmp_path / "marker"
-    job_id = job_rows.create_job(store, KIND, {"marker": str(marker), "sleep_s": 3})
-    job_rows.set_state(store, job_id, "running", pid=_dead_pid())
+    job_id = job_records.create_job(store, KIND, {"marker": str(marker), "sleep_s": 3})
+    job_records.set_state(store, job_id, "running", pid=_dead_pid())
     command = [sys.executable, "-m", "pipelines", "jobs", "resume", job_id]
     command += ["--store", str(store.path)]
     children = [
@@ -104,8 +104,8 @@ def test_resume_in_two_threads_of_one_process_runs_once(store, tmp_path):
     import threading
 
     marker = tmp_path / "marker"
-    job_id = job_rows.create_job(store, KIND, {"marker": str(marker), "sleep_s": 1})
-    job_rows.set_state(store, job_id, "stopped")
+    job_id = job_records.create_job(store, KIND, {"marker": str(marker), "sleep_s": 1})
+    job_records.set_state(store, job_id, "stopped")
     errors: list[str] = []
 
     def resume() -> None:
@@ -132,10 +132,10 @@ def test_a_resume_reading_the_row_just_after_another_threads_claim_is_refused(
     import threading
 
     marker = tmp_path / "marker"
-    job_id = job_rows.create_job(store, KIND, {"marker": str(marker), "sleep_s": 0.5})
-    job_rows.set_state(store, job_id, "stopped")
+    job_id = job_records.create_job(store, KIND, {"marker": str(marker), "sleep_s": 0.5})
+    job_records.set_state(store, job_id, "stopped")
     claimed, second_started = threading.Event(), threading.Event()
-    real_claim = job_rows.claim_job
+    real_claim = job_records.claim_job
 
     def slow_claim(*args):
         won = real_claim(*args)
@@ -145,7 +145,7 @@ def test_a_resume_reading_the_row_just_after_another_threads_claim_is_refused(
             time.sleep(0.3)  # B reads the row now, unless the claim and registration are one step
         return won
 
-    monkeypatch.setattr(job_rows, "claim_job", slow_claim)
+    monkeypatch.setattr(job_records, "claim_job", slow_claim)
     errors: list[str] = []
 
     def resume() -> None:

@@ -22,7 +22,7 @@ import time
 import pytest
 
 from data_access.store import Store, forget_schema_cache
-from data_access.writes.judging import verdicts_of_run
+from data_access.tables.judging import verdicts_of_run
 from pipelines.jobs import job_status, resume_job, start_job, wait_for
 from pipelines.judge import JudgeOptions
 from tests.support.fake_server import FakeReply

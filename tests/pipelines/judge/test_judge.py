@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes.judging import verdicts_of_run
+from data_access.tables.judging import verdicts_of_run
 from pipelines.judge import JudgeOptions, dry_run, run_judge
 from pipelines.judge.prompt import JudgeReply, checked_labels, judge_messages
 from tests.support.lfvqa_rows import build_slice, scripted_judge
@@ -114,7 +114,7 @@ def test_two_judges_compare_on_lfvqa_verdicts(store, fake_llm, monkeypatch):
 def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
     """The writer counts answers in memory; a rolled-back attempt of a batch and its
     retry must count each answer once, and the count must equal the store's after commit."""
-    from data_access.writes.judging import count_answers_in_run
+    from data_access.tables.judging import count_answers_in_run
     from pipelines.judge.verdicts import VerdictWriter
 
     build_slice(store)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 from typer.testing import CliRunner
 
-from data_access.writes import judging
+from data_access.tables import judging
 from pipelines.cli import app, load_commands
 from tests.support.lfvqa_rows import build_slice
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from data_access.store import Store
-from data_access.writes import judging, llm_log
+from data_access.tables import judging, llm_log
 from pipelines.judge import JudgeOptions, run_judge
 from pipelines.judge.work import judge_items, judge_keys, llm_requests, load_slice
 from pipelines.llm import Gateway

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.config import LLMConfig
 from tests.support.raw_http import TRANSPORTS, read_request

@@ -6,7 +6,7 @@ import json
 
 from pydantic import BaseModel
 
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from tests.support.fake_llm import TEST_KEY
 from tests.support.fake_server import FakeReply

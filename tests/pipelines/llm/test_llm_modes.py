@@ -7,8 +7,9 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from data_access.writes.llm_modes import endpoint_modes, failure_counts, remembered_mode
-from data_access.writes.runs import RunSpec, start_run
+from data_access.queries.runs_view import llm_failure_counts
+from data_access.tables.llm_modes import endpoint_modes, remembered_mode
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest, load_config
 from pipelines.llm.failures import failure_reason, run_failures
 from pipelines.llm.requests import parse_reply
@@ -95,7 +96,7 @@ def test_a_pinned_mode_fails_fast_and_says_why(store, fake_llm):
     summary = run_failures(store, run_id)
     assert summary["by_reason"] == {"format rejected": 2}
     assert "Input should be 'text' or 'json_object'" in summary["first"]
-    per_run = failure_counts(store, [run_id])  # what the Runs page lists per run
+    per_run = llm_failure_counts(store, [run_id])  # what the Runs page lists per run
     assert per_run[["reason", "failed"]].values.tolist() == [["format rejected", 2]]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes.llm_modes import remembered_mode
+from data_access.tables.llm_modes import remembered_mode
 from tests.support.llama_server import TEST_THREADS, missing_packages, start_llama_server
 from tests.support.llm_plumbing import check_plumbing, real_config
 
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.realserver]
 
 
 def test_judge_on_a_slice(store, llama_server):
-    from data_access.writes.judging import verdicts_of_run
+    from data_access.tables.judging import verdicts_of_run
     from pipelines.judge import JudgeOptions, dry_run, run_judge
     from tests.support.lfvqa_rows import build_slice
 
@@ -67,7 +67,7 @@ def test_question_generation_stages_and_gold_self_check(store, llama_server):
 
 
 def test_storymind_generator_supervisor_reviewers(store, llama_server):
-    from data_access.writes.mcq import storymind_stage_counts
+    from data_access.tables.mcq import storymind_stage_counts
     from pipelines.mcq.storymind import StoryMindOptions, generate_for_video
     from tests.support.plottree_film import FILM, write_fixture_film
 

@@ -80,7 +80,7 @@ def _opening_scenes(tmp_path, scenes: int = 3, cues: int = 20):
 
 
 def test_scene_summaries(store, llama_server, tmp_path):
-    from data_access.writes.scene_summaries import current_summaries
+    from data_access.tables.scene_summaries import current_summaries
     from pipelines.preprocess.ingest import ingest_film
     from pipelines.preprocess.summaries import summarise_film
 

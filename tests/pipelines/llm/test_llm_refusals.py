@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.cli import app, load_commands
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.calls import EndpointRefused

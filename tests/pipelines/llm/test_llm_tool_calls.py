@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.tool_calls import (
     NATIVE,

@@ -19,7 +19,7 @@ try:  # the HTTP library the installed openai client is built on
 except ImportError:  # openai 1.x
     import httpx as http
 
-from data_access.writes.runs import RunSpec, start_run
+from data_access.tables.runs import RunSpec, start_run
 from pipelines.llm import Gateway, LLMRequest
 from pipelines.llm.calls import openai_clients
 from pipelines.llm.config import LLMConfig

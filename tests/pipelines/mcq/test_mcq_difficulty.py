@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.mcq import current_difficulty
+from data_access.tables.mcq import current_difficulty
 from pipelines.cli import app, load_commands
 from pipelines.mcq.difficulty import (
     answer_difficulty,

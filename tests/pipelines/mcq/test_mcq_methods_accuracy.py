@@ -9,11 +9,11 @@ import json
 import pandas as pd
 import pytest
 
-from data_access.queries import distributions as views
+from data_access.queries import distributions_view
 from data_access.queries.mcq_methods import prediction_methods, question_predictions
 from data_access.rollups import full as rollups
-from data_access.writes.mcq import insert_difficulty
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.mcq import insert_difficulty
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
 from pipelines.mcq.topics import TOPICS
 from tests.support.mcq_records import load_records, make_mcq
@@ -144,7 +144,7 @@ def test_a_method_answered_in_parts_counts_every_part(store, fake_llm, tmp_path)
 
 
 def _check_views_against(store, rows: pd.DataFrame) -> None:
-    by_topic = views.accuracy_by_topic(store).set_index(
+    by_topic = distributions_view.accuracy_by_topic(store).set_index(
         ["method", "question_type", "story_element"]
     )
     expected = rows.groupby(["method", "question_type", "story_element"])["correct"].agg(
@@ -155,7 +155,7 @@ def _check_views_against(store, rows: pd.DataFrame) -> None:
         assert by_topic.loc[key, "accuracy"] == pytest.approx(100 * row["mean"])
         assert by_topic.loc[key, "n"] == row["size"]
 
-    by_bin = views.accuracy_by_bin(store).set_index(["method", "bin"])
+    by_bin = distributions_view.accuracy_by_bin(store).set_index(["method", "bin"])
     expected = rows.groupby(["method", "bin"])["correct"].mean().mul(100)
     assert len(by_bin) == len(expected) == 2 * 9
     for key, value in expected.items():

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from data_access.importers import import_storyvideoqa_dir
-from data_access.queries import distributions as views
+from data_access.queries import distributions_view
 from data_access.queries.mcq_methods import subtitle_cues
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
 from pipelines.mcq.subtitle_budget import cue_line
@@ -48,7 +48,7 @@ def test_subtitle_baseline_on_a_real_episode(store, shared_data, tmp_path, fake_
     # GT is A for some questions only; accuracy is the share of them, by topic too
     expected = 100.0 * (questions["option"] == "A").mean()
     assert result["accuracy"] == pytest.approx(expected, abs=0.01)
-    by_topic = views.accuracy_by_topic(store)
+    by_topic = distributions_view.accuracy_by_topic(store)
     overall = (by_topic["accuracy"] * by_topic["n"]).sum() / by_topic["n"].sum()
     assert overall == pytest.approx(expected)
 

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from data_access.writes.mcq import mcq_questions, storymind_stage_counts
+from data_access.tables.mcq import mcq_questions, storymind_stage_counts
 from pipelines.cli import app, load_commands
 from pipelines.mcq.reviewers import reviewer_stats
 from pipelines.mcq.storymind import StoryMindOptions, generate_for_video, plan

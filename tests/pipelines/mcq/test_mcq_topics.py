@@ -8,7 +8,7 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.mcq import mcq_questions
+from data_access.tables.mcq import mcq_questions
 from pipelines.cli import app, load_commands
 from pipelines.mcq.reviewers import review_table, reviewer_stats
 from pipelines.mcq.topics import (

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.judging import insert_records, write_verdicts
-from data_access.writes.runs import RunSpec, insert_run
+from data_access.tables.judging import insert_records, write_verdicts
+from data_access.tables.runs import RunSpec, insert_run
 from pipelines.cli import app, load_commands
 from pipelines.metrics import (
     bootstrap_means,

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.plottree import film_timeline
+from data_access.tables.plottree_records import film_timeline
 from pipelines.cli import app, load_commands
 from pipelines.plottree.build import build_nodes
 from pipelines.plottree.condense import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from data_access.writes.mcq import current_difficulty
+from data_access.tables.mcq import current_difficulty
 from pipelines.demo import step_50_mcq_analytics, step_55_plottrees
 from tests.support.mcq_records import load_records, make_mcq
 from tests.support.plottree_film import FILM, write_fixture_film

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from data_access.writes.plottree import film_timeline
+from data_access.tables.plottree_records import film_timeline
 from pipelines.plottree import build as plottree_build
 from pipelines.plottree.build import build_film_tree
 from pipelines.plottree.leaf_units import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes.plottree import film_timeline
+from data_access.tables.plottree_records import film_timeline
 from pipelines.plottree.build import build_nodes
 from pipelines.plottree.leaf_units import drop_credit_cues, scene_windows
 from pipelines.plottree.leaves import build_leaves, film_span

@@ -8,8 +8,8 @@ import shutil
 import numpy as np
 
 from data_access.store import Store
-from data_access.writes.plottree import current_tree
-from data_access.writes.vectors import pack_f16, unpack_f16
+from data_access.tables.plottree_records import current_tree
+from data_access.tables.vectors import pack_f16, unpack_f16
 
 
 def _unit_rows(n: int, dim: int = 384, seed: int = 0) -> np.ndarray:

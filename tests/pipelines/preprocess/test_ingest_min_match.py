@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from data_access.queries.ingest import ingest_match
+from data_access.queries.ingest_view import ingest_match
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.timing import AlignmentFailed
 from tests.support.paths import REPO_ROOT

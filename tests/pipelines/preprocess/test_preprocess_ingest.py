@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from data_access.queries import film as views_film
+from data_access.queries import film_view
 from pipelines.cli import app, load_commands
 from pipelines.preprocess.files import ScreenplayError
 from pipelines.preprocess.ingest import ingest_film
@@ -31,7 +31,7 @@ def test_sample_film_ingests_as_one_run(store):
         6,
     )
     assert report.share_lines_matched > 0.95
-    scenes = views_film.scene_timeline(store, report.film_id)
+    scenes = film_view.scene_timeline(store, report.film_id)
     assert list(scenes["time_source"]).count("interpolated") == 1  # the quay scene is cut
     assert scenes.loc[5, "time_source"] == "interpolated"
     assert scenes["start_s"].is_monotonic_increasing
@@ -65,7 +65,7 @@ def test_characters_aliases_first_spoken_and_evidence(store):
     assert json.loads(characters.loc["RUTH", "merge_evidence"])[0]["rule"] == "first_name"
     # Ruth is on screen from scene 2 but nobody says her name until she shows her warrant card
     ruth_named = characters.loc["RUTH", "first_spoken_s"]
-    card_scene = views_film.scene_timeline(store, "ledger").loc[8]
+    card_scene = film_view.scene_timeline(store, "ledger").loc[8]
     assert card_scene.start_s <= ruth_named <= card_scene.end_s
     assert characters.loc["MARA", "first_spoken_s"] < characters.loc["RUTH", "first_spoken_s"]
     lines = store.df("SELECT DISTINCT character FROM script_lines WHERE kind = 'dialogue'")
@@ -75,17 +75,17 @@ def test_characters_aliases_first_spoken_and_evidence(store):
 
 def test_cues_point_at_their_lines_and_scene_reader(store):
     ingest_film(store, SCREENPLAY, SUBTITLES, film_id="ledger")
-    lines = views_film.scene_lines(store, "ledger", 0)
+    lines = film_view.scene_lines(store, "ledger", 0)
     kit_line = lines[lines["text"] == "Is he breathing?"].iloc[0]
-    cues = views_film.scene_subtitles(store, "ledger", 0)
+    cues = film_view.scene_subtitles(store, "ledger", 0)
     matched = cues[cues["matched_line"] == kit_line["line_index"]].sort_values("cue_index")
     # the ad-libbed cue before it has no script line of its own; it belongs to the next one
     assert list(matched["text"]) == ["Mara! Over here!", "Is he breathing?"]
     assert kit_line["character"] == "KIT"
-    scene_12 = views_film.scene_lines(store, "ledger", 12)
+    scene_12 = film_view.scene_lines(store, "ledger", 12)
     speakers = set(scene_12.loc[scene_12["kind"] == "dialogue", "character"])
     assert speakers == {"TOMAS", "RUTH", "JUNE"}
-    timeline = views_film.scene_timeline(store, "ledger")
+    timeline = film_view.scene_timeline(store, "ledger")
     assert len(timeline) == 19 and (timeline["time_source"] == "matched").sum() == 18
     assert store.scalar("SELECT count(*) FROM current_subtitles WHERE film_id = 'ledger'") == 119
 
@@ -230,7 +230,7 @@ def test_real_pairs_ingest(store, shared_data, name, min_lines_matched, min_scen
     report = ingest_film(store, folder / f"{name}.txt", folder / f"{name}.srt")
     assert report.share_lines_matched >= min_lines_matched
     assert report.share_scenes_matched >= min_scenes_matched
-    timeline = views_film.scene_timeline(store, report.film_id)
+    timeline = film_view.scene_timeline(store, report.film_id)
     matched = timeline[timeline["time_source"] == "matched"]
     # matched scene spans follow the script order almost everywhere (reordered scenes are rare)
     assert (matched["start_s"].diff().dropna() >= 0).mean() > 0.9

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from data_access.writes.qgen import film_records
-from data_access.writes.scene_summaries import current_summaries, films_without_summaries
+from data_access.tables.qgen_records import film_records
+from data_access.tables.scene_summaries import current_summaries, films_without_summaries
 from pipelines.demo import step_32_summaries
 from pipelines.preprocess.ingest import ingest_film
 from pipelines.preprocess.summaries import summarise_film, summary_messages

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access.queries import qlab as views_qlab
+from data_access.queries import qlab_view
 from pipelines.qgen.analytics import (
     analyze_questions,
     clusters_of,
@@ -107,27 +107,27 @@ def test_minilm_finds_the_paraphrase_pair():
 def test_lab_queries_read_what_the_run_stored(store):
     report = generate(store, GenerateOptions(build_film(store), n=20))
     run_id = report.run_id
-    runs = views_qlab.qgen_runs(store)
+    runs = qlab_view.qgen_runs(store)
     assert runs.iloc[0]["run_id"] == run_id and runs.iloc[0]["backend"] == "template"
 
-    points = views_qlab.umap_points(store, run_id)
+    points = qlab_view.umap_points(store, run_id)
     assert len(points) == 20 and points[["x", "y"]].notna().all().all()
     assert set(points["projection"]) == {"all-MiniLM-L6-v2+umap"}
-    diversity = views_qlab.self_bleu(store, run_id)
+    diversity = qlab_view.self_bleu(store, run_id)
     assert diversity.iloc[0]["qtype"] == "*" and diversity.iloc[0]["n_questions"] == 20
     assert 0 < diversity.iloc[0]["self_bleu_4"] < diversity.iloc[0]["self_bleu_2"] <= 100
-    frames = views_qlab.opening_frames(store, run_id, 2)
+    frames = qlab_view.opening_frames(store, run_id, 2)
     assert (frames.groupby("qtype")["share"].sum() <= 1.0 + 1e-9).all()
     # template Q4 questions about the same holder share most words: some pairs are near-duplicates
-    pairs = views_qlab.near_duplicate_pairs(store, run_id)
+    pairs = qlab_view.near_duplicate_pairs(store, run_id)
     assert (pairs["cosine"] >= 0.8).all() and pairs["text_a"].notna().all()
-    discards = views_qlab.discard_counts(store, run_id)
+    discards = qlab_view.discard_counts(store, run_id)
     assert discards.set_index(["qtype", "outcome"]).loc[("Q4", "center_never_named"), "n"] == 1
-    results = views_qlab.check_results(store, run_id)
+    results = qlab_view.check_results(store, run_id)
     assert len(results) == 20 and results["leak_score"].between(0, 1).all()
-    outcomes = views_qlab.outcomes(store, run_id)
+    outcomes = qlab_view.outcomes(store, run_id)
     assert len(outcomes) == 20 and set(outcomes["final_status"]) <= {"candidate", "retired"}
-    stages = views_qlab.stage_outputs(store, run_id, outcomes.iloc[0]["question_id"])
+    stages = qlab_view.stage_outputs(store, run_id, outcomes.iloc[0]["question_id"])
     assert stages["stage"].tolist() == [1, 2, 3, 4]
     assert json.loads(stages.iloc[0]["payload"])["verdict"] == "ok"
 
@@ -148,9 +148,9 @@ def test_check_questions_with_analytics_on_the_paper_sample(store, store_path):
         ["check-questions", "--analytics", "--where", "source=paper", "--store", str(store_path)],
     )
     assert result.exit_code == 0, result.output
-    run_id = views_qlab.qgen_runs(store).iloc[0]["run_id"]
-    assert len(views_qlab.umap_points(store, run_id)) == 14
+    run_id = qlab_view.qgen_runs(store).iloc[0]["run_id"]
+    assert len(qlab_view.umap_points(store, run_id)) == 14
     # the released questions are not near-duplicates of one another
-    assert views_qlab.near_duplicate_pairs(store, run_id).empty
-    diversity = views_qlab.self_bleu(store, run_id).set_index("qtype")
+    assert qlab_view.near_duplicate_pairs(store, run_id).empty
+    diversity = qlab_view.self_bleu(store, run_id).set_index("qtype")
     assert diversity.loc["*", "n_questions"] == 14 and diversity.loc["*", "self_bleu_2"] < 60

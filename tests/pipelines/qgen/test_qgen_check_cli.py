@@ -7,7 +7,8 @@ import json
 from typer.testing import CliRunner
 
 from data_access.importers import import_lfvqa_dir
-from data_access.writes.qgen import insert_rows
+from data_access.store import append_rows
+from data_access.tables import qgen_records
 from pipelines.cli import app, load_commands
 from tests.support.paths import REPO_ROOT
 
@@ -18,7 +19,7 @@ SAMPLE = REPO_ROOT / "samples" / "lfvqa_paper"
 
 def _add_broken_question(store) -> None:
     with store.transaction() as cursor:
-        insert_rows(
+        append_rows(
             cursor,
             "questions",
             [
@@ -34,6 +35,7 @@ def _add_broken_question(store) -> None:
                     "run_id": "test",
                 }
             ],
+            qgen_records.COLUMNS["questions"],
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from data_access.writes.qgen import film_records
+from data_access.tables.qgen_records import film_records
 from pipelines.qgen.context_sets import anchor_location_rivals, name_budget
 from pipelines.qgen.entries import ALL_TYPES
 from pipelines.qgen.film_view import FilmView

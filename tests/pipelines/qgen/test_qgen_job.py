@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from data_access.writes import jobs as job_rows
+from data_access.tables import job_records
 from pipelines.jobs import job_status, run_job_here, start_job
 from pipelines.qgen.job import GENERATE_STEPS, GenerateOptions, plan_generation
 from tests.support.qgen_film import build_film
@@ -64,8 +64,8 @@ def test_stop_between_stages_leaves_no_questions(store, endpoint):
     options = GenerateOptions(
         build_film(store), qtypes=TYPES, n=20, backend="openai", with_analytics=False
     )
-    job_id = job_rows.create_job(store, "generate", options.params())
-    job_rows.request_stop(store, job_id)
+    job_id = job_records.create_job(store, "generate", options.params())
+    job_records.request_stop(store, job_id)
     assert run_job_here(store, job_id) == "stopped"
     status = job_status(store, job_id)
     assert status["state"] == "stopped" and status["done"] == 1 and status["resumable"]

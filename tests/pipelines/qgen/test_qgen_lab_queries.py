@@ -3,15 +3,16 @@ analytics, in test_qgen_analytics.py, so MiniLM and UMAP load once per test proc
 
 from __future__ import annotations
 
-from data_access.queries import qlab as views_qlab
-from data_access.writes.qgen import insert_rows
+from data_access.queries import qlab_view
+from data_access.store import append_rows
+from data_access.tables import qgen_records
 
 
 def test_failures_and_name_violations_of_a_check_run(store):
     from pipelines.qgen.check_run import run_check_questions
 
     with store.transaction() as cursor:
-        insert_rows(
+        append_rows(
             cursor,
             "questions",
             [
@@ -36,6 +37,7 @@ def test_failures_and_name_violations_of_a_check_run(store):
                     "run_id": "x",
                 },
             ],
+            qgen_records.COLUMNS["questions"],
         )
         cursor.execute("INSERT INTO runs (run_id, step, status) VALUES ('c', 'test', 'finished')")
         cursor.execute(
@@ -43,14 +45,14 @@ def test_failures_and_name_violations_of_a_check_run(store):
             " ('f', 'm', 'Mara', [], 5.0, NULL, 'c')"
         )
     run_id, _ = run_check_questions(store)
-    failures = views_qlab.check_failures(store, run_id)
+    failures = qlab_view.check_failures(store, run_id)
     assert set(failures["question_id"]) == {"bad-1"}
     assert {"annotation_vocabulary", "not_yes_no", "forbidden_names"} <= set(failures["check_name"])
-    counts = views_qlab.failure_counts(store, run_id)
+    counts = qlab_view.failure_counts(store, run_id)
     assert counts["n"].max() == 1
-    violations = views_qlab.name_budget_violations(store, run_id)
+    violations = qlab_view.name_budget_violations(store, run_id)
     assert violations["question_id"].tolist() == ["bad-1"]
     assert list(violations.iloc[0]["name_violations"]) == ["Line Judge"]
-    results = views_qlab.check_results(store, run_id).set_index("question_id")
+    results = qlab_view.check_results(store, run_id).set_index("question_id")
     assert bool(results.loc["ok-1", "passed"]) and not bool(results.loc["bad-1", "passed"])
     assert "annotation_vocabulary" in results.loc["bad-1", "failures"]

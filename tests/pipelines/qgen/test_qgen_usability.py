@@ -328,7 +328,7 @@ def test_the_hand_made_gold_and_paper_questions_pass_every_check():
 def test_a_rejected_question_is_not_offered_again_by_the_next_run(store):
     """Reject a candidate; the next run on the same film writes the same text (same seed) and
     retires it as `rejected_before` instead of offering it as a new candidate."""
-    from data_access.writes import review
+    from data_access.tables import review_labels
     from pipelines.qgen.generate import GenerateOptions, generate
     from tests.support.qgen_film import build_film
 
@@ -336,7 +336,7 @@ def test_a_rejected_question_is_not_offered_again_by_the_next_run(store):
     options = GenerateOptions(film, n=6, with_analytics=False)
     first = generate(store, options)
     shown = next(d for d in first.drafts if d.status == "candidate")
-    review.decide_question(store, "alice", shown.question_id, "reject", ["malformed"])
+    review_labels.decide_question(store, "alice", shown.question_id, "reject", ["malformed"])
     again = generate(store, options)
     same = [d for d in again.drafts if d.question == shown.question]
     assert same and all(d.status == "retired" for d in same)

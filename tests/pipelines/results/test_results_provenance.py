@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from data_access.queries import distributions as views_distributions
+from data_access.queries import distributions_view
 from pipelines.judge.run import JudgeOptions, run_judge
 from pipelines.results import import_results
 from tests.support import harness_fixtures as hf
@@ -77,7 +77,7 @@ def test_a_changed_predictions_file_supersedes_the_method(seeded, tmp_path):
     import_results(seeded, log("A", "first.eval"), setting="smol")  # 1 of 4 right (gold A-D)
     second = import_results(seeded, log("B", "second.eval"), setting="smol")
     assert second.setting_id == "smol" and any("supersedes" in n for n in second.notes)
-    topic = views_distributions.accuracy_by_topic(seeded)
+    topic = distributions_view.accuracy_by_topic(seeded)
     smol = topic[topic["method"] == "smol"]
     assert smol["n"].sum() == 4 and smol["accuracy"].iloc[0] == pytest.approx(25.0)
 
@@ -110,7 +110,7 @@ def test_imported_answers_are_judged_like_any_answer(seeded, tmp_path):
 def test_imported_predictions_feed_accuracy_by_topic(seeded, tmp_path):
     rows = [hf.vlmevalkit_row(i, f"m{i:06d}", hf.mcq_gold(i) if i < 3 else "A") for i in range(4)]
     report = import_results(seeded, hf.write_vlmevalkit(tmp_path / "out", rows))
-    topic = views_distributions.accuracy_by_topic(seeded)
+    topic = distributions_view.accuracy_by_topic(seeded)
     row = topic[topic["method"] == report.setting_id].iloc[0]
     assert (row["question_type"], row["story_element"]) == ("P", "C")
     assert row["accuracy"] == pytest.approx(75.0) and row["n"] == 4

@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from data_access.queries import distributions as views_distributions
+from data_access.queries import distributions_view
 from pipelines.results import import_results
 from tests.support import harness_fixtures as hf
 from tests.support.mcq_records import LETTERS, golden_records, load_records
@@ -42,7 +42,7 @@ def test_vlmevalkit_predictions_on_the_real_golden_questions(store, shared_data,
     report = import_results(store, path, setting="qwen2-vl")
     assert (report.n_samples, report.n_matched, report.kind) == (len(records), len(records),
                                                                  "predictions")  # fmt: skip
-    topic = views_distributions.accuracy_by_topic(store)
+    topic = distributions_view.accuracy_by_topic(store)
     got = {
         (r.question_type, r.story_element): r.accuracy
         for r in topic[topic["method"] == "qwen2-vl"].itertuples()

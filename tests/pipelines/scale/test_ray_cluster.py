@@ -92,7 +92,7 @@ def _on(executor: str, cluster: LocalRayCluster) -> list[str]:
 
 @pytest.mark.slow
 def test_plottree_and_difficulty_on_the_cluster_write_the_local_rows(tmp_path, cluster):
-    from data_access.writes.mcq import current_difficulty
+    from data_access.tables.mcq import current_difficulty
     from tests.support.mcq_records import load_records
     from tests.support.plottree_film import write_fixture_film
     from tests.support.scale_rows import tree_rows

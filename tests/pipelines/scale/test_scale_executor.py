@@ -19,9 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from data_access.queries import runs_view
 from data_access.store import Store
-from data_access.writes import scale_units as ledger
-from data_access.writes.runs import RunSpec
+from data_access.tables import unit_ledger
+from data_access.tables.runs import RunSpec
 from pipelines.scale import (
     LocalExecutor,
     Unit,
@@ -63,13 +64,13 @@ def test_local_batch_reports_failures_with_reasons_and_a_rerun_retries_them(stor
     assert (first.done, first.failed, first.complete) == (2, 1, False)
     [(key, reason)] = first.failures
     assert key == "u-2" and "ValueError: negative input -2" in reason
-    failures = ledger.unit_failures(store, first.batch_id)
+    failures = runs_view.unit_failures(store, first.batch_id)
     assert failures.to_dict("records") == [{"unit_key": "u-2", "error": reason}]
     # The same command again resumes the batch: the two done units are not run again.
     second = run_batch(store, LocalExecutor(), "test.scale", {}, units, fns.square, _keep)
     assert second.batch_id == first.batch_id and second.resumed_from == 2
-    assert ledger.unit_write_counts(store, first.batch_id) == {"u1": 1, "u3": 1}
-    progress = ledger.batch_progress(store).iloc[0]
+    assert unit_ledger.unit_write_counts(store, first.batch_id) == {"u1": 1, "u3": 1}
+    progress = runs_view.batch_progress(store).iloc[0]
     assert (progress.done, progress.failed, progress.total, progress.state) == (2, 1, 3, "running")
 
 
@@ -83,7 +84,7 @@ def test_a_resume_closes_the_unit_runs_a_killed_driver_left_running(store):
     def open_run(batch_id: str) -> None:  # what the killed driver did before it died
         for unit in units:
             spec = RunSpec("test.scale", backend="local", source=unit.key)
-            opened[unit.key] = ledger.start_unit_run(store, batch_id, unit.key, spec)
+            opened[unit.key] = unit_ledger.start_unit_run(store, batch_id, unit.key, spec)
 
     killed = run_batch(
         store, LocalExecutor(), "test.scale", {}, units, fns.square, _keep, on_start=open_run
@@ -142,7 +143,7 @@ def test_a_worker_killed_mid_unit_is_restarted_and_the_unit_written_once(
     result = run_batch(store, ray_executor, "test.scale", {}, units, fns.die_once, _keep)
     assert (tmp_path / "died-3").exists()  # the worker did die
     assert result.complete and result.results == {f"u{n}": n * n for n in range(6)}
-    assert ledger.unit_write_counts(store, result.batch_id) == {f"u{n}": 1 for n in range(6)}
+    assert unit_ledger.unit_write_counts(store, result.batch_id) == {f"u{n}": 1 for n in range(6)}
 
 
 @pytest.mark.slow
@@ -158,12 +159,12 @@ def test_a_killed_driver_resumes_with_the_same_command_writing_each_unit_once(
     while done < 2 and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.3)
         if store_path.exists():
-            batches = ledger.batch_progress(store)
+            batches = runs_view.batch_progress(store)
             done = int(batches["done"].sum()) if len(batches) else 0
     assert first.poll() is None, "the driver finished before it could be killed"
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
-    batches = ledger.batch_progress(store)
+    batches = runs_view.batch_progress(store)
     assert batches.iloc[0].state == "running" and 2 <= batches.iloc[0].done < 10
     second = subprocess.run(
         [*command, "10"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300
@@ -171,9 +172,9 @@ def test_a_killed_driver_resumes_with_the_same_command_writing_each_unit_once(
     assert second.returncode == 0, second.stderr[-2000:]
     assert "done 10 resumed_from" in second.stdout
     assert int(second.stdout.split()[-1]) >= 2
-    counts = ledger.unit_write_counts(store, batches.iloc[0].batch_id)
+    counts = unit_ledger.unit_write_counts(store, batches.iloc[0].batch_id)
     assert counts == {f"u{i:02d}": 1 for i in range(10)}
-    assert ledger.batch_progress(store).iloc[0].state == "finished"
+    assert runs_view.batch_progress(store).iloc[0].state == "finished"
 
 
 # -- every scaled-out pipeline: a Ray run's rows equal a local run's -------------------------
@@ -203,7 +204,7 @@ def test_plottree_per_film_on_ray_writes_the_local_rows(tmp_path, ray_session):
 
 @pytest.mark.slow
 def test_difficulty_per_video_on_ray_writes_the_local_rows(tmp_path, ray_session):
-    from data_access.writes.mcq import current_difficulty
+    from data_access.tables.mcq import current_difficulty
     from pipelines.mcq.difficulty_run import run_difficulty
     from tests.support.mcq_records import load_records, make_mcq
 

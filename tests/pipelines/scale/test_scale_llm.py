@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from data_access.queries import runs_view
 from data_access.store import Store
-from data_access.writes import scale_units as ledger
+from data_access.tables import unit_ledger
 from pipelines.scale import make_executor
 from tests.support.belief_llm_replies import route
 from tests.support.fake_llm import PATIENT_TIMEOUT_S
@@ -98,7 +99,7 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
     spent = batch_calls(store)
     assert int(spent.tokens.sum()) == first.budget["spent_tokens"]
     assert int(spent.tokens.sum()) <= budget + 4 * int(spent.tokens.max())
-    failures = ledger.unit_failures(store, first.batch_id)
+    failures = runs_view.unit_failures(store, first.batch_id)
     assert len(failures) == first.failed and failures.error.str.contains("budget").all()
 
     # The same command without the budget resumes: the stopped units again (their calls from
@@ -106,7 +107,9 @@ def test_a_budget_holds_across_ray_workers_and_the_rerun_resumes_the_rest(
     second = annotate_many(store, "ray", config, scenes_per_unit=1)
     assert second.batch_id == first.batch_id and second.resumed_from == first.done
     assert second.complete
-    assert ledger.unit_write_counts(store, first.batch_id) == {key: 1 for key in second.results}
+    assert unit_ledger.unit_write_counts(store, first.batch_id) == {
+        key: 1 for key in second.results
+    }
     assert len(second.results) == 6
     # No answered call was paid twice: the resumed units replayed what the stopped ones had
     # bought (only failed calls, never cached, are asked again, as in a local rerun).
@@ -174,7 +177,7 @@ def test_template_qgen_per_batch_on_ray_writes_the_local_rows(tmp_path, ray_sess
             batch = _generate_scaled(store, name, options, batch_size=5)
             assert batch.complete and batch.total == 3  # 12 drafts in batches of 5
             runs[name] = batch.batch_id
-            assert ledger.unit_write_counts(store, batch.batch_id) == {
+            assert unit_ledger.unit_write_counts(store, batch.batch_id) == {
                 "00000": 1,
                 "00001": 1,
                 "00002": 1,
@@ -244,7 +247,7 @@ def test_openai_qgen_on_ray_stops_at_the_budget_and_resumes_writing_each_batch_o
     second = _generate_scaled(store, "ray", opts, batch_size=4, llm_config=config)
     assert second.complete and second.batch_id == first.batch_id
     assert second.resumed_from == first.done
-    assert ledger.unit_write_counts(store, first.batch_id) == {k: 1 for k in second.results}
+    assert unit_ledger.unit_write_counts(store, first.batch_id) == {k: 1 for k in second.results}
     expected, got = _qgen_rows(local, done.batch_id), _qgen_rows(store, first.batch_id)
     for table in QGEN_TABLES:
         pd.testing.assert_frame_equal(expected[table], got[table])
@@ -323,7 +326,7 @@ def test_scene_summaries_on_ray_stop_at_the_budget_and_resume_each_film_once(
                 stopped = store.df("SELECT status FROM runs WHERE step = 'preprocess.summaries'")
                 assert set(stopped.status) == {"stopped"}
         assert batch.complete
-        assert ledger.unit_write_counts(store, batch.batch_id) == {film: 1 for film in FILMS}
+        assert unit_ledger.unit_write_counts(store, batch.batch_id) == {film: 1 for film in FILMS}
         rows[name] = summary_rows(store, FILMS)
     assert len(rows["local"]) == 6
     pd.testing.assert_frame_equal(rows["local"], rows["ray"])

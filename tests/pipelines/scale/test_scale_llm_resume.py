@@ -24,8 +24,9 @@ import time
 import pandas as pd
 import pytest
 
+from data_access.queries import runs_view
 from data_access.store import Store
-from data_access.writes import scale_units as ledger
+from data_access.tables import unit_ledger
 from pipelines.scale import Unit, make_executor
 from tests.support import scale_units as fns
 from tests.support.belief_llm_replies import route
@@ -76,7 +77,7 @@ def _kill_when(server, n_requests: int, pid: int, fired: list) -> threading.Thre
 
 def _assert_written_once_and_local(store: Store, batch, expected) -> None:
     assert batch.complete and len(batch.results) == 6, batch.failures  # 2 films x 3 scenes
-    assert ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
+    assert unit_ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
     got = llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
@@ -115,7 +116,7 @@ def test_a_ray_worker_killed_mid_llm_unit_is_retried_and_each_unit_written_once(
     # nothing is written twice under the killed batch, and the rows stay the local ones.
     again = annotate_many(store, "ray", config, scenes_per_unit=1)
     assert again.complete and again.batch_id != batch.batch_id
-    assert ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
+    assert unit_ledger.unit_write_counts(store, batch.batch_id) == {k: 1 for k in batch.results}
     got = llm_belief_rows(store)
     for table in expected:
         pd.testing.assert_frame_equal(expected[table], got[table])
@@ -149,7 +150,7 @@ def _wait_for_done_units(store: Store, driver, at_least: int) -> None:
     done = 0
     while done < at_least and time.monotonic() < deadline and driver.poll() is None:
         time.sleep(0.3)
-        batches = ledger.batch_progress(store)
+        batches = runs_view.batch_progress(store)
         done = int(batches["done"].sum()) if len(batches) else 0
 
 
@@ -177,7 +178,7 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
     assert first.poll() is None, "the driver finished before it could be killed"
     os.killpg(first.pid, signal.SIGKILL)
     first.wait()
-    [batch] = ledger.batch_progress(store).itertuples()
+    [batch] = runs_view.batch_progress(store).itertuples()
     assert batch.state == "running" and 1 <= batch.done < 6
     second = subprocess.run(
         command, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300
@@ -186,7 +187,7 @@ def test_a_killed_llm_driver_resumes_with_the_same_command_writing_each_unit_onc
     summary = json.loads(second.stdout.strip().splitlines()[-1])
     assert summary["batch_id"] == batch.batch_id and summary["resumed_from"] >= batch.done
     assert summary["done"] == summary["units"] == 6
-    assert ledger.unit_write_counts(store, batch.batch_id) == {
+    assert unit_ledger.unit_write_counts(store, batch.batch_id) == {
         f"{film}[{s}:{s + 1}]": 1 for film in FILMS for s in range(3)
     }
     got = llm_belief_rows(store)

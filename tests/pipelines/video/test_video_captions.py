@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from data_access.queries.video import film_captions
-from data_access.writes.films import set_film_video
+from data_access.tables.films import set_film_video
 from pipelines.demo import step_47_sample_animatic
 from pipelines.scale import LocalExecutor
 from pipelines.video.captions import CHUNKS_PER_UNIT, caption_film

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from data_access.writes.films import set_film_video
+from data_access.tables.films import set_film_video
 from pipelines.frames import read_frames
 from pipelines.video.sampling import NoVideo, sample_frames, sample_times
 from tests.support.video_fixtures import (

@@ -1,6 +1,6 @@
 """Store access for PlotTree (StoryVideoQA §5): a film's timeline in, nodes and vectors out.
 
-Node vectors live in `plottree_vectors` as float16 BLOBs (migration 761, data_access.writes.vectors;
+Node vectors live in `plottree_vectors` as float16 BLOBs (migration 761, data_access.tables.vectors;
 node ids are globally unique because they start with the film id), so the PlotTree page's
 retrieval preview reads them too.
 """
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.mcq import bulk_insert, insert_run_rows
-from data_access.writes.vectors import pack_f16, unpack_f16
+from data_access.tables.mcq import bulk_insert, insert_run_rows
+from data_access.tables.vectors import pack_f16, unpack_f16
 
 NODE_COLUMNS = [
     "film_id",

@@ -1,23 +1,21 @@
 """Question generation: the write path of generation / check runs and the reads they need.
 
 Writers take the caller's cursor so a whole run's rows land in one transaction (a failure leaves
-the store as it was). The Question Lab page reads through `data_access.queries.qlab`.
+the store as it was). The Question Lab page reads through `data_access.queries.qlab_view`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import duckdb
 import pandas as pd
 
 from data_access.store import Store
 
-# Columns each writer fills, in order; table names are constants, values are always bound.
-_COLUMNS: dict[str, tuple[str, ...]] = {
+# Columns each writer fills, in order (`data_access.store.append_rows`); JSON columns arrive as
+# text (a context-set's `payload`).
+COLUMNS: dict[str, tuple[str, ...]] = {
     "context_sets": (
         "context_set_id",
         "film_id",
@@ -103,7 +101,6 @@ _COLUMNS: dict[str, tuple[str, ...]] = {
     "question_opening_frames": ("run_id", "qtype", "frame", "n_words", "count", "share"),
     "embeddings": ("run_id", "item_kind", "item_id", "model", "vector", "x", "y"),
 }
-_JSON_COLUMNS = {"payload"}
 # Keys `select_questions` accepts in --where filters, mapped to their column.
 QUESTION_FILTERS = {
     "film_id": "q.film_id",
@@ -116,26 +113,6 @@ QUESTION_FILTERS = {
     "center": "q.center",
     "question_id": "q.question_id",
 }
-
-
-def insert_rows(
-    cursor: duckdb.DuckDBPyConnection, table: str, rows: Iterable[Mapping[str, Any]]
-) -> int:
-    """Insert dict rows into one of the qgen tables (missing keys are NULL); return the count."""
-    columns = _COLUMNS[table]
-    values = [[_cell(column, row.get(column)) for column in columns] for row in rows]
-    if values:
-        placeholders = ", ".join("?" for _ in columns)
-        cursor.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", values
-        )
-    return len(values)
-
-
-def _cell(column: str, value: Any) -> Any:
-    if column in _JSON_COLUMNS and value is not None and not isinstance(value, str):
-        return json.dumps(value, default=str, ensure_ascii=False)
-    return value
 
 
 # -- reads a generation run needs ---------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from data_access.store import Store
+from data_access.tables.gold_evals import EVAL_STEP
 
 GOLD_STEP = "import.gold"
 _BELIEF_COLUMNS = (
@@ -83,28 +84,6 @@ def verdict_pairs(
         " WHERE g.judge_id = ? AND q.film_id = ? ORDER BY g.answer_id, g.claim_id",
         [judge_id, gold_judge, film_id],
     )
-
-
-EVAL_STEP = "gold.eval"
-
-
-def record_gold_eval(store: Store, film_id: str, result: dict) -> str:
-    """Store one gold-eval result as a finished run (params = the result), for the pages."""
-    import json
-
-    from data_access.writes.runs import RunSpec, finish_run, insert_run
-
-    spec = RunSpec(
-        EVAL_STEP,
-        backend="gold",
-        source=film_id,
-        params=result,
-        note="offline backends scored against the hand-made gold annotation",
-    )
-    with store.transaction() as cursor:
-        run_id = insert_run(cursor, spec)
-        finish_run(cursor, run_id, n_items=len(json.dumps(result)), n_failed=0)
-    return run_id
 
 
 def latest_gold_eval(store: Store, film_id: str) -> dict | None:

@@ -44,17 +44,6 @@ def failure_reasons(store: Store, run_ids: list[str]) -> pd.DataFrame:
     )
 
 
-def failure_counts(store: Store, run_ids: list[str]) -> pd.DataFrame:
-    """Failed LLM calls per run and reason, with the first error of each in full."""
-    return store.df(
-        "SELECT run_id, coalesce(reason, 'other') AS reason, count(*) AS failed,"
-        " arg_min(error, created_at) AS first_error, min(created_at) AS first_at FROM llm_calls"
-        " WHERE status = 'failed' AND run_id IN (SELECT unnest(?))"
-        " GROUP BY ALL ORDER BY run_id, failed DESC, reason",
-        [list(run_ids)],
-    )
-
-
 def remembered_tool_mode(store: Store, base_url: str, model: str) -> str | None:
     """The tool-call mode that last worked for this endpoint and model (None: never tried)."""
     with store.session() as cursor:

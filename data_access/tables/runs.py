@@ -123,14 +123,28 @@ def list_runs(store: Store, step: str | None = None, limit: int = 200) -> pd.Dat
     )
 
 
-def run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str) -> tuple[float, int]:
-    """(cost in USD, tokens) a run has spent so far, read inside the caller's transaction."""
+@dataclass(frozen=True)
+class RunUsage:
+    """What a run has spent so far (zeros for a run that made no call, or no such run)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def run_usage(cursor: duckdb.DuckDBPyConnection, run_id: str) -> RunUsage:
+    """The tokens and cost recorded on a run, read with the caller's cursor (inside its
+    transaction when it holds one)."""
     row = cursor.execute(
-        "SELECT coalesce(cost_usd, 0), coalesce(prompt_tokens + completion_tokens, 0)"
-        " FROM runs WHERE run_id = ?",
+        "SELECT coalesce(prompt_tokens, 0), coalesce(completion_tokens, 0),"
+        " coalesce(cost_usd, 0) FROM runs WHERE run_id = ?",
         [run_id],
     ).fetchone()
-    return (float(row[0]), int(row[1])) if row else (0.0, 0)
+    return RunUsage(int(row[0]), int(row[1]), float(row[2])) if row else RunUsage()
 
 
 def count_runs(store: Store, step: str, source: str | None = None) -> int:

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
 from data_access.formats.table_files import TABLE_FILES
-from data_access.queries.agent_trail import TRAIL_ANSWERS_SQL
+from data_access.queries.agent_trail_view import TRAIL_ANSWERS_SQL
 from data_access.rollups.source import SOURCED_TABLES, source
 from data_access.store import Store
 

@@ -15,7 +15,7 @@ def judge_runs(store: Store, film_id: str | None = None) -> pd.DataFrame:
 
     Human review saves (step `review.verdicts`, one run per save of a few labels) are left out
     too: the newest of them would become the grid's default run; humans are compared with the
-    judges in the Agreement view instead (data_access.queries.review).
+    judges in the Agreement view instead (data_access.queries.review_view).
     Gold self-check runs (step `judge.gold`) grade the reference answers, not the settings'
     answers, so they are left out: picked by default as the newest run, they showed an empty grid.
     """

@@ -21,7 +21,7 @@ import duckdb
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.dataset_ids import dataset_already_stored
+from data_access.tables.dataset_ids import dataset_already_stored
 
 SCENE_COLUMNS = [
     "film_id",

@@ -30,8 +30,8 @@ from typing import TypeVar
 import duckdb
 
 from data_access.store import Store
-from data_access.writes.judging import ensure_judge, write_verdicts
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.judging import ensure_judge, write_verdicts
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 HUMAN_PREFIX = "human:"
 HUMAN_VERDICTS = ("asserted", "contradicted", "omitted")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.vectors import unpack_f16
+from data_access.tables.vectors import unpack_f16
 
 
 def films_with_tree(store: Store) -> pd.DataFrame:
@@ -31,7 +31,7 @@ def tree_nodes(store: Store, film_id: str) -> pd.DataFrame:
 
 def node_embeddings(store: Store, film_id: str, model: str) -> pd.DataFrame:
     """Stored embeddings of a film's current tree nodes for one model (latest run per node);
-    `vector` holds float32 arrays decoded from the float16 store (data_access.writes.vectors)."""
+    `vector` holds float32 arrays decoded from the float16 store (data_access.tables.vectors)."""
     frame = store.df(
         """
         SELECT e.node_id, arg_max(e.vector, r.started_at) AS vector

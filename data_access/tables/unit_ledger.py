@@ -12,10 +12,9 @@ import secrets
 from typing import Any
 
 import duckdb
-import pandas as pd
 
 from data_access.store import Store
-from data_access.writes.runs import RunSpec, finish_run, insert_run
+from data_access.tables.runs import RunSpec, finish_run, insert_run
 
 
 def open_batch(store: Store, batch_key: str) -> str | None:
@@ -136,34 +135,11 @@ def finish_batch(cursor: duckdb.DuckDBPyConnection, batch_id: str) -> None:
     )
 
 
-_CURRENT_UNITS = """
+CURRENT_UNITS = """
     SELECT batch_id, unit_key, arg_max(status, finished_at) AS status,
            arg_max(error, finished_at) AS error
     FROM scale_units GROUP BY batch_id, unit_key
 """
-
-
-def batch_progress(store: Store, limit: int = 50) -> pd.DataFrame:
-    """Newest batches first: step, executor, workers, units done / failed / total, state."""
-    return store.df(
-        f"""WITH u AS ({_CURRENT_UNITS})
-        SELECT b.batch_id, b.step, b.executor, b.workers, b.state, b.total,
-               count(*) FILTER (WHERE u.status = 'done') AS done,
-               count(*) FILTER (WHERE u.status = 'failed') AS failed,
-               b.started_at, b.finished_at
-        FROM scale_batches b LEFT JOIN u USING (batch_id)
-        GROUP BY ALL ORDER BY b.started_at DESC LIMIT ?""",
-        [limit],
-    )
-
-
-def unit_failures(store: Store, batch_id: str) -> pd.DataFrame:
-    """The units of a batch whose latest attempt failed, with the reason."""
-    return store.df(
-        f"SELECT unit_key, error FROM ({_CURRENT_UNITS}) WHERE batch_id = ? AND status = 'failed'"
-        " ORDER BY unit_key",
-        [batch_id],
-    )
 
 
 def unit_write_counts(store: Store, batch_id: str) -> dict[str, int]:

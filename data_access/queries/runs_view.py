@@ -1,10 +1,12 @@
-"""Queries of the Runs page: runs with usage and cache hits, jobs with progress, a run's calls."""
+"""Queries of the Runs page: runs with usage and cache hits, jobs with progress, a run's calls,
+its failed LLM calls per reason, and scaled batches with their units."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from data_access.store import Store
+from data_access.tables.unit_ledger import CURRENT_UNITS
 
 RUN_LIMIT = 200
 
@@ -70,3 +72,37 @@ def run_detail(store: Store, run_id: str) -> dict | None:
     """One run row with its parameters."""
     frame = store.df("SELECT * FROM runs WHERE run_id = ?", [run_id])
     return None if frame.empty else frame.iloc[0].to_dict()
+
+
+def llm_failure_counts(store: Store, run_ids: list[str]) -> pd.DataFrame:
+    """Failed LLM calls per run and reason, with the first error of each in full."""
+    return store.df(
+        "SELECT run_id, coalesce(reason, 'other') AS reason, count(*) AS failed,"
+        " arg_min(error, created_at) AS first_error, min(created_at) AS first_at FROM llm_calls"
+        " WHERE status = 'failed' AND run_id IN (SELECT unnest(?))"
+        " GROUP BY ALL ORDER BY run_id, failed DESC, reason",
+        [list(run_ids)],
+    )
+
+
+def batch_progress(store: Store, limit: int = 50) -> pd.DataFrame:
+    """Newest batches first: step, executor, workers, units done / failed / total, state."""
+    return store.df(
+        f"""WITH u AS ({CURRENT_UNITS})
+        SELECT b.batch_id, b.step, b.executor, b.workers, b.state, b.total,
+               count(*) FILTER (WHERE u.status = 'done') AS done,
+               count(*) FILTER (WHERE u.status = 'failed') AS failed,
+               b.started_at, b.finished_at
+        FROM scale_batches b LEFT JOIN u USING (batch_id)
+        GROUP BY ALL ORDER BY b.started_at DESC LIMIT ?""",
+        [limit],
+    )
+
+
+def unit_failures(store: Store, batch_id: str) -> pd.DataFrame:
+    """The units of a batch whose latest attempt failed, with the reason."""
+    return store.df(
+        f"SELECT unit_key, error FROM ({CURRENT_UNITS}) WHERE batch_id = ? AND status = 'failed'"
+        " ORDER BY unit_key",
+        [batch_id],
+    )

@@ -1,6 +1,6 @@
 """Belief records in the store: the write path of the belief pipelines and the queries the
-belief pages need beyond `data_access.queries.beliefs` (which serves lanes, a belief's basis and
-the questions citing it).
+belief pages need beyond `data_access.queries.beliefs_view` (which serves lanes, a belief's
+basis and the questions citing it).
 
 Rows arrive as plain dicts per table; they are written with the caller's cursor so that an
 import is one transaction (DESIGN.md: bad input leaves the store as it was).
@@ -11,8 +11,8 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 
-from data_access.store import Store
-from data_access.writes.films import refuse_films_of_other_datasets
+from data_access.store import Store, append_rows
+from data_access.tables.films import refuse_films_of_other_datasets
 
 _S, _I, _F, _B, _L = pa.string(), pa.int32(), pa.float64(), pa.bool_(), pa.list_(pa.string())
 
@@ -92,20 +92,6 @@ COLUMNS: dict[str, dict[str, pa.DataType]] = {
 _FILM_COLUMNS = ("film_id", "dataset_id", "title", "year", "kind", "source")
 
 
-def insert_rows(cursor, table: str, rows: list[dict], run_id: str) -> int:
-    """Append `rows` to one belief-record table under `run_id`; returns the count."""
-    if not rows:
-        return 0
-    columns = COLUMNS[table]  # fixed table names only: never user input
-    schema = pa.schema([*columns.items(), ("run_id", _S)])
-    arrow = pa.Table.from_pylist([{**row, "run_id": run_id} for row in rows], schema=schema)
-    cursor.register("_belief_rows", arrow)
-    names = ", ".join([*columns, "run_id"])
-    cursor.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _belief_rows")
-    cursor.unregister("_belief_rows")
-    return len(rows)
-
-
 def ensure_films(cursor, films: list[dict], run_id: str) -> None:
     """Add films not yet in the store (a re-import appends new runs of their rows); a film id
     of another dataset is refused (`FilmIdTaken`), never given this dataset's rows."""
@@ -131,11 +117,6 @@ def ensure_films(cursor, films: list[dict], run_id: str) -> None:
         " WHERE NOT EXISTS (SELECT 1 FROM films f WHERE f.film_id = n.film_id)"
     )
     cursor.unregister("_belief_films")
-
-
-def film_exists(store: Store, film_id: str) -> bool:
-    """Whether the store has this film."""
-    return bool(store.scalar("SELECT count(*) FROM films WHERE film_id = ?", [film_id]))
 
 
 def belief_state_at(store: Store, film_id: str, holder: str, scene_index: int) -> pd.DataFrame:
@@ -235,12 +216,14 @@ def insert_annotation(
 ) -> tuple[str, dict]:
     """`write_annotation` inside the caller's transaction (a scaled-out run writes a unit's
     rows together with its ledger row, pipelines/beliefs/scaled.py)."""
-    from data_access.writes.runs import finish_run, insert_run
+    from data_access.tables.runs import finish_run, insert_run
 
     counts = {}
     run_id = run if isinstance(run, str) else insert_run(cursor, run)
     for table in ("scene_events", "presence", "beliefs", "meta_beliefs"):
-        counts[table] = insert_rows(cursor, table, tables.get(table, []), run_id)
+        counts[table] = append_rows(
+            cursor, table, tables.get(table, []), COLUMNS[table], fixed={"run_id": run_id}
+        )
     for issue in issues:
         cursor.execute(
             "INSERT INTO belief_parse_issues (run_id, item_id, stage, issue) VALUES (?, ?, ?, ?)",

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from data_access.store import Store
-from data_access.writes.runs import add_run_usage
+from data_access.tables.runs import add_run_usage
 
 _CALL_SCHEMA = pa.schema(
     [
@@ -211,11 +211,3 @@ def record_tables(
         int(total("completion_tokens")),
         float(total("cost_usd")),
     )
-
-
-def run_usage(store: Store, run_id: str) -> dict:
-    """Tokens and cost recorded on a run."""
-    frame = store.df(
-        "SELECT prompt_tokens, completion_tokens, cost_usd FROM runs WHERE run_id = ?", [run_id]
-    )
-    return {} if frame.empty else frame.iloc[0].to_dict()

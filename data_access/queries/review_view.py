@@ -3,7 +3,7 @@ claim role and question type), the claims a judge and a human disagree on, a rev
 error-tag counts per setting, reject reasons per generator run and check, and automatic checks
 beside human decisions.
 
-Human judges are the judges whose id starts with `human:` (data_access.writes.review).
+Human judges are the judges whose id starts with `human:` (data_access.tables.review_labels).
 """
 
 from __future__ import annotations
