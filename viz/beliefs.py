@@ -90,8 +90,8 @@ def belief_lanes_figure(
     """Belief lanes for one or more characters (pick two to compare, as in the paper's Fig. 2).
 
     Args:
-        beliefs: rows of `views_beliefs.belief_lanes`.
-        meta: rows of `views_beliefs.meta_belief_lane` (may be empty).
+        beliefs: rows of `beliefs_view.belief_lanes`.
+        meta: rows of `beliefs_view.meta_belief_lane` (may be empty).
         selected: "holder · belief_id" of a belief to outline.
 
     Returns:
@@ -253,7 +253,7 @@ def describe_belief(row: pd.Series, escape: Callable[[str], str] = str) -> str:
     """One markdown line for a belief: content, how it formed, false/rejected, its span.
 
     Args:
-        row: a row of `views_beliefs.belief_lanes`.
+        row: a row of `beliefs_view.belief_lanes`.
         escape: makes untrusted text (content, names) inert markdown; the page passes
             `ui.safe_text.inert` (viz stays free of Streamlit).
     """

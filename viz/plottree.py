@@ -138,7 +138,7 @@ def tree_figure(
     its leaves, labelled by time span and first words; retrieved nodes in red.
 
     Args:
-        nodes: rows of `views_plottree.tree_nodes` (their first row is drawn as the top).
+        nodes: rows of `plottree_view.tree_nodes` (their first row is drawn as the top).
         style: "icicle" or "sunburst".
         scores: node_id -> retrieval score of the top-M nodes to highlight.
         labels: `node_labels` of these rows (computed when not given).

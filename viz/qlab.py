@@ -17,7 +17,7 @@ def question_map_figure(points: pd.DataFrame, colour_by: str = "qtype") -> go.Fi
     hovering a point shows the question.
 
     Args:
-        points: rows of `views_qlab.question_map`.
+        points: rows of `qlab_view.question_map`.
         colour_by: "qtype" or "check_status".
     """
     colour_map = CHECK_COLOURS if colour_by == "check_status" else None

@@ -63,7 +63,7 @@ def evidence_map_figure(evidence: pd.DataFrame, runtime_s: float | None) -> go.F
     """Film timeline with evidence ticks (time, location, claims) and the anchor ▲.
 
     Args:
-        evidence: rows of `views_questions.evidence_map`.
+        evidence: rows of `questions_view.evidence_map`.
         runtime_s: film runtime; the axis runs from 0 to it ("end of film").
     """
     timed = evidence.dropna(subset=["time_s"])

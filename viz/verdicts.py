@@ -56,7 +56,7 @@ def verdict_grid_figure(grid: pd.DataFrame, core_labels: dict[str, str] | None =
     labelled with the claim's text (cut short; the whole claim is in each cell's hover).
 
     Args:
-        grid: rows of `views_verdicts.verdict_grid` (ord, role, claim, setting, verdict).
+        grid: rows of `verdicts_view.verdict_grid` (ord, role, claim, setting, verdict).
         core_labels: setting -> "k/n core", shown under each column title.
     """
     core_labels = core_labels or {}
