@@ -4,7 +4,7 @@
 is current. Importers validate against them and write through `data_access.importers`.
 """
 
-from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
+from data_access.formats.lfvqa_records import FORMAT_NAME, FORMAT_VERSION
 from data_access.formats.table_files import TABLE_FILES, TableFile
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TABLE_FILES", "TableFile"]

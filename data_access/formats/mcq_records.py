@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from data_access.formats.lfvqa import Record
+from data_access.formats.lfvqa_records import Record
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from data_access.formats.lfvqa import (
+from data_access.formats.lfvqa_records import (
     Answer,
     Belief,
     Character,

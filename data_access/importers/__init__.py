@@ -1,6 +1,7 @@
 """Importers: datasets in, through one validated, transactional write path.
 
-- `import_lfvqa_dir`: the interchange format (data_access/formats/lfvqa.py), vectorised in DuckDB.
+- `import_lfvqa_dir`: the interchange format (`formats/lfvqa_records.py`), vectorised
+  in DuckDB.
 - `import_storyvideoqa_dir`: the StoryVideoQA release (golden questions + aligned scripts).
 
 Every importer raises `ImportFailure` (problems naming file, record and field) and then leaves

@@ -1,6 +1,6 @@
 """`docs/FORMAT.md`, generated from the interchange models (`storyscope format-doc`).
 
-The models in data_access/formats/lfvqa.py are the single source of truth; this module only
+The models in data_access/formats/lfvqa_records.py are the single source of truth; this module only
 renders them, with the same `FieldSpec` reading the importer validates against, so the document
 says exactly what the importer checks.
 """
@@ -10,16 +10,16 @@ from __future__ import annotations
 import inspect
 import json
 
-from data_access.formats import lfvqa
-from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION, Manifest, Record
+from data_access.formats import lfvqa_records
+from data_access.formats.lfvqa_records import FORMAT_NAME, FORMAT_VERSION, Manifest, Record
 from data_access.formats.table_files import TABLE_FILES
 from data_access.formats.task_doc import QUESTIONS_OUT_SECTION
 from data_access.importers.fields import FieldSpec, field_specs, type_words
-from data_access.importers.results.format_doc import RESULTS_SECTION
+from data_access.importers.results.results_doc import RESULTS_SECTION
 
 HEADER = f"""# StoryScope interchange format — `{FORMAT_NAME}` version {FORMAT_VERSION}
 
-<!-- Generated from data_access/formats/lfvqa.py by `storyscope format-doc`. Do not edit by
+<!-- Generated from data_access/formats/lfvqa_records.py by `storyscope format-doc`. Do not edit by
 hand: change the models, then run `storyscope format-doc` (a test checks this file is current). -->
 """
 
@@ -171,7 +171,7 @@ def _table_section(table) -> str:
 
 def format_doc() -> str:
     """The whole of docs/FORMAT.md."""
-    intro = inspect.cleandoc(lfvqa.__doc__ or "")
+    intro = inspect.cleandoc(lfvqa_records.__doc__ or "")
     order = ", ".join(f"`{t.name}`" for t in TABLE_FILES)
     parts = [
         HEADER,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from data_access.formats.lfvqa import FORMAT_NAME
+from data_access.formats.lfvqa_records import FORMAT_NAME
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.json_files import JsonFileError, decode_utf8, loads_json

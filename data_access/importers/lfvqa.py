@@ -1,4 +1,4 @@
-"""Import a dataset folder in the interchange format (data_access/formats/lfvqa.py).
+"""Import a dataset folder in the interchange format (data_access/formats/lfvqa_records.py).
 
 The whole import is one transaction: the run, the dataset row and every table file are written
 by the same cursor, and any problem raises `ImportFailure` before COMMIT, so the store is left
@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 from pydantic import ValidationError
 
-from data_access.formats.lfvqa import FORMAT_NAME, Manifest
+from data_access.formats.lfvqa_records import FORMAT_NAME, Manifest
 from data_access.formats.table_files import TABLE_FILES, TableFile
 from data_access.importers import checks
 from data_access.importers.catalog import one_catalog_read

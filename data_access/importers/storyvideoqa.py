@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from data_access.formats.lfvqa import Film
+from data_access.formats.lfvqa_records import Film
 from data_access.importers.errors import ImportFailure, ImportReport, Problem, fail
 from data_access.importers.folder_files import (
     DATA_SUFFIXES,

@@ -6,8 +6,8 @@ rows computed from several runs). Filters are `column = one of values` on the ex
 columns, checked against its column list and bound as parameters.
 
 Interchange mode keeps only the fields of the matching `storyscope-lfvqa` table file
-(`data_access.formats.lfvqa`) and writes `<table>.<ext>` plus a `manifest.json`, so the folder
-imports again with `storyscope import lfvqa` (into a store that lacks those rows).
+(`data_access.formats.lfvqa_records`) and writes `<table>.<ext>` plus a `manifest.json`, so the
+folder imports again with `storyscope import lfvqa` (into a store that lacks those rows).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from data_access.formats.lfvqa import FORMAT_NAME, FORMAT_VERSION
+from data_access.formats.lfvqa_records import FORMAT_NAME, FORMAT_VERSION
 from data_access.formats.table_files import TABLE_FILES
 from data_access.queries.agent_trail_view import TRAIL_ANSWERS_SQL
 from data_access.rollups.source import SOURCED_TABLES, source

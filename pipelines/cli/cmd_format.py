@@ -21,7 +21,7 @@ def format_doc_command(
         Path, typer.Option("--out", help="The document to write or check.")
     ] = DEFAULT_DOC,
 ) -> None:
-    """Generate docs/FORMAT.md from the interchange models (data_access/formats/lfvqa.py)."""
+    """Generate docs/FORMAT.md from the interchange models (`formats/lfvqa_records.py`)."""
     from data_access.importers.format_doc import format_doc
 
     text = format_doc()

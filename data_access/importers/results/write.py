@@ -22,7 +22,7 @@ from typing import get_args
 
 import duckdb
 
-from data_access.formats.lfvqa import Setting
+from data_access.formats.lfvqa_records import Setting
 from data_access.formats.table_files import TABLE_FILES
 from data_access.importers.catalog import one_catalog_read
 from data_access.importers.errors import ImportFailure, fail

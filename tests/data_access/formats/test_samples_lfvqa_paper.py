@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from data_access.formats.lfvqa import Manifest
+from data_access.formats.lfvqa_records import Manifest
 from data_access.formats.table_files import TABLE_FILES
 from tests.support.paths import REPO_ROOT
 

@@ -9,7 +9,7 @@ import json
 import duckdb
 import pytest
 
-from data_access.formats.lfvqa import Belief, QuestionEvidence, Subtitle
+from data_access.formats.lfvqa_records import Belief, QuestionEvidence, Subtitle
 from data_access.importers import ImportFailure, import_lfvqa_dir
 from data_access.importers.fields import field_specs
 from data_access.importers.staging_jsonl import _fast_type_fault, _type_faults

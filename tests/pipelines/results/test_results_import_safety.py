@@ -553,7 +553,7 @@ def test_reports_stay_json(seeded, tmp_path, store_path):
 
 
 def test_the_documented_bounds_are_the_code_s():
-    from data_access.importers.results.format_doc import RESULTS_SECTION
+    from data_access.importers.results.results_doc import RESULTS_SECTION
     from pipelines.results import bounded
 
     text = " ".join(RESULTS_SECTION.split())

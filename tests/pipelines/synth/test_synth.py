@@ -8,7 +8,7 @@ import json
 import pyarrow.parquet as pq
 
 from data_access.formats import TABLE_FILES
-from data_access.formats.lfvqa import Manifest
+from data_access.formats.lfvqa_records import Manifest
 from pipelines.synth import SCALES, write_synthetic_dataset
 from pipelines.synth.scales import TABLE1_TYPES
 
