@@ -71,21 +71,35 @@ def metrics(
     )
     typer.echo(header + ("   RL    ClmRL Cov@.5 Hedge" if not lexical.empty else ""))
     for row in table.rows:
-        cells = "".join(
-            f" {_cell(row[m], row[m + '_ci'])}"
-            for m in ("recall", "precision", "f1", "contradiction", "responding")
-        )
+        cells = "".join(f" {_cell(row[m], row[m + '_ci'], row['n'])}" for m in _MEASURES)
         extra = ""
         if not lexical.empty and row["type"] is None and row["setting"] in lexical.index:
             lx = lexical.loc[row["setting"]]
             extra = f"  {lx.rl:.3f} {lx.clm_rl:.3f}  {lx.cov50:.3f} {lx.hedge:.3f}"
         typer.echo(f"{row['setting'][:40]:<40} {row['type'] or '':<5} {row['n']:>5} {cells}{extra}")
+    if any(_zero_width(row[m + "_ci"]) for row in table.rows for m in _MEASURES):
+        typer.echo(ZERO_WIDTH_NOTE)
     _echo_trail(trail)
 
 
-def _cell(value, interval) -> str:
+_MEASURES = ("recall", "precision", "f1", "contradiction", "responding")
+# As the Verdicts page says it (viz.verdicts.ZERO_WIDTH_NOTE): an interval of no width is
+# named for why it has none, never printed as "[0.50,0.50]".
+ZERO_WIDTH_NOTE = (
+    "(n=1): one question, nothing to resample; (all equal): every question scores the same,"
+    " so every resample does too."
+)
+
+
+def _zero_width(interval) -> bool:
+    return interval is not None and interval[0] is not None and interval[0] == interval[1]
+
+
+def _cell(value, interval, n: int) -> str:
     if value is None:
         return f"{'—':>17}"
+    if _zero_width(interval):
+        return f"{value:.3f} {'(n=1)' if n == 1 else '(all equal)':<11}"
     return f"{value:.3f} [{interval[0]:.2f},{interval[1]:.2f}]"
 
 
@@ -114,7 +128,7 @@ def _echo_trail(rows: list[dict]) -> None:
     )
     for row in rows:
         cells = "".join(
-            f" {_trail_cell(row[key], row[key + '_ci'], digits):>{width}}"
+            f" {_trail_cell(row[key], row[key + '_ci'], digits, row['n']):>{width}}"
             for key, _, width, digits in _TRAIL_COLUMNS
         )
         rho = row["touched_recall_rho"]
@@ -124,9 +138,13 @@ def _echo_trail(rows: list[dict]) -> None:
             f"  {row['answered']:>8} {row['step_limit']:>10} {row['failed']:>6} "
             f"{row['bad_calls']:>9}  {relation}"
         )
+    if any(_zero_width(row[key + "_ci"]) for row in rows for key, *_ in _TRAIL_COLUMNS):
+        typer.echo(ZERO_WIDTH_NOTE)
 
 
-def _trail_cell(value, interval, digits: int) -> str:
+def _trail_cell(value, interval, digits: int, n: int) -> str:
     if value is None:
         return "—"
+    if _zero_width(interval):
+        return f"{value:.{digits}f} {'(n=1)' if n == 1 else '(all equal)'}"
     return f"{value:.{digits}f} [{interval[0]:.{digits}f},{interval[1]:.{digits}f}]"

@@ -163,3 +163,24 @@ def test_metrics_cli_json_layout(store, store_path):
     ]
     bad = CliRunner().invoke(app, ["metrics", "--store", str(store_path), "--judge", "nobody"])
     assert bad.exit_code != 0 and "nobody" in bad.output and "Traceback" not in bad.output
+
+
+def test_metrics_cli_names_an_interval_of_no_width_for_why(store, store_path):
+    # screenplay asserts every claim and subtitles none: every question scores the same, so
+    # each resample does too; the table says so instead of printing "[1.00,1.00]"
+    _judge_by_hand(store)
+    load_commands()
+    result = CliRunner().invoke(app, ["metrics", "--store", str(store_path)])
+    assert result.exit_code == 0, result.output
+    screenplay = next(line for line in result.output.splitlines() if line.startswith("screenplay"))
+    assert "1.000 (all equal)" in screenplay and "[1.00,1.00]" not in screenplay
+    assert "(all equal): every question scores the same" in result.output
+
+
+def test_metrics_cli_cells_say_which_kind_of_no_width():
+    from pipelines.cli.cmd_metrics import _cell
+
+    assert _cell(0.5, [0.5, 0.5], 1).strip() == "0.500 (n=1)"
+    assert _cell(0.5, [0.5, 0.5], 4).strip() == "0.500 (all equal)"
+    assert _cell(0.5, [0.25, 0.75], 4) == "0.500 [0.25,0.75]"
+    assert len(_cell(0.5, [0.5, 0.5], 1)) == len(_cell(0.5, [0.25, 0.75], 4))  # columns align
