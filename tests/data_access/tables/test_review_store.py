@@ -54,7 +54,7 @@ def test_human_labels_are_runs_with_history(store):
     runs = store.df(
         "SELECT step, backend, status FROM runs WHERE run_id IN (?, ?)", [first, second]
     )
-    assert set(runs["step"]) == {"review_labels.verdicts"} and set(runs["status"]) == {"finished"}
+    assert set(runs["step"]) == {"review.verdicts"} and set(runs["status"]) == {"finished"}
     judge = store.df("SELECT kind FROM judges WHERE judge_id = 'human:alice'")
     assert judge["kind"].tolist() == ["human"]
     current = store.df("SELECT verdict FROM current_claim_verdicts WHERE judge_id = 'human:alice'")
