@@ -167,7 +167,8 @@ class _LLMUnits:
             yield self._unit(f"{i}:{chunk[0][0]}", chunk)
 
     def _may_dispatch(self) -> bool:
-        return self.dispatching and not self.writer.should_stop()
+        # (the job's stop as last asked, after the last write: `run`)
+        return self.dispatching and not self.writer.stopped
 
     def _unit(self, key: str, items: list[tuple], replies: dict | None = None) -> Unit:
         claims = self.part.claims
@@ -201,6 +202,7 @@ class _LLMUnits:
                 self.written |= self._write(outcome, self.written if known_new else None)
             except llm_log.CacheKeyTaken:
                 self.written |= self._write(outcome, None)
+            stop = self.writer.should_stop()  # (asked while the file is open: no reopening)
             held.release_if_due()
             rows = outcome.value.llm if outcome.ok else None
             if rows is not None and rows.refused is not None:
@@ -208,7 +210,7 @@ class _LLMUnits:
             if rows is not None and rows.skipped:
                 self.dispatching = False  # the budget is spent: the units out still return
             self.answered = self.answered or (rows is not None and rows.sent)
-            if self.writer.should_stop():
+            if stop:
                 return
 
     def _write(self, outcome, written: set | None) -> set[str]:

@@ -13,6 +13,12 @@ unit against the store's cache until the first miss (`replay_until_miss`) and sh
 with the unit; the worker's gateway answers from them first (`cache=`), so a rerun sends only
 the calls the cache does not hold.
 
+What a local gateway would remember or act on as it goes comes back with a unit's rows
+(`LLMUnitRows`): the structured-output mode the worker's gateway stepped down to, which the
+driver remembers for the endpoint (`Gateway.adopt_mode`) and ships to its next units, and a
+refused key (`WorkerGateway.answer` reports it instead of raising), on which the driver ends
+the dispatch. Once the endpoint has answered the run, a unit's first call need not go alone.
+
 One budget holds across all workers (`pipelines.scale.budget`): a unit's payload carries a
 handle to it, and the worker's gateway asks it before each call and charges it after.
 
