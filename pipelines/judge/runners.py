@@ -25,6 +25,7 @@ seeded with what the run already spent; once spent, no unit is dispatched and th
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -86,36 +87,48 @@ def judge_llm(store, part: Slice, options, writer, executor=None) -> None:
         return
     executor = executor or LocalExecutor()
     config = options.config()
-    # A unit is what a local run's gateway wrote as one batch (`batch_size` answers), but at
-    # least 4 answers per concurrency slot: a unit's gateway ends on its last calls with slots
-    # idle (half its last round on average), so fewer cost throughput. At the defaults (32,
-    # concurrency 8) both are 32 answers, so progress comes every 32 answers as it did.
+    # A unit is at least a gateway batch (`batch_size` answers) and 4 answers per concurrency
+    # slot: a unit's gateway ends on its last calls with slots idle (half its last round on
+    # average), so fewer cost throughput. At the defaults (32, concurrency 8) both are 32.
+    # On a local executor later units grow to last about the gateway's flush interval (up to
+    # 8 x that), as a gateway wrote a batch of at least `batch_size` replies at most every
+    # 0.5 s, or every 8 batches (`recording.FlushClock`): progress comes about as often as
+    # it did, and a fast endpoint does not pay a unit's fixed costs every few calls.
     size = max(options.batch_size, 4 * config.concurrency)
     gateway = Gateway(store, config, writer.run_id, batch_size=size)
+    with HeldFile(store) as held:  # (one open of the file for the plan and the replay)
+        cached, fresh = _cache_split(store, part, options, gateway)
+        spent = _run_spending(store, writer.run_id)
+        with batch_budget(executor, config, *spent) as budget:
+            units = _LLMUnits(store, part, options, writer, gateway, budget)
+            try:
+                # replayed here: the cache is the store's (a unit carries its replies)
+                units.run(LocalExecutor(), units.cached(cached, 8 * size), held, known_new=False)
+                here = executor.name == "local"
+                pace = gateway.min_flush_interval_s if here else None
+                if here:
+                    # Its units wait on the endpoint in this process, so other processes (the
+                    # app) get the file between writes as a gateway's batches gave it them:
+                    # held at most its flush interval, and let go after a unit as long.
+                    held.hold_s = pace
+                    held.release_if_due()
+                fresh_units = units.fresh(fresh, size, pace, config.concurrency)
+                units.run(executor, fresh_units, held, known_new=True, here=here)
+            finally:
+                if budget is not None and budget_state(budget)["refused"]:
+                    writer.stopped = True  # the run stops at its budget
+
+
+def _cache_split(store, part: Slice, options, gateway: Gateway) -> tuple[list, list]:
+    """(answers whose replies the store caches, as (item, cache key); the other answers)."""
     items = judge_items(part)
-    # The cache split needs the gateway's key of each App. F.2 request (LF-VideoQA App. F.2):
+    # The split needs the gateway's key of each App. F.2 request (LF-VideoQA App. F.2):
     # rendered here only to be hashed (tens of us an answer), so a local run, a Ray run and a
     # resumed one share the store's cache. The requests sent are rendered in the units.
     keys = judge_keys(items, part.claims, options.prompt_version, gateway)
     hits = llm_log.cached_keys(store, keys)
     cached = [(item, key) for item, key in zip(items, keys) if key in hits]
-    fresh = [item for item, key in zip(items, keys) if key not in hits]
-    spent = _run_spending(store, writer.run_id)
-    with batch_budget(executor, config, *spent) as budget:
-        units = _LLMUnits(store, part, options, writer, gateway, budget)
-        try:
-            with HeldFile(store) as held:
-                # replayed here: the cache is the store's (a unit carries its replies)
-                units.run(LocalExecutor(), units.cached(cached, 8 * size), held, known_new=False)
-                if executor.name == "local":
-                    # Its units wait on the endpoint in this process: the file is let go
-                    # after each write, so other processes (the app) can read meanwhile.
-                    held.hold_s = 0.0
-                    held.release_if_due()
-                units.run(executor, units.fresh(fresh, size), held, known_new=True)
-        finally:
-            if budget is not None and budget_state(budget)["refused"]:
-                writer.stopped = True  # the run stops at its budget
+    return cached, [item for item, key in zip(items, keys) if key not in hits]
 
 
 def _run_spending(store, run_id: str) -> tuple[float, int]:
@@ -147,6 +160,7 @@ class _LLMUnits:
         }
         self.answered = False
         self.dispatching = True
+        self.rate: float | None = None  # answers a second of the last unit that ran
         self.items_of: dict[str, list[tuple]] = {}  # the answers of each unit not yet written
         self.written: set[str] = set()  # the cache keys this run wrote
 
@@ -158,12 +172,25 @@ class _LLMUnits:
             replies = llm_log.lookup_cache(self.store, [key for _, key in chunk])
             yield self._unit(f"cached {i}:{chunk[0][0][0]}", [item for item, _ in chunk], replies)
 
-    def fresh(self, fresh: list[tuple], size: int) -> Iterator[Unit]:
-        """One unit per `size` uncached answers: the answers' compact inputs (`judge_items`)
-        and their questions' claims, from which the unit renders the prompts (`judge_unit`)."""
-        for i, chunk in enumerate(_chunks(fresh, size)):
-            if not self._may_dispatch():
+    def fresh(
+        self, fresh: list[tuple], size: int, pace_s: float | None = None, concurrency: int = 1
+    ) -> Iterator[Unit]:
+        """Units of `size` uncached answers: the answers' compact inputs (`judge_items`) and
+        their questions' claims, from which the unit renders the prompts (`judge_unit`).
+
+        `pace_s` (units run here, one at a time): each next unit holds what the last one's rate
+        answers in about `pace_s`, in whole rounds of `concurrency`, from `size` to 8 x `size`.
+        """
+        start = 0
+        for i in itertools.count():
+            if start >= len(fresh) or not self._may_dispatch():
                 return
+            n = size
+            if pace_s is not None and self.rate is not None:
+                rounds = int(self.rate * pace_s) // concurrency
+                n = min(8 * size, max(size, rounds * concurrency))
+            chunk = fresh[start : start + n]
+            start += n
             yield self._unit(f"{i}:{chunk[0][0]}", chunk)
 
     def _may_dispatch(self) -> bool:
@@ -185,7 +212,9 @@ class _LLMUnits:
         self.items_of[key] = items
         return Unit(key, payload)
 
-    def run(self, executor, units: Iterator[Unit], held: HeldFile, known_new: bool) -> None:
+    def run(
+        self, executor, units: Iterator[Unit], held: HeldFile, known_new: bool, here=False
+    ) -> None:
         """Dispatch the units and write each one's rows as it returns, in one transaction: its
         cache entries, call rows and run usage, the mode it negotiated, verdicts and the
         job's progress, each table in one insert of the Arrow table the unit built.
@@ -194,16 +223,20 @@ class _LLMUnits:
         `judge_llm`), so their cache rows go in with a plain INSERT
         (`llm_log.insert_cache_table`), less the keys this run has written since (two answers
         may share a prompt). A key another process cached meanwhile aborts the transaction,
-        which is redone whole keeping the cache's first reply.
+        which is redone whole keeping the cache's first reply. `here`: the units run in this
+        process, so the next one is expected to take as long as the last (`held`).
         """
         for outcome in executor.map_units(judge_unit, units):
+            items = self.items_of.pop(outcome.key, [])
+            if outcome.ok and outcome.seconds > 0:
+                self.rate = len(items) / outcome.seconds
             held.hold()
             try:
-                self.written |= self._write(outcome, self.written if known_new else None)
+                self.written |= self._write(outcome, items, self.written if known_new else None)
             except llm_log.CacheKeyTaken:
-                self.written |= self._write(outcome, None)
+                self.written |= self._write(outcome, items, None)
             stop = self.writer.should_stop()  # (asked while the file is open: no reopening)
-            held.release_if_due()
+            held.release_if_due(outcome.seconds if here else 0.0)
             rows = outcome.value.llm if outcome.ok else None
             if rows is not None and rows.refused is not None:
                 raise EndpointRefused(rows.refused)
@@ -213,11 +246,10 @@ class _LLMUnits:
             if stop:
                 return
 
-    def _write(self, outcome, written: set | None) -> set[str]:
-        """Write one unit's outcome in one transaction; the cache keys it wrote. `written`:
-        the keys this run wrote before (a plain insert of the others), or None (insert or
-        ignore)."""
-        items = self.items_of.pop(outcome.key, [])
+    def _write(self, outcome, items: list[tuple], written: set | None) -> set[str]:
+        """Write one unit's outcome (`items`: its answers) in one transaction; the cache keys
+        it wrote. `written`: the keys this run wrote before (a plain insert of the others), or
+        None (insert or ignore)."""
         with self.store.transaction() as cursor:
             if not outcome.ok:
                 self.writer.write(cursor, [], [item[0] for item in items])
