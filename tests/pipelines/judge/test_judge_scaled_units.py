@@ -281,6 +281,10 @@ def test_the_driver_holds_the_store_file_across_units_and_lets_it_go(tmp_path, m
         held.release_if_due()  # not due: the same connection stays
         with store.transaction():
             assert connection._open_files[path].connection is opened
+        held.release_if_due(next_wait_s=3600)  # a wait as long as the hold: let go too
+        assert path not in connection._open_files
+        held.hold()
+        opened = connection._open_files[path].connection
         held.hold_s = 0
         held.release_if_due()  # due: closed, and free for another process until the next write
         assert path not in connection._open_files
@@ -381,3 +385,24 @@ def test_a_local_judge_stops_at_its_budget_and_resumes_the_rest(tmp_path, fake_l
     # no call once the budget was spent; the calls in flight (concurrency 2) finish
     assert total // 3 <= int(calls.tokens.sum()) <= total // 3 + 2 * int(calls.tokens.max())
     assert len(calls) == summary["done"]  # a call not sent is no row and no failure
+
+
+def test_local_units_grow_to_the_flush_interval_in_whole_rounds(tmp_path):
+    from pipelines.judge.runners import _LLMUnits
+    from pipelines.judge.verdicts import VerdictWriter
+
+    store = _store(tmp_path, "sizes")
+    llm = {"base_url": "http://x", "model": "m", "concurrency": 2}
+    options = JudgeOptions(backend="openai", llm=llm)
+    part = load_slice(store, options)
+    gateway = Gateway(store, options.config(), "r")
+    units = _LLMUnits(store, part, options, VerdictWriter(store, "r", "j"), gateway, None)
+    items = judge_items(part) * 40  # 480 answers
+    paced = units.fresh(items, 8, pace_s=0.5, concurrency=2)
+    sizes = [len(next(paced).payload["items"])]  # no rate yet: the base size
+    for rate in (100.0, 1.0, 1000.0, 13.0):  # answers a second of the last unit
+        units.rate = rate
+        sizes.append(len(next(paced).payload["items"]))
+    # 0.5 s of the last rate, in rounds of 2, at least 8 and at most 8 x 8
+    assert sizes == [8, 50, 8, 64, 8]
+    assert [len(u.payload["items"]) for u in units.fresh(items[:20], 8)] == [8, 8, 4]
