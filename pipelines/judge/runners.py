@@ -15,12 +15,13 @@ compact inputs (`work.judge_items` and their questions' claims), the unit render
 prompts, sends them and builds every row as Arrow tables; the driver asks the gateway for each
 request's cache key once for the cache split (`work.judge_keys`) and inserts the tables, one
 insert per table in one transaction per unit, with the store file held open across units
-(`data_access.store.HeldFile`; a local run lets it go after each write, as its units wait on
-the endpoint in this process). What a unit's gateway learns comes back with its rows: the
-structured-output mode it stepped down to, which the driver remembers for the endpoint and
-ships to the next units; a refused key, which ends the dispatch and the run
-(`EndpointRefused`). The run's LLM budget holds across the units (pipelines.scale.budget),
-seeded with what the run already spent; once spent, no unit is dispatched and the run stops.
+(`data_access.store.HeldFile`; a local run, whose units wait on the endpoint in this process,
+holds it at most the gateway's flush interval and lets it go before a wait as long). What a
+unit's gateway learns comes back with its rows: the structured-output mode it stepped down to,
+which the driver remembers for the endpoint and ships to the next units; a refused key, which
+ends the dispatch and the run (`EndpointRefused`). The run's LLM budget holds across the units
+(pipelines.scale.budget), seeded with what the run already spent; once spent, no unit is
+dispatched and the run stops.
 """
 
 from __future__ import annotations
@@ -213,7 +214,12 @@ class _LLMUnits:
         return Unit(key, payload)
 
     def run(
-        self, executor, units: Iterator[Unit], held: HeldFile, known_new: bool, here=False
+        self,
+        executor,
+        units: Iterator[Unit],
+        held: HeldFile,
+        known_new: bool,
+        here: bool = False,
     ) -> None:
         """Dispatch the units and write each one's rows as it returns, in one transaction: its
         cache entries, call rows and run usage, the mode it negotiated, verdicts and the
@@ -228,7 +234,7 @@ class _LLMUnits:
         """
         for outcome in executor.map_units(judge_unit, units):
             items = self.items_of.pop(outcome.key, [])
-            if outcome.ok and outcome.seconds > 0:
+            if here and outcome.ok and outcome.seconds > 0:  # (a replay's rate says nothing)
                 self.rate = len(items) / outcome.seconds
             held.hold()
             try:
