@@ -56,10 +56,7 @@ class HeldFile:
         if session is not None:
             session.__exit__(None, None, None)
 
-    def release_if_due(self, next_wait_s: float = 0.0) -> None:
-        """Let other processes in if the file was held `hold_s` (until the next `hold`), or
-        if the writer expects to wait `next_wait_s` >= `hold_s` for its next write (a writer
-        whose units run in its own process, waiting on a remote endpoint: holding the file
-        through the wait would only keep the others out)."""
-        if max(time.monotonic() - self._since, next_wait_s) >= self.hold_s:
+    def release_if_due(self) -> None:
+        """Let other processes in if the file was held `hold_s` (until the next `hold`)."""
+        if time.monotonic() - self._since >= self.hold_s:
             self._release()

@@ -16,10 +16,10 @@ prompts, sends them and builds every row as Arrow tables; the driver asks the ga
 request's cache key once for the cache split (`work.judge_keys`) and inserts the tables, one
 insert per table in one transaction per unit, with the store file held open across units
 (`data_access.store.HeldFile`; a local run, whose units wait on the endpoint in this process,
-holds it at most the gateway's flush interval and lets it go before a wait as long). What a
-unit's gateway learns comes back with its rows: the structured-output mode it stepped down to,
-which the driver remembers for the endpoint and ships to the next units; a refused key, which
-ends the dispatch and the run (`EndpointRefused`). The run's LLM budget holds across the units
+lets it go after each write, as the gateway did between its batches). What a unit's gateway
+learns comes back with its rows: the structured-output mode it stepped down to, which the
+driver remembers for the endpoint and ships to the next units; a refused key, which ends the
+dispatch and the run (`EndpointRefused`). The run's LLM budget holds across the units
 (pipelines.scale.budget), seeded with what the run already spent; once spent, no unit is
 dispatched and the run stops.
 """
@@ -108,10 +108,10 @@ def judge_llm(store, part: Slice, options, writer, executor=None) -> None:
                 here = executor.name == "local"
                 pace = gateway.min_flush_interval_s if here else None
                 if here:
-                    # Its units wait on the endpoint in this process, so other processes (the
-                    # app) get the file between writes as a gateway's batches gave it them:
-                    # held at most its flush interval, and let go after a unit as long.
-                    held.hold_s = pace
+                    # Its units wait on the endpoint in this process: the file is let go after
+                    # each write, so other processes (the app) can use it meanwhile, as they
+                    # could between a gateway's batches (units last about as long).
+                    held.hold_s = 0.0
                     held.release_if_due()
                 fresh_units = units.fresh(fresh, size, pace, config.concurrency)
                 units.run(executor, fresh_units, held, known_new=True, here=here)
@@ -230,7 +230,7 @@ class _LLMUnits:
         (`llm_log.insert_cache_table`), less the keys this run has written since (two answers
         may share a prompt). A key another process cached meanwhile aborts the transaction,
         which is redone whole keeping the cache's first reply. `here`: the units run in this
-        process, so the next one is expected to take as long as the last (`held`).
+        process (their rate sizes the next ones, `fresh`).
         """
         for outcome in executor.map_units(judge_unit, units):
             items = self.items_of.pop(outcome.key, [])
@@ -242,7 +242,7 @@ class _LLMUnits:
             except llm_log.CacheKeyTaken:
                 self.written |= self._write(outcome, items, None)
             stop = self.writer.should_stop()  # (asked while the file is open: no reopening)
-            held.release_if_due(outcome.seconds if here else 0.0)
+            held.release_if_due()
             rows = outcome.value.llm if outcome.ok else None
             if rows is not None and rows.refused is not None:
                 raise EndpointRefused(rows.refused)
