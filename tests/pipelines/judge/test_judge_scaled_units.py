@@ -302,7 +302,7 @@ def _formats(server) -> list[str | None]:
 def test_a_units_mode_step_down_is_remembered_and_shipped_to_the_next_units(
     tmp_path, fake_llm, monkeypatch, where
 ):
-    from data_access.writes.llm_modes import endpoint_modes, remembered_mode
+    from data_access.tables.llm_modes import endpoint_modes, remembered_mode
     from tests.support.fake_server import Dialect
 
     server = fake_llm(Dialect("llama_cpp_python", scripted_judge))
