@@ -139,14 +139,15 @@ def judge_unit(payload: dict) -> JudgeUnitRows:
 
     The payload carries `items` (`judge_items`), the `claims` of their questions and the
     prompt `version`, besides the gateway's settings (`llm_worker.unit_gateway`: config
-    without the key, run id, mode, budget). The App. F.2 prompts are rendered here, not on
-    the driver (the driver only plans units and writes rows).
+    without the key, run id, mode, budget, and the cached replies of a unit the driver
+    replays). The App. F.2 prompts are rendered here, not on the driver (the driver only
+    plans units and writes rows). A refused key comes back with the rows (`LLMUnitRows`).
     """
     claims, version = payload["claims"], payload["version"]
     items = payload["items"]
     requests = [judge_request(item, claims[item[1]], version) for item in items]
     gateway = unit_gateway(payload)
-    results = gateway.run(requests)
+    results = gateway.answer(requests)
     verdicts = verdict_rows(results, {item[0]: claims[item[1]] for item in items})
     return JudgeUnitRows(
         unit_rows(gateway),

@@ -138,6 +138,23 @@ class Gateway:
         return self._mode
 
     @property
+    def remembered_mode(self) -> str | None:
+        """The mode the store remembers for this endpoint and model (None: not negotiated
+        yet, or pinned), as this gateway read it or since remembered."""
+        _ = self.mode  # (reading it reads the remembered mode, once)
+        return self._remembered
+
+    def adopt_mode(self, cursor, mode: str, reason: str | None) -> None:
+        """Take up `mode`, which another gateway for this endpoint and model negotiated (a
+        worker's, `pipelines.scale.llm_worker`), and remember it in `cursor`'s transaction,
+        as this gateway remembers a mode it negotiated itself. Never a stronger mode than the
+        current one: a run does not step back up once the server refused a format."""
+        if not self.negotiating or modes.weaker(mode, self.mode) != mode:
+            return
+        self._mode, self._remembered, self._mode_reason = mode, mode, reason
+        llm_modes.remember_mode(cursor, self.endpoint, self.config.model, mode, reason)
+
+    @property
     def tool_mode(self) -> str:
         """The tool mode tool requests are sent in now (`pipelines.llm.tool_calls`)."""
         return self._tools.current(self._remembered_tool_mode)

@@ -13,6 +13,12 @@ unit against the store's cache until the first miss (`replay_until_miss`) and sh
 with the unit; the worker's gateway answers from them first (`cache=`), so a rerun sends only
 the calls the cache does not hold.
 
+What a local gateway would remember or act on as it goes comes back with a unit's rows
+(`LLMUnitRows`): the structured-output mode the worker's gateway stepped down to, which the
+driver remembers for the endpoint (`Gateway.adopt_mode`) and ships to its next units, and a
+refused key (`WorkerGateway.answer` reports it instead of raising), on which the driver ends
+the dispatch. Once the endpoint has answered the run, a unit's first call need not go alone.
+
 One budget holds across all workers (`pipelines.scale.budget`): a unit's payload carries a
 handle to it, and the worker's gateway asks it before each call and charges it after.
 
@@ -22,14 +28,16 @@ embedded Ray's workers inherit the driver's; on a cluster set it on the nodes, d
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from data_access.tables import llm_log
-from pipelines.llm import Gateway, LLMRequest, LLMResult
+from pipelines.llm import EndpointRefused, Gateway, LLMRequest, LLMResult
 from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
 
 
@@ -51,17 +59,35 @@ class WorkerGateway(Gateway):
         mode: str | None = None,
         cache: dict[str, dict] | None = None,
         budget=None,
+        remembered: str | None = None,
+        answered: bool = False,
     ) -> None:
         # The store's cache is not here: only what the driver shipped (`cache`) is replayed.
         super().__init__(_NoStore(), config, run_id, use_cache=True, batch_size=1_000_000)
         # The structured-output mode the driver's gateway would use (remembered per endpoint
-        # in the store, which a worker cannot read); a step-down here is not remembered.
+        # in the store, which a worker cannot read), and the mode the store remembers: a mode
+        # that answered and is not the remembered one is reported (`negotiated`) for the
+        # driver to remember (`Gateway.adopt_mode`).
         self._mode = mode
+        self._remembered = remembered
+        if answered:  # the endpoint answered this run before: no first call alone
+            self._answered = asyncio.Event()
+            self._answered.set()
         self._shipped = cache or {}
         self._budget = budget
         self.entries: list = []
         self.calls: list[dict] = []
-        self.skipped = 0  # requests not sent (the budget was spent)
+        self.results: list[LLMResult] = []  # every result, as it was recorded
+        self.skipped = 0  # requests not sent (the budget was spent, or the key refused)
+        self.negotiated: tuple[str, str | None] | None = None  # (mode, why) to remember
+
+    def answer(self, requests: list[LLMRequest]) -> list[LLMResult]:
+        """`run`, with a refusal of the endpoint reported instead of raised (`refused`, and
+        what was answered before it): the driver writes the unit's rows, then stops the run."""
+        try:
+            return self.run(requests)
+        except EndpointRefused:
+            return self.results
 
     def _seed_spent(self) -> None:
         pass  # the run's spending lives in the store; the shared budget holds the batch's
@@ -81,7 +107,10 @@ class WorkerGateway(Gateway):
     def _flush(self, requests, pending, on_batch) -> None:
         batch = list(pending)
         pending.clear()
+        self.results += batch
         self.skipped += sum(r.status == "skipped" for r in batch)
+        if self._mode_to_save is not None:
+            self.negotiated, self._mode_to_save = (self._mode_to_save, self._mode_reason), None
         self.entries += [self._cache_entry(r) for r in batch if r.ok and not r.cached]
         self.calls += [self._call_row(r) for r in batch if r.status != "skipped"]
 
@@ -109,7 +138,17 @@ class LLMUnitRows:
 
     cache: Any
     calls: Any
-    skipped: int = 0  # requests not sent (the budget was spent)
+    skipped: int = 0  # requests not sent (the budget was spent, or the key refused)
+    # The structured-output mode that answered, when the store does not remember it yet (a
+    # step-down here): (mode, why), for the driver's `Gateway.adopt_mode`.
+    negotiated: tuple[str, str | None] | None = None
+    refused: str | None = None  # the endpoint refused the run (`EndpointRefused`'s message)
+
+    @property
+    def sent(self) -> bool:
+        """True when one of the unit's requests reached the endpoint (not only replays)."""
+        attempts = self.calls["attempts"] if self.calls.num_rows else None
+        return attempts is not None and (pc.max(attempts).as_py() or 0) > 0
 
     def cache_keys(self) -> set[str]:
         return set(self.cache["cache_key"].to_pylist())
@@ -125,7 +164,11 @@ class LLMUnitRows:
 def unit_rows(gateway: WorkerGateway) -> LLMUnitRows:
     """What `gateway` would have written, as the tables the driver inserts."""
     return LLMUnitRows(
-        llm_log.cache_table(gateway.entries), llm_log.calls_table(gateway.calls), gateway.skipped
+        llm_log.cache_table(gateway.entries),
+        llm_log.calls_table(gateway.calls),
+        gateway.skipped,
+        gateway.negotiated,
+        gateway.refused,
     )
 
 
@@ -145,13 +188,16 @@ def worker_config(config):
 
 def unit_gateway(payload: dict) -> WorkerGateway:
     """The worker's gateway for a unit whose payload carries config, run_id, mode, and
-    optionally the shipped cache hits and the shared budget."""
+    optionally the shipped cache hits, the shared budget, the mode the store remembers and
+    whether the endpoint has answered this run already."""
     return WorkerGateway(
         worker_config(payload["config"]),
         payload["run_id"],
         payload.get("mode"),
         cache=payload.get("cache"),
         budget=payload.get("budget"),
+        remembered=payload.get("remembered"),
+        answered=payload.get("answered", False),
     )
 
 

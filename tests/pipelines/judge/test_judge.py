@@ -138,3 +138,42 @@ def test_progress_counts_a_batch_retried_after_a_conflict_once(store):
         writer.write(cursor, rows[4:])
         stored = count_answers_in_run(cursor, first["run_id"])
     assert writer.done == stored == len(answers)
+
+
+def test_a_local_run_lets_other_processes_read_the_store_while_it_waits_on_the_endpoint(
+    store, fake_llm
+):
+    """A local run's units wait on the endpoint in the job's process; meanwhile the store file
+    is free, so the app (another process) can read the job's progress."""
+    import threading
+    import time
+
+    from data_access.store import Store
+    from pipelines.jobs import job_status, start_job, wait_for
+    from tests.support.fake_llm import TEST_KEY
+
+    build_slice(store)
+    gate = threading.Event()
+
+    def handler(body, n):
+        if n >= 1:  # the first call answers; the rest of the first unit waits
+            gate.wait(60)
+        return scripted_judge(body, n)
+
+    server = fake_llm(handler)
+    config = fake_llm.config(server, concurrency=2, timeout_s=60.0)
+    params = JudgeOptions(backend="openai", llm=config.public_dict()).params()
+    store = Store(store.path, lock_timeout=120)
+    env = {"STORYSCOPE_LLM_API_KEY": TEST_KEY}
+    job_id = start_job(store, "judge", params, mode="subprocess", env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while len(server.log.bodies) < 3:  # the unit's calls are out, two of them held
+            assert time.monotonic() < deadline, "the job sent nothing"
+            time.sleep(0.05)
+        reader = Store(store.path, lock_timeout=3)
+        assert job_status(reader, job_id)["state"] == "running"  # read while the unit waits
+    finally:
+        gate.set()
+    wait_for(job_id, timeout=120)
+    assert job_status(store, job_id)["state"] == "finished"

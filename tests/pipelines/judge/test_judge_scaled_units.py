@@ -287,3 +287,118 @@ def test_the_driver_holds_the_store_file_across_units_and_lets_it_go(tmp_path, m
         held.hold()
         assert connection._open_files[path].connection is not opened
     assert path not in connection._open_files  # released on leaving
+
+
+def _named(where: str) -> str:
+    """The options' executor: "ray" stands for the PicklingExecutor the scaled runs get."""
+    return "ray" if where == "scaled" else "local"
+
+
+def _formats(server) -> list[str | None]:
+    return [(b.get("response_format") or {}).get("type") for b in server.log.bodies]
+
+
+@pytest.mark.parametrize("where", ["local", "scaled"])
+def test_a_units_mode_step_down_is_remembered_and_shipped_to_the_next_units(
+    tmp_path, fake_llm, monkeypatch, where
+):
+    from data_access.tables.llm_modes import endpoint_modes, remembered_mode
+    from tests.support.fake_server import Dialect
+
+    server = fake_llm(Dialect("llama_cpp_python", scripted_judge))
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", TEST_KEY)
+    store = _store(tmp_path, where)
+    executor = PicklingExecutor() if where == "scaled" else None
+    options = JudgeOptions(backend="openai", llm=llm, batch_size=4, executor=_named(where))
+    got = run_judge(store, options, executor=executor)
+
+    assert got["done"] == 12 and got["failed"] == 0
+    # one rejected json_schema request (the first unit's first call goes alone), then the
+    # first unit's other calls and every later unit's in json_object
+    assert _formats(server) == ["json_schema"] + ["json_object"] * 12
+    assert remembered_mode(store, server.base_url, "fake-model") == "json_object"
+    assert "format rejected (json_schema)" in endpoint_modes(store).iloc[0]["reason"]
+    if executor is not None:
+        second = cloudpickle.loads(executor.sent[1]).payload
+        assert second["mode"] == second["remembered"] == "json_object" and second["answered"]
+    # the next run starts in the remembered mode: no rejected request at all
+    with store.transaction() as cursor:
+        cursor.execute("UPDATE answers SET text = text || ' again'")
+    server.log.bodies.clear()
+    again = run_judge(store, options, executor=PicklingExecutor() if executor else None)
+    assert again["done"] == 12 and _formats(server) == ["json_object"] * 12
+
+
+@pytest.mark.parametrize("where", ["local", "scaled"])
+def test_a_refused_key_ends_the_dispatch_and_the_run_after_one_request(
+    tmp_path, fake_llm, monkeypatch, where
+):
+    from pipelines.llm.calls import EndpointRefused
+    from tests.support.fake_server import FakeReply
+
+    server = fake_llm(lambda body, n: FakeReply(status=401, content="invalid key"))
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", TEST_KEY)
+    store = _store(tmp_path, where)
+    executor = PicklingExecutor() if where == "scaled" else None
+    options = JudgeOptions(backend="openai", llm=llm, batch_size=4, executor=_named(where))
+    with pytest.raises(EndpointRefused, match=r"refused the API key \(HTTP 401\)"):
+        run_judge(store, options, executor=executor)
+
+    assert len(server.log.bodies) == 1  # nothing was sent after the refusal
+    if executor is not None:
+        assert len(executor.sent) == 1  # the second unit was never dispatched
+    calls = store.df("SELECT status, reason FROM llm_calls")
+    assert calls.status.tolist() == ["failed"] and calls.reason.tolist() == ["key refused"]
+    progress = store.df("SELECT n_items, n_failed, status FROM runs WHERE step = 'judge'")
+    assert progress.status.tolist() == ["running"]  # not ended: the command fails with it
+
+
+def test_a_local_judge_stops_at_its_budget_and_resumes_the_rest(tmp_path, fake_llm, monkeypatch):
+    server = fake_llm(scripted_judge)
+    llm = fake_llm.config(server, api_key=None, concurrency=2).public_dict()
+    monkeypatch.setenv("STORYSCOPE_LLM_API_KEY", TEST_KEY)
+    whole = _store(tmp_path, "whole")
+    full = run_judge(whole, JudgeOptions(backend="openai", llm=llm, batch_size=4))
+    total = int(
+        whole.scalar(
+            "SELECT prompt_tokens + completion_tokens FROM runs WHERE run_id = ?", [full["run_id"]]
+        )
+    )
+
+    store = _store(tmp_path, "budget")
+    tight = {**llm, "budget_tokens": total // 3}
+    summary = run_judge(store, JudgeOptions(backend="openai", llm=tight, batch_size=4))
+    assert summary["stopped"] and 0 < summary["done"] < 12 and summary["failed"] == 0
+    assert store.scalar("SELECT status FROM runs WHERE run_id = ?", [summary["run_id"]]) == (
+        "stopped"
+    )
+    calls = store.df(
+        "SELECT prompt_tokens + completion_tokens AS tokens FROM llm_calls WHERE run_id = ?",
+        [summary["run_id"]],
+    )
+    # no call once the budget was spent; the calls in flight (concurrency 2) finish
+    assert total // 3 <= int(calls.tokens.sum()) <= total // 3 + 2 * int(calls.tokens.max())
+    assert len(calls) == summary["done"]  # a call not sent is no row and no failure
+
+
+def test_local_units_grow_to_the_flush_interval_in_whole_rounds(tmp_path):
+    from pipelines.judge.runners import _LLMUnits
+    from pipelines.judge.verdicts import VerdictWriter
+
+    store = _store(tmp_path, "sizes")
+    llm = {"base_url": "http://x", "model": "m", "concurrency": 2}
+    options = JudgeOptions(backend="openai", llm=llm)
+    part = load_slice(store, options)
+    gateway = Gateway(store, options.config(), "r")
+    units = _LLMUnits(store, part, options, VerdictWriter(store, "r", "j"), gateway, None)
+    items = judge_items(part) * 40  # 480 answers
+    paced = units.fresh(items, 8, pace_s=0.5, concurrency=2)
+    sizes = [len(next(paced).payload["items"])]  # no rate yet: the base size
+    for rate in (100.0, 1.0, 1000.0, 13.0):  # answers a second of the last unit
+        units.rate = rate
+        sizes.append(len(next(paced).payload["items"]))
+    # 0.5 s of the last rate, in rounds of 2, at least 8 and at most 8 x 8
+    assert sizes == [8, 50, 8, 64, 8]
+    assert [len(u.payload["items"]) for u in units.fresh(items[:20], 8)] == [8, 8, 4]
