@@ -196,7 +196,7 @@ def test_metrics_cli_shows_the_trail_when_nothing_could_be_judged(gold):
     result = CliRunner().invoke(app, ["metrics", "--store", str(gold.path)])
     assert result.exit_code != 0 and "no claim verdicts" in result.output
     line = next(line for line in result.output.splitlines() if line.startswith("agent:tiny"))
-    assert " 0.000 [" in line  # touched nothing, shown with its failure counts
+    assert " 0.000 (n=1)" in line  # touched nothing (one loop, no interval); its failures
     assert line.split()[-5:-1] == ["0", "0", "1", "1"]  # answered, step limit, failed, bad calls
 
 
