@@ -11,7 +11,6 @@ send back replies; the driver writes the answers and their input records, as the
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from data_access.store import Store
@@ -23,7 +22,14 @@ from pipelines.llm import Gateway
 from pipelines.llm.requests import TRUNCATED
 from pipelines.scale import Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
-from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit
+from pipelines.scale.llm_worker import (
+    driver_gateway,
+    llm_unit,
+    split_cached,
+    unit_payload,
+    unit_unfinished,
+    write_llm_unit,
+)
 
 QUESTIONS_PER_UNIT = 16
 
@@ -44,6 +50,7 @@ def answer_on_executor(
 
     def on_start(batch_id: str) -> None:
         state["run_id"] = batch_id  # a resumed batch writes under the same run
+        state["driver"] = driver_gateway(store, config, batch_id)
         new = not run_exists(store, batch_id)
         with store.transaction() as cursor:
             if new:
@@ -57,17 +64,13 @@ def answer_on_executor(
         gateway = Gateway(store, config, state["run_id"])
         cached, fresh = split_cached(store, gateway, requests)
         state["replayed"][unit.key] = gateway.run(cached) if cached else []
-        payload = {
-            "config": replace(config, api_key=None),
-            "run_id": state["run_id"],
-            "requests": fresh,
-            "mode": gateway.mode,
-            "budget": budget,  # the batch's, bound by the `with` below before any unit
-        }
+        # `budget`: the batch's, bound by the `with` below before any unit
+        payload = {**unit_payload(gateway, state["run_id"], budget), "requests": fresh}
         return Unit(unit.key, payload, len(fresh))
 
     def write(cursor, outcome):
-        write_llm_unit(cursor, state["run_id"], outcome.value)
+        rows = outcome.value.llm
+        write_llm_unit(cursor, state["run_id"], rows, state["driver"])
         results = [*state["replayed"].pop(outcome.key, []), *outcome.value.results]
         answers, inputs = result_rows(plan, [r for r in results if r.status != "skipped"],
                                       state["run_id"])  # fmt: skip
@@ -76,8 +79,9 @@ def answer_on_executor(
         state["truncated"] += sum(r.ok and r.reason == TRUNCATED for r in results)
         failed = [r for r in results if r.status == "failed"]
         state["failed"] += len(failed)
-        if outcome.value.budget_stopped:
-            return Unfinished(budget_reason(sum(r.status == "skipped" for r in results)))
+        unfinished = unit_unfinished(rows)
+        if unfinished is not None:
+            return unfinished
         if failed:
             return Unfinished(
                 f"{len(failed)} question(s) failed ({failed[0].reason or failed[0].error});"

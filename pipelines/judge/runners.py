@@ -44,7 +44,7 @@ from pipelines.judge.work import (
 from pipelines.llm import EndpointRefused, Gateway
 from pipelines.scale import LocalExecutor, Unit
 from pipelines.scale.budget import batch_budget, budget_state
-from pipelines.scale.llm_worker import write_unit_rows
+from pipelines.scale.llm_worker import write_llm_unit
 
 
 def _chunks(items: list, size: int) -> list[list]:
@@ -262,8 +262,6 @@ class _LLMUnits:
                 return set()
             value = outcome.value
             rows = value.llm if written is None else value.llm.without_cached(written)
-            write_unit_rows(cursor, self.writer.run_id, rows, known_new=written is not None)
-            if rows.negotiated is not None:
-                self.gateway.adopt_mode(cursor, *rows.negotiated)
+            write_llm_unit(cursor, self.writer.run_id, rows, self.gateway, written is not None)
             self.writer.write(cursor, value.verdicts, value.failed)
         return rows.cache_keys()

@@ -147,7 +147,7 @@ def judge_unit(payload: dict) -> JudgeUnitRows:
     items = payload["items"]
     requests = [judge_request(item, claims[item[1]], version) for item in items]
     gateway = unit_gateway(payload)
-    results = gateway.answer(requests)
+    results = gateway.run(requests)
     verdicts = verdict_rows(results, {item[0]: claims[item[1]] for item in items})
     return JudgeUnitRows(
         unit_rows(gateway),

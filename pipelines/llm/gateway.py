@@ -82,6 +82,10 @@ class Gateway:
             often (each write opens the store file; see `recording.FlushClock`).
     """
 
+    # A refusal of the endpoint ends `run` with `EndpointRefused`; a worker's gateway, whose
+    # driver writes its rows first, reports it instead (`refused`) and skips what follows.
+    raises_refusal = True
+
     def __init__(
         self,
         store: Store,
@@ -256,7 +260,7 @@ class Gateway:
         if fresh:
             await self._send_all(requests, keys, fresh, results, pending, on_batch)
         self._flush(requests, pending, on_batch)
-        if self.refused is not None:
+        if self.refused is not None and self.raises_refusal:
             raise EndpointRefused(self.refused)
         return results  # type: ignore[return-value]
 

@@ -13,8 +13,6 @@ with a larger budget to resume (its paid calls replay from the cache).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from data_access.tables import unit_ledger
 from data_access.tables.runs import RunSpec, end_run, finish_run, insert_run
 from data_access.tables.scene_summaries import film_scene_lines, write_scene_summaries
@@ -31,7 +29,14 @@ from pipelines.preprocess.summaries import (
 )
 from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
-from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit
+from pipelines.scale.llm_worker import (
+    driver_gateway,
+    llm_unit,
+    split_cached,
+    unit_payload,
+    unit_unfinished,
+    write_llm_unit,
+)
 from pipelines.scale.runner import ProgressFn
 
 
@@ -89,6 +94,7 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
     runs, batch = {}, {}
+    driver = driver_gateway(store, config)
     units = [
         (film_id, llm_run_spec(config, film_id), summary_requests(film_id, parts))
         for film_id, parts in scenes.items()
@@ -102,48 +108,44 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
         cached, fresh = split_cached(store, gateway, requests)
         done = gateway.run(cached) if cached else []
         runs[film_id] = (run_id, done)
-        payload = {
-            "config": replace(config, api_key=None),
-            "run_id": run_id,
-            "requests": fresh,
-            "mode": gateway.mode,
-            "budget": budget,  # the batch's, bound by the `with` below before any unit
-        }
-        return Unit(film_id, payload)
+        # `budget`: the batch's, bound by the `with` below before any unit
+        return Unit(film_id, {**unit_payload(gateway, run_id, budget), "requests": fresh})
 
-    def write(cursor, outcome) -> dict:
+    def write(cursor, outcome) -> dict | Unfinished:
         run_id, replayed = runs[outcome.key]
-        write_llm_unit(cursor, run_id, outcome.value)
+        rows = outcome.value.llm
+        write_llm_unit(cursor, run_id, rows, driver)
         results = [*replayed, *outcome.value.results]
         written = summary_rows(results, label)
         write_scene_summaries(cursor, run_id, outcome.key, written)
         failed = len(results) - len(written)
-        stopped = outcome.value.budget_stopped
-        status = "stopped" if stopped else "finished"
+        unfinished = unit_unfinished(rows)
+        status = "finished" if unfinished is None else "stopped"
         finish_run(cursor, run_id, status, n_items=len(written), n_failed=failed)
         runs[outcome.key] = (None, replayed)  # closed
-        if stopped:
-            skipped = sum(r.status == "skipped" for r in outcome.value.results)
-            return Unfinished(budget_reason(skipped))
-        return {"run_id": run_id}
+        return {"run_id": run_id} if unfinished is None else unfinished
 
     params = {"backend": "openai", "model": config.model, "prompt_version": PROMPT_VERSION}
     by_film = {film_id: (spec, requests) for film_id, spec, requests in units}
-    with batch_budget(executor, config) as budget:
-        result = run_batch(
-            store,
-            executor,
-            STEP,
-            params,
-            [Unit(film_id, None) for film_id in by_film],  # prepared just before dispatch
-            llm_unit,
-            write,
-            progress,
-            prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
-            on_start=lambda batch_id: batch.update(id=batch_id),
-        )
-        result.budget = budget_state(budget)
-    for run_id, _ in runs.values():
-        if run_id is not None:  # its unit failed on a worker: close the run it started
-            end_run(store, run_id, status="failed")
+    try:
+        with batch_budget(executor, config) as budget:
+            result = run_batch(
+                store,
+                executor,
+                STEP,
+                params,
+                [Unit(film_id, None) for film_id in by_film],  # prepared just before dispatch
+                llm_unit,
+                write,
+                progress,
+                prepare=lambda unit: prepare(unit.key, *by_film[unit.key]),
+                on_start=lambda batch_id: batch.update(id=batch_id),
+            )
+            result.budget = budget_state(budget)
+    finally:
+        # a unit that failed on its worker, or one the batch ended before (a refused key):
+        # close the run it started
+        for run_id, _ in runs.values():
+            if run_id is not None:
+                end_run(store, run_id, status="failed")
     return result

@@ -20,7 +20,7 @@ gateway answers from them first. One LLM budget holds across the workers
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -40,12 +40,16 @@ from pipelines.qgen.generate import (
     run_stages,
 )
 from pipelines.qgen.stages import new_draft
-from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
+from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
-    budget_reason,
+    LLMUnitRows,
+    driver_gateway,
     unit_gateway,
+    unit_payload,
+    unit_rows,
+    unit_unfinished,
     write_llm_unit,
 )
 from pipelines.scale.runner import ProgressFn
@@ -58,9 +62,7 @@ class QgenUnitResult:
     """A worker's drafts after the stages, and its call log (openai)."""
 
     drafts: list[Draft]
-    entries: list
-    calls: list[dict]
-    skipped: int = 0
+    llm: LLMUnitRows | None = None  # (openai) its calls; why it stopped, if it did
 
 
 def qgen_unit(payload: dict) -> QgenUnitResult:
@@ -70,10 +72,10 @@ def qgen_unit(payload: dict) -> QgenUnitResult:
         from pipelines.qgen.template_backend import TemplateBackend
 
         run_stages(TemplateBackend(), drafts)
-        return QgenUnitResult(drafts, [], [])
+        return QgenUnitResult(drafts)
     gateway = unit_gateway(payload)
     run_stages(_llm_backend(payload, gateway), drafts)
-    return QgenUnitResult(drafts, gateway.entries, gateway.calls, gateway.skipped)
+    return QgenUnitResult(drafts, unit_rows(gateway))
 
 
 def _llm_backend(payload: dict, gateway):
@@ -120,6 +122,8 @@ def generate_on_executor(
         if not run_exists(store, run_id):
             with store.transaction() as cursor:
                 insert_run(cursor, run_spec(options, worker), run_id)
+        if config is not None:
+            state["driver"] = driver_gateway(store, config, run_id)
 
     def prepare(unit: Unit) -> Unit:
         first = int(unit.key) * batch_size
@@ -127,15 +131,16 @@ def generate_on_executor(
         payload = {"backend": options.backend, "drafts": drafts, "run_id": state["run_id"]}
         if options.backend == "openai":
             # `budget`: the batch's, bound by the `with` below before any unit
-            payload.update(_llm_payload(store, view, drafts, config, budget))
+            payload.update(_llm_payload(store, view, drafts, config, state["run_id"], budget))
         return Unit(unit.key, payload)
 
     def write(cursor, outcome):
         value, run_id = outcome.value, state["run_id"]
-        if value.calls or value.entries:
-            write_llm_unit(cursor, run_id, value)
-        if value.skipped:  # the budget stopped it: its paid calls are cached for the resume
-            return Unfinished(budget_reason(value.skipped))
+        if value.llm is not None:
+            write_llm_unit(cursor, run_id, value.llm, state["driver"])
+            unfinished = unit_unfinished(value.llm)
+            if unfinished is not None:  # stopped: its paid calls are cached for the resume
+                return unfinished
         retire_rejected_before(value.drafts, rejected)
         insert_draft_rows(cursor, run_id, view, value.drafts, worker.name)
         questions = [
@@ -175,21 +180,20 @@ class _Identity:
         self.model = config.model if config is not None else None
 
 
-def _llm_payload(store, view: FilmView, drafts: list[Draft], config, budget) -> dict:
+def _llm_payload(store, view: FilmView, drafts: list[Draft], config, run_id: str, budget) -> dict:
     """What an openai unit needs besides its drafts: the scene texts Stage 3 quotes, the
-    exemplars, the output mode and the cached replies of the stages it reaches."""
+    exemplars, the gateway's settings (`llm_worker.unit_payload`) and the cached replies of
+    the stages it reaches."""
     from pipelines.qgen.llm_backend import example_triples
 
     shown = sorted({s["scene"] for d in drafts for s in d.context_set.payload["scenes"]})
     scene_texts = qgen_records.scene_texts(store, view.film_id, shown)
     replay = CacheReplayGateway(store, config)
     shared = {
-        "config": replace(config, api_key=None),
+        **unit_payload(replay, run_id, budget),
         "view": view,
         "examples": example_triples(view.film_id),
         "scene_texts": scene_texts,
-        "mode": replay.mode,
-        "budget": budget,
     }
     run_stages(_llm_backend(shared, replay), [copy.deepcopy(d) for d in drafts])
     return {**shared, "cache": replay.hits}

@@ -13,11 +13,14 @@ unit against the store's cache until the first miss (`replay_until_miss`) and sh
 with the unit; the worker's gateway answers from them first (`cache=`), so a rerun sends only
 the calls the cache does not hold.
 
-What a local gateway would remember or act on as it goes comes back with a unit's rows
-(`LLMUnitRows`): the structured-output mode the worker's gateway stepped down to, which the
-driver remembers for the endpoint (`Gateway.adopt_mode`) and ships to its next units, and a
-refused key (`WorkerGateway.answer` reports it instead of raising), on which the driver ends
-the dispatch. Once the endpoint has answered the run, a unit's first call need not go alone.
+Every LLM step's unit returns its rows the same way (`LLMUnitRows`, built by `unit_rows`) and
+the driver writes them the same way (`write_llm_unit`). What a local gateway would remember or
+act on as it goes comes back with them: the structured-output mode the worker's gateway
+stepped down to, which the driver remembers for the endpoint (`Gateway.adopt_mode`) and, where
+units are made as they are dispatched (the judge), ships to its next units; and a refused key
+(a `WorkerGateway` reports it instead of raising), on which the driver ends the dispatch
+(`unit_unfinished`: the batch raises `EndpointRefused` once the unit is written). Once the
+endpoint has answered the run, a judge unit's first call need not go alone.
 
 One budget holds across all workers (`pipelines.scale.budget`): a unit's payload carries a
 handle to it, and the worker's gateway asks it before each call and charges it after.
@@ -39,6 +42,7 @@ import pyarrow.compute as pc
 from data_access.tables import llm_log
 from pipelines.llm import EndpointRefused, Gateway, LLMRequest, LLMResult
 from pipelines.scale.budget import BUDGET_REASON, budget_left, charge_budget
+from pipelines.scale.runner import Unfinished
 
 
 class _NoStore:
@@ -50,7 +54,13 @@ class _NoStore:
 
 
 class WorkerGateway(Gateway):
-    """A gateway that collects its cache entries and call rows for the driver to write."""
+    """A gateway that collects its cache entries and call rows for the driver to write.
+
+    A refusal of the endpoint is reported (`refused`), not raised: the refused request comes
+    back failed and every later one `skipped`, so a unit's stages end as at a spent budget and
+    the driver writes what the unit did before it ends the batch (`unit_unfinished`)."""
+
+    raises_refusal = False
 
     def __init__(
         self,
@@ -81,14 +91,6 @@ class WorkerGateway(Gateway):
         self.skipped = 0  # requests not sent (the budget was spent, or the key refused)
         self.negotiated: tuple[str, str | None] | None = None  # (mode, why) to remember
 
-    def answer(self, requests: list[LLMRequest]) -> list[LLMResult]:
-        """`run`, with a refusal of the endpoint reported instead of raised (`refused`, and
-        what was answered before it): the driver writes the unit's rows, then stops the run."""
-        try:
-            return self.run(requests)
-        except EndpointRefused:
-            return self.results
-
     def _seed_spent(self) -> None:
         pass  # the run's spending lives in the store; the shared budget holds the batch's
 
@@ -116,24 +118,10 @@ class WorkerGateway(Gateway):
 
 
 @dataclass
-class LLMUnitResult:
-    """A worker's answers to one chunk, and what the driver writes for them."""
-
-    results: list
-    entries: list
-    calls: list[dict]
-
-    @property
-    def budget_stopped(self) -> bool:
-        """True when a request was not sent because the budget was spent."""
-        return any(r.status == "skipped" for r in self.results)
-
-
-@dataclass
 class LLMUnitRows:
     """A worker's cache entries and call rows as Arrow tables (`llm_log.cache_table`,
     `llm_log.calls_table`), built on the worker: the driver inserts them as they come
-    (`write_unit_rows`), with no work per row. Arrow tables also travel back cheaper than
+    (`write_llm_unit`), with no work per row. Arrow tables also travel back cheaper than
     the results' Python objects."""
 
     cache: Any
@@ -172,6 +160,14 @@ def unit_rows(gateway: WorkerGateway) -> LLMUnitRows:
     )
 
 
+@dataclass
+class LLMUnitResult:
+    """A worker's answers to one chunk of requests (`llm_unit`), and its rows to write."""
+
+    results: list[LLMResult]
+    llm: LLMUnitRows
+
+
 def budget_reason(skipped: int) -> str:
     """The failure reason of a unit whose calls the budget refused."""
     return f"{BUDGET_REASON}: {skipped} call(s) not sent; rerun with a larger budget to resume"
@@ -184,6 +180,28 @@ def worker_config(config):
     from pipelines.llm import load_config
 
     return replace(config, api_key=load_config({"model": config.model}).api_key)
+
+
+def driver_gateway(store, config, run_id: str = "") -> Gateway:
+    """The gateway on a batch's driver that remembers its units' step-downs
+    (`write_llm_unit`). Its mode is read from the store here, outside any unit's transaction."""
+    gateway = Gateway(store, config, run_id)
+    _ = gateway.mode
+    return gateway
+
+
+def unit_payload(driver: Gateway, run_id: str, budget) -> dict:
+    """The LLM part of a unit's payload (`unit_gateway` reads it): the config without the key
+    (a worker reads its own), the run, the mode the driver's gateway sends in and the mode the
+    store remembers (so a worker reports only a step-down, `LLMUnitRows.negotiated`), and the
+    batch's shared budget."""
+    return {
+        "config": replace(driver.config, api_key=None),
+        "run_id": run_id,
+        "mode": driver.mode,
+        "remembered": driver.remembered_mode,
+        "budget": budget,
+    }
 
 
 def unit_gateway(payload: dict) -> WorkerGateway:
@@ -202,13 +220,11 @@ def unit_gateway(payload: dict) -> WorkerGateway:
 
 
 def llm_unit(payload: dict) -> LLMUnitResult:
-    """Work unit: send a chunk of requests through this worker's gateway (no store)."""
-    config = worker_config(payload["config"])
-    gateway = WorkerGateway(
-        config, payload["run_id"], payload.get("mode"), budget=payload.get("budget")
-    )
+    """Work unit: send a chunk of requests through this worker's gateway (no store); a refused
+    key comes back in the rows (`LLMUnitRows.refused`) with what was answered before it."""
+    gateway = unit_gateway(payload)
     results = gateway.run(payload["requests"])
-    return LLMUnitResult(results, gateway.entries, gateway.calls)
+    return LLMUnitResult(results, unit_rows(gateway))
 
 
 def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
@@ -219,15 +235,27 @@ def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
     return cached, [r for r, k in zip(requests, keys) if k not in hits]
 
 
-def write_llm_unit(cursor, run_id: str, value: LLMUnitResult) -> None:
-    """Record a unit's cache entries, call rows and run usage (the gateway's own write)."""
-    llm_log.record_batch(cursor, run_id, value.entries, value.calls)
-
-
-def write_unit_rows(cursor, run_id: str, rows: LLMUnitRows, known_new: bool = False) -> None:
-    """`write_llm_unit` for a unit that sent back `LLMUnitRows`: one insert per table
-    (`known_new`: its cache keys were not in the cache when sent, `llm_log.insert_cache_table`)."""
+def write_llm_unit(
+    cursor, run_id: str, rows: LLMUnitRows, driver: Gateway, known_new: bool = False
+) -> None:
+    """Write a unit's cache entries and call rows under `run_id`, one insert per table, and
+    remember the mode it stepped down to for the endpoint (`driver`: the driver's gateway,
+    `Gateway.adopt_mode`), as a local gateway writes and remembers them. `known_new`: the
+    unit's cache keys were not in the cache when it was sent (`llm_log.insert_cache_table`)."""
     llm_log.record_tables(cursor, run_id, rows.cache, rows.calls, known_new)
+    if rows.negotiated is not None:
+        driver.adopt_mode(cursor, *rows.negotiated)
+
+
+def unit_unfinished(rows: LLMUnitRows) -> Unfinished | None:
+    """Why a unit whose rows are written is not done, for `run_batch`: the endpoint refused
+    the key (the batch ends: every later unit would be refused too, as a local run stops at
+    the first refusal), or the budget stopped its calls (the same command resumes it)."""
+    if rows.refused is not None:
+        return Unfinished(rows.refused, ends_batch=EndpointRefused(rows.refused))
+    if rows.skipped:
+        return Unfinished(budget_reason(rows.skipped))
+    return None
 
 
 class CacheReplayGateway(Gateway):

@@ -33,9 +33,15 @@ ProgressFn = Callable[["BatchProgress"], None]
 class Unfinished:
     """A writer's answer for a unit that came back but is not done: its partial work (call
     log, a stopped run) is written, and the ledger records it failed with `reason`, so the
-    same command resumes it."""
+    same command resumes it.
+
+    `ends_batch`: no later unit can succeed either (an LLM endpoint refused the key). The
+    batch dispatches nothing more and raises it once the unit is recorded; the batch stays
+    open, so the same command resumes it once the cause is fixed.
+    """
 
     reason: str
+    ends_batch: Exception | None = None
 
 
 @dataclass
@@ -161,10 +167,11 @@ def run_batch(
     failures: list[tuple[str, str]] = []
     lazily = prepare if lazy_prepare else None
     for outcome in executor.map_units(fn, PreparedUnits(todo, lazily)):
+        ends_batch = None
         with store.transaction() as cursor:
             kept = write(cursor, outcome) if outcome.ok else None
             if isinstance(kept, Unfinished):
-                outcome.error, kept = kept.reason, None
+                outcome.error, ends_batch, kept = kept.reason, kept.ends_batch, None
             unit_ledger.record_unit(
                 cursor, batch_id, outcome.key, outcome.error, outcome.worker, outcome.seconds, kept
             )
@@ -174,6 +181,8 @@ def run_batch(
             failures.append((outcome.key, outcome.error or "failed"))
         if progress is not None:
             progress(BatchProgress(len(results), len(failures), len(units), outcome))
+        if ends_batch is not None:
+            raise ends_batch
     if len(results) == len(units):
         with store.transaction() as cursor:
             if finish is not None:

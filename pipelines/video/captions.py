@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 
 import pandas as pd
@@ -38,7 +38,14 @@ from data_access.tables.runs import RunSpec, finish_run, insert_run, run_exists
 from data_access.tables.video_captions import write_captions
 from pipelines.scale import Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
-from pipelines.scale.llm_worker import budget_reason, llm_unit, split_cached, write_llm_unit
+from pipelines.scale.llm_worker import (
+    driver_gateway,
+    llm_unit,
+    split_cached,
+    unit_payload,
+    unit_unfinished,
+    write_llm_unit,
+)
 from pipelines.scale.runner import ProgressFn
 from pipelines.video.sampling import SampledFrame, film_video_file, sample_frames
 
@@ -266,6 +273,7 @@ def caption_film(
             )
             with store.transaction() as cursor:
                 insert_run(cursor, spec, batch_id)
+        state["driver"] = driver_gateway(store, config, batch_id)
 
     def prepare(unit: Unit) -> Unit:
         # Cached replies are replayed here, on the driver; the rest go to a worker (the key
@@ -274,24 +282,19 @@ def caption_film(
         gateway = Gateway(store, config, state["run_id"])
         cached, fresh = split_cached(store, gateway, requests)
         state["replayed"][unit.key] = gateway.run(cached) if cached else []
-        payload = {
-            "config": replace(config, api_key=None),
-            "run_id": state["run_id"],
-            "requests": fresh,
-            "mode": gateway.mode,
-            "budget": budget,  # the batch's, bound by the `with` below before any unit
-        }
+        # `budget`: the batch's, bound by the `with` below before any unit
+        payload = {**unit_payload(gateway, state["run_id"], budget), "requests": fresh}
         return Unit(unit.key, payload, len(fresh))
 
     def write(cursor, outcome):
         run_id = state["run_id"]
-        write_llm_unit(cursor, run_id, outcome.value)
+        write_llm_unit(cursor, run_id, outcome.value.llm, state["driver"])
         results = [*state["replayed"].pop(outcome.key, []), *outcome.value.results]
         rows = caption_rows(film_id, by_index, results, config, run_id)
         write_captions(cursor, rows)
-        if outcome.value.budget_stopped:
-            skipped = sum(r.status == "skipped" for r in outcome.value.results)
-            return Unfinished(budget_reason(skipped))
+        unfinished = unit_unfinished(outcome.value.llm)
+        if unfinished is not None:
+            return unfinished
         failed = [r for r in results if not r.ok]
         if failed:
             return Unfinished(

@@ -14,12 +14,13 @@ parse issues, cache entries and call rows; the driver writes them, closes the ru
 the unit in one transaction. One LLM budget holds for the whole batch across workers
 (`pipelines.scale.budget`); a unit the budget stopped is written as a `stopped` run (as a
 local run is) and left failed in the unit_ledger, so the same command with a larger budget
-resumes it, replaying its calls from the cache.
+resumes it, replaying its calls from the cache. A refused key stops its unit the same way
+and ends the batch (`llm_worker.unit_unfinished`): the command fails with the reason.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from data_access.tables import belief_records, unit_ledger
 from data_access.tables.runs import end_run
@@ -28,12 +29,16 @@ from pipelines.beliefs.llm.film import BACKEND, llm_run_spec
 from pipelines.beliefs.llm.prompts import PROMPT_VERSION
 from pipelines.beliefs.llm.stages import DEFAULT_COVERAGE, BeliefAnnotator, check_coverage
 from pipelines.beliefs.scaled import scene_ranges
-from pipelines.scale import BatchResult, Executor, Unfinished, Unit, run_batch
+from pipelines.scale import BatchResult, Executor, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     CacheReplayGateway,
-    budget_reason,
+    LLMUnitRows,
+    driver_gateway,
     unit_gateway,
+    unit_payload,
+    unit_rows,
+    unit_unfinished,
     write_llm_unit,
 )
 from pipelines.scale.runner import ProgressFn
@@ -46,10 +51,7 @@ class BeliefUnitResult:
     tables: dict[str, list[dict]]
     issues: list[dict]
     failed: int
-    stopped: bool
-    skipped: int
-    entries: list
-    calls: list[dict]
+    llm: LLMUnitRows  # its calls; why it stopped, if it did (`unit_unfinished`)
 
 
 def llm_belief_unit(payload: dict) -> BeliefUnitResult:
@@ -61,10 +63,7 @@ def llm_belief_unit(payload: dict) -> BeliefUnitResult:
         dict(annotator.tables),
         annotator.issues,
         annotator.failed,
-        annotator.stopped,
-        gateway.skipped,
-        gateway.entries,
-        gateway.calls,
+        unit_rows(gateway),
     )
 
 
@@ -105,8 +104,8 @@ def annotate_films_llm(
             ranges[key] = (film_id, Selection(first, stop))
     runs: dict[str, str] = {}
     closed: set[str] = set()  # units whose run was written (finished or stopped)
-    shared = {"config": replace(config, api_key=None), "coverage": coverage}
     batch: dict[str, str] = {}
+    driver = driver_gateway(store, config)
 
     def on_start(batch_id: str) -> None:
         batch["id"] = batch_id
@@ -116,30 +115,29 @@ def annotate_films_llm(
         spec = llm_run_spec(film_id, selection, coverage, config)
         run_id = unit_ledger.start_unit_run(store, batch["id"], unit.key, spec)
         runs[unit.key] = run_id
-        payload = {
-            **shared,
-            "budget": budget,  # the batch's, bound by the `with` below before any unit
+        scenes = {
+            "coverage": coverage,
             "film_id": film_id,
             "first": selection.first,
             "stop": selection.stop,
             "loaded": films[film_id],
-            "run_id": run_id,
         }
         replay = CacheReplayGateway(store, config)
-        _annotator({**payload, "mode": replay.mode, "cache": {}}, replay).run()
-        return Unit(unit.key, {**payload, "mode": replay.mode, "cache": replay.hits})
+        _annotator(scenes, replay).run()
+        # `budget`: the batch's, bound by the `with` below before any unit
+        llm = unit_payload(replay, run_id, budget)
+        return Unit(unit.key, {**llm, **scenes, "cache": replay.hits})
 
     def write(cursor, outcome):
         value, run_id = outcome.value, runs[outcome.key]
-        write_llm_unit(cursor, run_id, value)
-        status = "stopped" if value.stopped else "finished"
+        write_llm_unit(cursor, run_id, value.llm, driver)
+        unfinished = unit_unfinished(value.llm)
+        status = "finished" if unfinished is None else "stopped"
         _, counts = belief_records.insert_annotation(
             cursor, run_id, value.tables, value.issues, status, value.failed
         )
         closed.add(outcome.key)
-        if value.stopped:
-            return Unfinished(budget_reason(value.skipped))
-        return {"run_id": run_id, "rows": counts}
+        return {"run_id": run_id, "rows": counts} if unfinished is None else unfinished
 
     params = {
         "backend": BACKEND,
@@ -148,21 +146,25 @@ def annotate_films_llm(
         "coverage": coverage,
         "scenes_per_unit": scenes_per_unit,
     }
-    with batch_budget(executor, config) as budget:
-        result = run_batch(
-            store,
-            executor,
-            "beliefs.annotate",
-            params,
-            [Unit(key, None) for key in ranges],  # prepared just before dispatch
-            llm_belief_unit,
-            write,
-            progress,
-            prepare=prepare,
-            on_start=on_start,
-        )
-        result.budget = budget_state(budget)
-    for key, run_id in runs.items():
-        if key not in closed:  # the unit failed on its worker: close the run it started
-            end_run(store, run_id, status="failed")
+    try:
+        with batch_budget(executor, config) as budget:
+            result = run_batch(
+                store,
+                executor,
+                "beliefs.annotate",
+                params,
+                [Unit(key, None) for key in ranges],  # prepared just before dispatch
+                llm_belief_unit,
+                write,
+                progress,
+                prepare=prepare,
+                on_start=on_start,
+            )
+            result.budget = budget_state(budget)
+    finally:
+        # a unit that failed on its worker, or one the batch ended before (a refused key):
+        # close the run it started
+        for key, run_id in runs.items():
+            if key not in closed:
+                end_run(store, run_id, status="failed")
     return result

@@ -17,23 +17,9 @@ from data_access.tables import judging, llm_log
 from pipelines.judge import JudgeOptions, run_judge
 from pipelines.judge.work import judge_items, judge_keys, llm_requests, load_slice
 from pipelines.llm import Gateway
-from pipelines.scale.executor import LocalExecutor
 from tests.support.fake_llm import TEST_KEY
 from tests.support.lfvqa_rows import build_slice, scripted_judge
-
-
-class PicklingExecutor(LocalExecutor):
-    """The local executor, with every unit and outcome pickled as Ray pickles them."""
-
-    def __init__(self) -> None:
-        self.sent: list[bytes] = []
-
-    def map_units(self, fn, units):
-        for unit in units:
-            blob = cloudpickle.dumps(unit)
-            self.sent.append(blob)
-            for outcome in super().map_units(fn, [cloudpickle.loads(blob)]):
-                yield cloudpickle.loads(cloudpickle.dumps(outcome))
+from tests.support.pickling_executor import PicklingExecutor
 
 
 def _store(tmp_path, name: str) -> Store:
