@@ -146,8 +146,8 @@ def fresh_imports(tmp: Path, divisor: int, reps: int) -> dict:
 
 def batch_import(tmp: Path, one_film: bool) -> dict:
     """A second batch into a store holding the fresh Parquet dataset."""
+    from data_access import rollups
     from data_access.importers import import_lfvqa_dir
-    from data_access.rollups import full as rollups
 
     data, batch = tmp / "data-parquet", tmp / f"batch-{one_film}"
     second_batch(data, batch, one_film)

@@ -11,7 +11,7 @@ agree by construction.
 from __future__ import annotations
 
 from data_access.rollups.catalogue import CATALOGUE_SQL, FILM_COUNTS_LIVE_SQL
-from data_access.rollups.full import rollups_fresh
+from data_access.rollups.freshness import rollups_fresh
 from data_access.rollups.questions import COUNTS_LIVE_SQL, SHAPE_SQL
 from data_access.rollups.sql import LIVE, ROLLUP_TABLES, rollup_select
 from data_access.store import Store

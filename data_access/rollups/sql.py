@@ -1,4 +1,4 @@
-"""The rollup tables' SQL (data_access.rollups.full): what each table holds and the scope it is
+"""The rollup tables' SQL (data_access.rollups.freshness): what each table holds and the scope it is
 recomputed by. Both the full refresh (rollups) and the incremental update
 (rollups_incremental) read it from here, so neither has to import the other's module.
 """

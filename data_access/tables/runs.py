@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from data_access.rollups import full as rollups
+from data_access import rollups
 from data_access.store import Store
 
 
@@ -72,7 +72,7 @@ def finish_run(
     n_failed: int | None = None,
 ) -> None:
     """Close a run with its final status and counts, and bring the rollups up to date
-    (data_access.rollups.full: the run's verdicts or predictions are aggregated once, here)."""
+    (data_access.rollups.freshness: the run's verdicts or predictions are aggregated once, here)."""
     rollup_state = rollups.before_run_finished(cursor, run_id)
     cursor.execute(
         "UPDATE runs SET status = ?, finished_at = current_timestamp,"

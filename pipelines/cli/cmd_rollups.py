@@ -1,4 +1,4 @@
-"""`storyscope rollups`: recompute the rollup tables (data_access.rollups.full) by hand.
+"""`storyscope rollups`: recompute the rollup tables (data_access.rollups.freshness) by hand.
 
 Runs that write verdicts or predictions refresh the rollups when they finish; this command is
 for rows written some other way (a script, an interrupted job), after which the pages fall back
@@ -18,12 +18,12 @@ from pipelines.cli.app import JsonOption, StoreOption, app, open_store
 @app.command()
 def rollups(store: StoreOption = None, as_json: JsonOption = False) -> None:
     """Recompute the pages' aggregate tables (verdict counts, agreement, MCQ accuracy)."""
-    from data_access.rollups import full as rollup_tables
+    from data_access.rollups import refresh, rollups_fresh
 
     handle = open_store(store, mode="write")
-    fresh_before = rollup_tables.rollups_fresh(handle)
+    fresh_before = rollups_fresh(handle)
     start = time.perf_counter()
-    rollup_tables.refresh(handle)
+    refresh(handle)
     result = {
         "store": str(handle.path),
         "fresh_before": fresh_before,

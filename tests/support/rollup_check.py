@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_access.rollups import full as rollups
+from data_access import rollups
 from data_access.rollups.source import SOURCED_TABLES, live_select
 
 

@@ -1,4 +1,4 @@
-"""Rollup tables (data_access.rollups.full): per-answer verdict counts, judge-agreement confusions
+"""Rollup tables (data_access.rollups.freshness): per-answer verdict counts, judge-agreement confusions
 and
 count patterns per film, MCQ accuracy per method × set × source × topic × difficulty bin, and
 the signature of the store state they were computed from."""

@@ -11,8 +11,8 @@ import random
 import pandas as pd
 import pytest
 
+from data_access import rollups
 from data_access.queries import distributions_view, histogram_bins
-from data_access.rollups import full as rollups
 from data_access.rollups.questions import SHAPE_SQL, counts_sql
 from tests.support.app_fixtures import build_app_fixture
 

@@ -1,4 +1,4 @@
-"""Rollups (data_access.rollups.full, migration 620): a refresh leaves every rollup holding the
+"""Rollups (data_access.rollups.freshness, migration 620): a refresh leaves every rollup holding the
 rows its definition computes live (readers read one definition through
 data_access.rollups.source, so they agree by construction), the rollups are refreshed when a run
 that feeds them finishes, and readers fall back to the live queries when rows were written
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from data_access import rollups
 from data_access.queries import distributions_view, verdicts_view
-from data_access.rollups import full as rollups
 from data_access.tables.runs import RunSpec, finish_run, insert_run
 from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
 from tests.support.apptest_pages import run_page

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from data_access import rollups
 from data_access.importers import import_lfvqa_dir
-from data_access.rollups import full as rollups
 from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.support.app_fixture_data import FILM, JUDGE_LEXICAL, JUDGE_LLM
@@ -43,14 +43,16 @@ def _full_refresh_snapshot(store) -> dict[str, list[tuple]]:
 @pytest.fixture
 def full_refreshes(monkeypatch):
     """Counts the full refreshes `finish_run` falls back to."""
+    from data_access.rollups import freshness
+
     calls = []
-    real = rollups.refresh_rollups
+    real = freshness.refresh_rollups
 
     def counting(cursor):
         calls.append(1)
         real(cursor)
 
-    monkeypatch.setattr(rollups, "refresh_rollups", counting)
+    monkeypatch.setattr(freshness, "refresh_rollups", counting)  # where `finish_run` calls it
     return calls
 
 

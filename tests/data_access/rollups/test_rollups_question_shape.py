@@ -9,9 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from data_access import rollups
 from data_access.importers import import_lfvqa_dir
 from data_access.queries import distributions_view, questions_view, verdicts_view
-from data_access.rollups import full as rollups
 from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.synth import write_synthetic_dataset
 from tests.support.app_fixture_data import FILM, JUDGE_LLM
@@ -56,9 +56,11 @@ def fresh_fixture(store_path, seeded_template):
 
 @pytest.fixture
 def full_refreshes(monkeypatch):
+    from data_access.rollups import freshness  # where `finish_run` calls it
+
     calls = []
-    real = rollups.refresh_rollups
-    monkeypatch.setattr(rollups, "refresh_rollups", lambda cursor: calls.append(1) or real(cursor))
+    real = freshness.refresh_rollups
+    monkeypatch.setattr(freshness, "refresh_rollups", lambda c: calls.append(1) or real(c))
     return calls
 
 

@@ -7,9 +7,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from data_access import rollups
 from data_access.importers import import_lfvqa_dir
 from data_access.queries import overview_view
-from data_access.rollups import full as rollups
 from pipelines.synth import write_synthetic_dataset
 from tests.support.rollup_check import assert_rollups_hold_their_definitions
 

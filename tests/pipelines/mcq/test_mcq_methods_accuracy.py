@@ -9,9 +9,9 @@ import json
 import pandas as pd
 import pytest
 
+from data_access import rollups
 from data_access.queries import distributions_view
 from data_access.queries.mcq_methods import prediction_methods, question_predictions
-from data_access.rollups import full as rollups
 from data_access.tables.mcq import insert_difficulty
 from data_access.tables.runs import RunSpec, finish_run, insert_run
 from pipelines.mcq.methods import AnswerOptions, answer_mcqs
