@@ -5,13 +5,13 @@
 - `health`: is a file a usable store (refuse what is not one, a damaged one).
 - `migrations/`: the schema, one numbered module per change; a newer store is refused.
 - `held`: `HeldFile`, the one policy for holding the file open across many transactions.
-- `append`: `append_rows`, the one bulk insert of rows built in Python.
+- `append`: `append_rows` / `append_table`, the one bulk insert of rows built in Python.
 - `interrupts`: Ctrl-C during a write, and what it did (rolled back or kept).
 
 The names below are the store's public face.
 """
 
-from data_access.store.append import append_rows
+from data_access.store.append import append_rows, append_table
 from data_access.store.connection import (
     MAX_LOCK_TIMEOUT_S,
     Store,
@@ -29,6 +29,7 @@ from data_access.store.held import HOLD_S, HeldFile
 
 __all__ = [
     "append_rows",
+    "append_table",
     "HOLD_S",
     "MAX_LOCK_TIMEOUT_S",
     "HeldFile",

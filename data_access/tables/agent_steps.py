@@ -8,6 +8,8 @@ import json
 import duckdb
 import pandas as pd
 
+from data_access.store import append_table
+
 STEP_COLUMNS = (
     "run_id",
     "setting_id",
@@ -59,10 +61,4 @@ def write_trail(cursor: duckdb.DuckDBPyConnection, steps: list[dict], answers: l
 
 
 def _append(cursor: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
-    name = f"_new_{table}"
-    columns = ", ".join(frame.columns)
-    cursor.register(name, frame)
-    try:
-        cursor.execute(f"INSERT OR REPLACE INTO {table} ({columns}) SELECT {columns} FROM {name}")
-    finally:
-        cursor.unregister(name)
+    append_table(cursor, table, frame, conflict="replace")

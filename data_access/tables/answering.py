@@ -12,6 +12,8 @@ import json
 import duckdb
 import pandas as pd
 
+from data_access.store import append_table
+
 INPUT_COLUMNS = (
     "run_id",
     "question_id",
@@ -68,26 +70,11 @@ def write_answers(
         frame = pd.DataFrame(
             answers, columns=["answer_id", "question_id", "setting_id", "text", "run_id"]
         )
-        cursor.register("_new_answers", frame)
-        try:
-            cursor.execute(
-                "INSERT INTO answers (answer_id, question_id, setting_id, text, run_id)"
-                " SELECT answer_id, question_id, setting_id, text, run_id FROM _new_answers"
-            )
-        finally:
-            cursor.unregister("_new_answers")
+        append_table(cursor, "answers", frame)
     if inputs:
         frame = pd.DataFrame(
             [dict(row, covered=json.dumps(row.get("covered") or [])) for row in inputs],
             columns=list(INPUT_COLUMNS),
         )
         frame["frame_times"] = frame["frame_times"].astype(object)
-        cursor.register("_new_inputs", frame)
-        try:
-            columns = ", ".join(INPUT_COLUMNS)
-            cursor.execute(
-                f"INSERT OR REPLACE INTO answer_inputs ({columns})"
-                f" SELECT {columns} FROM _new_inputs"
-            )
-        finally:
-            cursor.unregister("_new_inputs")
+        append_table(cursor, "answer_inputs", frame, conflict="replace")

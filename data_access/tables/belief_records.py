@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import pyarrow as pa
 
-from data_access.store import Store, append_rows
+from data_access.store import Store, append_rows, append_table
 from data_access.tables.films import refuse_films_of_other_datasets
 
 _S, _I, _F, _B, _L = pa.string(), pa.int32(), pa.float64(), pa.bool_(), pa.list_(pa.string())
@@ -89,7 +89,6 @@ COLUMNS: dict[str, dict[str, pa.DataType]] = {
         "order_depth": _I,
     },
 }
-_FILM_COLUMNS = ("film_id", "dataset_id", "title", "year", "kind", "source")
 
 
 def ensure_films(cursor, films: list[dict], run_id: str) -> None:
@@ -110,13 +109,7 @@ def ensure_films(cursor, films: list[dict], run_id: str) -> None:
         ]
     )
     arrow = pa.Table.from_pylist([{**film, "run_id": run_id} for film in films], schema=schema)
-    cursor.register("_belief_films", arrow)
-    cursor.execute(
-        f"INSERT INTO films ({', '.join(_FILM_COLUMNS)}, run_id)"
-        f" SELECT {', '.join(_FILM_COLUMNS)}, run_id FROM _belief_films n"
-        " WHERE NOT EXISTS (SELECT 1 FROM films f WHERE f.film_id = n.film_id)"
-    )
-    cursor.unregister("_belief_films")
+    append_table(cursor, "films", arrow, conflict="ignore")  # (a film stored keeps its row)
 
 
 def belief_state_at(store: Store, film_id: str, holder: str, scene_index: int) -> pd.DataFrame:

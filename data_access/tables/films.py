@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pandas as pd
 
-from data_access.store import Store
+from data_access.store import Store, append_table
 from data_access.tables.dataset_ids import dataset_already_stored
 
 SCENE_COLUMNS = [
@@ -158,15 +158,7 @@ def _insert_frame(
     if not rows:
         return
     frame = pd.DataFrame([{**row, "film_id": film_id, "run_id": run_id} for row in rows])
-    frame = frame.reindex(columns=columns)
-    cursor.register("incoming_rows", frame)
-    try:
-        cursor.execute(
-            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(columns)} FROM "
-            f"incoming_rows"
-        )
-    finally:
-        cursor.unregister("incoming_rows")
+    append_table(cursor, table, frame.reindex(columns=columns))
 
 
 def write_film(cursor: duckdb.DuckDBPyConnection, rows: FilmRows, run_id: str) -> None:

@@ -15,7 +15,7 @@ import duckdb
 import pandas as pd
 import pyarrow as pa
 
-from data_access.store import Store
+from data_access.store import Store, append_table
 
 GOLD_PREFIX = "gold:"
 _KNOWN_TABLES = {
@@ -134,17 +134,9 @@ def write_verdicts(
     table = rows if isinstance(rows, pa.Table) else verdict_table(rows)
     if table.num_rows == 0:
         return 0
-    cursor.register("_new_verdicts", table)
-    try:
-        cursor.execute(
-            "INSERT INTO claim_verdicts (run_id, judge_id, answer_id, claim_id,"
-            " verdict, rationale) SELECT ?, ?, answer_id, claim_id,"
-            " verdict, rationale FROM _new_verdicts",
-            [run_id, judge_id],
-        )
-    finally:
-        cursor.unregister("_new_verdicts")
-    return table.num_rows
+    columns = ["answer_id", "claim_id", "verdict", "rationale"]
+    fixed = {"run_id": run_id, "judge_id": judge_id}
+    return append_table(cursor, "claim_verdicts", table, columns, fixed)
 
 
 def answers_done_in_run(store: Store, run_id: str) -> set[str]:
@@ -191,13 +183,7 @@ def insert_records(cursor: duckdb.DuckDBPyConnection, table: str, records: list[
     if not records:
         return 0
     frame = pd.DataFrame(records)
-    columns = ", ".join(f'"{c}"' for c in frame.columns if c.isidentifier())
-    cursor.register("_new_records", frame)
-    try:
-        cursor.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _new_records")
-    finally:
-        cursor.unregister("_new_records")
-    return len(frame)
+    return append_table(cursor, table, frame, [c for c in frame.columns if c.isidentifier()])
 
 
 def write_lexical_scores(cursor: duckdb.DuckDBPyConnection, run_id: str, rows: list[dict]) -> None:
@@ -205,15 +191,7 @@ def write_lexical_scores(cursor: duckdb.DuckDBPyConnection, run_id: str, rows: l
     if not rows:
         return
     frame = pd.DataFrame(rows, columns=["answer_id", "rl", "clm_rl", "cov50", "hedge"])
-    frame.insert(0, "run_id", run_id)
-    cursor.register("_new_lexical", frame)
-    try:
-        cursor.execute(
-            "INSERT INTO lexical_scores SELECT run_id, answer_id, rl, clm_rl, cov50,"
-            " hedge FROM _new_lexical"
-        )
-    finally:
-        cursor.unregister("_new_lexical")
+    append_table(cursor, "lexical_scores", frame, fixed={"run_id": run_id})
 
 
 def gold_core_omissions(store: Store, run_id: str) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from data_access.store import Store
+from data_access.store import Store, append_table
 from data_access.tables.runs import add_run_usage
 
 _CALL_SCHEMA = pa.schema(
@@ -104,11 +104,7 @@ class CacheKeyTaken(Exception):
     aborted (DuckDB), so the caller redoes it without `known_new`."""
 
 
-_CACHE_INSERT = (
-    "INTO llm_cache (cache_key, model, request, response, prompt_tokens, completion_tokens)"
-    " SELECT n.cache_key, n.model, n.request, n.response, n.prompt_tokens,"
-    " n.completion_tokens FROM new_cache_entries n"
-)
+_CACHE_COLUMNS = ["cache_key", "model", "request", "response", "prompt_tokens", "completion_tokens"]
 
 
 def insert_cache_table(
@@ -122,20 +118,15 @@ def insert_cache_table(
     there after all (another process cached the same request meanwhile, or two answers of the
     run share a prompt) raises `CacheKeyTaken`.
     """
-    if table.num_rows == 0:
-        return
-    cursor.register("new_cache_entries", table)
+    # (the primary-key index finds the keys already present; a NOT IN over the whole cache
+    # grew with it)
+    conflict = "error" if known_new else "ignore"
     try:
-        # (the primary-key index finds the keys already present; a NOT IN over the whole
-        # cache grew with it)
-        cursor.execute(("INSERT " if known_new else "INSERT OR IGNORE ") + _CACHE_INSERT)
+        append_table(cursor, "llm_cache", table, _CACHE_COLUMNS, conflict=conflict)
     except duckdb.ConstraintException as exc:
         if not known_new:
             raise
         raise CacheKeyTaken(str(exc)) from exc
-    # not in a `finally`: after a failed statement the transaction is aborted and unregister
-    # would raise over the real error; the cursor's close drops the view then
-    cursor.unregister("new_cache_entries")
 
 
 def write_cache(cursor: duckdb.DuckDBPyConnection, entries: list[CacheEntry]) -> None:
@@ -151,16 +142,7 @@ def calls_table(calls: list[dict]) -> pa.Table:
 
 def insert_calls_table(cursor: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
     """Append a `calls_table` to `llm_calls`."""
-    if table.num_rows == 0:
-        return
-    cursor.register("new_llm_calls", table)
-    try:
-        cursor.execute(
-            f"INSERT INTO llm_calls ({', '.join(CALL_COLUMNS)})"
-            f" SELECT {', '.join(CALL_COLUMNS)} FROM new_llm_calls"
-        )
-    finally:
-        cursor.unregister("new_llm_calls")
+    append_table(cursor, "llm_calls", table, CALL_COLUMNS)
 
 
 def write_calls(cursor: duckdb.DuckDBPyConnection, calls: list[dict]) -> None:

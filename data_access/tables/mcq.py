@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import duckdb
 import pandas as pd
 
-from data_access.store import Store
+from data_access.store import Store, append_table
 
 MCQ_COLUMNS = (
     "mcq_id, dataset_id, set_name, source, vid, qid, question, choices, gt, option,"
@@ -97,26 +97,11 @@ def insert_mcq_questions(
         for r in records
     ]
     if rows:
-        # One bulk insert through a registered frame: executemany is ~100x slower in DuckDB.
         frame = pd.DataFrame(rows, columns=columns)
-        bulk_insert(
+        append_table(
             cursor, "mcq_questions", frame.astype({"qid": "Int64", "evidence_seconds": "float64"})
         )
     return len(rows)
-
-
-def bulk_insert(cursor: duckdb.DuckDBPyConnection, table: str, frame: pd.DataFrame) -> None:
-    """INSERT a DataFrame's columns into `table` in one statement (within the transaction).
-
-    `table` is one of this module's constant table names, never user input.
-    """
-    name = f"_bulk_{table}"
-    cursor.register(name, frame)
-    try:
-        cols = ", ".join(frame.columns)
-        cursor.execute(f"INSERT INTO {table} ({cols}) SELECT {cols} FROM {name}")
-    finally:
-        cursor.unregister(name)
 
 
 def _json_or_none(value) -> str | None:
@@ -131,7 +116,7 @@ def insert_difficulty(cursor: duckdb.DuckDBPyConnection, frame: pd.DataFrame, ru
     out["bin"] = out["bin"].astype("Int64")
     out["run_id"] = run_id
     if len(out):
-        bulk_insert(cursor, "mcq_difficulty", out)
+        append_table(cursor, "mcq_difficulty", out)
     return len(out)
 
 
@@ -152,7 +137,7 @@ def insert_predictions(cursor: duckdb.DuckDBPyConnection, rows: list[tuple], run
     if rows:
         frame = pd.DataFrame(rows, columns=["mcq_id", "method", "predicted_option", "correct"])
         frame["run_id"] = run_id
-        bulk_insert(cursor, "mcq_predictions", frame)
+        append_table(cursor, "mcq_predictions", frame)
     return len(rows)
 
 
@@ -177,7 +162,7 @@ def insert_run_rows(
     if rows:
         frame = pd.DataFrame(rows)
         frame["run_id"] = run_id
-        bulk_insert(cursor, table, frame)
+        append_table(cursor, table, frame)
     return len(rows)
 
 
@@ -202,7 +187,7 @@ def insert_fault_vectors(
 ) -> None:
     """Store the embeddings of archived faults (item_kind 'fault')."""
     if item_ids:
-        bulk_insert(
+        append_table(
             cursor,
             "embeddings",
             pd.DataFrame(

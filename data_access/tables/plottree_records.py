@@ -11,8 +11,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from data_access.store import Store
-from data_access.tables.mcq import bulk_insert, insert_run_rows
+from data_access.store import Store, append_table
+from data_access.tables.mcq import insert_run_rows
 from data_access.tables.vectors import pack_f16, unpack_f16
 
 NODE_COLUMNS = [
@@ -80,7 +80,7 @@ def insert_tree(
     """Write a tree's nodes (NODE_COLUMNS) and their vectors under one run."""
     frame = nodes[NODE_COLUMNS].copy()
     frame["run_id"] = run_id
-    bulk_insert(cursor, "plottree_nodes", frame)
+    append_table(cursor, "plottree_nodes", frame)
     packed = pd.DataFrame(
         {
             "run_id": run_id,
@@ -89,7 +89,7 @@ def insert_tree(
             "vector": pack_f16(vectors),
         }
     )
-    bulk_insert(cursor, "plottree_vectors", packed)
+    append_table(cursor, "plottree_vectors", packed)
     return len(frame)
 
 

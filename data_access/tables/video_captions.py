@@ -5,6 +5,8 @@ from __future__ import annotations
 import duckdb
 import pandas as pd
 
+from data_access.store import append_table
+
 CAPTION_COLUMNS = [
     "film_id",
     "chunk_index",
@@ -25,12 +27,6 @@ def write_captions(cursor: duckdb.DuckDBPyConnection, rows: list[dict]) -> int:
     same run (a unit retried after a partial failure) keeps its first row."""
     if not rows:
         return 0
-    cursor.register("incoming_captions", pd.DataFrame(rows, columns=CAPTION_COLUMNS))
-    try:
-        cursor.execute(
-            f"INSERT OR IGNORE INTO video_captions ({', '.join(CAPTION_COLUMNS)})"
-            f" SELECT {', '.join(CAPTION_COLUMNS)} FROM incoming_captions"
-        )
-    finally:
-        cursor.unregister("incoming_captions")
+    frame = pd.DataFrame(rows, columns=CAPTION_COLUMNS)
+    append_table(cursor, "video_captions", frame, conflict="ignore")
     return len(rows)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_access.tables.mcq import bulk_insert
+from data_access.store import append_table
 from tests.support.app_fixture_data import FILM, PLOTTREE
 from tests.support.apptest_pages import figures, metrics, run_page
 from tests.support.paths import REPO_ROOT
@@ -86,7 +86,7 @@ def test_a_feature_film_sized_tree_draws_a_capped_neighbourhood(fixture_store):
     )
     with fixture_store.transaction() as cursor:
         cursor.execute("DELETE FROM plottree_nodes")
-        bulk_insert(cursor, "plottree_nodes", table)
+        append_table(cursor, "plottree_nodes", table)
     at = run_page(REPO_ROOT, "plottree_page", {"node": "big:root"})
     assert not at.exception
     assert metrics(at)["Nodes"] == str(len(nodes))
@@ -113,7 +113,7 @@ def _store_fixture_vectors(store) -> None:
         }
     )
     with store.transaction() as cursor:
-        bulk_insert(cursor, "plottree_vectors", frame)
+        append_table(cursor, "plottree_vectors", frame)
 
 
 @pytest.mark.slow

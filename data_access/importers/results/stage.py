@@ -14,10 +14,10 @@ import pyarrow as pa
 
 from data_access.importers.errors import ImportFailure, Problem, fail
 from data_access.importers.results.samples import OpenedResults, ResultSample
+from data_access.store import append_table
 
 STAGE = "_results_stage"
 BATCH_ROWS = 10_000
-_BATCH_VIEW = "_results_batch"
 _COLUMNS = (
     "record", "sample_id", "link_id", "text", "option", "error", "repeat", "rule", "trail",
 )  # fmt: skip
@@ -28,11 +28,7 @@ def _append(cursor: duckdb.DuckDBPyConnection, seq0: int, batch: list[ResultSamp
     columns = {"seq": list(range(seq0, seq0 + len(batch)))}
     for name in _COLUMNS:
         columns[name] = [getattr(sample, name) for sample in batch]
-    cursor.register(_BATCH_VIEW, pa.table(columns, schema=_SCHEMA))
-    try:
-        cursor.execute(f"INSERT INTO {STAGE} SELECT * FROM {_BATCH_VIEW}")
-    finally:
-        cursor.unregister(_BATCH_VIEW)
+    append_table(cursor, STAGE, pa.table(columns, schema=_SCHEMA))
 
 
 def stage_samples(cursor: duckdb.DuckDBPyConnection, samples: Iterable[ResultSample]) -> int:
