@@ -18,15 +18,13 @@ from data_access.tables import answering
 from data_access.tables.runs import finish_run, insert_run, run_exists
 from pipelines.answer.options import STEP, AnswerOptions
 from pipelines.answer.run import _plan, _request, result_rows, run_spec
-from pipelines.llm import Gateway
 from pipelines.llm.requests import TRUNCATED
 from pipelines.scale import Executor, Unfinished, Unit, run_batch
 from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     driver_gateway,
     llm_unit,
-    split_cached,
-    unit_payload,
+    requests_unit,
     unit_unfinished,
     write_llm_unit,
 )
@@ -61,12 +59,10 @@ def answer_on_executor(
         block = blocks[int(unit.key.rsplit(":", 1)[1])]
         todo = [q for q in block if q not in plan.already]
         requests = [_request(plan.inputs[q], options) for q in todo]
-        gateway = Gateway(store, config, state["run_id"])
-        cached, fresh = split_cached(store, gateway, requests)
-        state["replayed"][unit.key] = gateway.run(cached) if cached else []
         # `budget`: the batch's, bound by the `with` below before any unit
-        payload = {**unit_payload(gateway, state["run_id"], budget), "requests": fresh}
-        return Unit(unit.key, payload, len(fresh))
+        payload, replayed = requests_unit(store, config, state["run_id"], requests, budget)
+        state["replayed"][unit.key] = replayed
+        return Unit(unit.key, payload, len(payload["requests"]))
 
     def write(cursor, outcome):
         rows = outcome.value.llm

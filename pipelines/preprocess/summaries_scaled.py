@@ -32,8 +32,7 @@ from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     driver_gateway,
     llm_unit,
-    split_cached,
-    unit_payload,
+    requests_unit,
     unit_unfinished,
     write_llm_unit,
 )
@@ -89,7 +88,7 @@ def _extractive(store, scenes, executor, progress) -> BatchResult:
 
 
 def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
-    from pipelines.llm import Gateway, load_config
+    from pipelines.llm import load_config
 
     config = load_config(overrides)
     label = f"{config.model}@{PROMPT_VERSION}"
@@ -104,12 +103,10 @@ def _openai(store, scenes, executor, overrides, progress) -> BatchResult:
         # The film's run starts here so its calls are logged under it; cached replies are
         # replayed here, the rest go to a worker (the key stays out of the unit).
         run_id = unit_ledger.start_unit_run(store, batch["id"], film_id, spec)
-        gateway = Gateway(store, config, run_id)
-        cached, fresh = split_cached(store, gateway, requests)
-        done = gateway.run(cached) if cached else []
-        runs[film_id] = (run_id, done)
         # `budget`: the batch's, bound by the `with` below before any unit
-        return Unit(film_id, {**unit_payload(gateway, run_id, budget), "requests": fresh})
+        payload, replayed = requests_unit(store, config, run_id, requests, budget)
+        runs[film_id] = (run_id, replayed)
+        return Unit(film_id, payload)
 
     def write(cursor, outcome) -> dict | Unfinished:
         run_id, replayed = runs[outcome.key]

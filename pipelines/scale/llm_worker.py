@@ -227,6 +227,18 @@ def llm_unit(payload: dict) -> LLMUnitResult:
     return LLMUnitResult(results, unit_rows(gateway))
 
 
+def requests_unit(
+    store, config, run_id: str, requests: list[LLMRequest], budget
+) -> tuple[dict, list[LLMResult]]:
+    """A unit of independent `requests` for `llm_unit`: the ones the store's cache holds are
+    replayed here, on the driver (their results, logged under `run_id`), the rest go in the
+    payload (with the gateway's settings, `unit_payload`; never the key)."""
+    gateway = Gateway(store, config, run_id)
+    cached, fresh = split_cached(store, gateway, requests)
+    replayed = gateway.run(cached) if cached else []
+    return {**unit_payload(gateway, run_id, budget), "requests": fresh}, replayed
+
+
 def split_cached(store, gateway: Gateway, requests: list[LLMRequest]):
     """(requests with a cached reply, requests that need a call), by the store's cache."""
     keys = [gateway.key_of(r) for r in requests]

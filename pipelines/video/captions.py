@@ -41,8 +41,7 @@ from pipelines.scale.budget import batch_budget, budget_state
 from pipelines.scale.llm_worker import (
     driver_gateway,
     llm_unit,
-    split_cached,
-    unit_payload,
+    requests_unit,
     unit_unfinished,
     write_llm_unit,
 )
@@ -240,7 +239,7 @@ def caption_film(
         NoVideo: the film has no readable registered video.
         ValueError: bad chunk length or rate.
     """
-    from pipelines.llm import Gateway, load_config
+    from pipelines.llm import load_config
 
     config = config or load_config(llm or {})
     started = time.perf_counter()
@@ -279,12 +278,10 @@ def caption_film(
         # Cached replies are replayed here, on the driver; the rest go to a worker (the key
         # stays out of the unit).
         requests = caption_requests(film_id, blocks[int(unit.key.rsplit(":", 1)[1])])
-        gateway = Gateway(store, config, state["run_id"])
-        cached, fresh = split_cached(store, gateway, requests)
-        state["replayed"][unit.key] = gateway.run(cached) if cached else []
         # `budget`: the batch's, bound by the `with` below before any unit
-        payload = {**unit_payload(gateway, state["run_id"], budget), "requests": fresh}
-        return Unit(unit.key, payload, len(fresh))
+        payload, replayed = requests_unit(store, config, state["run_id"], requests, budget)
+        state["replayed"][unit.key] = replayed
+        return Unit(unit.key, payload, len(payload["requests"]))
 
     def write(cursor, outcome):
         run_id = state["run_id"]
