@@ -174,10 +174,14 @@ async def _browse(page, index: int, judge: dict, visits: Visits) -> list[str]:
     return visited
 
 
-async def _sees_run(page, run_id: str, index: int, visits: Visits, timeout: float = 60.0) -> None:
+async def _sees_run(
+    page, run_id: str, index: int, visits: Visits, timeout: float = STEP_TIMEOUT_MS / 1000
+) -> None:
     """Go to Runs in the same session until its run picker offers the new run (the picker keeps
     the session's earlier choice, bound to the URL, so the new run is looked for among the
-    options)."""
+    options). The ten sessions do this at once: on a loaded two-core machine one round of
+    Runs and Overview can take each of them 20 s or more, so the wait is a step's, not 60 s
+    (a CI run at load 8-10 saw one session run out of 60 s)."""
     deadline = time.monotonic() + timeout
     while True:
         await _visit(page, "Runs", visits)
