@@ -5,7 +5,7 @@ recorded with its raw text and every success written once; killed at random poin
 resumed (or rerun), each loses and duplicates nothing.
 
 The figures (items, faults injected, requests recovered, duplicates) are written to
-`test-artifacts/issue19_llm_faults.json` for the report.
+`test-artifacts/llm_job_faults.json` for the report.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tests.support.lfvqa_rows import build_slice, scripted_judge
 from tests.support.paths import REPO_ROOT
 from tests.support.rules_film import fixture_film  # noqa: F401 (fixture)
 
-ARTIFACT = REPO_ROOT / "test-artifacts" / "issue19_llm_faults.json"
+ARTIFACT = REPO_ROOT / "test-artifacts" / "llm_job_faults.json"
 
 
 def record_figures(name: str, figures: dict) -> None:
