@@ -119,6 +119,9 @@ else:
     for _, call in failed.iterrows():
         with st.expander(f"failed: {inert(call['item_id'])} — {inert(call['error'])}"):
             st.code(call["raw_reply"] or "(no reply)", language="json")
-    st.dataframe(
-        calls.drop(columns=["raw_reply"]), hide_index=True, width="stretch", key="calls_table"
+    st.dataframe(  # a call without an error: a dash, not the word "None"
+        shown_table(calls.drop(columns=["raw_reply"]), ["error"]),
+        hide_index=True,
+        width="stretch",
+        key="calls_table",
     )

@@ -53,3 +53,16 @@ def test_a_run_without_a_failure_count_says_so(store, fixture_runs):
     assert not at.exception
     head = next(m.value for m in at.markdown if m.value.startswith("**"))
     assert head.endswith(" · failed not recorded")
+
+
+def test_the_calls_table_draws_a_call_without_an_error_as_a_dash(fixture_runs):
+    def calls_of(run_id):
+        at = run_page(REPO_ROOT, "runs_page", {"run": run_id})
+        assert not at.exception
+        return next(frame.value for frame in at.dataframe if "latency_ms" in frame.value.columns)
+
+    failed = calls_of(fixture_runs["failed"]).set_index("item_id")
+    assert failed.loc["q9", "error"] == "reply is not valid JSON"
+    answered = calls_of(fixture_runs["judge_llm"])
+    assert len(answered) == 2 and set(answered["status"]) == {"ok"}
+    assert (answered["error"] == "—").all()  # not the word None
