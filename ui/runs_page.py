@@ -124,4 +124,6 @@ else:
         hide_index=True,
         width="stretch",
         key="calls_table",
+        # whole milliseconds: a latency read to a ten-thousandth of a ms was noise on screen
+        column_config={"latency_ms": st.column_config.NumberColumn("latency_ms", format="%.0f")},
     )
