@@ -119,11 +119,12 @@ else:
     for _, call in failed.iterrows():
         with st.expander(f"failed: {inert(call['item_id'])} — {inert(call['error'])}"):
             st.code(call["raw_reply"] or "(no reply)", language="json")
-    st.dataframe(  # a call without an error: a dash, not the word "None"
-        shown_table(calls.drop(columns=["raw_reply"]), ["error"]),
-        hide_index=True,
-        width="stretch",
-        key="calls_table",
-        # whole milliseconds: a latency read to a ten-thousandth of a ms was noise on screen
-        column_config={"latency_ms": st.column_config.NumberColumn("latency_ms", format="%.0f")},
+    # whole milliseconds (a ten-thousandth of a ms was noise on screen); a call that failed
+    # before a reply has no tokens, cost or latency, and no error when it succeeded: a dash,
+    # not the word "None"
+    table = calls.drop(columns=["raw_reply"])
+    table["latency_ms"] = table["latency_ms"].round().astype("Int64")
+    missing_shown = ["error", "prompt_tokens", "completion_tokens", "cost_usd", "latency_ms"]
+    st.dataframe(
+        shown_table(table, missing_shown), hide_index=True, width="stretch", key="calls_table"
     )
