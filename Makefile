@@ -62,7 +62,7 @@ test: $(TEST_STAMP) browser
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 # The fast tier, for the edit-test loop: no browser, no llama.cpp server, no ../shared/data, no
-# Ray, no cluster, nothing marked slow and no file over 30 s in tests/durations.json
+# Ray, no cluster, nothing marked slow and no file over 20 s in tests/durations.json
 # (tests/support/tiers.py marks a test by the fixtures it uses; `--fast` is its option). About a
 # quarter of `make test`'s time. `make test` stays the command that runs everything.
 test-fast: $(TEST_STAMP)
