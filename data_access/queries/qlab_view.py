@@ -96,8 +96,8 @@ def name_budget_violations(store: Store, run_id: str) -> pd.DataFrame:
     return store.df(
         "SELECT r.question_id, r.qtype, r.name_violations, q.text FROM question_check_results r"
         " LEFT JOIN questions q USING (question_id)"
-        " WHERE r.run_id = ? AND len(coalesce(r.name_violations, [])) > 0 ORDER BY "
-        "r.question_id",
+        " WHERE r.run_id = ? AND len(coalesce(r.name_violations, [])) > 0"
+        " ORDER BY r.question_id",
         [run_id],
     )
 
@@ -171,8 +171,8 @@ def opening_frames(store: Store, run_id: str, n_words: int = 3) -> pd.DataFrame:
 def opening_frames_of_type(store: Store, run_id: str, qtype: str = "*") -> pd.DataFrame:
     """The most frequent opening frames of one type ('*' = all questions), every frame length."""
     return store.df(
-        "SELECT n_words, frame, count, share FROM question_opening_frames WHERE run_id = ? AND "
-        "qtype = ?"
+        "SELECT n_words, frame, count, share FROM question_opening_frames"
+        " WHERE run_id = ? AND qtype = ?"
         " ORDER BY n_words, count DESC, frame",
         [run_id, qtype],
     )

@@ -93,9 +93,8 @@ def ensure_dataset(
     """
     if not dataset_already_stored(cursor, dataset_id, {"name": name, "kind": kind}):
         cursor.execute(
-            "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id) VALUES (?, "
-            "?, "
-            "?, ?, ?, ?)",
+            "INSERT INTO datasets (dataset_id, name, kind, source, licence, run_id)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
             [dataset_id, name, kind, source, licence, run_id],
         )
 
@@ -140,9 +139,8 @@ def _upsert_film(cursor: duckdb.DuckDBPyConnection, film: dict, run_id: str) -> 
     values = [film.get(c) for c in columns]
     cursor.execute("DELETE FROM films WHERE film_id = ?", [film["film_id"]])
     cursor.execute(
-        f"INSERT INTO films ({', '.join(columns)}, run_id) VALUES "
-        f"({', '.join('?' * len(columns))}, "
-        f"?)",
+        f"INSERT INTO films ({', '.join(columns)}, run_id)"
+        f" VALUES ({', '.join('?' * len(columns))}, ?)",
         values + [run_id],
     )
 

@@ -232,8 +232,8 @@ def rejected_question_texts(store: Store, film_id: str) -> dict[str, str]:
 def anchor_contexts(store: Store, question_ids: Sequence[str]) -> pd.DataFrame:
     """Per question: the stored context-set payload, when the question came from one."""
     return store.df(
-        "SELECT q.question_id, c.payload FROM questions q JOIN context_sets c USING "
-        "(context_set_id)"
+        "SELECT q.question_id, c.payload FROM questions q"
+        " JOIN context_sets c USING (context_set_id)"
         " WHERE list_contains(?, q.question_id)",
         [list(question_ids)],
     )
